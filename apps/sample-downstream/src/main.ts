@@ -1,0 +1,1 @@
+console.log('sample downstream: not yet implemented');

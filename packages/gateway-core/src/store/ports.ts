@@ -1,0 +1,105 @@
+/**
+ * Store ports in domain words. The gateway never sees a generic get/set: each
+ * port says what the domain needs, so the Redis adapter can make each
+ * operation one atomic round trip and the in-memory adapter stays obvious.
+ * One contract suite (`contract.ts`) runs against every adapter.
+ */
+
+export interface AgentRecord {
+  agentId: string;
+  label: string;
+  dailyTokenBudget: number;
+  isActive: boolean;
+  /** null = every tool is allowed (spec 2.1). */
+  allowedTools: string[] | null;
+  scopes: string[];
+  createdAt: string;
+  updatedAt: string;
+}
+
+export type AgentPatch = Partial<Pick<AgentRecord, 'label' | 'dailyTokenBudget' | 'isActive' | 'allowedTools' | 'scopes'>>;
+
+export interface AgentStore {
+  create(agent: AgentRecord): Promise<void>;
+  get(agentId: string): Promise<AgentRecord | null>;
+  list(): Promise<AgentRecord[]>;
+  /** Applies the patch atomically; null when the agent does not exist. */
+  update(agentId: string, patch: AgentPatch, updatedAt: string): Promise<AgentRecord | null>;
+  /** false when the agent did not exist. */
+  delete(agentId: string): Promise<boolean>;
+}
+
+/**
+ * Token revocation as a per-agent generation: every token carries the
+ * generation current when it was issued; revoking bumps it, so every older
+ * token is rejected at once, on every instance sharing the store, without
+ * keeping a list of token ids and without clock-precision races.
+ */
+export interface RevocationStore {
+  generation(agentId: string): Promise<number>;
+  /** Returns the new generation. */
+  revokeAll(agentId: string): Promise<number>;
+  forget(agentId: string): Promise<void>;
+}
+
+export interface Reservation {
+  agentId: string;
+  /** UTC day the tokens are charged to, `YYYY-MM-DD`. */
+  day: string;
+  id: string;
+  granted: number;
+}
+
+export type ReserveResult =
+  | { ok: true; reservation: Reservation; remaining: number }
+  | { ok: false; remaining: number };
+
+export interface BudgetUsage {
+  day: string;
+  /** Tokens settled today. */
+  used: number;
+  /** Tokens held by reservations not yet settled or released. */
+  reserved: number;
+}
+
+/**
+ * Per agent, per UTC day. reserve holds tokens before a call so concurrent
+ * calls can never spend past the budget; settle charges what was really used
+ * and frees the rest; release frees all of it. Reservations expire after
+ * `reservationTtlMs` so a crashed caller cannot hold budget forever.
+ */
+export interface BudgetLedger {
+  reserve(agentId: string, dailyBudget: number, wanted: number, now: Date): Promise<ReserveResult>;
+  settle(reservation: Reservation, used: number): Promise<void>;
+  release(reservation: Reservation): Promise<void>;
+  usage(agentId: string, now: Date): Promise<BudgetUsage>;
+  /** Clears today's usage (spec 4.2 budget reset). */
+  reset(agentId: string, now: Date): Promise<void>;
+}
+
+export interface SessionRecord {
+  sessionId: string;
+  agentId: string;
+  protocolVersion: string;
+  clientInfo: { name: string; version: string } | null;
+  createdAt: string;
+}
+
+export interface SessionStore {
+  create(session: SessionRecord, idleTtlMs: number): Promise<void>;
+  /** Returns the session and extends its idle expiry; null when unknown or expired. */
+  touch(sessionId: string, idleTtlMs: number): Promise<SessionRecord | null>;
+  delete(sessionId: string): Promise<boolean>;
+}
+
+/** Everything the gateway keeps; one adapter instance per process. */
+export interface GatewayStore {
+  readonly kind: 'memory' | 'redis';
+  readonly agents: AgentStore;
+  readonly revocation: RevocationStore;
+  readonly budget: BudgetLedger;
+  readonly sessions: SessionStore;
+  /** One real round trip; throws when the store is unreachable. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,40 @@
+/**
+ * The wire contract between a downstream API and the gateway: one entry of the
+ * JSON array served at `GET /gw/schema` (spec 2.5). Both ways of marking a tool
+ * (annotation and endpoint metadata) must produce exactly this shape.
+ */
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export type ParameterSource = 'route' | 'query' | 'body';
+
+/** JSON Schema of one input. Scalars are `{type, description}`; arrays and
+ * nested objects keep their JSON Schema shape (`items`, `properties`, ...). */
+export interface InputProperty {
+  type: string;
+  description: string | null;
+  [keyword: string]: unknown;
+}
+
+export interface InputSchema {
+  type: 'object';
+  properties: Record<string, InputProperty>;
+  required: string[];
+}
+
+export interface ToolDefinition {
+  name: string;
+  description: string;
+  allowWrite: boolean;
+  maxResponseTokens: number;
+  category: string | null;
+  requiredScopes: string[];
+  httpMethod: HttpMethod;
+  routePattern: string;
+  parameterSources: Record<string, ParameterSource>;
+  inputSchema: InputSchema;
+}
+
+/** The MCP tool-name rule; also enforced for annotation-form names. */
+export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,128}$/;
+
+export const DEFAULT_MAX_RESPONSE_TOKENS = 2000;

@@ -1,0 +1,10 @@
+import { defineConfig } from 'vitest/config';
+
+// One run over every workspace member. Unit tests sit beside the code
+// (`src/**/*.test.ts`); process-level tests live under each app's `test/`
+// and start the built artifacts, so `pnpm test` builds first.
+export default defineConfig({
+  test: {
+    projects: ['packages/*', 'apps/*'],
+  },
+});
