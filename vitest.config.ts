@@ -6,5 +6,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     projects: ['packages/*', 'apps/*'],
+    // The JSON report feeds the one-line summary CI prints (scripts/test-summary.mjs).
+    reporters: ['default', ['json', { outputFile: 'test-results/vitest.json' }]],
   },
 });

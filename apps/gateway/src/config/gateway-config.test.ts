@@ -1,0 +1,97 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, parseGatewayConfig } from './gateway-config.js';
+import { loadGatewayConfig } from './load.js';
+import { readEnvironment } from './sources.js';
+
+const KEY = 'k'.repeat(32);
+const base = {
+  Gw__LicenseKey: 'lic-123',
+  Gw__Jwt__SigningKey: KEY,
+  Gw__ToolRegistry__DownstreamBaseUrl: 'http://127.0.0.1:8081',
+};
+
+function parse(env: Record<string, string>) {
+  return parseGatewayConfig(readEnvironment(env));
+}
+
+function problemsOf(env: Record<string, string>): string[] {
+  try {
+    parse(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('gateway configuration', () => {
+  it('reads the spec keys from env vars with __ and applies defaults', () => {
+    const { config, warnings } = parse(base);
+    expect(config.licenseKey).toBe('lic-123');
+    expect(config.jwt).toEqual({ signingKey: KEY, generated: false });
+    expect(config.downstream.baseUrl).toBe('http://127.0.0.1:8081');
+    expect(config.server).toEqual({ port: 8080, host: '0.0.0.0' });
+    expect(config.admin).toEqual({ apiKey: undefined, tokenExpiryDays: 90 });
+    expect(config.store.connectionString).toBeUndefined();
+    expect(warnings).toEqual([]);
+  });
+
+  it('matches key names case-insensitively', () => {
+    const { config } = parse({ ...base, GW__ADMIN__APIKEY: 'secret', gw__admin__tokenexpirydays: '7' });
+    expect(config.admin).toEqual({ apiKey: 'secret', tokenExpiryDays: 7 });
+  });
+
+  it('refuses to start without a license key, naming the key', () => {
+    const { Gw__LicenseKey: _, ...rest } = base;
+    expect(problemsOf(rest)).toEqual(['Gw:LicenseKey: is required: the gateway refuses to start without a license key']);
+    expect(problemsOf({ ...base, Gw__LicenseKey: '   ' })[0]).toMatch(/^Gw:LicenseKey: is required/);
+  });
+
+  it('refuses a signing key under 32 bytes', () => {
+    expect(problemsOf({ ...base, Gw__Jwt__SigningKey: 'short' })).toEqual([
+      'Gw:Jwt:SigningKey: must be at least 32 bytes (e.g. openssl rand -hex 32)',
+    ]);
+  });
+
+  it('refuses an invalid store address and accepts redis URLs', () => {
+    expect(problemsOf({ ...base, ConnectionStrings__Store: 'localhost:6379' })[0]).toMatch(/^ConnectionStrings:Store: must be a redis/);
+    expect(parse({ ...base, ConnectionStrings__Store: 'redis://127.0.0.1:6379/0' }).config.store.connectionString).toBe(
+      'redis://127.0.0.1:6379/0',
+    );
+  });
+
+  it('reports every problem at once, one line each', () => {
+    const problems = problemsOf({ PORT: 'abc', Gw__Admin__TokenExpiryDays: '-1', Gw__ToolRegistry__DownstreamBaseUrl: 'ftp://x' });
+    expect(problems).toHaveLength(5);
+    expect(problems.every((line) => !line.includes('\n'))).toBe(true);
+  });
+
+  it('generates a signing key only in development mode, with a warning', () => {
+    const { Gw__Jwt__SigningKey: _, ...rest } = base;
+    expect(problemsOf(rest)[0]).toMatch(/^Gw:Jwt:SigningKey: is required/);
+    const { config, warnings } = parse({ ...rest, NODE_ENV: 'development' });
+    expect(config.jwt.generated).toBe(true);
+    expect(Buffer.byteLength(config.jwt.signingKey)).toBeGreaterThanOrEqual(32);
+    expect(warnings[0]).toMatch(/generated a key/);
+  });
+
+  it('collects downstream headers and rejects CR/LF in them', () => {
+    const { config } = parse({ ...base, Gw__Downstream__Headers__X_Api_Key: 'abc' });
+    expect(config.downstream.headers).toEqual({ X_Api_Key: 'abc' });
+    expect(problemsOf({ ...base, Gw__Downstream__Headers__X: 'a\r\nInjected: 1' })).toEqual([
+      'Gw:Downstream:Headers:X: must not contain CR or LF',
+    ]);
+  });
+
+  it('reads a JSON config file with the same nested keys, env winning', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tollgate-config-'));
+    const file = join(dir, 'gateway.json');
+    writeFileSync(file, JSON.stringify({ Gw: { LicenseKey: 'from-file', Admin: { TokenExpiryDays: 5 } } }));
+    const { config } = loadGatewayConfig(['--config', file], { ...base, Gw__LicenseKey: 'from-env' });
+    expect(config.licenseKey).toBe('from-env');
+    expect(config.admin.tokenExpiryDays).toBe(5);
+  });
+});

@@ -1,0 +1,135 @@
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import { lookup, section, type FlatConfig } from './sources.js';
+
+export interface GatewayConfig {
+  development: boolean;
+  server: { port: number; host: string };
+  licenseKey: string;
+  jwt: { signingKey: string; generated: boolean };
+  downstream: { baseUrl: string; timeoutMs: number; headers: Record<string, string> };
+  store: { connectionString: string | undefined };
+  admin: { apiKey: string | undefined; tokenExpiryDays: number };
+  mcp: { sessionIdleMinutes: number };
+  embedding: { provider: 'local' } | { provider: 'openai'; baseUrl: string; model: string; apiKey: string | undefined };
+}
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+  constructor(readonly problems: string[]) {
+    super(problems.join('\n'));
+  }
+}
+
+const MIN_SIGNING_KEY_BYTES = 32;
+const DEV_DOWNSTREAM = 'http://127.0.0.1:8081';
+
+const optionalText = z
+  .string()
+  .trim()
+  .transform((value) => (value === '' ? undefined : value))
+  .optional();
+
+const positiveInt = (fallback: number) =>
+  z.coerce.number().int('must be a whole number').positive('must be positive').default(fallback);
+
+const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
+
+const storeAddress = optionalText.refine(
+  (value) => value === undefined || /^rediss?:\/\/[^\s]+$/.test(value),
+  'must be a redis:// or rediss:// URL (leave unset for the embedded in-memory store)',
+);
+
+const headerValue = z.string().refine((value) => !/[\r\n]/.test(value), 'must not contain CR or LF');
+
+/**
+ * The whole configuration surface, keyed by the names users write (spec 5),
+ * so each validation problem names the key to fix in one line.
+ */
+function schemaFor(development: boolean) {
+  return z.object({
+    PORT: positiveInt(8080).refine((port) => port < 65536, 'must be a TCP port'),
+    HOST: z.string().trim().min(1).default('0.0.0.0'),
+    'Gw:LicenseKey': z
+      .string({ error: 'is required: the gateway refuses to start without a license key' })
+      .trim()
+      .min(1, 'is required: the gateway refuses to start without a license key'),
+    'Gw:Jwt:SigningKey': development
+      ? optionalText.refine(isLongEnough, signingKeyMessage)
+      : z.string({ error: 'is required (at least 32 bytes)' }).refine(isLongEnough, signingKeyMessage),
+    'Gw:ToolRegistry:DownstreamBaseUrl': development ? httpUrl.default(DEV_DOWNSTREAM) : httpUrl,
+    'Gw:Downstream:TimeoutMs': positiveInt(10_000),
+    'ConnectionStrings:Store': storeAddress,
+    'Gw:Admin:ApiKey': optionalText,
+    'Gw:Admin:TokenExpiryDays': positiveInt(90),
+    'Gw:Mcp:SessionIdleMinutes': positiveInt(30),
+    'Gw:Embedding:Provider': z.enum(['local', 'openai']).default('local'),
+    'Gw:Embedding:BaseUrl': httpUrl.optional(),
+    'Gw:Embedding:Model': optionalText,
+    'Gw:Embedding:ApiKey': optionalText,
+  });
+}
+
+function isLongEnough(key: string | undefined): boolean {
+  return key === undefined || Buffer.byteLength(key, 'utf8') >= MIN_SIGNING_KEY_BYTES;
+}
+
+const signingKeyMessage = `must be at least ${MIN_SIGNING_KEY_BYTES} bytes (e.g. openssl rand -hex 32)`;
+
+export interface ParsedConfig {
+  config: GatewayConfig;
+  warnings: string[];
+}
+
+export function parseGatewayConfig(flat: FlatConfig): ParsedConfig {
+  const development = lookup(flat, 'NODE_ENV') === 'development';
+  const schema = schemaFor(development);
+  const raw = Object.fromEntries(Object.keys(schema.shape).map((key) => [key, lookup(flat, key)]));
+  const parsed = schema.safeParse(raw);
+  const problems = parsed.success ? [] : parsed.error.issues.map((issue) => `${issue.path.join(':')}: ${issue.message}`);
+
+  const headers = section(flat, 'Gw:Downstream:Headers');
+  for (const [name, value] of Object.entries(headers)) {
+    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) problems.push(`Gw:Downstream:Headers:${name}: not a valid header name`);
+    if (!headerValue.safeParse(value).success) problems.push(`Gw:Downstream:Headers:${name}: must not contain CR or LF`);
+  }
+  if (parsed.success && parsed.data['Gw:Embedding:Provider'] === 'openai' && !parsed.data['Gw:Embedding:BaseUrl']) {
+    problems.push('Gw:Embedding:BaseUrl: is required when Gw:Embedding:Provider is openai');
+  }
+  if (!parsed.success || problems.length > 0) throw new ConfigError(problems);
+
+  const data = parsed.data;
+  const warnings: string[] = [];
+  let signingKey = data['Gw:Jwt:SigningKey'];
+  const generated = signingKey === undefined;
+  if (signingKey === undefined) {
+    signingKey = randomBytes(MIN_SIGNING_KEY_BYTES).toString('base64url');
+    warnings.push('Gw:Jwt:SigningKey is not set: generated a key for this process (development mode); tokens die with it');
+  }
+  return {
+    warnings,
+    config: {
+      development,
+      server: { port: data.PORT, host: data.HOST },
+      licenseKey: data['Gw:LicenseKey'],
+      jwt: { signingKey, generated },
+      downstream: {
+        baseUrl: data['Gw:ToolRegistry:DownstreamBaseUrl'],
+        timeoutMs: data['Gw:Downstream:TimeoutMs'],
+        headers,
+      },
+      store: { connectionString: data['ConnectionStrings:Store'] },
+      admin: { apiKey: data['Gw:Admin:ApiKey'], tokenExpiryDays: data['Gw:Admin:TokenExpiryDays'] },
+      mcp: { sessionIdleMinutes: data['Gw:Mcp:SessionIdleMinutes'] },
+      embedding:
+        data['Gw:Embedding:Provider'] === 'openai'
+          ? {
+              provider: 'openai',
+              baseUrl: data['Gw:Embedding:BaseUrl'] as string,
+              model: data['Gw:Embedding:Model'] ?? 'text-embedding-3-small',
+              apiKey: data['Gw:Embedding:ApiKey'],
+            }
+          : { provider: 'local' },
+    },
+  };
+}
