@@ -1,0 +1,62 @@
+import type { InputProperty } from '../tool-definition.js';
+
+/** A JSON Schema fragment as produced by `z.toJSONSchema` or the analyzer. */
+export type JsonSchema = { [keyword: string]: unknown };
+
+const SCALAR_TYPES = new Set(['integer', 'number', 'boolean']);
+const STRUCTURED_TYPES = new Set(['array', 'object']);
+
+/**
+ * One input's schema per spec 4.6 rule 3: `integer`, `number` and `boolean`
+ * stay, every other scalar becomes `string`, and a nullable type maps like
+ * its underlying type. Arrays and nested objects keep their JSON Schema shape
+ * (`items`, `properties`, ...): an agent told "string" would send a string
+ * where the API expects a structure.
+ */
+export function toInputProperty(fragment: JsonSchema): InputProperty {
+  const underlying = withoutNull(fragment);
+  const description = describe(fragment) ?? describe(underlying) ?? null;
+  const type = singleType(underlying);
+  if (type !== null && STRUCTURED_TYPES.has(type)) {
+    const { $schema: _schema, anyOf: _anyOf, description: _description, ...shape } = underlying;
+    return { ...shape, type, description };
+  }
+  return { type: type !== null && SCALAR_TYPES.has(type) ? type : 'string', description };
+}
+
+/** Whether the fragment admits `null`: `type: [T, 'null']` or `anyOf` with a null member. */
+export function isNullable(fragment: JsonSchema): boolean {
+  const { type, anyOf } = fragment;
+  if (Array.isArray(type)) return type.includes('null');
+  if (Array.isArray(anyOf)) return anyOf.some((member) => isNullType(member));
+  return type === 'null';
+}
+
+/** The fragment with its `null` alternative removed, when there is exactly one other. */
+function withoutNull(fragment: JsonSchema): JsonSchema {
+  const { type, anyOf } = fragment;
+  if (Array.isArray(type)) {
+    const others = type.filter((t) => t !== 'null');
+    return others.length === 1 ? { ...fragment, type: others[0] } : fragment;
+  }
+  if (Array.isArray(anyOf)) {
+    const others = anyOf.filter((member) => !isNullType(member));
+    if (others.length === 1 && others.length < anyOf.length) {
+      const { anyOf: _anyOf, ...outer } = fragment;
+      return { ...outer, ...(others[0] as JsonSchema) };
+    }
+  }
+  return fragment;
+}
+
+function singleType(fragment: JsonSchema): string | null {
+  return typeof fragment.type === 'string' ? fragment.type : null;
+}
+
+function describe(fragment: JsonSchema): string | null {
+  return typeof fragment.description === 'string' ? fragment.description : null;
+}
+
+function isNullType(member: unknown): boolean {
+  return typeof member === 'object' && member !== null && (member as JsonSchema).type === 'null';
+}
