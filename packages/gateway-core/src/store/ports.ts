@@ -20,6 +20,7 @@ export interface AgentRecord {
 export type AgentPatch = Partial<Pick<AgentRecord, 'label' | 'dailyTokenBudget' | 'isActive' | 'allowedTools' | 'scopes'>>;
 
 export interface AgentStore {
+  /** Throws when an agent with the same id already exists (ids are random, so that is a bug). */
   create(agent: AgentRecord): Promise<void>;
   get(agentId: string): Promise<AgentRecord | null>;
   list(): Promise<AgentRecord[]>;
@@ -50,6 +51,15 @@ export interface Reservation {
   granted: number;
 }
 
+export interface ReserveOptions {
+  /**
+   * Smallest grant the caller can work with; defaults to `wanted` (all or
+   * nothing). With a lower minimum the ledger grants what is left, so a
+   * caller can shrink a call to the remaining budget without a racy read.
+   */
+  minimum?: number;
+}
+
 export type ReserveResult =
   | { ok: true; reservation: Reservation; remaining: number }
   | { ok: false; remaining: number };
@@ -66,14 +76,24 @@ export interface BudgetUsage {
  * Per agent, per UTC day. reserve holds tokens before a call so concurrent
  * calls can never spend past the budget; settle charges what was really used
  * and frees the rest; release frees all of it. Reservations expire after
- * `reservationTtlMs` so a crashed caller cannot hold budget forever.
+ * `reservationTtlMs` so a crashed caller cannot hold budget forever; expired
+ * reservations are dropped by the next reserve or usage read of that agent.
+ * A reservation is charged at most once: settle and release return false
+ * (and change nothing) when it was already settled, released or dropped.
  */
 export interface BudgetLedger {
-  reserve(agentId: string, dailyBudget: number, wanted: number, now: Date): Promise<ReserveResult>;
-  settle(reservation: Reservation, used: number): Promise<void>;
-  release(reservation: Reservation): Promise<void>;
+  reserve(agentId: string, dailyBudget: number, wanted: number, now: Date, options?: ReserveOptions): Promise<ReserveResult>;
+  /**
+   * Charges `min(used, granted)` to the reservation's day: a call never
+   * spends more than it reserved, so the budget is never exceeded.
+   */
+  settle(reservation: Reservation, used: number): Promise<boolean>;
+  release(reservation: Reservation): Promise<boolean>;
   usage(agentId: string, now: Date): Promise<BudgetUsage>;
-  /** Clears today's usage (spec 4.2 budget reset). */
+  /**
+   * Clears today's settled usage (spec 4.2 budget reset). Reservations of
+   * calls in flight stay, so those calls are still charged when they settle.
+   */
   reset(agentId: string, now: Date): Promise<void>;
 }
 

@@ -1,0 +1,323 @@
+/**
+ * The behaviour every GatewayStore adapter promises, as one vitest suite.
+ * Each adapter's test file calls `describeStoreContract` with a factory; the
+ * suites must pass unchanged, so the gateway can swap adapters freely.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { StoreOptions } from './options.js';
+import type { AgentRecord, GatewayStore, Reservation } from './ports.js';
+
+export type StoreFactory = (options: StoreOptions) => Promise<GatewayStore>;
+
+const RESERVATION_TTL_MS = 60_000;
+
+function agent(agentId: string, overrides: Partial<AgentRecord> = {}): AgentRecord {
+  return {
+    agentId,
+    label: `Agent ${agentId}`,
+    dailyTokenBudget: 1000,
+    isActive: true,
+    allowedTools: null,
+    scopes: [],
+    createdAt: '2030-01-01T00:00:00.000Z',
+    updatedAt: '2030-01-01T00:00:00.000Z',
+    ...overrides,
+  };
+}
+
+export function describeStoreContract(adapter: string, createStore: StoreFactory): void {
+  describe(`GatewayStore contract: ${adapter}`, () => {
+    const open: GatewayStore[] = [];
+    const store = async (options: StoreOptions = {}) => {
+      const created = await createStore({ reservationTtlMs: RESERVATION_TTL_MS, ...options });
+      open.push(created);
+      return created;
+    };
+    afterEach(async () => {
+      await Promise.all(open.splice(0).map((s) => s.close()));
+    });
+
+    it('answers a ping', async () => {
+      await expect((await store()).ping()).resolves.toBeUndefined();
+    });
+
+    describe('agents', () => {
+      it('returns what was created, and null for an unknown id', async () => {
+        const { agents } = await store();
+        const record = agent('agt_a', { allowedTools: ['search'], scopes: ['read'] });
+        await agents.create(record);
+        expect(await agents.get('agt_a')).toEqual(record);
+        expect(await agents.get('agt_missing')).toBeNull();
+      });
+
+      it('refuses to create the same id twice', async () => {
+        const { agents } = await store();
+        await agents.create(agent('agt_a'));
+        await expect(agents.create(agent('agt_a', { label: 'other' }))).rejects.toThrow(/already exists/);
+        expect((await agents.get('agt_a'))?.label).toBe('Agent agt_a');
+      });
+
+      it('lists every agent, oldest first', async () => {
+        const { agents } = await store();
+        await agents.create(agent('agt_b', { createdAt: '2030-01-02T00:00:00.000Z' }));
+        await agents.create(agent('agt_a', { createdAt: '2030-01-03T00:00:00.000Z' }));
+        await agents.create(agent('agt_c', { createdAt: '2030-01-01T00:00:00.000Z' }));
+        expect((await agents.list()).map((a) => a.agentId)).toEqual(['agt_c', 'agt_b', 'agt_a']);
+      });
+
+      it('updates only the fields in the patch', async () => {
+        const { agents } = await store();
+        await agents.create(agent('agt_a', { allowedTools: ['search'], scopes: ['read'] }));
+        const updated = await agents.update('agt_a', { label: 'Renamed', dailyTokenBudget: undefined }, '2030-01-05T00:00:00.000Z');
+        const expected = agent('agt_a', {
+          label: 'Renamed',
+          allowedTools: ['search'],
+          scopes: ['read'],
+          updatedAt: '2030-01-05T00:00:00.000Z',
+        });
+        expect(updated).toEqual(expected);
+        expect(await agents.get('agt_a')).toEqual(expected);
+      });
+
+      it('updates lists, flags and numbers, and clears the allowlist with null', async () => {
+        const { agents } = await store();
+        await agents.create(agent('agt_a', { allowedTools: ['search'] }));
+        await agents.update('agt_a', { isActive: false, dailyTokenBudget: 5, scopes: ['a', 'b'], allowedTools: [] }, 'later');
+        expect(await agents.get('agt_a')).toMatchObject({ isActive: false, dailyTokenBudget: 5, scopes: ['a', 'b'], allowedTools: [] });
+        await agents.update('agt_a', { allowedTools: null }, 'later');
+        expect((await agents.get('agt_a'))?.allowedTools).toBeNull();
+      });
+
+      it('does not create an agent by updating an unknown id', async () => {
+        const { agents } = await store();
+        expect(await agents.update('agt_missing', { label: 'x' }, 'now')).toBeNull();
+        expect(await agents.get('agt_missing')).toBeNull();
+        expect(await agents.list()).toEqual([]);
+      });
+
+      it('deletes once', async () => {
+        const { agents } = await store();
+        await agents.create(agent('agt_a'));
+        expect(await agents.delete('agt_a')).toBe(true);
+        expect(await agents.delete('agt_a')).toBe(false);
+        expect(await agents.get('agt_a')).toBeNull();
+        expect(await agents.list()).toEqual([]);
+      });
+
+      it('hands out copies, so callers cannot change stored records by mutation', async () => {
+        const { agents } = await store();
+        await agents.create(agent('agt_a', { scopes: ['read'] }));
+        const copy = await agents.get('agt_a');
+        copy!.scopes.push('admin');
+        expect((await agents.get('agt_a'))?.scopes).toEqual(['read']);
+      });
+    });
+
+    describe('revocation generation', () => {
+      it('starts at 0 and goes up by one per revocation, per agent', async () => {
+        const { revocation } = await store();
+        expect(await revocation.generation('agt_a')).toBe(0);
+        expect(await revocation.revokeAll('agt_a')).toBe(1);
+        expect(await revocation.revokeAll('agt_a')).toBe(2);
+        expect(await revocation.generation('agt_a')).toBe(2);
+        expect(await revocation.generation('agt_b')).toBe(0);
+      });
+
+      it('forgets an agent', async () => {
+        const { revocation } = await store();
+        await revocation.revokeAll('agt_a');
+        await revocation.forget('agt_a');
+        expect(await revocation.generation('agt_a')).toBe(0);
+      });
+    });
+
+    describe('budget ledger', () => {
+      const noon = new Date('2030-06-15T12:00:00.000Z');
+
+      it('grants while the budget lasts, then refuses with what is left', async () => {
+        const { budget } = await store();
+        const first = await budget.reserve('agt_a', 100, 60, noon);
+        expect(first).toMatchObject({ ok: true, remaining: 40, reservation: { agentId: 'agt_a', day: '2030-06-15', granted: 60 } });
+        expect(await budget.reserve('agt_a', 100, 41, noon)).toEqual({ ok: false, remaining: 40 });
+        expect(await budget.reserve('agt_b', 100, 100, noon)).toMatchObject({ ok: true, remaining: 0 });
+        expect(await budget.usage('agt_a', noon)).toEqual({ day: '2030-06-15', used: 0, reserved: 60 });
+      });
+
+      it('grants what is left when a minimum allows a partial grant', async () => {
+        const { budget } = await store();
+        await budget.reserve('agt_a', 100, 70, noon);
+        const partial = await budget.reserve('agt_a', 100, 50, noon, { minimum: 10 });
+        expect(partial).toMatchObject({ ok: true, remaining: 0, reservation: { granted: 30 } });
+        expect(await budget.reserve('agt_a', 100, 50, noon, { minimum: 1 })).toEqual({ ok: false, remaining: 0 });
+      });
+
+      it('never grants past the budget under 200 concurrent reservations', async () => {
+        const { budget } = await store();
+        const results = await Promise.all(Array.from({ length: 200 }, () => budget.reserve('agt_a', 1000, 7, noon)));
+        const granted = results.flatMap((r) => (r.ok ? [r.reservation.granted] : []));
+        expect(granted).toHaveLength(142); // floor(1000 / 7)
+        expect(granted.reduce((a, b) => a + b, 0)).toBe(994);
+        expect(await budget.usage('agt_a', noon)).toMatchObject({ reserved: 994 });
+      });
+
+      it('hands out exactly the whole budget to 200 concurrent partial reservations', async () => {
+        const { budget } = await store();
+        const results = await Promise.all(
+          Array.from({ length: 200 }, () => budget.reserve('agt_a', 1000, 7, noon, { minimum: 1 })),
+        );
+        const granted = results.flatMap((r) => (r.ok ? [r.reservation.granted] : []));
+        expect(granted.reduce((a, b) => a + b, 0)).toBe(1000);
+        expect(results.filter((r) => !r.ok)).toHaveLength(200 - granted.length);
+      });
+
+      it('keeps the total within budget when 200 concurrent calls reserve, settle and release', async () => {
+        const { budget } = await store();
+        const calls = Array.from({ length: 200 }, async (_, i): Promise<number> => {
+          const r = await budget.reserve('agt_a', 500, 10, noon);
+          if (!r.ok) return 0;
+          if (i % 3 === 0) {
+            await budget.release(r.reservation);
+            return 0;
+          }
+          await budget.settle(r.reservation, 4);
+          return 4;
+        });
+        const spent = (await Promise.all(calls)).reduce((a, b) => a + b, 0);
+        const usage = await budget.usage('agt_a', noon);
+        expect(usage).toEqual({ day: '2030-06-15', used: spent, reserved: 0 });
+        expect(usage.used).toBeLessThanOrEqual(500);
+      });
+
+      it('settles what was used, frees the rest, and charges a reservation once', async () => {
+        const { budget } = await store();
+        const r = await budget.reserve('agt_a', 100, 60, noon);
+        if (!r.ok) throw new Error('expected a grant');
+        expect(await budget.settle(r.reservation, 20)).toBe(true);
+        expect(await budget.settle(r.reservation, 20)).toBe(false);
+        expect(await budget.release(r.reservation)).toBe(false);
+        expect(await budget.usage('agt_a', noon)).toEqual({ day: '2030-06-15', used: 20, reserved: 0 });
+        expect(await budget.reserve('agt_a', 100, 80, noon)).toMatchObject({ ok: true, remaining: 0 });
+      });
+
+      it('never charges more than was granted', async () => {
+        const { budget } = await store();
+        const r = await budget.reserve('agt_a', 100, 10, noon);
+        if (!r.ok) throw new Error('expected a grant');
+        await budget.settle(r.reservation, 50);
+        expect((await budget.usage('agt_a', noon)).used).toBe(10);
+      });
+
+      it('releases a reservation once and charges nothing', async () => {
+        const { budget } = await store();
+        const r = await budget.reserve('agt_a', 100, 60, noon);
+        if (!r.ok) throw new Error('expected a grant');
+        expect(await budget.release(r.reservation)).toBe(true);
+        expect(await budget.release(r.reservation)).toBe(false);
+        expect(await budget.settle(r.reservation, 60)).toBe(false);
+        expect(await budget.usage('agt_a', noon)).toEqual({ day: '2030-06-15', used: 0, reserved: 0 });
+      });
+
+      it('ignores a forged reservation', async () => {
+        const { budget } = await store();
+        const forged: Reservation = { agentId: 'agt_a', day: '2030-06-15', id: 'not-a-reservation', granted: 50 };
+        expect(await budget.settle(forged, 50)).toBe(false);
+        expect((await budget.usage('agt_a', noon)).used).toBe(0);
+      });
+
+      it('rolls over at 00:00 UTC, charging each call to the day it started', async () => {
+        const { budget } = await store();
+        const lastSecond = new Date('2030-06-15T23:59:59.000Z');
+        const midnight = new Date('2030-06-16T00:00:00.000Z');
+        const late = await budget.reserve('agt_a', 100, 100, lastSecond);
+        if (!late.ok) throw new Error('expected a grant');
+        expect(await budget.reserve('agt_a', 100, 1, lastSecond)).toEqual({ ok: false, remaining: 0 });
+
+        const early = await budget.reserve('agt_a', 100, 100, midnight);
+        expect(early).toMatchObject({ ok: true, reservation: { day: '2030-06-16' } });
+        expect(await budget.settle(late.reservation, 70)).toBe(true);
+        expect(await budget.usage('agt_a', lastSecond)).toEqual({ day: '2030-06-15', used: 70, reserved: 0 });
+        expect(await budget.usage('agt_a', midnight)).toEqual({ day: '2030-06-16', used: 0, reserved: 100 });
+      });
+
+      it('lets a reservation lapse after its TTL, so a crashed caller cannot hold budget', async () => {
+        const { budget } = await store({ reservationTtlMs: 1000 });
+        const crashed = await budget.reserve('agt_a', 100, 100, noon);
+        if (!crashed.ok) throw new Error('expected a grant');
+        expect((await budget.reserve('agt_a', 100, 1, new Date(noon.getTime() + 999))).ok).toBe(false);
+        const later = new Date(noon.getTime() + 1000);
+        expect(await budget.usage('agt_a', later)).toMatchObject({ reserved: 0 });
+        expect(await budget.reserve('agt_a', 100, 100, later)).toMatchObject({ ok: true });
+        // The lapsed reservation is gone: settling it late charges nothing, so nothing is charged twice.
+        expect(await budget.settle(crashed.reservation, 100)).toBe(false);
+        expect((await budget.usage('agt_a', later)).used).toBe(0);
+      });
+
+      it('resets today’s usage but keeps calls in flight charged', async () => {
+        const { budget } = await store();
+        const done = await budget.reserve('agt_a', 100, 50, noon);
+        const inFlight = await budget.reserve('agt_a', 100, 30, noon);
+        if (!done.ok || !inFlight.ok) throw new Error('expected grants');
+        await budget.settle(done.reservation, 50);
+        await budget.reset('agt_a', noon);
+        expect(await budget.usage('agt_a', noon)).toEqual({ day: '2030-06-15', used: 0, reserved: 30 });
+        await budget.settle(inFlight.reservation, 30);
+        expect((await budget.usage('agt_a', noon)).used).toBe(30);
+      });
+
+      it('reports an unknown agent as unused', async () => {
+        const { budget } = await store();
+        expect(await budget.usage('agt_nobody', noon)).toEqual({ day: '2030-06-15', used: 0, reserved: 0 });
+      });
+
+      it('rejects token counts that are not non-negative integers', async () => {
+        const { budget } = await store();
+        await expect(budget.reserve('agt_a', 100, 0, noon)).rejects.toThrow(RangeError);
+        await expect(budget.reserve('agt_a', 100, -5, noon)).rejects.toThrow(RangeError);
+        await expect(budget.reserve('agt_a', 100, 1.5, noon)).rejects.toThrow(RangeError);
+        await expect(budget.reserve('agt_a', -1, 1, noon)).rejects.toThrow(RangeError);
+        await expect(budget.reserve('agt_a', 100, 5, noon, { minimum: 6 })).rejects.toThrow(RangeError);
+        const r = await budget.reserve('agt_a', 100, 5, noon);
+        if (!r.ok) throw new Error('expected a grant');
+        await expect(budget.settle(r.reservation, -1)).rejects.toThrow(RangeError);
+        expect(await budget.usage('agt_a', noon)).toMatchObject({ used: 0, reserved: 5 });
+      });
+    });
+
+    describe('sessions', () => {
+      const session = {
+        sessionId: 'sess-1',
+        agentId: 'agt_a',
+        protocolVersion: '2024-11-05',
+        clientInfo: { name: 'client', version: '1.0.0' },
+        createdAt: '2030-01-01T00:00:00.000Z',
+      };
+
+      it('returns a created session and null for an unknown one', async () => {
+        const { sessions } = await store();
+        await sessions.create(session, 60_000);
+        expect(await sessions.touch('sess-1', 60_000)).toEqual(session);
+        expect(await sessions.touch('sess-unknown', 60_000)).toBeNull();
+      });
+
+      it('expires an idle session, and every touch extends it', async () => {
+        const { sessions } = await store();
+        await sessions.create(session, 300);
+        await sleep(200);
+        expect(await sessions.touch('sess-1', 300)).not.toBeNull();
+        await sleep(200); // 400 ms after creation: alive only because the touch extended it
+        expect(await sessions.touch('sess-1', 300)).not.toBeNull();
+        await sleep(450);
+        expect(await sessions.touch('sess-1', 300)).toBeNull();
+      });
+
+      it('deletes once', async () => {
+        const { sessions } = await store();
+        await sessions.create(session, 60_000);
+        expect(await sessions.delete('sess-1')).toBe(true);
+        expect(await sessions.delete('sess-1')).toBe(false);
+        expect(await sessions.touch('sess-1', 60_000)).toBeNull();
+      });
+    });
+  });
+}

@@ -1,0 +1,4 @@
+import { describeStoreContract } from '../contract.js';
+import { createMemoryStore } from './index.js';
+
+describeStoreContract('in-memory', async (options) => createMemoryStore(options));
