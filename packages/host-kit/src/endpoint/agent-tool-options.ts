@@ -1,0 +1,138 @@
+import type { z } from 'zod';
+import type { InputCandidate } from '../schema/assemble-inputs.js';
+import type { InputProperty } from '../tool-definition.js';
+import { DEFAULT_MAX_RESPONSE_TOKENS, TOOL_NAME_PATTERN, type HttpMethod } from '../tool-definition.js';
+import { HTTP_METHODS } from './resolve-verb.js';
+import { isZodObject, zodObjectInputs, zodTypeOf, type ZodObjectSchema } from '../schema/zod-inputs.js';
+
+/** Options of `withAgentTool` (spec 4.6: the endpoint form adds a required name). */
+export interface AgentToolOptions {
+  /** Tool identifier the agent calls; the MCP tool-name rule `^[A-Za-z0-9_.-]{1,128}$`. */
+  name: string;
+  /** Shown to the agent in the tool manifest. */
+  description: string;
+  /** When false (default) the gateway rejects calls through this tool that would mutate state. */
+  allowWrite?: boolean;
+  /** Token ceiling on the response body. Default 2000. */
+  maxResponseTokens?: number;
+  category?: string | null;
+  /** Scopes the calling agent's JWT must contain. Copied here; later changes have no effect. */
+  requiredScopes?: readonly string[] | null;
+  /** Needed only when the endpoint serves more than one verb (`app.all`, multi-verb `app.on`). */
+  httpMethod?: HttpMethod | Lowercase<HttpMethod> | null;
+  /** Where the agent's inputs go. `body` may be `.optional()`/`.nullable()`: all its properties become optional. */
+  input?: {
+    route?: ZodObjectSchema;
+    query?: ZodObjectSchema;
+    body?: ZodObjectSchema | z.ZodOptional<ZodObjectSchema> | z.ZodNullable<ZodObjectSchema>;
+  };
+}
+
+/** The validated, frozen form a marked handler carries. */
+export interface AgentToolMetadata {
+  readonly name: string;
+  readonly description: string;
+  readonly allowWrite: boolean;
+  readonly maxResponseTokens: number;
+  readonly category: string | null;
+  readonly requiredScopes: readonly string[];
+  readonly httpMethod: HttpMethod | null;
+  /** Typed route parameters by name; template parameters missing here are strings. */
+  readonly routeInputs: ReadonlyMap<string, InputProperty>;
+  readonly queryAndBodyInputs: readonly InputCandidate[];
+}
+
+
+
+/** Validates options once, at registration, so a mistake fails startup (spec 7). */
+export function toAgentToolMetadata(options: AgentToolOptions): AgentToolMetadata {
+  if (typeof options !== 'object' || options === null) fail('options must be an object');
+  const name = requireText(options.name, 'name');
+  if (!TOOL_NAME_PATTERN.test(name)) {
+    fail(`name "${name}" must match ${TOOL_NAME_PATTERN} (the MCP tool-name rule)`);
+  }
+  const description = requireText(options.description, 'description');
+  const input = options.input ?? {};
+  return Object.freeze({
+    name,
+    description,
+    allowWrite: optionalBoolean(options.allowWrite, 'allowWrite', name),
+    maxResponseTokens: maxResponseTokensOf(options.maxResponseTokens, name),
+    category: categoryOf(options.category, name),
+    requiredScopes: Object.freeze(scopesOf(options.requiredScopes, name)),
+    httpMethod: httpMethodOf(options.httpMethod, name),
+    routeInputs: routeInputsOf(input.route, name),
+    queryAndBodyInputs: Object.freeze([...queryInputsOf(input.query, name), ...bodyInputsOf(input.body, name)]),
+  });
+}
+
+function fail(message: string): never {
+  throw new TypeError(`withAgentTool: ${message}`);
+}
+
+function requireText(value: unknown, field: string): string {
+  if (typeof value !== 'string' || value.trim() === '') fail(`${field} is required and must not be blank`);
+  return value;
+}
+
+function optionalBoolean(value: unknown, field: string, tool: string): boolean {
+  if (value === undefined) return false;
+  if (typeof value !== 'boolean') fail(`${field} of tool "${tool}" must be a boolean`);
+  return value;
+}
+
+function maxResponseTokensOf(value: unknown, tool: string): number {
+  if (value === undefined) return DEFAULT_MAX_RESPONSE_TOKENS;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) {
+    fail(`maxResponseTokens of tool "${tool}" must be a positive integer, got ${String(value)}`);
+  }
+  return value;
+}
+
+function categoryOf(value: unknown, tool: string): string | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'string' || value.trim() === '') fail(`category of tool "${tool}" must be a non-blank string or null`);
+  return value;
+}
+
+function scopesOf(value: unknown, tool: string): string[] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value) || !value.every((scope) => typeof scope === 'string' && scope.trim() !== '')) {
+    fail(`requiredScopes of tool "${tool}" must be an array of non-blank strings or null`);
+  }
+  // A copy: the caller keeps its array, and changing it later has no effect (spec 4.6).
+  return [...value];
+}
+
+function httpMethodOf(value: unknown, tool: string): HttpMethod | null {
+  if (value === undefined || value === null) return null;
+  const verb = typeof value === 'string' ? value.toUpperCase() : '';
+  if (!(HTTP_METHODS as readonly string[]).includes(verb)) {
+    fail(`httpMethod of tool "${tool}" must be one of ${HTTP_METHODS.join(', ')} or null, got ${String(value)}`);
+  }
+  return verb as HttpMethod;
+}
+
+function routeInputsOf(schema: unknown, tool: string): ReadonlyMap<string, InputProperty> {
+  if (schema === undefined) return new Map();
+  if (!isZodObject(schema)) fail(`input.route of tool "${tool}" must be a zod object`);
+  return new Map(zodObjectInputs(schema, 'route').map(({ name, property }) => [name, property]));
+}
+
+function queryInputsOf(schema: unknown, tool: string): InputCandidate[] {
+  if (schema === undefined) return [];
+  if (!isZodObject(schema)) fail(`input.query of tool "${tool}" must be a zod object`);
+  return zodObjectInputs(schema, 'query');
+}
+
+function bodyInputsOf(schema: unknown, tool: string): InputCandidate[] {
+  if (schema === undefined) return [];
+  if (isZodObject(schema)) return zodObjectInputs(schema, 'body');
+  // An optional or nullable body: every property becomes optional (spec 4.6 rule 4).
+  const wrapperType = zodTypeOf(schema);
+  const inner = (schema as { _zod?: { def?: { innerType?: unknown } } } | undefined)?._zod?.def?.innerType;
+  if ((wrapperType === 'optional' || wrapperType === 'nullable') && isZodObject(inner)) {
+    return zodObjectInputs(inner, 'body', true);
+  }
+  return fail(`input.body of tool "${tool}" must be a zod object, optionally .optional() or .nullable()`);
+}
