@@ -1,0 +1,19 @@
+import type { JsonRpcNotification, JsonRpcResponse } from './jsonrpc.js';
+
+/**
+ * Server-Sent Events framing of MCP responses (spec 4.3): one `message` event
+ * per JSON-RPC message. JSON.stringify escapes CR and LF inside strings, so
+ * the JSON always fits on the single `data:` line and cannot end the event
+ * early or inject another one.
+ */
+export function sseMessage(message: JsonRpcResponse | JsonRpcNotification): string {
+  return `event: message\ndata: ${JSON.stringify(message)}\n\n`;
+}
+
+/**
+ * A comment frame: ignored by SSE parsers, but it moves bytes so proxies and
+ * load balancers do not close a stream that waits on a slow tool call.
+ */
+export const SSE_KEEP_ALIVE = ': keep-alive\n\n';
+
+export const SSE_CONTENT_TYPE = 'text/event-stream';
