@@ -1,0 +1,137 @@
+import { randomUUID } from 'node:crypto';
+import { nextUtcMidnight, utcDay } from '../../time.js';
+import { assertTokenCount, checkReserveArguments } from '../budget-rules.js';
+import type { BudgetLedger, BudgetUsage, Reservation, ReserveOptions, ReserveResult } from '../ports.js';
+import { command, type RedisClient } from './connection.js';
+import type { Keys } from './keys.js';
+import { LuaScript } from './scripts.js';
+
+/*
+ * One hash per agent per UTC day: `used` holds settled tokens and each open
+ * reservation is a field `r:<id>` = `<granted>:<expiresAtMs>`. Every change
+ * is one Lua script, so concurrent calls on any number of gateway instances
+ * see the ledger one operation at a time and can never spend past the budget.
+ * The hash expires a day after its own day ends: yesterday's calls can still
+ * settle just after midnight, and nothing needs cleaning up.
+ */
+
+// Sums live reservations and drops lapsed ones. Shared by reserve and usage.
+const HELD = `
+local function held_tokens(key, now, drop)
+  local used, held = 0, 0
+  local fields = redis.call('HGETALL', key)
+  for i = 1, #fields, 2 do
+    local name, value = fields[i], fields[i + 1]
+    if name == 'used' then
+      used = tonumber(value)
+    else
+      local granted, expires_at = string.match(value, '^(%d+):(%d+)$')
+      if tonumber(expires_at) <= now then
+        if drop then redis.call('HDEL', key, name) end
+      else
+        held = held + tonumber(granted)
+      end
+    end
+  end
+  return used, held
+end
+`;
+
+// ARGV: dailyBudget, wanted, minimum, nowMs, reservationField, expiresAtMs, keyTtlMs
+const RESERVE = new LuaScript(`${HELD}
+local budget, wanted, minimum = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local used, held = held_tokens(KEYS[1], tonumber(ARGV[4]), true)
+local available = budget - used - held
+local grant = math.min(wanted, math.max(available, 0))
+if grant <= 0 or grant < minimum then
+  return {0, math.max(available, 0)}
+end
+redis.call('HSET', KEYS[1], ARGV[5], string.format('%d:%s', grant, ARGV[6]))
+redis.call('PEXPIRE', KEYS[1], ARGV[7])
+return {grant, available - grant}
+`);
+
+// ARGV: nowMs
+const USAGE = new LuaScript(`${HELD}
+local used, held = held_tokens(KEYS[1], tonumber(ARGV[1]), false)
+return {used, held}
+`);
+
+// ARGV: reservationField, usedTokens. Removing the field first is what makes a second settle a no-op.
+const SETTLE = new LuaScript(`
+local value = redis.call('HGET', KEYS[1], ARGV[1])
+if not value then return 0 end
+redis.call('HDEL', KEYS[1], ARGV[1])
+local granted = tonumber(string.match(value, '^(%d+):'))
+redis.call('HINCRBY', KEYS[1], 'used', math.min(tonumber(ARGV[2]), granted))
+return 1
+`);
+
+// ARGV: keyTtlMs
+const RESET = new LuaScript(`
+redis.call('HSET', KEYS[1], 'used', 0)
+redis.call('PEXPIRE', KEYS[1], ARGV[1])
+return 1
+`);
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+export class RedisBudgetLedger implements BudgetLedger {
+  constructor(
+    private readonly client: RedisClient,
+    private readonly keys: Keys,
+    private readonly reservationTtlMs: number,
+  ) {}
+
+  async reserve(agentId: string, dailyBudget: number, wanted: number, now: Date, options: ReserveOptions = {}): Promise<ReserveResult> {
+    const args = checkReserveArguments(dailyBudget, wanted, options.minimum);
+    const day = utcDay(now);
+    const id = randomUUID();
+    const reply = (await command(() =>
+      RESERVE.run(
+        this.client,
+        [this.keys.budgetDay(agentId, day)],
+        [args.dailyBudget, args.wanted, args.minimum, now.getTime(), field(id), now.getTime() + this.reservationTtlMs, keyTtlMs(now)],
+      ),
+    )) as [number, number];
+    const [granted, remaining] = reply;
+    if (granted === 0) return { ok: false, remaining };
+    return { ok: true, reservation: { agentId, day, id, granted }, remaining };
+  }
+
+  async settle(reservation: Reservation, used: number): Promise<boolean> {
+    assertTokenCount('used', used);
+    const key = this.keys.budgetDay(reservation.agentId, reservation.day);
+    return (await command(() => SETTLE.run(this.client, [key], [field(reservation.id), used]))) === 1;
+  }
+
+  async release(reservation: Reservation): Promise<boolean> {
+    const key = this.keys.budgetDay(reservation.agentId, reservation.day);
+    return (await command(() => this.client.hDel(key, field(reservation.id)))) === 1;
+  }
+
+  async usage(agentId: string, now: Date): Promise<BudgetUsage> {
+    const day = utcDay(now);
+    const [used, reserved] = (await command(() =>
+      USAGE.run(this.client, [this.keys.budgetDay(agentId, day)], [now.getTime()]),
+    )) as [number, number];
+    return { day, used, reserved };
+  }
+
+  async reset(agentId: string, now: Date): Promise<void> {
+    await command(() => RESET.run(this.client, [this.keys.budgetDay(agentId, utcDay(now))], [keyTtlMs(now)]));
+  }
+}
+
+/** The hash field of a reservation; `used` can never collide with it. */
+function field(reservationId: string): string {
+  return `r:${reservationId}`;
+}
+
+/**
+ * Relative, so it is right for any injected `now`: the day's hash lives until
+ * one day after the day ends.
+ */
+function keyTtlMs(now: Date): number {
+  return nextUtcMidnight(now).getTime() + DAY_MS - now.getTime();
+}

@@ -1,0 +1,75 @@
+import { createClient, ErrorReply } from 'redis';
+import { StoreUnavailableError } from '../../errors.js';
+
+export type RedisClient = ReturnType<typeof newClient>;
+
+export interface ConnectionOptions {
+  url: string;
+  commandTimeoutMs: number;
+  connectTimeoutMs: number;
+  onError: (error: Error) => void;
+}
+
+/** Backoff between reconnection attempts: 50 ms doubling to 2 s, with jitter so instances don't stampede. */
+export function reconnectDelay(retries: number): number {
+  return Math.min(50 * 2 ** retries, 2_000) + Math.floor(Math.random() * 100);
+}
+
+/**
+ * A client that survives Redis going away: it never crashes the process (an
+ * `error` listener is always attached), it reconnects by itself with backoff,
+ * and while it is disconnected commands fail at once instead of queueing, so
+ * the gateway can answer 503 and readiness can say why.
+ */
+export function createConnection(options: ConnectionOptions): RedisClient {
+  const client = newClient(options);
+  // Report an outage once, not once per reconnection attempt.
+  let reported = false;
+  client.on('ready', () => (reported = false));
+  client.on('error', (error: Error) => {
+    if (reported) return;
+    reported = true;
+    options.onError(error);
+  });
+  return client;
+}
+
+function newClient(options: ConnectionOptions) {
+  return createClient({
+    url: options.url,
+    disableOfflineQueue: true,
+    commandOptions: { timeout: options.commandTimeoutMs },
+    socket: { connectTimeout: options.connectTimeoutMs, reconnectStrategy: reconnectDelay },
+  });
+}
+
+/**
+ * Starts connecting and waits at most `timeoutMs` for the first connection.
+ * An unreachable Redis does not stop start-up: the client keeps trying in the
+ * background and readiness reports the store unhealthy meanwhile.
+ */
+export async function connectInBackground(client: RedisClient, timeoutMs: number): Promise<void> {
+  const connecting = client.connect().then(
+    () => undefined,
+    () => undefined, // rejected only when the client is closed before it ever connected
+  );
+  let timer: NodeJS.Timeout | undefined;
+  const gaveUp = new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)));
+  await Promise.race([connecting, gaveUp]);
+  clearTimeout(timer);
+}
+
+/**
+ * Runs a command, turning every failure to reach Redis into a typed
+ * StoreUnavailableError. An error reply from Redis itself is a bug, not an
+ * outage, and is rethrown unchanged.
+ */
+export async function command<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (error instanceof ErrorReply) throw error;
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new StoreUnavailableError(`The store is unavailable: ${reason}`, { cause: error });
+  }
+}

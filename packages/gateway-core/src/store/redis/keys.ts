@@ -1,0 +1,26 @@
+/** Every key the Redis adapter touches, in one place. */
+export class Keys {
+  constructor(private readonly prefix: string) {}
+
+  agent(agentId: string): string {
+    return `${this.prefix}agent:${agentId}`;
+  }
+
+  /** Set of every agent id, for listing. */
+  agentIndex(): string {
+    return `${this.prefix}agents`;
+  }
+
+  generation(agentId: string): string {
+    return `${this.prefix}gen:${agentId}`;
+  }
+
+  /** Hash of one agent's UTC day: `used` plus one `r:<id>` field per open reservation. */
+  budgetDay(agentId: string, day: string): string {
+    return `${this.prefix}budget:${agentId}:${day}`;
+  }
+
+  session(sessionId: string): string {
+    return `${this.prefix}session:${sessionId}`;
+  }
+}

@@ -1,0 +1,130 @@
+/**
+ * A real, throwaway redis-server for tests: loopback only, a free port, no
+ * persistence. `stop` and `restart` (same port) let tests take the store
+ * away and bring it back, the way an outage looks to the gateway.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer, connect } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+export interface RedisServer {
+  /** `redis://127.0.0.1:<port>` */
+  readonly url: string;
+  readonly port: number;
+  /** Stops the server; safe to call twice. */
+  stop(): Promise<void>;
+  /** Starts it again on the same port (stopping it first if it runs). Data is gone. */
+  restart(): Promise<void>;
+}
+
+export interface RedisServerOptions {
+  /** Path or name of the binary. Default `REDIS_SERVER_BIN` or `redis-server`. */
+  binary?: string;
+  /** How long to wait for the server to accept connections. Default 10 s. */
+  startTimeoutMs?: number;
+}
+
+const defaultBinary = (): string => process.env.REDIS_SERVER_BIN ?? 'redis-server';
+
+/** Whether a redis-server binary can be run here. */
+export function isRedisServerAvailable(binary = defaultBinary()): boolean {
+  const probe = spawnSync(binary, ['--version'], { stdio: 'ignore' });
+  return probe.error === undefined && probe.status === 0;
+}
+
+export async function startRedisServer(options: RedisServerOptions = {}): Promise<RedisServer> {
+  const binary = options.binary ?? defaultBinary();
+  const startTimeoutMs = options.startTimeoutMs ?? 10_000;
+  const port = await freePort();
+  let child: ChildProcess | null = await launch(binary, port, startTimeoutMs);
+
+  const stop = async () => {
+    const running = child;
+    child = null;
+    if (running) await terminate(running);
+  };
+
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    port,
+    stop,
+    async restart() {
+      await stop();
+      child = await launch(binary, port, startTimeoutMs);
+    },
+  };
+}
+
+async function launch(binary: string, port: number, startTimeoutMs: number): Promise<ChildProcess> {
+  const child = spawn(
+    binary,
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--protected-mode', 'yes'],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = once(child, 'exit').then(() => {
+    throw new Error(`redis-server exited during start-up:\n${output.trim()}`);
+  });
+  const spawnFailed = once(child, 'error').then(([error]) => {
+    throw new Error(`cannot run ${binary}: ${(error as Error).message}`);
+  });
+  try {
+    await Promise.race([acceptsConnections(port, startTimeoutMs), exited, spawnFailed]);
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw error;
+  }
+  // A test that forgets to stop the server must not leave it running.
+  const killOnExit = () => child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+  child.once('exit', () => process.off('exit', killOnExit));
+  return child;
+}
+
+async function acceptsConnections(port: number, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await pingsBack(port)) return;
+    await sleep(25);
+  }
+  throw new Error(`redis-server on port ${port} did not answer within ${timeoutMs} ms`);
+}
+
+/** True once the server answers PING; a bare TCP accept comes before it is ready. */
+function pingsBack(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: '127.0.0.1', port });
+    const done = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(500, () => done(false));
+    socket.once('error', () => done(false));
+    socket.once('connect', () => socket.write('PING\r\n'));
+    socket.once('data', (data) => done(data.toString().startsWith('+PONG')));
+  });
+}
+
+async function terminate(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = once(child, 'exit');
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** Asks the OS for a free loopback port. */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const address = server.address();
+  server.close();
+  await once(server, 'close');
+  if (address === null || typeof address === 'string') throw new Error('could not get a free port');
+  return address.port;
+}
