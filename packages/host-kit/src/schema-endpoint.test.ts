@@ -152,6 +152,8 @@ describe('GET /gw/schema', () => {
     orders.onError((_err, c) => c.json({ error: 'orders failed' }, 500));
     orders.get('/:id', withAgentTool({ name: 'get_order', description: 'd' }), ok);
     const lines = new Hono().basePath('/lines');
+    // Its own onError too: its handlers end up wrapped twice.
+    lines.onError((_err, c) => c.json({ error: 'lines failed' }, 500));
     lines.get('/:lineId', withAgentTool({ name: 'get_line', description: 'd' }), ok);
     orders.route('/:id', lines);
     const app = new Hono();
