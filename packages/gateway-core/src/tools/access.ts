@@ -1,0 +1,66 @@
+import { ForbiddenError, InvalidInputError } from '../errors.js';
+import type { HttpMethod } from './definition.js';
+import type { RegisteredTool, ToolRegistry } from './registry.js';
+
+/** Who is calling: the agent's allowlist and the scopes of the token presented. */
+export interface ToolCaller {
+  /** null or empty: every tool (spec 2.1). */
+  allowedTools: readonly string[] | null;
+  tokenScopes: readonly string[];
+}
+
+export type ToolAccess =
+  | { allowed: true }
+  | { allowed: false; reason: 'not-allowlisted' | 'missing-scopes' | 'write-blocked'; message: string };
+
+const MUTATING_METHODS: ReadonlySet<HttpMethod> = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+export function isMutating(method: HttpMethod): boolean {
+  return MUTATING_METHODS.has(method);
+}
+
+/**
+ * The one rule deciding both what tools/list shows and what tools/call
+ * accepts, so the two can never disagree. A tool whose verb changes state but
+ * whose definition does not allow writes can never be called by anyone, so
+ * it is not listed either.
+ */
+export function toolAccess(tool: RegisteredTool, caller: ToolCaller): ToolAccess {
+  const { name, requiredScopes, allowWrite, httpMethod } = tool.definition;
+  const allowlist = caller.allowedTools;
+  if (allowlist !== null && allowlist.length > 0 && !allowlist.includes(name)) {
+    return { allowed: false, reason: 'not-allowlisted', message: `Tool ${name} is not in this agent's allowed tools` };
+  }
+  const missing = requiredScopes.filter((scope) => !caller.tokenScopes.includes(scope));
+  if (missing.length > 0) {
+    return { allowed: false, reason: 'missing-scopes', message: `Tool ${name} requires scopes the token does not carry: ${missing.join(', ')}` };
+  }
+  if (isMutating(httpMethod) && !allowWrite) {
+    return { allowed: false, reason: 'write-blocked', message: `Tool ${name} would change state (${httpMethod}) and does not allow writes` };
+  }
+  return { allowed: true };
+}
+
+/** The tools the caller may call: what tools/list shows. */
+export function toolsForAgent(registry: ToolRegistry, caller: ToolCaller): RegisteredTool[] {
+  return registry.list().filter((tool) => toolAccess(tool, caller).allowed);
+}
+
+/**
+ * The tool a tools/call names, when the caller may call it. An unknown name
+ * is 400 / -32602 (a 404 would tell a Streamable HTTP client its session is
+ * gone); a refusal is 403 / -32003 with the reason.
+ */
+export function authorizeToolCall(registry: ToolRegistry, name: unknown, caller: ToolCaller): RegisteredTool {
+  if (typeof name !== 'string' || name === '') {
+    throw new InvalidInputError('tools/call needs the name of a tool', [{ path: 'name', message: 'must be a non-empty string' }]);
+  }
+  const tool = registry.get(name);
+  if (tool === undefined) {
+    // JSON.stringify: the name is the caller's input, echoed without letting it shape the message.
+    throw new InvalidInputError(`Unknown tool: ${JSON.stringify(name.slice(0, 128))}`, [{ path: 'name', message: 'no tool has this name' }]);
+  }
+  const access = toolAccess(tool, caller);
+  if (!access.allowed) throw new ForbiddenError(access.message);
+  return tool;
+}

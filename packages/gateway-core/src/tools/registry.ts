@@ -1,0 +1,83 @@
+import { Ajv, type ValidateFunction } from 'ajv';
+import { parseToolDefinitions, type InputSchema, type ToolDefinition, type ToolDefinitionProblem } from './definition.js';
+
+/** The JSON Schema agents are shown for a tool, and the one its arguments are checked against. */
+export type ToolInputSchema = Record<string, unknown> & { type: 'object'; properties: Record<string, unknown>; required: string[] };
+
+export interface RegisteredTool {
+  readonly definition: ToolDefinition;
+  readonly inputSchema: ToolInputSchema;
+  /** Compiled once, when the registry is built; calls only run it. */
+  readonly validateArguments: ValidateFunction;
+}
+
+/** The downstream's tools, by name, ready to list, authorize and call. */
+export class ToolRegistry {
+  readonly #tools: ReadonlyMap<string, RegisteredTool>;
+
+  constructor(tools: Iterable<RegisteredTool>) {
+    this.#tools = new Map([...tools].map((tool) => [tool.definition.name, tool]));
+  }
+
+  get(name: string): RegisteredTool | undefined {
+    return this.#tools.get(name);
+  }
+
+  /** In the order the downstream served them. */
+  list(): RegisteredTool[] {
+    return [...this.#tools.values()];
+  }
+
+  get size(): number {
+    return this.#tools.size;
+  }
+}
+
+export interface BuiltToolRegistry {
+  registry: ToolRegistry;
+  /** Entries left out, one per bad definition. */
+  problems: ToolDefinitionProblem[];
+}
+
+/**
+ * Builds the registry from the JSON served at /gw/schema. Bad entries are
+ * left out and reported, including input schemas that ajv cannot compile.
+ */
+export function buildToolRegistry(schemaJson: unknown): BuiltToolRegistry {
+  const { tools, problems } = parseToolDefinitions(schemaJson);
+  // One ajv per build: ajv caches every compiled schema, so a long-lived
+  // instance would grow with each registry refresh.
+  const ajv = new Ajv({ allErrors: true, strict: false, logger: false });
+  const registered: RegisteredTool[] = [];
+  tools.forEach((definition) => {
+    const inputSchema = effectiveInputSchema(definition.inputSchema);
+    try {
+      registered.push({ definition, inputSchema, validateArguments: ajv.compile(inputSchema) });
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      problems.push({ index: indexOf(schemaJson, definition.name), name: definition.name, issues: [{ path: 'inputSchema', message }] });
+    }
+  });
+  return { registry: new ToolRegistry(registered), problems: problems.sort((a, b) => a.index - b.index) };
+}
+
+/**
+ * The schema as enforced: `description: null` (allowed by spec 2.5, invalid
+ * JSON Schema) is dropped, and unknown arguments are refused unless the
+ * definition says otherwise: an argument the tool does not declare is most
+ * likely a misspelt one, and forwarding without it would silently change the
+ * call, so the agent is told instead.
+ */
+function effectiveInputSchema(schema: InputSchema): ToolInputSchema {
+  const properties = Object.fromEntries(
+    Object.entries(schema.properties).map(([name, property]) => {
+      const { description, ...rest } = property;
+      return [name, description == null ? rest : { ...rest, description }];
+    }),
+  );
+  return { additionalProperties: false, ...schema, properties, required: schema.required };
+}
+
+function indexOf(schemaJson: unknown, name: string): number {
+  return Array.isArray(schemaJson) ? schemaJson.findIndex((entry) => entry?.name === name) : -1;
+}

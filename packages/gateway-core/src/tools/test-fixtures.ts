@@ -1,0 +1,56 @@
+/** Tool definitions as a downstream serves them at /gw/schema; shared by the tools and forward tests. */
+
+export const getCustomer = {
+  name: 'getCustomer',
+  description: 'One customer by id.',
+  allowWrite: false,
+  maxResponseTokens: 2000,
+  category: 'customers',
+  requiredScopes: [],
+  httpMethod: 'GET',
+  routePattern: '/customers/{id}',
+  parameterSources: { id: 'route', expand: 'query' },
+  inputSchema: {
+    type: 'object',
+    properties: {
+      id: { type: 'string', description: 'Customer id' },
+      expand: { type: 'boolean', description: null },
+    },
+    required: ['id'],
+  },
+};
+
+export const createOrder = {
+  name: 'createOrder',
+  description: 'Places an order for a customer.',
+  allowWrite: true,
+  maxResponseTokens: 500,
+  category: null,
+  requiredScopes: ['orders:write'],
+  httpMethod: 'POST',
+  routePattern: '/customers/{customerId}/orders',
+  parameterSources: { customerId: 'route', sku: 'body', quantity: 'body', dryRun: 'query' },
+  inputSchema: {
+    type: 'object',
+    properties: {
+      customerId: { type: 'string', description: null },
+      sku: { type: 'string', description: 'Product code' },
+      quantity: { type: 'integer', description: null },
+      dryRun: { type: 'boolean', description: null },
+    },
+    required: ['customerId', 'sku', 'quantity'],
+  },
+};
+
+export const deleteCustomer = {
+  ...getCustomer,
+  name: 'deleteCustomer',
+  description: 'Deletes a customer.',
+  allowWrite: true,
+  httpMethod: 'DELETE',
+  parameterSources: { id: 'route' },
+  inputSchema: { type: 'object', properties: { id: { type: 'string', description: null } }, required: ['id'] },
+};
+
+/** A POST tool whose definition does not allow writes: nobody may call it. */
+export const archiveCustomer = { ...deleteCustomer, name: 'archiveCustomer', allowWrite: false, httpMethod: 'POST' };
