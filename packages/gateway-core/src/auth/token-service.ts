@@ -1,0 +1,168 @@
+import { randomUUID } from 'node:crypto';
+import { errors as joseErrors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
+import { ConfigError, InvalidInputError, UnauthorizedError, type UnauthorizedReason } from '../errors.js';
+
+export const TOKEN_ISSUER = 'tollgate';
+export const ADMIN_AUDIENCE = 'tollgate:admin';
+export const AGENT_AUDIENCE = 'tollgate:agent';
+export const SIGNING_KEY_CONFIG_KEY = 'Gw:Jwt:SigningKey';
+export const MIN_SIGNING_KEY_BYTES = 32;
+/** Ten years: anything longer is almost certainly a mistake in days vs seconds. */
+export const MAX_TOKEN_LIFETIME_DAYS = 3650;
+
+const ALGORITHM = 'HS256';
+const ADMIN_SUBJECT = 'admin';
+const DAY_SECONDS = 24 * 60 * 60;
+
+export interface TokenServiceOptions {
+  /** At least 32 bytes; a string counts its UTF-8 bytes. */
+  signingKey: string | Uint8Array;
+  /** Injectable for tests. Default `() => new Date()`. */
+  clock?: () => Date;
+}
+
+export interface IssuedToken {
+  token: string;
+  /** ISO 8601 UTC; exactly the token's `exp`. */
+  expiresAt: string;
+}
+
+export interface AgentTokenRequest {
+  agentId: string;
+  scopes: string[];
+  /** The agent's revocation generation now; a later revocation makes the token invalid. */
+  generation: number;
+  /** Positive, at most 3650; fractions allowed (e.g. 1/24 for an hour). */
+  expiresInDays: number;
+}
+
+export interface AgentClaims {
+  agentId: string;
+  scopes: string[];
+  generation: number;
+  tokenId: string;
+  issuedAt: Date;
+  expiresAt: Date;
+}
+
+export interface AdminClaims {
+  subject: string;
+  tokenId: string;
+  issuedAt: Date;
+  expiresAt: Date;
+}
+
+/**
+ * Issues and verifies the gateway's own JWTs. HS256 only, and the verifier
+ * accepts nothing else; `iss`, `aud` and `exp` are always checked. Admin and
+ * agent tokens have different audiences, so neither works in the other's place.
+ */
+export class TokenService {
+  readonly #key: Uint8Array;
+  readonly #clock: () => Date;
+
+  constructor(options: TokenServiceOptions) {
+    this.#key = typeof options.signingKey === 'string' ? new TextEncoder().encode(options.signingKey) : options.signingKey;
+    if (this.#key.byteLength < MIN_SIGNING_KEY_BYTES) {
+      throw new ConfigError(SIGNING_KEY_CONFIG_KEY, `must be at least ${MIN_SIGNING_KEY_BYTES} bytes long (got ${this.#key.byteLength})`);
+    }
+    this.#clock = options.clock ?? (() => new Date());
+  }
+
+  issueAdminToken(options: { expiresInDays: number }): Promise<IssuedToken> {
+    return this.#sign({}, ADMIN_SUBJECT, ADMIN_AUDIENCE, options.expiresInDays);
+  }
+
+  issueAgentToken(request: AgentTokenRequest): Promise<IssuedToken> {
+    const claims = { scopes: [...request.scopes], gen: request.generation };
+    return this.#sign(claims, request.agentId, AGENT_AUDIENCE, request.expiresInDays);
+  }
+
+  async verifyAdminToken(token: string): Promise<AdminClaims> {
+    const payload = await this.#verify(token, ADMIN_AUDIENCE);
+    if (payload.sub !== ADMIN_SUBJECT) throw invalid('claims');
+    return { subject: payload.sub, tokenId: payload.jti, issuedAt: seconds(payload.iat), expiresAt: seconds(payload.exp) };
+  }
+
+  async verifyAgentToken(token: string): Promise<AgentClaims> {
+    const payload = await this.#verify(token, AGENT_AUDIENCE);
+    const { scopes, gen } = payload;
+    if (!isStringArray(scopes) || !Number.isSafeInteger(gen) || (gen as number) < 0) throw invalid('claims');
+    return {
+      agentId: payload.sub,
+      scopes,
+      generation: gen as number,
+      tokenId: payload.jti,
+      issuedAt: seconds(payload.iat),
+      expiresAt: seconds(payload.exp),
+    };
+  }
+
+  async #sign(claims: JWTPayload, subject: string, audience: string, expiresInDays: number): Promise<IssuedToken> {
+    checkLifetime(expiresInDays);
+    const issuedAt = Math.floor(this.#clock().getTime() / 1000);
+    const expiresAt = issuedAt + Math.max(1, Math.round(expiresInDays * DAY_SECONDS));
+    const token = await new SignJWT(claims)
+      .setProtectedHeader({ alg: ALGORITHM, typ: 'JWT' })
+      .setIssuer(TOKEN_ISSUER)
+      .setAudience(audience)
+      .setSubject(subject)
+      .setJti(randomUUID())
+      .setIssuedAt(issuedAt)
+      .setExpirationTime(expiresAt)
+      .sign(this.#key);
+    return { token, expiresAt: new Date(expiresAt * 1000).toISOString() };
+  }
+
+  async #verify(token: string, audience: string): Promise<VerifiedPayload> {
+    try {
+      const { payload } = await jwtVerify(token, this.#key, {
+        algorithms: [ALGORITHM],
+        issuer: TOKEN_ISSUER,
+        audience,
+        requiredClaims: ['exp', 'iat', 'sub', 'jti'],
+        currentDate: this.#clock(),
+      });
+      return payload as VerifiedPayload;
+    } catch (error) {
+      throw toUnauthorized(error);
+    }
+  }
+}
+
+type VerifiedPayload = JWTPayload & { sub: string; jti: string; iat: number; exp: number };
+
+function checkLifetime(expiresInDays: number): void {
+  if (!Number.isFinite(expiresInDays) || expiresInDays <= 0 || expiresInDays > MAX_TOKEN_LIFETIME_DAYS) {
+    throw new InvalidInputError(`expiresInDays must be greater than 0 and at most ${MAX_TOKEN_LIFETIME_DAYS}`, [
+      { path: 'expiresInDays', message: `must be greater than 0 and at most ${MAX_TOKEN_LIFETIME_DAYS}` },
+    ]);
+  }
+}
+
+/** The reason goes to logs; the caller only learns "expired" or "invalid". */
+function toUnauthorized(error: unknown): UnauthorizedError {
+  if (error instanceof joseErrors.JWTExpired) {
+    return new UnauthorizedError('Token expired', 'expired', { cause: error });
+  }
+  return invalid(reasonOf(error), error);
+}
+
+function reasonOf(error: unknown): UnauthorizedReason {
+  if (error instanceof joseErrors.JOSEAlgNotAllowed || error instanceof joseErrors.JOSENotSupported) return 'algorithm';
+  if (error instanceof joseErrors.JWSSignatureVerificationFailed) return 'signature';
+  if (error instanceof joseErrors.JWTClaimValidationFailed) return 'claims';
+  return 'malformed';
+}
+
+function invalid(reason: UnauthorizedReason, cause?: unknown): UnauthorizedError {
+  return new UnauthorizedError('Invalid token', reason, cause === undefined ? undefined : { cause });
+}
+
+function seconds(value: number): Date {
+  return new Date(value * 1000);
+}
+
+function isStringArray(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every((item) => typeof item === 'string');
+}
