@@ -6,10 +6,26 @@ export type {
   ToolDefinition,
 } from './tool-definition.js';
 export { DEFAULT_MAX_RESPONSE_TOKENS, TOOL_NAME_PATTERN } from './tool-definition.js';
-export type { AgentToolManifest, ActionBinding, ControllerBinding, ParameterBinding, ScalarKind } from './manifest.js';
+export type {
+  AgentToolManifest,
+  ActionBinding,
+  BodyField,
+  ControllerBinding,
+  FrameworkBinding,
+  ParameterBinding,
+  ScalarKind,
+  ValueKind,
+} from './manifest.js';
 
 // Endpoint form: mark Hono routes and serve GET /gw/schema.
 export { withAgentTool } from './endpoint/with-agent-tool.js';
 export type { AgentToolOptions } from './endpoint/agent-tool-options.js';
 export { mapAgentToolSchema, SCHEMA_PATH } from './schema-endpoint.js';
 export type { AgentToolSchemaOptions } from './schema-endpoint.js';
+
+// Annotation form: @AgentTool on controller methods, read at build time by `host-kit build`.
+export { AgentTool, Controller, Delete, Get, Patch, Post, Put } from './annotation/decorators.js';
+export type { AgentToolAnnotation } from './annotation/decorators.js';
+export type { FromBody, FromHeader, FromQuery, FromRoute, FromServices, Int } from './annotation/markers.js';
+export { mountControllers } from './annotation/mount-controllers.js';
+export type { ControllerInput, MountControllersOptions } from './annotation/mount-controllers.js';

@@ -1,0 +1,3 @@
+export { analyzeProject, type AnalysisResult, type AnalyzeOptions } from './analyze.js';
+export { DiagnosticCode, formatDiagnostic, type Diagnostic } from './diagnostics.js';
+export { serializeManifest } from './serialize.js';

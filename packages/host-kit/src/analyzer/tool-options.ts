@@ -1,0 +1,68 @@
+import { DEFAULT_MAX_RESPONSE_TOKENS, type HttpMethod } from '../tool-definition.js';
+import { DiagnosticCode } from './diagnostics.js';
+import type { StaticValue } from './static-value.js';
+
+/** The `@AgentTool` options with the spec's defaults (4.6 parameter table) applied. */
+export interface ToolOptions {
+  description: string;
+  allowWrite: boolean;
+  maxResponseTokens: number;
+  category: string | null;
+  requiredScopes: string[];
+  httpMethod: HttpMethod | null;
+}
+
+export interface OptionProblem {
+  code: DiagnosticCode;
+  message: string;
+}
+
+const VERBS = new Set<string>(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
+
+/** Checks the statically read options object; every problem is returned, not just the first. */
+export function toToolOptions(value: StaticValue | undefined): { options: ToolOptions; problems: OptionProblem[] } {
+  const problems: OptionProblem[] = [];
+  const problem = (code: DiagnosticCode, message: string) => problems.push({ code, message });
+  const object = isRecord(value) ? value : {};
+  if (value !== undefined && !isRecord(value)) problem(DiagnosticCode.NonStaticArgument, '@AgentTool takes an object literal');
+
+  const description = typeof object.description === 'string' ? object.description.trim() : '';
+  if (description === '') problem(DiagnosticCode.MissingDescription, '@AgentTool needs a non-empty description');
+
+  const allowWrite = object.allowWrite ?? false;
+  if (typeof allowWrite !== 'boolean') problem(DiagnosticCode.NonStaticArgument, 'allowWrite must be true or false');
+
+  const maxResponseTokens = object.maxResponseTokens ?? DEFAULT_MAX_RESPONSE_TOKENS;
+  if (typeof maxResponseTokens !== 'number' || !Number.isInteger(maxResponseTokens) || maxResponseTokens <= 0) {
+    problem(DiagnosticCode.InvalidMaxResponseTokens, 'maxResponseTokens must be a positive integer');
+  }
+
+  const category = object.category ?? null;
+  if (category !== null && typeof category !== 'string') problem(DiagnosticCode.NonStaticArgument, 'category must be a string or null');
+
+  const requiredScopes = object.requiredScopes ?? [];
+  const scopesOk = Array.isArray(requiredScopes) && requiredScopes.every((scope) => typeof scope === 'string');
+  if (!scopesOk) problem(DiagnosticCode.NonStaticArgument, 'requiredScopes must be an array of strings or null');
+
+  const httpMethod = object.httpMethod ?? null;
+  const verb = typeof httpMethod === 'string' ? httpMethod.toUpperCase() : null;
+  if (httpMethod !== null && (verb === null || !VERBS.has(verb))) {
+    problem(DiagnosticCode.NonStaticArgument, 'httpMethod must be one of GET, POST, PUT, PATCH, DELETE or null');
+  }
+
+  return {
+    options: {
+      description: description,
+      allowWrite: allowWrite === true,
+      maxResponseTokens: typeof maxResponseTokens === 'number' ? maxResponseTokens : DEFAULT_MAX_RESPONSE_TOKENS,
+      category: typeof category === 'string' ? category : null,
+      requiredScopes: scopesOk ? [...(requiredScopes as string[])] : [],
+      httpMethod: verb !== null && VERBS.has(verb) ? (verb as HttpMethod) : null,
+    },
+    problems,
+  };
+}
+
+function isRecord(value: StaticValue | undefined): value is { [key: string]: StaticValue } {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
