@@ -18,7 +18,7 @@ function forge(claims: Record<string, unknown>, configure: (jwt: SignJWT) => Sig
   return configure(jwt).sign(new TextEncoder().encode(KEY));
 }
 
-async function rejection(token: Promise<string> | string, verify = (t: string) => tokens.verifyAgentToken(t)) {
+async function rejection(token: Promise<string> | string, verify: (t: string) => Promise<unknown> = (t) => tokens.verifyAgentToken(t)) {
   const error = await verify(await token).then(
     () => null,
     (e: unknown) => e,
