@@ -1,0 +1,123 @@
+import { performance } from 'node:perf_hooks';
+import { Pool } from 'undici';
+import type { ToolDefinition } from '../tools/definition.js';
+import { DownstreamCallError } from './errors.js';
+import { checkDownstreamHeaders, endToEndHeaders } from './headers.js';
+import { buildDownstreamRequest } from './request.js';
+import { decodeBody, readLimited } from './response-body.js';
+
+export interface ForwardResult {
+  status: number;
+  /** End-to-end headers only; hop-by-hop ones are dropped. */
+  headers: Record<string, string>;
+  /** Parsed JSON, text, or null for an empty body. */
+  body: unknown;
+  durationMs: number;
+}
+
+/**
+ * Sends one validated tool call to the downstream. Arguments must already
+ * have passed the tool's input schema. A breaker, retries or a cache wrap
+ * this interface without the pipeline noticing.
+ */
+export interface Forwarder {
+  forward(tool: ToolDefinition, args: Record<string, unknown>, signal?: AbortSignal): Promise<ForwardResult>;
+}
+
+export interface HttpForwarderOptions {
+  /** `Gw:ToolRegistry:DownstreamBaseUrl`; may carry a path prefix. */
+  baseUrl: string;
+  /** `Gw:Downstream:Headers:<Name>`: sent on every request. */
+  headers?: Readonly<Record<string, string>>;
+  /** `Gw:Downstream:TimeoutMs`: the whole call, body included. */
+  timeoutMs?: number;
+  maxResponseBytes?: number;
+  /** Most sockets kept open to the downstream. */
+  connections?: number;
+  keepAliveTimeoutMs?: number;
+}
+
+export const DEFAULT_TIMEOUT_MS = 10_000;
+export const DEFAULT_MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
+
+/** Forwards over a keep-alive connection pool (undici) to one downstream origin. */
+export class HttpForwarder implements Forwarder {
+  readonly #pool: Pool;
+  readonly #basePath: string;
+  readonly #headers: Record<string, string>;
+  readonly #timeoutMs: number;
+  readonly #maxResponseBytes: number;
+
+  constructor(options: HttpForwarderOptions) {
+    const base = new URL(options.baseUrl);
+    this.#basePath = base.pathname;
+    this.#headers = checkDownstreamHeaders(options.headers ?? {});
+    this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.#maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+    this.#pool = new Pool(base.origin, {
+      connections: options.connections ?? 128,
+      keepAliveTimeout: options.keepAliveTimeoutMs ?? 30_000,
+    });
+  }
+
+  async forward(tool: ToolDefinition, args: Record<string, unknown>, signal?: AbortSignal): Promise<ForwardResult> {
+    const request = buildDownstreamRequest(tool, args, this.#basePath);
+    const timeout = AbortSignal.timeout(this.#timeoutMs);
+    const combined = signal === undefined ? timeout : AbortSignal.any([signal, timeout]);
+    const started = performance.now();
+    try {
+      const response = await this.#pool.request({
+        method: request.method,
+        path: request.path,
+        // Only configured headers: the agent's own credentials never reach the downstream.
+        headers: {
+          accept: 'application/json',
+          ...(request.body === undefined ? {} : { 'content-type': 'application/json' }),
+          ...this.#headers,
+        },
+        body: request.body ?? null,
+        signal: combined,
+      });
+      if (response.statusCode >= 400) {
+        await response.body.dump().catch(() => undefined);
+        throw new DownstreamCallError(`Downstream answered ${response.statusCode} for tool ${tool.name}`, {
+          reason: 'status',
+          downstreamStatus: response.statusCode,
+        });
+      }
+      const raw = await readLimited(response.body, this.#maxResponseBytes);
+      const headers = endToEndHeaders(response.headers);
+      return { status: response.statusCode, headers, body: decodeBody(raw, headers['content-type']), durationMs: performance.now() - started };
+    } catch (error) {
+      throw this.#failure(error, tool, timeout);
+    }
+  }
+
+  /** Closes idle sockets; in-flight calls finish first. */
+  close(): Promise<void> {
+    return this.#pool.close();
+  }
+
+  #failure(error: unknown, tool: ToolDefinition, timeout: AbortSignal): DownstreamCallError {
+    if (error instanceof DownstreamCallError) return error;
+    if (timeout.aborted) {
+      return new DownstreamCallError(`Downstream did not answer tool ${tool.name} within ${this.#timeoutMs} ms`, { reason: 'timeout', timeoutMs: this.#timeoutMs }, { cause: error });
+    }
+    if (isAbort(error)) return new DownstreamCallError(`Call to tool ${tool.name} was cancelled`, { reason: 'aborted' }, { cause: error });
+    const code = networkCode(error);
+    return new DownstreamCallError(`Downstream unreachable for tool ${tool.name}${code ? ` (${code})` : ''}`, { reason: 'network', code }, { cause: error });
+  }
+}
+
+function isAbort(error: unknown): boolean {
+  return error instanceof Error && (error.name === 'AbortError' || (error as { code?: unknown }).code === 'UND_ERR_ABORTED');
+}
+
+/** The system or undici error code, e.g. ECONNREFUSED or UND_ERR_SOCKET. */
+function networkCode(error: unknown): string | null {
+  for (let current = error; current instanceof Error; current = current.cause) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+  }
+  return null;
+}

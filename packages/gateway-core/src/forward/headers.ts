@@ -1,0 +1,62 @@
+import { ConfigError } from '../errors.js';
+
+/** RFC 9110 token: the characters a header name may have. */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/** CR, LF and NUL would end the header line and start another. */
+const UNSAFE_VALUE = /[\r\n\0]/;
+
+/**
+ * Headers about the connection or the message framing, owned by the HTTP
+ * client (RFC 9110 7.6.1 hop-by-hop, plus framing). Configuring one would
+ * corrupt or smuggle requests, so it is refused; downstream responses have
+ * them removed.
+ */
+export const HOP_BY_HOP_HEADERS: ReadonlySet<string> = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+]);
+
+const CLIENT_OWNED_HEADERS: ReadonlySet<string> = new Set([...HOP_BY_HOP_HEADERS, 'host', 'content-length']);
+
+export const DOWNSTREAM_HEADERS_KEY = 'Gw:Downstream:Headers';
+
+/**
+ * Checks the configured downstream headers (`Gw:Downstream:Headers:<Name>`),
+ * sent on every forwarded request: this is how the downstream's own
+ * authentication is supplied. Returns them with lower-case names.
+ */
+export function checkDownstreamHeaders(headers: Readonly<Record<string, string>>): Record<string, string> {
+  const checked: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    const key = `${DOWNSTREAM_HEADERS_KEY}:${name}`;
+    if (!HEADER_NAME.test(name)) throw new ConfigError(key, 'not a valid header name');
+    if (CLIENT_OWNED_HEADERS.has(name.toLowerCase())) throw new ConfigError(key, 'is set by the HTTP client and cannot be configured');
+    if (UNSAFE_VALUE.test(value)) throw new ConfigError(key, 'must not contain CR, LF or NUL');
+    checked[name.toLowerCase()] = value;
+  }
+  return checked;
+}
+
+/** Response headers without hop-by-hop ones, including those the Connection header names. */
+export function endToEndHeaders(headers: Readonly<Record<string, string | string[] | undefined>>): Record<string, string> {
+  const connection = headers.connection;
+  const named = (Array.isArray(connection) ? connection.join(',') : (connection ?? ''))
+    .split(',')
+    .map((name) => name.trim().toLowerCase())
+    .filter(Boolean);
+  const dropped = new Set([...HOP_BY_HOP_HEADERS, ...named]);
+  const kept: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined || dropped.has(name.toLowerCase())) continue;
+    kept[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return kept;
+}

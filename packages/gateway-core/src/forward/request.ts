@@ -1,0 +1,84 @@
+import { InvalidInputError } from '../errors.js';
+import { ROUTE_PARAMETER, type HttpMethod } from '../tools/definition.js';
+import type { ToolDefinition } from '../tools/definition.js';
+
+/** What to send downstream for one tool call, before any connection exists. */
+export interface DownstreamRequest {
+  method: HttpMethod;
+  /** Path and query, relative to the downstream origin; never normalized again. */
+  path: string;
+  /** JSON text; present when the tool has body-sourced inputs. */
+  body?: string;
+}
+
+/**
+ * Places each argument where the tool's parameterSources say: into the route
+ * (percent-encoded), the query string, or the JSON body. `basePath` is the
+ * path of the configured downstream base URL (e.g. `/api`), or empty.
+ */
+export function buildDownstreamRequest(tool: ToolDefinition, args: Record<string, unknown>, basePath = ''): DownstreamRequest {
+  const route = tool.routePattern.replace(ROUTE_PARAMETER, (_placeholder, name: string) => routeSegment(name, args[name]));
+  const query = new URLSearchParams();
+  const body: Record<string, unknown> = {};
+  let hasBody = false;
+  for (const [name, source] of Object.entries(tool.parameterSources)) {
+    if (source === 'body') hasBody = true;
+    const value = args[name];
+    if (value === undefined || value === null || source === 'route') continue;
+    if (source === 'query') appendQuery(query, name, value);
+    else body[name] = value;
+  }
+  const search = query.size > 0 ? `?${query}` : '';
+  return {
+    method: tool.httpMethod,
+    path: `${basePath.replace(/\/+$/, '')}${route}${search}`,
+    ...(hasBody ? { body: JSON.stringify(body) } : {}),
+  };
+}
+
+/** How many rounds of percent-decoding a downstream might apply; we check them all. */
+const DECODE_ROUNDS = 3;
+
+/**
+ * One route value as a path segment. Percent-encoding alone keeps `/` from
+ * splitting the segment, but a downstream (or a proxy in front of it) that
+ * decodes again would see `..` or a separator, so any value that is, or
+ * decodes to, an empty or dot segment or contains `/` or `\` is refused.
+ */
+function routeSegment(name: string, value: unknown): string {
+  if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') {
+    throw refusedRouteValue(name, 'must be a string, number or boolean');
+  }
+  const text = String(value);
+  let decoded = text;
+  for (let round = 0; round <= DECODE_ROUNDS; round++) {
+    if (decoded === '' || decoded === '.' || decoded === '..') throw refusedRouteValue(name, 'must not be empty, "." or ".."');
+    if (decoded.includes('/') || decoded.includes('\\')) throw refusedRouteValue(name, 'must not contain / or \\, encoded or not');
+    const next = safeDecode(decoded);
+    if (next === decoded) break;
+    decoded = next;
+  }
+  return encodeURIComponent(text);
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    // Not valid percent-encoding: nobody downstream can decode it further either.
+    return text;
+  }
+}
+
+function refusedRouteValue(name: string, message: string): InvalidInputError {
+  return new InvalidInputError(`Route value ${name} ${message}`, [{ path: name, message }]);
+}
+
+/** Arrays repeat the parameter (`tag=a&tag=b`); objects travel as JSON text. */
+function appendQuery(query: URLSearchParams, name: string, value: unknown): void {
+  const values = Array.isArray(value) ? value : [value];
+  for (const item of values) {
+    if (item === undefined || item === null) continue;
+    query.append(name, typeof item === 'object' ? JSON.stringify(item) : String(item));
+  }
+}

@@ -1,0 +1,61 @@
+import type { Readable } from 'node:stream';
+import { MAX_PRUNE_DEPTH } from '../tokens/prune.js';
+import { DownstreamCallError } from './errors.js';
+
+/**
+ * Reads the body, refusing more than `limitBytes` so a runaway downstream
+ * cannot exhaust the gateway's memory.
+ */
+export async function readLimited(body: Readable, limitBytes: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let length = 0;
+  for await (const chunk of body) {
+    length += (chunk as Buffer).length;
+    if (length > limitBytes) {
+      body.destroy();
+      throw new DownstreamCallError(`Downstream response exceeds ${limitBytes} bytes`, { reason: 'response-too-large', limitBytes });
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks, length);
+}
+
+/**
+ * JSON bodies (any `json` media type) are parsed; anything else, or JSON that
+ * does not parse, is passed on as text; an empty body is null. Deeper nesting
+ * than the gateway can serialize again (JSON.stringify overflows the stack
+ * long before JSON.parse does) is refused instead of crashing later.
+ */
+export function decodeBody(raw: Buffer, contentType: string | undefined): unknown {
+  const text = raw.toString('utf8');
+  if (text.length === 0) return null;
+  if (!/\bjson\b/i.test(contentType ?? '')) return text;
+  if (nestingExceeds(text, MAX_PRUNE_DEPTH)) {
+    throw new DownstreamCallError(`Downstream JSON nests deeper than ${MAX_PRUNE_DEPTH} levels`, {
+      reason: 'response-too-deep',
+      limitDepth: MAX_PRUNE_DEPTH,
+    });
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/** Bracket depth outside string literals, without parsing. */
+function nestingExceeds(text: string, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let index = 0; index < text.length; index++) {
+    const char = text[index];
+    if (inString) {
+      if (char === '\\') index++;
+      else if (char === '"') inString = false;
+    } else if (char === '"') inString = true;
+    else if (char === '[' || char === '{') {
+      if (++depth > limit) return true;
+    } else if (char === ']' || char === '}') depth--;
+  }
+  return false;
+}
