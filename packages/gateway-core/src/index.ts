@@ -15,3 +15,44 @@ export { apiKeyMatches } from './auth/api-key.js';
 export { newAgentId, isAgentId, AGENT_ID_PATTERN } from './agents/agent-id.js';
 export { AgentService } from './agents/agent-service.js';
 export type { NewAgent, BudgetView, AuthenticatedAgent, AgentServiceOptions } from './agents/agent-service.js';
+
+export type { EmbeddingModel } from './embedding/port.js';
+export { EmbeddingModelError, cosineSimilarity } from './embedding/port.js';
+export { loadLocalEmbeddingModel, LOCAL_EMBEDDING_MODEL_NAME } from './embedding/local-model.js';
+export { createOpenAiEmbeddingModel, type OpenAiEmbeddingOptions } from './embedding/openai-compatible.js';
+export { checkEmbeddingModel, type ComponentHealth } from './embedding/check.js';
+export { checkStore } from './store/check.js';
+
+// MCP protocol: JSON-RPC parsing, SSE framing, versions, initialize, tool results.
+export { ParseError, InvalidRequestError, MethodNotFoundError } from './mcp/errors.js';
+export { parseJsonRpcBody, classifyMessage, jsonRpcResult, jsonRpcError, jsonRpcErrorFrom } from './mcp/jsonrpc.js';
+export type { JsonRpcId, JsonRpcParams, JsonRpcRequest, JsonRpcNotification, JsonRpcErrorObject, JsonRpcSuccess, JsonRpcFailure, JsonRpcResponse, IncomingMessage } from './mcp/jsonrpc.js';
+export { sseMessage, SSE_KEEP_ALIVE, SSE_CONTENT_TYPE } from './mcp/sse.js';
+export { SUPPORTED_PROTOCOL_VERSIONS, FALLBACK_PROTOCOL_VERSION, PROTOCOL_VERSION_HEADER, isSupportedProtocolVersion, negotiateProtocolVersion, protocolVersionForRequest, isAtLeast } from './mcp/protocol-version.js';
+export type { ProtocolVersion } from './mcp/protocol-version.js';
+export { InitializeParamsSchema, parseInitializeParams, buildInitializeResult } from './mcp/initialize.js';
+export type { InitializeParams, InitializeResult, InitializeResultOptions, ServerInfo } from './mcp/initialize.js';
+export { buildToolCallResult, type ToolCallResult } from './mcp/tool-result.js';
+
+// Tools: definitions from /gw/schema, registry, access rule, argument validation, listing.
+export { ToolDefinitionSchema, parseToolDefinitions, describeToolProblem, routeParameters, HTTP_METHODS, PARAMETER_SOURCES, DEFAULT_MAX_RESPONSE_TOKENS, TOOL_NAME_PATTERN } from './tools/definition.js';
+export type { ToolDefinition, InputSchema, HttpMethod, ParameterSource, ToolDefinitionProblem, ParsedToolDefinitions } from './tools/definition.js';
+export { ToolRegistry, buildToolRegistry } from './tools/registry.js';
+export type { RegisteredTool, ToolInputSchema, BuiltToolRegistry } from './tools/registry.js';
+export { toolAccess, toolsForAgent, authorizeToolCall, isMutating } from './tools/access.js';
+export type { ToolCaller, ToolAccess } from './tools/access.js';
+export { validateToolArguments } from './tools/arguments.js';
+export { toMcpTool, toolsListResult } from './tools/listing.js';
+export type { McpTool, ToolAnnotations } from './tools/listing.js';
+
+// Forwarding to the downstream.
+export { HttpForwarder, DEFAULT_TIMEOUT_MS, DEFAULT_MAX_RESPONSE_BYTES } from './forward/forwarder.js';
+export type { Forwarder, ForwardResult, HttpForwarderOptions } from './forward/forwarder.js';
+export { DownstreamCallError, type DownstreamFailure } from './forward/errors.js';
+export { buildDownstreamRequest, type DownstreamRequest } from './forward/request.js';
+export { checkDownstreamHeaders, endToEndHeaders, HOP_BY_HOP_HEADERS, DOWNSTREAM_HEADERS_KEY } from './forward/headers.js';
+
+// Token counting (o200k_base) and the response cap.
+export { countTokens, tokensWithin } from './tokens/count.js';
+export { capResponse, type CappedResponse, type TruncationMarker } from './tokens/cap.js';
+export type { TruncationCut } from './tokens/prune.js';

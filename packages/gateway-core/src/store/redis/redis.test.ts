@@ -4,6 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { StoreUnavailableError } from '../../errors.js';
 import { isRedisServerAvailable, startRedisServer, type RedisServer } from '../../testing/redis-server.js';
 import { describeStoreContract } from '../contract.js';
+import { checkStore } from '../check.js';
 import { createStore } from '../create-store.js';
 import type { StoreOptions } from '../options.js';
 import type { GatewayStore } from '../ports.js';
@@ -83,11 +84,13 @@ describe.runIf(available)('Redis store', () => {
         await expect(store.ping()).rejects.toBeInstanceOf(StoreUnavailableError);
         await expect(store.budget.reserve('agt_x', 100, 10, new Date())).rejects.toBeInstanceOf(StoreUnavailableError);
         await expect(store.revocation.generation('agt_x')).rejects.toMatchObject({ httpStatus: 503, jsonRpcCode: -32003 });
+        expect(await checkStore(store)).toEqual({ status: 'Unhealthy', description: expect.stringMatching(/^The store is unavailable: /) });
         expect(Date.now() - started).toBeLessThan(1_000);
         expect(errors.length).toBe(1);
 
         await server.restart();
         await eventually(() => store.ping());
+        expect(await checkStore(store)).toEqual({ status: 'Healthy' });
         expect(await store.budget.reserve('agt_x', 100, 10, new Date())).toMatchObject({ ok: true });
       } finally {
         await store.close();
