@@ -1,3 +1,4 @@
+import { dirname, relative, resolve } from 'node:path';
 import {
   Node,
   SyntaxKind,
@@ -44,7 +45,7 @@ const BODILESS_VERBS = new Set<HttpMethod>(['GET', 'DELETE']);
 /** Reads every `@Controller` class of a project into a manifest, collecting all diagnostics. */
 export function analyzeProject(options: AnalyzeOptions): AnalysisResult {
   const { project, strictNullChecks } = loadProject(options.tsconfig, options.typescriptVersion);
-  return new Analysis(project, strictNullChecks).run();
+  return new Analysis(project, strictNullChecks, options.tsconfig).run();
 }
 
 interface KitDecorator {
@@ -63,10 +64,16 @@ class Analysis {
   readonly #tools: Located<ToolDefinition>[] = [];
   readonly #controllers: Located<ControllerBinding>[] = [];
 
+  /** Paths in messages are relative to it, so diagnostics read the same on every machine. */
+  readonly #projectDir: string;
+
   constructor(
     private readonly project: Project,
     private readonly strictNullChecks: boolean,
-  ) {}
+    tsconfig: string,
+  ) {
+    this.#projectDir = dirname(resolve(tsconfig));
+  }
 
   run(): AnalysisResult {
     for (const file of this.project.getSourceFiles()) {
@@ -157,23 +164,27 @@ class Analysis {
     let failed = false;
     const parameters: ParameterBinding[] = [];
     const inputs: InputCandidate[] = [];
+    const unclassified = new Set<string>();
     for (const parameter of method.getParameters()) {
       const classified = classifyParameter(parameter, context);
       if (!classified.ok) {
         this.#report(parameter, classified.code, classified.message);
+        unclassified.add(parameter.getName());
         failed = true;
         continue;
       }
       parameters.push(classified.parameter.binding);
       inputs.push(...classified.parameter.inputs);
     }
-    failed = this.#checkBindings(method, httpMethod, pattern.routeParams, parameters, verb) || failed;
+    const unbound = pattern.routeParams.filter((segment) => !unclassified.has(segment));
+    failed = this.#checkBindings(method, httpMethod, unbound, parameters, verb) || failed;
 
     const toolName = tool ? this.#analyzeTool(method, tool, httpMethod, pattern.routePattern, inputs, failed) : null;
-    return [{ methodName, httpMethod, path: honoPath, toolName, parameters }];
+    return [{ methodName, httpMethod, path: honoPath, toolName, parameters: withShadowedFieldsOptional(parameters, inputs) }];
   }
 
-  /** Rules across parameters: one body, no body on GET/DELETE, every route segment bound. Returns whether any failed. */
+  /** Rules across parameters: one body, no body on GET/DELETE, every route segment bound. Returns whether any failed.
+   * `routeParams` leaves out segments whose parameter already failed, so one mistake is reported once. */
   #checkBindings(method: MethodDeclaration, httpMethod: HttpMethod, routeParams: string[], parameters: ParameterBinding[], verb: KitDecorator): boolean {
     let failed = false;
     const name = method.getName();
@@ -278,13 +289,28 @@ class Analysis {
         continue;
       }
       const { line, column } = positionOf(earlier);
-      this.#report(node, code, `duplicate ${what} "${key}", first declared at ${earlier.getSourceFile().getFilePath()}:${line}:${column}`);
+      const file = relative(this.#projectDir, earlier.getSourceFile().getFilePath());
+      this.#report(node, code, `duplicate ${what} "${key}", first declared at ${file}:${line}:${column}`);
     }
   }
 
   #report(node: Node, code: DiagnosticCode, message: string): void {
     this.#diagnostics.push({ code, message, file: node.getSourceFile().getFilePath(), ...positionOf(node) });
   }
+}
+
+/**
+ * A body property that shares its name with a route or query input is sent
+ * there, not in the body (precedence, spec 4.6 rule 2), so the binding must
+ * not demand it in the body.
+ */
+function withShadowedFieldsOptional(parameters: ParameterBinding[], inputs: InputCandidate[]): ParameterBinding[] {
+  const shadowing = new Set(inputs.filter((input) => input.source !== 'body').map((input) => input.name));
+  return parameters.map((parameter) =>
+    parameter.kind === 'body'
+      ? { ...parameter, fields: parameter.fields.map((field) => (shadowing.has(field.name) ? { ...field, optional: true } : field)) }
+      : parameter,
+  );
 }
 
 function positionOf(node: Node): { line: number; column: number } {

@@ -41,7 +41,7 @@ export function classifyParameter(parameter: ParameterDeclaration, context: Acti
   const nameNode = parameter.getNameNode();
   const type = parameter.getType();
   const marker = markerOf(parameter.getTypeNode(), context);
-  if (parameter.isRestParameter()) return unbindable(parameter, 'a rest parameter cannot be bound from a request');
+  if (parameter.isRestParameter()) return unbindable(`rest parameter "${parameter.getName()}" cannot be bound from a request`);
   if (!marker) {
     const framework = frameworkKindOf(type);
     if (framework) return bound({ kind: framework });
@@ -57,7 +57,7 @@ export function classifyParameter(parameter: ParameterDeclaration, context: Acti
 
   if (!Node.isIdentifier(nameNode)) {
     if (shape.kind === 'object' && (marker === null || marker === 'body')) return wholeBody(parameter, type, optional, context);
-    return unbindable(parameter, 'a destructured parameter can only be the request body');
+    return unbindable(`destructured parameter "${parameter.getName()}" can only be the request body`);
   }
   const name = nameNode.getText();
   const description = context.paramDocs.get(name) ?? null;
@@ -75,17 +75,17 @@ export function classifyParameter(parameter: ParameterDeclaration, context: Acti
         `parameter "${name}" is marked FromRoute but the route has no ":${name}" segment`,
       );
     }
-    if (structured) return unbindable(parameter, `route parameter "${name}" must be a simple type`);
+    if (structured) return unbindable(`route parameter "${name}" must be a simple type`);
     return bound({ kind: 'route', name, scalar: shape.kind as ScalarKind }, input('route', shape.schema, true));
   }
   if (marker === 'header') {
-    if (structured) return unbindable(parameter, `header parameter "${name}" must be a simple type`);
+    if (structured) return unbindable(`header parameter "${name}" must be a simple type`);
     return bound({ kind: 'header', name, header: headerNameOf(name), scalar: shape.kind as ScalarKind, optional });
   }
   if (marker === 'query' || (marker === null && !structured)) {
     const list = listElementKind(shape.schema);
     if (shape.kind === 'object' || (shape.kind === 'array' && list === null)) {
-      return unbindable(parameter, `query parameter "${name}" must be a simple type or an array of simple types`);
+      return unbindable(`query parameter "${name}" must be a simple type or an array of simple types`);
     }
     const scalar = list ?? (shape.kind as ScalarKind);
     return bound(
@@ -100,7 +100,9 @@ export function classifyParameter(parameter: ParameterDeclaration, context: Acti
 /** An object parameter is the whole JSON body; each public property is an input. */
 function wholeBody(parameter: ParameterDeclaration, type: Type, optional: boolean, context: ActionContext): Classification {
   const read = propertiesOf(type.getNonNullableType(), { ...context, location: parameter });
-  if (!read.ok) return fail(DiagnosticCode.NotJsonType, `body ${read.reason}, which cannot be sent as JSON`);
+  if (!read.ok) {
+    return fail(DiagnosticCode.NotJsonType, `parameter "${parameter.getName()}" is ${read.reason}, which cannot be sent as JSON`);
+  }
   const inputs = read.properties.map(({ name, shape, optional: propertyOptional, description }) => ({
     name,
     source: 'body' as const,
@@ -186,6 +188,6 @@ function fail(code: DiagnosticCode, message: string): Classification {
   return { ok: false, code, message };
 }
 
-function unbindable(parameter: ParameterDeclaration, reason: string): Classification {
-  return fail(DiagnosticCode.UnbindableParameter, `${reason} (parameter "${parameter.getName()}")`);
+function unbindable(reason: string): Classification {
+  return fail(DiagnosticCode.UnbindableParameter, reason);
 }

@@ -84,7 +84,7 @@ function arrayShape(type: Type, context: ShapeContext, seen: ReadonlySet<Type>):
   const element = type.getArrayElementType() ?? type.getTypeArguments()[0];
   if (!element) return { ok: true, kind: 'array', schema: { type: 'array' } };
   const items = shapeOf(element, context, seen);
-  if (!items.ok) return { ok: false, reason: `an array of ${items.reason}s` };
+  if (!items.ok) return { ok: false, reason: `an array whose items are ${items.reason}` };
   return { ok: true, kind: 'array', schema: { type: 'array', items: items.schema } };
 }
 
@@ -111,7 +111,7 @@ export function propertiesOf(type: Type, context: ShapeContext, seen: ReadonlySe
   const properties: PropertyShape[] = [];
   for (const symbol of type.getProperties().filter(isPublicDataProperty)) {
     const shape = shapeOf(symbol.getTypeAtLocation(context.location), context, seen);
-    if (!shape.ok) return { ok: false, reason: `property "${symbol.getName()}" is ${shape.reason}` };
+    if (!shape.ok) return { ok: false, reason: `an object whose property "${symbol.getName()}" is ${shape.reason}` };
     properties.push({
       name: symbol.getName(),
       shape,

@@ -1,0 +1,9 @@
+import { AgentTool, Controller, Delete, Get, Post, type FromBody, type FromQuery, type FromRoute } from '@tollgate/host-kit';
+
+@Controller('/a')
+export class AController {
+  @Get('/x')
+  @Post('/x')
+  @AgentTool({ description: 'Two verbs.' })
+  both() {}
+}

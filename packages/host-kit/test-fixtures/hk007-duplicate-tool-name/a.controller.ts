@@ -1,0 +1,8 @@
+import { AgentTool, Controller, Delete, Get, Post, type FromBody, type FromQuery, type FromRoute } from '@tollgate/host-kit';
+
+@Controller('/a')
+export class AController {
+  @Get()
+  @AgentTool({ description: 'Lists things.' })
+  list() {}
+}

@@ -1,0 +1,7 @@
+import { AgentTool, Controller, Delete, Get, Post, type FromBody, type FromQuery, type FromRoute } from '@tollgate/host-kit';
+
+@Controller('/b')
+export class ItemsController {
+  @Get()
+  listB() {}
+}
