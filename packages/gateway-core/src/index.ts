@@ -56,3 +56,10 @@ export { checkDownstreamHeaders, endToEndHeaders, HOP_BY_HOP_HEADERS, DOWNSTREAM
 export { countTokens, tokensWithin } from './tokens/count.js';
 export { capResponse, type CappedResponse, type TruncationMarker } from './tokens/cap.js';
 export type { TruncationCut } from './tokens/prune.js';
+
+// The MCP service and the tool-call pipeline.
+export { SessionNotFoundError } from './mcp/errors.js';
+export { McpService } from './mcp/mcp-service.js';
+export type { McpServiceOptions, McpCaller, McpSession, McpRequestOutcome } from './mcp/mcp-service.js';
+export { callTool } from './pipeline/tool-call.js';
+export type { ToolCallDeps, ToolCallContext, ToolCallParams, ToolCallOutcome } from './pipeline/tool-call.js';

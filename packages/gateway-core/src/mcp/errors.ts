@@ -36,3 +36,19 @@ export class MethodNotFoundError extends GatewayError {
     super(`Method not found: ${method}`);
   }
 }
+
+/**
+ * 404 / -32600: the Mcp-Session-Id names no live session of this agent.
+ * Unknown, expired, ended and another agent's sessions look the same, so a
+ * session id reveals nothing about sessions the caller does not own.
+ * Streamable HTTP clients react to the 404 by initializing again.
+ */
+export class SessionNotFoundError extends GatewayError {
+  readonly httpStatus = 404;
+  readonly jsonRpcCode = -32600;
+  readonly title = 'Session not found';
+
+  constructor() {
+    super('Session not found: initialize a new session');
+  }
+}
