@@ -1,0 +1,49 @@
+import { NotFoundError, type AgentService, type TokenService } from '@tollgate/gateway-core';
+import { Hono } from 'hono';
+import type { GatewayConfig } from './config/gateway-config.js';
+import { errorResponse } from './http/error-response.js';
+import type { Readiness } from './readiness.js';
+import { adminAuthRoutes } from './routes/admin-auth.js';
+import { devTokenRoutes } from './routes/dev-tokens.js';
+import { healthRoutes } from './routes/health.js';
+import { managementRoutes } from './routes/management.js';
+
+export interface GatewayAppDeps {
+  config: GatewayConfig;
+  agents: AgentService;
+  tokens: TokenService;
+  readiness: Readiness;
+  /** Every scope required by the currently registered tools. */
+  knownScopes: () => string[];
+  /** Extra route groups (the MCP endpoint), mounted before the 404 fallback. */
+  mount?: (app: Hono) => void;
+  onUnexpectedError?: (error: unknown, path: string) => void;
+}
+
+/** The gateway's HTTP surface; every thrown error is mapped in one place. */
+export function createGatewayApp(deps: GatewayAppDeps): Hono {
+  const { config, agents, tokens, readiness } = deps;
+  const app = new Hono();
+
+  app.route('/health', healthRoutes(readiness));
+  app.route('/auth', adminAuthRoutes({ tokens, apiKey: config.admin.apiKey, tokenExpiryDays: config.admin.tokenExpiryDays }));
+  app.route(
+    '/dev',
+    devTokenRoutes({
+      development: config.development,
+      agents,
+      tokens,
+      adminTokenExpiryDays: config.admin.tokenExpiryDays,
+      knownScopes: deps.knownScopes,
+    }),
+  );
+  app.route('/management', managementRoutes({ agents, tokens }));
+  deps.mount?.(app);
+
+  app.notFound((c) => errorResponse(c, new NotFoundError('Not found')));
+  app.onError((error, c) => {
+    if (!(error instanceof Error && 'httpStatus' in error)) deps.onUnexpectedError?.(error, c.req.path);
+    return errorResponse(c, error);
+  });
+  return app;
+}

@@ -1,0 +1,64 @@
+import { checkEmbeddingModel, checkStore, type ComponentHealth, type EmbeddingModel, type GatewayStore } from '@tollgate/gateway-core';
+
+/** Spec 2.6. */
+export interface ReadinessReport {
+  status: 'Healthy' | 'Unhealthy';
+  components: { cacheStore: ComponentHealth; embeddingModel: ComponentHealth };
+}
+
+export interface Readiness {
+  report(): Promise<ReadinessReport>;
+  /**
+   * The /mcp gate. A healthy verdict younger than `gateIntervalMs` is reused
+   * so the hot path does not ping the store; otherwise a fresh check runs.
+   */
+  ready(): Promise<boolean>;
+  /** Settles once the embedding model has loaded (or failed to) and been checked. */
+  readonly modelChecked: Promise<void>;
+}
+
+export interface ReadinessOptions {
+  store: GatewayStore;
+  /** Resolves once the model is loaded; rejects when loading failed. */
+  embeddingModel: Promise<EmbeddingModel>;
+  gateIntervalMs?: number;
+}
+
+/**
+ * The store is checked with a real round trip on every report; the model
+ * is healthy once it has embedded a test sentence (a loaded local model
+ * does not become unhealthy later, and re-embedding on every probe would
+ * only burn CPU).
+ */
+export function createReadiness({ store, embeddingModel, gateIntervalMs = 1_000 }: ReadinessOptions): Readiness {
+  let model: ComponentHealth = { status: 'Unhealthy', description: 'embedding model is loading' };
+  const modelChecked = embeddingModel.then(checkEmbeddingModel, (error: unknown) => ({
+    status: 'Unhealthy' as const,
+    description: `embedding model failed to load: ${error instanceof Error ? error.message : String(error)}`,
+  })).then((health) => {
+    model = health;
+  });
+
+  let healthyAt = Number.NEGATIVE_INFINITY;
+  let inFlight: Promise<ReadinessReport> | undefined;
+
+  const check = async (): Promise<ReadinessReport> => {
+    const cacheStore = await checkStore(store);
+    const healthy = cacheStore.status === 'Healthy' && model.status === 'Healthy';
+    healthyAt = healthy ? Date.now() : Number.NEGATIVE_INFINITY;
+    return { status: healthy ? 'Healthy' : 'Unhealthy', components: { cacheStore, embeddingModel: model } };
+  };
+  const report = () => {
+    inFlight ??= check().finally(() => (inFlight = undefined));
+    return inFlight;
+  };
+
+  return {
+    report,
+    modelChecked,
+    async ready() {
+      if (Date.now() - healthyAt <= gateIntervalMs) return true;
+      return (await report()).status === 'Healthy';
+    },
+  };
+}

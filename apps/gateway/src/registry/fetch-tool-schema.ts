@@ -1,0 +1,45 @@
+import pRetry from 'p-retry';
+
+export interface FetchToolSchemaOptions {
+  downstreamBaseUrl: string;
+  /** Called before each retry so start-up logs say why the gateway is waiting. */
+  onRetry?: (attempt: number, reason: string) => void;
+  /** Give up after this long; undefined = keep trying until reachable. */
+  maxWaitMs?: number;
+  signal?: AbortSignal;
+}
+
+/**
+ * Reads `GET {downstream}/gw/schema` (spec 4.5). The downstream may start
+ * after the gateway, so unreachable or 5xx answers are retried with jittered
+ * backoff; a 4xx or a body that is not JSON will not fix itself and fails at once.
+ */
+export async function fetchToolSchema(options: FetchToolSchemaOptions): Promise<unknown> {
+  const url = new URL('/gw/schema', options.downstreamBaseUrl);
+  return pRetry(() => readOnce(url, options.signal), {
+    retries: Number.POSITIVE_INFINITY,
+    factor: 1.6,
+    minTimeout: 200,
+    maxTimeout: 5_000,
+    randomize: true,
+    maxRetryTime: options.maxWaitMs ?? Number.POSITIVE_INFINITY,
+    signal: options.signal,
+    shouldRetry: ({ error }) => !(error instanceof SchemaUnusableError),
+    onFailedAttempt: ({ error, attemptNumber }) => options.onRetry?.(attemptNumber, error.message),
+  });
+}
+
+export class SchemaUnusableError extends Error {
+  override readonly name = 'SchemaUnusableError';
+}
+
+async function readOnce(url: URL, signal: AbortSignal | undefined): Promise<unknown> {
+  const response = await fetch(url, { signal: signal ? AbortSignal.any([signal, AbortSignal.timeout(5_000)]) : AbortSignal.timeout(5_000) });
+  if (response.status >= 500) throw new Error(`${url} answered ${response.status}: ${await response.text()}`);
+  if (!response.ok) throw new SchemaUnusableError(`${url} answered ${response.status}`);
+  try {
+    return await response.json();
+  } catch {
+    throw new SchemaUnusableError(`${url} did not answer JSON`);
+  }
+}

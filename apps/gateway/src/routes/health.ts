@@ -1,0 +1,14 @@
+import { Hono } from 'hono';
+import type { Readiness } from '../readiness.js';
+
+/** Spec 4.4: liveness never touches dependencies; readiness checks them for real. */
+export function healthRoutes(readiness: Readiness): Hono {
+  const app = new Hono();
+  app.get('/live', (c) => c.json({ status: 'Healthy' }));
+  app.get('/ready', async (c) => {
+    const report = await readiness.report();
+    c.header('Cache-Control', 'no-store');
+    return c.json(report, report.status === 'Healthy' ? 200 : 503);
+  });
+  return app;
+}
