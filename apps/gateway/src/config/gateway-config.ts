@@ -48,7 +48,7 @@ const headerValue = z.string().refine((value) => !/[\r\n]/.test(value), 'must no
  */
 function schemaFor(development: boolean) {
   return z.object({
-    PORT: positiveInt(8080).refine((port) => port < 65536, 'must be a TCP port'),
+    PORT: z.coerce.number().int('must be a whole number').min(0).max(65_535, 'must be a TCP port').default(8080),
     HOST: z.string().trim().min(1).default('0.0.0.0'),
     'Gw:LicenseKey': z
       .string({ error: 'is required: the gateway refuses to start without a license key' })

@@ -40,7 +40,7 @@ export function managementRoutes({ agents, tokens }: ManagementDeps): Hono {
     const body = await readJsonBody(c, issueTokenBody);
     const issued = await agents.issueToken(c.req.param('agentId'), body?.expiresInDays ?? DEFAULT_AGENT_TOKEN_DAYS);
     c.header('Cache-Control', 'no-store');
-    return c.json(issued, 201);
+    return c.json(issued);
   });
 
   app.get('/agents/:agentId/budget', async (c) => c.json(await agents.budget(c.req.param('agentId'))));

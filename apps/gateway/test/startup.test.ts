@@ -1,0 +1,49 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GATEWAY_MAIN, gatewayEnv, runToExit, startDownstream, startGateway, type RunningProcess } from './support/processes.js';
+
+describe('gateway start-up (dist/main.js)', () => {
+  let downstream: RunningProcess;
+
+  beforeAll(async () => {
+    downstream = await startDownstream();
+  });
+  afterAll(async () => {
+    await downstream?.stop();
+  });
+
+  const refusals: Array<[string, Record<string, string | undefined>, RegExp]> = [
+    ['no license key', { Gw__LicenseKey: undefined }, /^tollgate: refusing to start: Gw:LicenseKey: is required/],
+    ['a short signing key', { Gw__Jwt__SigningKey: 'too-short' }, /^tollgate: refusing to start: Gw:Jwt:SigningKey: must be at least 32 bytes/],
+    ['an invalid store address', { ConnectionStrings__Store: 'mysql://db' }, /^tollgate: refusing to start: ConnectionStrings:Store: must be a redis/],
+    ['an unreadable config file', { TOLLGATE_CONFIG_FILE: '/nonexistent/gateway.json' }, /^tollgate: refusing to start: config file \/nonexistent\/gateway.json cannot be read/],
+  ];
+
+  it.each(refusals)('refuses to start with %s: exit 1, one line, no stack trace', async (_, env, line) => {
+    const result = await runToExit(GATEWAY_MAIN, gatewayEnv({ downstreamUrl: downstream.url, env }));
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(line);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('starts, loads the downstream tools and becomes ready', async () => {
+    const gateway = await startGateway({ downstreamUrl: downstream.url });
+    try {
+      expect((await fetch(`${gateway.url}/health/live`)).status).toBe(200);
+      const ready = await waitReady(gateway.url);
+      expect(ready).toEqual({ status: 'Healthy', components: { cacheStore: { status: 'Healthy' }, embeddingModel: { status: 'Healthy' } } });
+    } finally {
+      expect(await gateway.stop('SIGTERM')).toBe(0);
+    }
+  });
+});
+
+async function waitReady(url: string): Promise<unknown> {
+  const deadline = Date.now() + 20_000;
+  while (Date.now() < deadline) {
+    const response = await fetch(`${url}/health/ready`);
+    if (response.status === 200) return response.json();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error('gateway never became ready');
+}
