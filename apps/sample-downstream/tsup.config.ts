@@ -1,3 +1,4 @@
+import { agentTools } from '@tollgate/host-kit/tsup';
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
@@ -6,4 +7,6 @@ export default defineConfig({
   sourcemap: true,
   clean: true,
   target: 'node22',
+  // Reads the @AgentTool controllers, writes agent-tools.json, fails the build on a bad annotation.
+  esbuildPlugins: [agentTools()],
 });

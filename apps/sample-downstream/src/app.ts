@@ -1,5 +1,8 @@
-import { mapAgentToolSchema } from '@tollgate/host-kit';
+import { mapAgentToolSchema, mountControllers } from '@tollgate/host-kit';
 import { Hono } from 'hono';
+import { agentTools } from './agent-tools.js';
+import { InventoryController } from './controllers/inventory.controller.js';
+import { ReportsController } from './controllers/reports.controller.js';
 import { Store } from './data/store.js';
 import { handleError, handleNotFound } from './http/errors.js';
 import { customerRoutes } from './routes/customers.js';
@@ -24,6 +27,12 @@ export function createApp({ store = new Store() }: SampleAppOptions = {}): Hono 
   app.route('/orders', orderRoutes(store));
   registerProductRoutes(app, store);
 
-  mapAgentToolSchema(app, { includeMappedEndpoints: true });
+  // The annotation form: @AgentTool controllers, bound by the build's manifest.
+  mountControllers(app, [new InventoryController(), new ReportsController()], {
+    manifest: agentTools,
+    services: { Store: store },
+  });
+
+  mapAgentToolSchema(app, { includeMappedEndpoints: true, manifest: agentTools });
   return app;
 }

@@ -14,6 +14,10 @@ export const SAMPLE_TOOLS = {
   cancelOrder: 'cancel_order',
   searchProducts: 'search_products',
   getProduct: 'get_product',
+  // Annotation form: named after the controller method.
+  stockLevel: 'stockLevel',
+  restockProduct: 'restockProduct',
+  salesReport: 'salesReport',
 } as const;
 
 export type SampleToolName = (typeof SAMPLE_TOOLS)[keyof typeof SAMPLE_TOOLS];

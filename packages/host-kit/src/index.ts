@@ -28,4 +28,5 @@ export { AgentTool, Controller, Delete, Get, Patch, Post, Put } from './annotati
 export type { AgentToolAnnotation } from './annotation/decorators.js';
 export type { FromBody, FromHeader, FromQuery, FromRoute, FromServices, Int } from './annotation/markers.js';
 export { mountControllers } from './annotation/mount-controllers.js';
+export { asAgentToolManifest } from './annotation/as-manifest.js';
 export type { ControllerInput, MountControllersOptions } from './annotation/mount-controllers.js';
