@@ -1,0 +1,229 @@
+import { describe, expect, it } from 'vitest';
+import { BudgetExhaustedError, ForbiddenError, InvalidInputError } from '../errors.js';
+import { DownstreamCallError } from '../forward/errors.js';
+import type { Forwarder, ForwardResult } from '../forward/forwarder.js';
+import { createMemoryStore } from '../store/memory/index.js';
+import type { AgentRecord, BudgetLedger } from '../store/ports.js';
+import { countTokens } from '../tokens/count.js';
+import type { ToolDefinition } from '../tools/definition.js';
+import { buildToolRegistry } from '../tools/registry.js';
+import { archiveCustomer, createOrder, getCustomer } from '../tools/test-fixtures.js';
+import { callTool, type ToolCallContext, type ToolCallDeps } from './tool-call.js';
+
+const NOW = new Date('2025-05-01T12:00:00Z');
+const { registry } = buildToolRegistry([getCustomer, createOrder, archiveCustomer]);
+
+interface ForwardedCall {
+  tool: string;
+  args: Record<string, unknown>;
+  /** Tokens the ledger held for the agent while the call was in flight. */
+  reservedDuringCall: number;
+}
+
+/**
+ * A Forwarder that answers from a function and records what it was asked,
+ * including what the ledger held at that moment: the reservation itself.
+ */
+function fakeForwarder(budget: BudgetLedger, answer: (tool: ToolDefinition) => unknown | Promise<unknown>) {
+  const calls: ForwardedCall[] = [];
+  const forwarder: Forwarder = {
+    async forward(tool, args): Promise<ForwardResult> {
+      const usage = await budget.usage('agt_test', NOW);
+      calls.push({ tool: tool.name, args, reservedDuringCall: usage.reserved });
+      return { status: 200, headers: {}, body: await answer(tool), durationMs: 1 };
+    },
+  };
+  return { forwarder, calls };
+}
+
+function setup(answer: (tool: ToolDefinition) => unknown | Promise<unknown> = () => ({ id: '7', name: 'Ada' })) {
+  const store = createMemoryStore();
+  const { forwarder, calls } = fakeForwarder(store.budget, answer);
+  const deps: ToolCallDeps = { registry: () => registry, budget: store.budget, forwarder, clock: () => NOW };
+  const usage = () => store.budget.usage('agt_test', NOW);
+  return { deps, calls, usage, budget: store.budget };
+}
+
+function agent(overrides: Partial<AgentRecord> = {}): AgentRecord {
+  return {
+    agentId: 'agt_test',
+    label: 'test',
+    dailyTokenBudget: 10_000,
+    isActive: true,
+    allowedTools: null,
+    scopes: [],
+    createdAt: NOW.toISOString(),
+    updatedAt: NOW.toISOString(),
+    ...overrides,
+  };
+}
+
+function caller(overrides: Partial<ToolCallContext> = {}): ToolCallContext {
+  return { agent: agent(), tokenScopes: [], protocolVersion: '2024-11-05', ...overrides };
+}
+
+/** An answer far over any cap used here: 400 customers. */
+const bigAnswer = () => ({ customers: Array.from({ length: 400 }, (_, i) => ({ id: i, name: `Customer number ${i}`, city: 'Lisbon' })) });
+
+describe('callTool', () => {
+  it('forwards the validated arguments and returns the response as JSON text', async () => {
+    const { deps, calls } = setup();
+    const outcome = await callTool(deps, caller(), { name: 'getCustomer', arguments: { id: '7' } });
+    expect(calls.map(({ tool, args }) => ({ tool, args }))).toEqual([{ tool: 'getCustomer', args: { id: '7' } }]);
+    expect(outcome.result).toEqual({ content: [{ type: 'text', text: '{"id":"7","name":"Ada"}' }] });
+    expect(outcome.truncated).toBe(false);
+    expect(outcome.downstreamStatus).toBe(200);
+  });
+
+  it('adds structuredContent for clients on 2025-06-18', async () => {
+    const { deps } = setup();
+    const outcome = await callTool(deps, caller({ protocolVersion: '2025-06-18' }), { name: 'getCustomer', arguments: { id: '7' } });
+    expect(outcome.result.structuredContent).toEqual({ id: '7', name: 'Ada' });
+  });
+
+  it('charges exactly the tokens of the text returned and holds nothing afterwards', async () => {
+    const { deps, usage } = setup();
+    const outcome = await callTool(deps, caller(), { name: 'getCustomer', arguments: { id: '7' } });
+    const text = outcome.result.content[0].text;
+    expect(outcome.tokensCharged).toBe(countTokens(text));
+    expect(await usage()).toMatchObject({ used: countTokens(text), reserved: 0 });
+  });
+
+  it('charges exactly the capped tokens when the response is cut to maxResponseTokens', async () => {
+    const { deps, usage } = setup(bigAnswer);
+    const outcome = await callTool(deps, caller({ tokenScopes: ['orders:write'] }), {
+      name: 'createOrder',
+      arguments: { customerId: '1', sku: 'A', quantity: 1 },
+    });
+    const text = outcome.result.content[0].text;
+    expect(outcome.truncated).toBe(true);
+    expect(() => JSON.parse(text)).not.toThrow();
+    expect(countTokens(text)).toBeLessThanOrEqual(createOrder.maxResponseTokens);
+    expect(outcome.tokensCharged).toBe(countTokens(text));
+    expect(await usage()).toMatchObject({ used: countTokens(text), reserved: 0 });
+  });
+
+  it("reserves the tool's cap when the budget has more left", async () => {
+    const { deps, calls } = setup();
+    await callTool(deps, caller(), { name: 'getCustomer', arguments: { id: '7' } });
+    expect(calls[0]!.reservedDuringCall).toBe(getCustomer.maxResponseTokens);
+  });
+
+  it('reserves only what is left today, and cuts the response to fit it', async () => {
+    const { deps, calls, budget, usage } = setup(bigAnswer);
+    const spent = await budget.reserve('agt_test', 1000, 900, NOW);
+    if (!spent.ok) throw new Error('setup reservation failed');
+    await budget.settle(spent.reservation, 900);
+
+    const outcome = await callTool(deps, caller({ agent: agent({ dailyTokenBudget: 1000 }) }), { name: 'getCustomer', arguments: { id: '7' } });
+    expect(calls[0]!.reservedDuringCall).toBe(100);
+    expect(outcome.truncated).toBe(true);
+    expect(outcome.tokensCharged).toBeLessThanOrEqual(100);
+    expect(outcome.tokensCharged).toBe(countTokens(outcome.result.content[0].text));
+    expect((await usage()).used).toBe(900 + outcome.tokensCharged);
+  });
+
+  it('refuses with 429 when nothing is left, without forwarding', async () => {
+    const { deps, calls, budget } = setup();
+    const spent = await budget.reserve('agt_test', 50, 50, NOW);
+    if (!spent.ok) throw new Error('setup reservation failed');
+    await budget.settle(spent.reservation, 50);
+
+    const call = callTool(deps, caller({ agent: agent({ dailyTokenBudget: 50 }) }), { name: 'getCustomer', arguments: { id: '7' } });
+    await expect(call).rejects.toBeInstanceOf(BudgetExhaustedError);
+    await expect(call).rejects.toMatchObject({ httpStatus: 429, jsonRpcCode: -32029, resetsAt: '2025-05-02T00:00:00.000Z' });
+    expect(calls).toEqual([]);
+  });
+
+  it('releases the reservation when the downstream answers an error', async () => {
+    const { deps, usage } = setup(() => {
+      throw new DownstreamCallError('Downstream answered 404', { reason: 'status', downstreamStatus: 404 });
+    });
+    await expect(callTool(deps, caller(), { name: 'getCustomer', arguments: { id: '404' } })).rejects.toMatchObject({
+      httpStatus: 502,
+      jsonRpcCode: -32002,
+      data: { reason: 'status', downstreamStatus: 404 },
+    });
+    expect(await usage()).toMatchObject({ used: 0, reserved: 0 });
+  });
+
+  it('releases the reservation when forwarding fails unexpectedly', async () => {
+    const { deps, usage } = setup(() => {
+      throw new TypeError('socket hang up');
+    });
+    await expect(callTool(deps, caller(), { name: 'getCustomer', arguments: { id: '7' } })).rejects.toThrow('socket hang up');
+    expect(await usage()).toMatchObject({ used: 0, reserved: 0 });
+  });
+
+  it('releases the reservation when the response cannot be turned into a result', async () => {
+    // JSON.stringify throws on a BigInt: the failure happens after forwarding, before settling.
+    const { deps, usage } = setup(() => ({ big: 1n }));
+    await expect(callTool(deps, caller(), { name: 'getCustomer', arguments: { id: '7' } })).rejects.toThrow(TypeError);
+    expect(await usage()).toMatchObject({ used: 0, reserved: 0 });
+  });
+
+  it('refuses invalid arguments with -32602 before reserving or forwarding', async () => {
+    const { deps, calls, usage } = setup();
+    const call = callTool(deps, caller(), { name: 'getCustomer', arguments: { id: 7, extra: true } });
+    await expect(call).rejects.toBeInstanceOf(InvalidInputError);
+    await expect(call).rejects.toMatchObject({
+      jsonRpcCode: -32602,
+      fields: expect.arrayContaining([
+        { path: 'id', message: 'must be string' },
+        { path: 'extra', message: 'is not an input of this tool' },
+      ]),
+    });
+    expect(calls).toEqual([]);
+    expect(await usage()).toMatchObject({ used: 0, reserved: 0 });
+  });
+
+  it('refuses an unknown tool with -32602', async () => {
+    const { deps, calls } = setup();
+    await expect(callTool(deps, caller(), { name: 'dropDatabase' })).rejects.toMatchObject({ jsonRpcCode: -32602 });
+    await expect(callTool(deps, caller(), { name: 42 })).rejects.toBeInstanceOf(InvalidInputError);
+    expect(calls).toEqual([]);
+  });
+
+  it('takes scopes from the token, not from the agent record', async () => {
+    const { deps, calls } = setup();
+    const order = { name: 'createOrder', arguments: { customerId: '1', sku: 'A', quantity: 1 } };
+
+    const recordOnly = caller({ agent: agent({ scopes: ['orders:write'] }), tokenScopes: [] });
+    await expect(callTool(deps, recordOnly, order)).rejects.toBeInstanceOf(ForbiddenError);
+    expect(calls).toEqual([]);
+
+    const tokenOnly = caller({ agent: agent({ scopes: [] }), tokenScopes: ['orders:write'] });
+    await expect(callTool(deps, tokenOnly, order)).resolves.toMatchObject({ downstreamStatus: 200 });
+    expect(calls.map((call) => call.tool)).toEqual(['createOrder']);
+  });
+
+  it('refuses tools outside the allowlist and blocked writes with 403 before reserving', async () => {
+    const { deps, calls, usage } = setup();
+    const allowlisted = caller({ agent: agent({ allowedTools: ['createOrder'] }) });
+    await expect(callTool(deps, allowlisted, { name: 'getCustomer', arguments: { id: '7' } })).rejects.toMatchObject({
+      httpStatus: 403,
+      jsonRpcCode: -32003,
+    });
+    await expect(callTool(deps, caller(), { name: 'archiveCustomer', arguments: { id: '7' } })).rejects.toThrow(/does not allow writes/);
+    expect(calls).toEqual([]);
+    expect(await usage()).toMatchObject({ used: 0, reserved: 0 });
+  });
+
+  it('never lets concurrent calls spend past the budget', async () => {
+    const { deps, usage } = setup(bigAnswer);
+    const budgetAgent = agent({ dailyTokenBudget: 1000 });
+    const results = await Promise.allSettled(
+      Array.from({ length: 20 }, () => callTool(deps, caller({ agent: budgetAgent, tokenScopes: ['orders:write'] }), {
+        name: 'createOrder',
+        arguments: { customerId: '1', sku: 'A', quantity: 1 },
+      })),
+    );
+    const charged = results.flatMap((result) => (result.status === 'fulfilled' ? [result.value.tokensCharged] : []));
+    const refused = results.flatMap((result) => (result.status === 'rejected' ? [result.reason] : []));
+    expect(refused.length).toBeGreaterThan(0);
+    for (const reason of refused) expect(reason).toBeInstanceOf(BudgetExhaustedError);
+    const total = charged.reduce((sum, tokens) => sum + tokens, 0);
+    expect(total).toBeLessThanOrEqual(1000);
+    expect(await usage()).toMatchObject({ used: total, reserved: 0 });
+  });
+});
