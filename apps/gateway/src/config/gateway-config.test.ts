@@ -95,3 +95,14 @@ describe('gateway configuration', () => {
     expect(config.admin.tokenExpiryDays).toBe(5);
   });
 });
+
+describe('list keys', () => {
+  it('accept comma-separated values and JSON arrays alike', () => {
+    const fromEnv = parse({ ...base, Gw__Http__AllowedOrigins: 'https://a.example, https://b.example' }).config.http;
+    expect(fromEnv.allowedOrigins).toEqual(['https://a.example', 'https://b.example']);
+    const dir = mkdtempSync(join(tmpdir(), 'tollgate-config-'));
+    const file = join(dir, 'gateway.json');
+    writeFileSync(file, JSON.stringify({ Gw: { Http: { AllowedHosts: ['gw.example', 'gw.internal:8080'] } } }));
+    expect(loadGatewayConfig(['--config', file], base).config.http.allowedHosts).toEqual(['gw.example', 'gw.internal:8080']);
+  });
+});

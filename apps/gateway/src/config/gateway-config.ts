@@ -10,7 +10,9 @@ export interface GatewayConfig {
   downstream: { baseUrl: string; timeoutMs: number; headers: Record<string, string> };
   store: { connectionString: string | undefined };
   admin: { apiKey: string | undefined; tokenExpiryDays: number };
-  mcp: { sessionIdleMinutes: number };
+  mcp: { sessionIdleMinutes: number; maxBodyBytes: number };
+  http: { allowedOrigins: string[]; allowedHosts: string[]; shutdownDeadlineMs: number };
+  toolRegistry: { refreshSeconds: number };
   embedding: { provider: 'local' } | { provider: 'openai'; baseUrl: string; model: string; apiKey: string | undefined };
 }
 
@@ -40,6 +42,13 @@ const storeAddress = optionalText.refine(
   'must be a redis:// or rediss:// URL (leave unset for the embedded in-memory store)',
 );
 
+const commaList = z
+  .string()
+  .optional()
+  .transform((value) => (value ?? '').split(',').map((item) => item.trim()).filter(Boolean));
+
+const LIST_KEYS = ['Gw:Http:AllowedOrigins', 'Gw:Http:AllowedHosts'] as const;
+
 const headerValue = z.string().refine((value) => !/[\r\n]/.test(value), 'must not contain CR or LF');
 
 /**
@@ -63,6 +72,11 @@ function schemaFor(development: boolean) {
     'Gw:Admin:ApiKey': optionalText,
     'Gw:Admin:TokenExpiryDays': positiveInt(90),
     'Gw:Mcp:SessionIdleMinutes': positiveInt(30),
+    'Gw:Mcp:MaxBodyBytes': positiveInt(1024 * 1024),
+    'Gw:Http:AllowedOrigins': commaList,
+    'Gw:Http:AllowedHosts': commaList,
+    'Gw:Http:ShutdownDeadlineSeconds': positiveInt(15),
+    'Gw:ToolRegistry:RefreshSeconds': z.coerce.number().int('must be a whole number').min(0, 'must not be negative (0 = off)').default(300),
     'Gw:Embedding:Provider': z.enum(['local', 'openai']).default('local'),
     'Gw:Embedding:BaseUrl': httpUrl.optional(),
     'Gw:Embedding:Model': optionalText,
@@ -85,6 +99,8 @@ export function parseGatewayConfig(flat: FlatConfig): ParsedConfig {
   const development = lookup(flat, 'NODE_ENV') === 'development';
   const schema = schemaFor(development);
   const raw = Object.fromEntries(Object.keys(schema.shape).map((key) => [key, lookup(flat, key)]));
+  // List keys may also come as JSON arrays (`Key:0`, `Key:1`, ...).
+  for (const key of LIST_KEYS) raw[key] ??= Object.values(section(flat, key)).join(',') || undefined;
   const parsed = schema.safeParse(raw);
   const problems = parsed.success ? [] : parsed.error.issues.map((issue) => `${issue.path.join(':')}: ${issue.message}`);
 
@@ -120,7 +136,13 @@ export function parseGatewayConfig(flat: FlatConfig): ParsedConfig {
       },
       store: { connectionString: data['ConnectionStrings:Store'] },
       admin: { apiKey: data['Gw:Admin:ApiKey'], tokenExpiryDays: data['Gw:Admin:TokenExpiryDays'] },
-      mcp: { sessionIdleMinutes: data['Gw:Mcp:SessionIdleMinutes'] },
+      mcp: { sessionIdleMinutes: data['Gw:Mcp:SessionIdleMinutes'], maxBodyBytes: data['Gw:Mcp:MaxBodyBytes'] },
+      http: {
+        allowedOrigins: data['Gw:Http:AllowedOrigins'],
+        allowedHosts: data['Gw:Http:AllowedHosts'],
+        shutdownDeadlineMs: data['Gw:Http:ShutdownDeadlineSeconds'] * 1000,
+      },
+      toolRegistry: { refreshSeconds: data['Gw:ToolRegistry:RefreshSeconds'] },
       embedding:
         data['Gw:Embedding:Provider'] === 'openai'
           ? {
