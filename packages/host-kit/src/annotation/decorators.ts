@@ -26,18 +26,16 @@ export interface AgentToolAnnotation {
 }
 
 /** A class whose routed methods `mountControllers` registers under `prefix`. */
-export function Controller(prefix = ''): ClassDecorator {
-  void prefix;
+export function Controller(_prefix = ''): ClassDecorator {
   return (target, context) => {
     registerController(target, String(context.name));
   };
 }
 
+/** `@Get(path)` and friends: the path is joined to the controller prefix; Hono syntax (`:id`, `:id{[0-9]+}`, `:id?`). */
 const routeDecorator =
-  (path = ''): MethodDecorator =>
-  () => {
-    void path;
-  };
+  (_path = ''): MethodDecorator =>
+  () => {};
 
 export const Get = routeDecorator;
 export const Post = routeDecorator;
@@ -46,7 +44,6 @@ export const Patch = routeDecorator;
 export const Delete = routeDecorator;
 
 /** Marks a routed controller method as an agent tool. */
-export function AgentTool(options: AgentToolAnnotation): MethodDecorator {
-  void options;
+export function AgentTool(_options: AgentToolAnnotation): MethodDecorator {
   return () => {};
 }
