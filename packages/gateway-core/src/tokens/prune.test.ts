@@ -52,6 +52,29 @@ describe('pruneToFit', () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
+  it('ends the kept prefix at the first shortened item: nothing after a cut survives', () => {
+    const orders = [1, 2, 3].map((id) => ({ id, status: 'shipped', lines: [{ sku: 'KB-100', quantity: id }] }));
+    // Room for order 1, and for order 2 up to its status, but not for its lines.
+    const room = JSON.stringify([orders[0], { id: 2, status: 'shipped' }]).length + 12;
+    const { pruned, cuts } = prune(orders, room);
+    expect(pruned?.value).toEqual([orders[0], { id: 2, status: 'shipped' }]);
+    expect(cuts).toEqual([
+      { path: '$', unit: 'items', kept: 2, total: 3 },
+      { path: '$[1]', unit: 'keys', kept: 2, total: 3 },
+    ]);
+    expect(prune({ text: 'x'.repeat(20), after: 1 }, 28).pruned?.value).toEqual({ text: 'x'.repeat(17) });
+  });
+
+  it('keeps a document-order prefix of the original', () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), fc.nat(400), (value, room) => {
+        const { pruned } = prune(value, room);
+        if (pruned !== undefined) expect(isPrefixOf(pruned.value, value)).toBe(true);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
   it('always reports the exact serialized size and stays within the room', () => {
     fc.assert(
       fc.property(fc.jsonValue(), fc.nat(400), (value, room) => {
@@ -65,3 +88,25 @@ describe('pruneToFit', () => {
     );
   });
 });
+
+/** Whether `kept` reads like the start of `original`: equal up to one last, itself shortened, part. */
+function isPrefixOf(kept: unknown, original: unknown): boolean {
+  if (typeof kept === 'string' && typeof original === 'string') return original.startsWith(kept);
+  if (Array.isArray(kept) && Array.isArray(original)) {
+    return kept.length <= original.length && kept.every((item, index) => (index === kept.length - 1 ? isPrefixOf(item, original[index]) : equal(item, original[index])));
+  }
+  if (isObject(kept) && isObject(original)) {
+    const keys = Object.keys(kept);
+    const originalKeys = Object.keys(original);
+    return keys.every((key, index) => key === originalKeys[index] && (index === keys.length - 1 ? isPrefixOf(kept[key], original[key]) : equal(kept[key], original[key])));
+  }
+  return equal(kept, original);
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function equal(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}

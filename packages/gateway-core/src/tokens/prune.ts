@@ -69,10 +69,13 @@ function pruneArray(items: unknown[], room: number, path: string, depth: number,
   let size = 2;
   for (const [index, item] of items.entries()) {
     const separator = index === 0 ? 0 : 1;
+    const cutsBefore = cuts.length;
     const pruned = pruneValue(item, room - size - separator, `${path}[${index}]`, depth + 1, cuts);
     if (pruned === undefined) break;
     kept.push(pruned.value);
     size += separator + pruned.size;
+    // A shortened item ends the prefix: a later item after it would not be one.
+    if (cuts.length > cutsBefore) break;
   }
   if (kept.length === 0 && items.length > 0) return dropped(cuts, cutAt);
   if (kept.length < items.length) cuts.splice(cutAt, 0, { path, unit: 'items', kept: kept.length, total: items.length });
@@ -89,11 +92,14 @@ function pruneObject(object: Record<string, unknown>, room: number, path: string
   let count = 0;
   for (const key of keys) {
     const keyCost = (count === 0 ? 0 : 1) + JSON.stringify(key).length + 1;
+    const cutsBefore = cuts.length;
     const pruned = pruneValue(object[key], room - size - keyCost, childPath(path, key), depth + 1, cuts);
     if (pruned === undefined) break;
     kept[key] = pruned.value;
     size += keyCost + pruned.size;
     count += 1;
+    // As in arrays: nothing may follow a shortened value.
+    if (cuts.length > cutsBefore) break;
   }
   if (count === 0 && keys.length > 0) return dropped(cuts, cutAt);
   if (count < keys.length) cuts.splice(cutAt, 0, { path, unit: 'keys', kept: count, total: keys.length });
