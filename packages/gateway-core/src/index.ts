@@ -63,3 +63,8 @@ export { McpService } from './mcp/mcp-service.js';
 export type { McpServiceOptions, McpCaller, McpSession, McpRequestOutcome } from './mcp/mcp-service.js';
 export { callTool } from './pipeline/tool-call.js';
 export type { ToolCallDeps, ToolCallContext, ToolCallParams, ToolCallOutcome } from './pipeline/tool-call.js';
+
+// Resilience: circuit breaker and retries around a Forwarder.
+export { createResilientForwarder, type ResilientForwarder } from './resilience/resilient-forwarder.js';
+export { RESILIENCE_CONFIG_KEYS, DEFAULT_BREAKER_OPTIONS, DEFAULT_RETRY_OPTIONS, MAX_RETRIES } from './resilience/options.js';
+export type { ResilienceOptions, BreakerOptions, BreakerMode, RetryOptions, BreakerState, BreakerStateChange } from './resilience/options.js';

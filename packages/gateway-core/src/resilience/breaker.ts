@@ -1,0 +1,112 @@
+import {
+  CircuitState,
+  ConsecutiveBreaker,
+  SamplingBreaker,
+  circuitBreaker,
+  handleWhen,
+  isBrokenCircuitError,
+  type CircuitBreakerPolicy,
+  type FailureReason,
+  type IBreaker,
+} from 'cockatiel';
+import { CircuitOpenError } from '../errors.js';
+import { DownstreamCallError, type DownstreamFailure } from '../forward/errors.js';
+import { isDownstreamAnswer, isDownstreamFault } from './failures.js';
+import type { BreakerOptions, BreakerState, BreakerStateChange } from './options.js';
+
+/**
+ * The circuit breaker in front of the downstream, built on cockatiel's
+ * policy with two corrections so it behaves as the gateway promises:
+ *
+ * - While half-open, cockatiel makes every other caller wait for the probe's
+ *   verdict; here they fail fast with CircuitOpenError instead, so exactly
+ *   one call reaches a downstream that may still be down.
+ * - cockatiel treats any error it does not count as a success, so a probe the
+ *   caller cancelled, or one refused before it was sent (a bad route value),
+ *   would close the circuit on no evidence; here a probe closes the circuit
+ *   only when the downstream answered, and otherwise counts as a failure so
+ *   the circuit stays open for another break.
+ */
+export class DownstreamBreaker {
+  readonly #policy: CircuitBreakerPolicy;
+  /** Probes that ended without an answer, so the failure filter counts them (errors are unique objects). */
+  readonly #inconclusiveProbes = new WeakSet<object>();
+  #state: BreakerState = 'closed';
+
+  constructor(options: Required<BreakerOptions>, onStateChange?: (change: BreakerStateChange) => void) {
+    this.#policy = circuitBreaker(
+      handleWhen((error) => isDownstreamFault(error) || this.#inconclusiveProbes.has(error as object)),
+      { halfOpenAfter: options.breakMs, breaker: counterFor(options) },
+    );
+    this.#policy.onStateChange((next) => {
+      const change: BreakerStateChange = { from: this.#state, to: publicState(next) };
+      this.#state = change.to;
+      if (change.to === 'open') change.failure = describeFailure(this.#policy.lastFailure);
+      notify(onStateChange, change);
+    });
+  }
+
+  /**
+   * `open` until the next call after the break becomes the probe: cockatiel
+   * moves to half-open lazily, when a call arrives.
+   */
+  get state(): BreakerState {
+    return publicState(this.#policy.state);
+  }
+
+  /** Runs `call` unless the circuit is open; `probe` is true for the one call that tests a half-open circuit. */
+  async execute<T>(call: (probe: boolean) => Promise<T>): Promise<T> {
+    if (this.#policy.state === CircuitState.HalfOpen) throw circuitOpen();
+    try {
+      return await this.#policy.execute(() => this.#run(call));
+    } catch (error) {
+      throw isBrokenCircuitError(error) ? circuitOpen() : error;
+    }
+  }
+
+  async #run<T>(call: (probe: boolean) => Promise<T>): Promise<T> {
+    // cockatiel switches to half-open before it invokes the probe, so the state read here is this call's role.
+    const probe = this.#policy.state === CircuitState.HalfOpen;
+    try {
+      return await call(probe);
+    } catch (error) {
+      if (probe && !isDownstreamAnswer(error) && typeof error === 'object' && error !== null) this.#inconclusiveProbes.add(error);
+      throw error;
+    }
+  }
+}
+
+function counterFor(options: Required<BreakerOptions>): IBreaker {
+  if (options.mode === 'consecutive') return new ConsecutiveBreaker(options.failureThreshold);
+  // SamplingBreaker asks for a minimum rate, not a count: `minimumCalls` over the
+  // window is the same rule. Half a call less keeps float rounding from needing one more.
+  return new SamplingBreaker({
+    threshold: options.failureRatio,
+    duration: options.windowMs,
+    minimumRps: (options.minimumCalls - 0.5) / (options.windowMs / 1000),
+  });
+}
+
+function publicState(state: CircuitState): BreakerState {
+  if (state === CircuitState.Closed) return 'closed';
+  if (state === CircuitState.HalfOpen) return 'half-open';
+  return 'open'; // Open, or Isolated (held open by hand; this gateway never does).
+}
+
+/** Only DownstreamCallErrors are ever counted, so the tipping failure is always one of them. */
+function describeFailure(reason: FailureReason<unknown> | undefined): DownstreamFailure | undefined {
+  return reason !== undefined && 'error' in reason && reason.error instanceof DownstreamCallError ? reason.error.data : undefined;
+}
+
+function notify(listener: ((change: BreakerStateChange) => void) | undefined, change: BreakerStateChange): void {
+  try {
+    listener?.(change);
+  } catch (error) {
+    // A metrics or log hook must never fail a tool call or leave the breaker half-updated.
+    process.emitWarning(`Circuit breaker state listener threw: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+function circuitOpen(): CircuitOpenError {
+  return new CircuitOpenError('The downstream API is isolated after repeated failures; try again shortly.');
+}
