@@ -1,0 +1,88 @@
+import { isRedisServerAvailable, startRedisServer, type RedisServer } from '@tollgate/gateway-core/testing';
+import { countTokens } from '@tollgate/gateway-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GatewayClient } from './support/gateway-client.js';
+import { connectSdkClient, createAgentWithToken, mcpRaw, openRawSession, rawCall, resultJson, waitUntilReady, type TestAgent } from './support/mcp.js';
+import { startDownstream, startGateway, type RunningProcess } from './support/processes.js';
+
+const available = isRedisServerAvailable();
+if (!available && process.env.CI === 'true') {
+  throw new Error('redis-server is not installed, and CI=true forbids skipping the shared-session tests. Install it (apt-get install redis-server) or set REDIS_SERVER_BIN.');
+}
+if (!available) {
+  console.warn('\n⚠ redis-server not found: SKIPPING the MCP shared-session tests (set CI=true to make this a failure).\n');
+}
+
+/**
+ * Two gateway processes on one Redis: a session opened on one is served by
+ * the other, ended on either, and the budget is one budget (spec 3.2; sessions
+ * live in the store so any instance can serve them).
+ */
+describe.runIf(available)('MCP sessions shared by two gateways on one Redis', () => {
+  let redis: RedisServer;
+  let downstream: RunningProcess;
+  let first: RunningProcess;
+  let second: RunningProcess;
+  let alice: TestAgent;
+  let bob: TestAgent;
+  let api: GatewayClient;
+  let admin: string;
+
+  beforeAll(async () => {
+    redis = await startRedisServer();
+    downstream = await startDownstream();
+    [first, second] = await Promise.all([
+      startGateway({ downstreamUrl: downstream.url, redisUrl: redis.url }),
+      startGateway({ downstreamUrl: downstream.url, redisUrl: redis.url }),
+    ]);
+    await Promise.all([waitUntilReady(first.url), waitUntilReady(second.url)]);
+    api = new GatewayClient(first.url);
+    admin = await api.adminToken();
+    alice = await createAgentWithToken(api, admin, { label: 'alice', dailyTokenBudget: 100_000 });
+    bob = await createAgentWithToken(api, admin, { label: 'bob', dailyTokenBudget: 100_000 });
+  });
+  afterAll(async () => {
+    await Promise.all([first?.stop(), second?.stop()]);
+    await downstream?.stop();
+    await redis?.stop();
+  });
+
+  it('serves a session opened on one gateway on the other, and ends it on either', async () => {
+    const { sessionId } = await openRawSession(first.url, alice.token, '2025-06-18');
+    const listed = await rawCall(second.url, alice.token, sessionId, 'tools/list');
+    expect(listed.status).toBe(200);
+    // The negotiated version travels with the session: annotations are 2025-03-26+ only.
+    expect(listed.message.result.tools.find((tool: { name: string }) => tool.name === 'get_order').annotations).toMatchObject({ readOnlyHint: true });
+    const called = await rawCall(second.url, alice.token, sessionId, 'tools/call', { name: 'get_order', arguments: { id: 1001 } });
+    expect(called.message.result.structuredContent).toMatchObject({ id: 1001 });
+
+    expect((await mcpRaw(second.url, undefined, { method: 'DELETE', token: alice.token, sessionId })).status).toBe(204);
+    expect((await rawCall(first.url, alice.token, sessionId, 'ping')).status).toBe(404);
+  });
+
+  it("refuses another agent's session on every instance with 404", async () => {
+    const { sessionId } = await openRawSession(first.url, alice.token);
+    for (const gateway of [first, second]) {
+      const reply = await rawCall(gateway.url, bob.token, sessionId, 'tools/list');
+      expect(reply.status).toBe(404);
+      expect(reply.message.error.code).toBe(-32600);
+    }
+  });
+
+  it('lets the SDK client alternate between instances in one session, charging one budget', async () => {
+    const client = await connectSdkClient(first.url, alice.token);
+    try {
+      const sessionId = (client.transport as { sessionId?: string }).sessionId!;
+      const before = (await api.request('GET', `/management/agents/${alice.agentId}/budget`, admin)).body.used as number;
+      const viaFirst = await client.callTool({ name: 'get_product', arguments: { sku: 'KB-100' } });
+      const viaSecond = await rawCall(second.url, alice.token, sessionId, 'tools/call', { name: 'get_product', arguments: { sku: 'MS-210' } });
+      expect(resultJson(viaFirst)).toMatchObject({ sku: 'KB-100' });
+      expect(resultJson(viaSecond.message.result)).toMatchObject({ sku: 'MS-210' });
+      const spent = countTokens((viaFirst.content as Array<{ text: string }>)[0]!.text) + countTokens(viaSecond.message.result.content[0].text);
+      const seenBySecond = await new GatewayClient(second.url).request('GET', `/management/agents/${alice.agentId}/budget`, admin);
+      expect(seenBySecond.body.used).toBe(before + spent);
+    } finally {
+      await client.close();
+    }
+  });
+});
