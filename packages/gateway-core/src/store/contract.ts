@@ -5,6 +5,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
+import { describeAuditCacheContract } from './contract-audit-cache.js';
 import type { StoreOptions } from './options.js';
 import type { AgentRecord, GatewayStore, Reservation } from './ports.js';
 
@@ -319,5 +320,7 @@ export function describeStoreContract(adapter: string, createStore: StoreFactory
         expect(await sessions.touch('sess-1', 60_000)).toBeNull();
       });
     });
+
+    describeAuditCacheContract(createStore);
   });
 }

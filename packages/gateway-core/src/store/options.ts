@@ -10,8 +10,42 @@ export interface StoreOptions {
   connectTimeoutMs?: number;
   /** Redis only: told about connection errors (the client keeps reconnecting). */
   onError?: (error: Error) => void;
-  /** Milliseconds since the epoch; injectable for tests of idle expiry. Default `Date.now`. */
+  /** How much of the audit trail is kept. */
+  auditRetention?: AuditRetention;
+  /** In-memory only: most cached responses kept, least recently used dropped first. Default 10 000. */
+  memoryCacheMaxEntries?: number;
+  /** Milliseconds since the epoch; injectable for tests of idle, cache and audit expiry. Default `Date.now`. */
   clock?: () => number;
 }
 
 export const DEFAULT_RESERVATION_TTL_MS = 5 * 60 * 1000;
+
+/**
+ * Audit records are dropped when either cap is reached, oldest first. Redis
+ * trims approximately (`MAXLEN ~`, `MINID ~`), so a stream can briefly hold
+ * a few dozen records more; the in-memory store trims exactly.
+ */
+export interface AuditRetention {
+  /** Per agent. Default 10 000. */
+  maxRecordsPerAgent?: number;
+  /** In the stream of every record (the admin view). Default 100 000. */
+  maxRecords?: number;
+  /** Default 30 days. */
+  maxAgeMs?: number;
+}
+
+export const DEFAULT_AUDIT_RETENTION: Required<AuditRetention> = {
+  maxRecordsPerAgent: 10_000,
+  maxRecords: 100_000,
+  maxAgeMs: 30 * 24 * 60 * 60 * 1000,
+};
+
+export const DEFAULT_MEMORY_CACHE_MAX_ENTRIES = 10_000;
+
+export function auditRetention(options: StoreOptions): Required<AuditRetention> {
+  return { ...DEFAULT_AUDIT_RETENTION, ...definedOnly(options.auditRetention ?? {}) };
+}
+
+function definedOnly<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

@@ -5,6 +5,8 @@
  * One contract suite (`contract.ts`) runs against every adapter.
  */
 
+import type { AuditEntry, AuditPage, AuditQuery } from '../audit/record.js';
+
 export interface AgentRecord {
   agentId: string;
   label: string;
@@ -112,6 +114,59 @@ export interface SessionStore {
   delete(sessionId: string): Promise<boolean>;
 }
 
+/**
+ * The audit trail, kept per agent and as one stream of everything, each
+ * capped by count and by age (`StoreOptions.auditRetention`). Records are
+ * read newest first, one page at a time.
+ */
+export interface AuditLog {
+  /** Appends in order; each entry gets an id that increases in append order. */
+  append(entries: readonly AuditEntry[]): Promise<void>;
+  /**
+   * Newest first. `nextCursor` is null on the last page. An adapter may stop
+   * a filtered scan early (Redis reads at most `AUDIT_SCAN_LIMIT` records per
+   * query) and return a shorter page with a cursor to read on from.
+   */
+  query(query: AuditQuery): Promise<AuditPage>;
+}
+
+/** One earlier response the semantic tier can compare a new call with. */
+export interface SemanticCandidate {
+  /** Exact-tier key of the cached response this candidate stands for. */
+  responseKey: string;
+  /** Unit vector(s) of the call's free-text arguments, concatenated. */
+  vector: Float32Array;
+}
+
+/**
+ * Cached tool responses. The exact tier maps a key to a response text; the
+ * semantic tier keeps, per group key (a tool and its exactly-compared
+ * arguments), a bounded set of candidates, so a lookup compares a handful of
+ * vectors however large the cache grows.
+ */
+export interface ResponseCache {
+  get(key: string): Promise<string | null>;
+  set(key: string, text: string, ttlMs: number): Promise<void>;
+  /** Live candidates of a group, in no particular order. */
+  candidates(groupKey: string): Promise<SemanticCandidate[]>;
+  /**
+   * Adds (or replaces, by responseKey) a candidate that lives `ttlMs`; when
+   * the group then holds more than `maxCandidates`, expired and then the
+   * oldest ones are dropped.
+   */
+  addCandidate(groupKey: string, candidate: SemanticCandidate, ttlMs: number, maxCandidates: number): Promise<void>;
+}
+
+/**
+ * A counter every instance can read, bumped when the tool registry changed
+ * (an admin refresh), so other instances know to re-read /gw/schema.
+ */
+export interface ToolRegistryState {
+  generation(): Promise<number>;
+  /** Returns the new generation. */
+  bump(): Promise<number>;
+}
+
 /** Everything the gateway keeps; one adapter instance per process. */
 export interface GatewayStore {
   readonly kind: 'memory' | 'redis';
@@ -119,6 +174,9 @@ export interface GatewayStore {
   readonly revocation: RevocationStore;
   readonly budget: BudgetLedger;
   readonly sessions: SessionStore;
+  readonly audit: AuditLog;
+  readonly cache: ResponseCache;
+  readonly toolRegistryState: ToolRegistryState;
   /** One real round trip; throws when the store is unreachable. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -1,21 +1,28 @@
-import { DEFAULT_RESERVATION_TTL_MS, type StoreOptions } from '../options.js';
+import { auditRetention, DEFAULT_MEMORY_CACHE_MAX_ENTRIES, DEFAULT_RESERVATION_TTL_MS, type StoreOptions } from '../options.js';
 import type { GatewayStore } from '../ports.js';
 import { MemoryAgentStore } from './agents.js';
+import { MemoryAuditLog } from './audit.js';
 import { MemoryBudgetLedger } from './budget.js';
+import { MemoryResponseCache } from './cache.js';
 import { MemoryRevocationStore } from './revocation.js';
 import { MemorySessionStore } from './sessions.js';
+import { MemoryToolRegistryState } from './tool-registry-state.js';
 
 /**
  * The embedded store: everything in this process's memory. Right for one
  * instance and for development; state is lost on restart and not shared.
  */
 export function createMemoryStore(options: StoreOptions = {}): GatewayStore {
+  const clock = options.clock ?? Date.now;
   return {
     kind: 'memory',
     agents: new MemoryAgentStore(),
     revocation: new MemoryRevocationStore(),
     budget: new MemoryBudgetLedger(options.reservationTtlMs ?? DEFAULT_RESERVATION_TTL_MS),
-    sessions: new MemorySessionStore(options.clock ?? Date.now),
+    sessions: new MemorySessionStore(clock),
+    audit: new MemoryAuditLog(auditRetention(options), clock),
+    cache: new MemoryResponseCache(options.memoryCacheMaxEntries ?? DEFAULT_MEMORY_CACHE_MAX_ENTRIES, clock),
+    toolRegistryState: new MemoryToolRegistryState(),
     async ping() {},
     async close() {},
   };

@@ -1,11 +1,14 @@
-import { DEFAULT_RESERVATION_TTL_MS, type StoreOptions } from '../options.js';
+import { auditRetention, DEFAULT_RESERVATION_TTL_MS, type StoreOptions } from '../options.js';
 import type { GatewayStore } from '../ports.js';
 import { RedisAgentStore } from './agents.js';
+import { RedisAuditLog } from './audit.js';
 import { RedisBudgetLedger } from './budget.js';
+import { RedisResponseCache } from './cache.js';
 import { command, connectInBackground, createConnection } from './connection.js';
 import { Keys } from './keys.js';
 import { RedisRevocationStore } from './revocation.js';
 import { RedisSessionStore } from './sessions.js';
+import { RedisToolRegistryState } from './tool-registry-state.js';
 
 export const DEFAULT_KEY_PREFIX = 'tollgate:';
 
@@ -30,6 +33,9 @@ export async function createRedisStore(url: string, options: StoreOptions = {}):
     revocation: new RedisRevocationStore(client, keys),
     budget: new RedisBudgetLedger(client, keys, options.reservationTtlMs ?? DEFAULT_RESERVATION_TTL_MS),
     sessions: new RedisSessionStore(client, keys),
+    audit: new RedisAuditLog(client, keys, auditRetention(options)),
+    cache: new RedisResponseCache(client, keys),
+    toolRegistryState: new RedisToolRegistryState(client, keys),
     async ping() {
       await command(() => client.ping());
     },

@@ -23,4 +23,28 @@ export class Keys {
   session(sessionId: string): string {
     return `${this.prefix}session:${sessionId}`;
   }
+
+  /** Stream of every audit record (the admin view). */
+  auditAll(): string {
+    return `${this.prefix}audit:all`;
+  }
+
+  /** Stream of one agent's audit records; same ids as in `auditAll`. */
+  auditAgent(agentId: string): string {
+    return `${this.prefix}audit:agent:${agentId}`;
+  }
+
+  /** A cached response (exact tier). */
+  cachedResponse(key: string): string {
+    return `${this.prefix}cache:r:${key}`;
+  }
+
+  /** Hash of one semantic candidate group: responseKey -> `<expiresAtMs>:<base64 vector>`. */
+  cacheCandidates(groupKey: string): string {
+    return `${this.prefix}cache:c:${groupKey}`;
+  }
+
+  toolRegistryGeneration(): string {
+    return `${this.prefix}tools:generation`;
+  }
 }

@@ -8,6 +8,8 @@ import { checkStore } from '../check.js';
 import { createStore } from '../create-store.js';
 import type { StoreOptions } from '../options.js';
 import type { GatewayStore } from '../ports.js';
+import type { AuditEntry } from '../../audit/record.js';
+import { AUDIT_SCAN_LIMIT } from './audit.js';
 
 const available = isRedisServerAvailable();
 if (!available && process.env.CI === 'true') {
@@ -64,11 +66,50 @@ describe.runIf(available)('Redis store', () => {
       expect((await a.budget.usage('agt_x', now)).reserved).toBe(294);
     });
 
+    it('gives a record the same id in the agent and global streams under concurrent appends from two instances', async () => {
+      const prefix = `test:${randomUUID()}:`;
+      const [a, b] = [await instance(prefix), await instance(prefix)];
+      const batch = (store: GatewayStore, tool: string) =>
+        Promise.all(Array.from({ length: 20 }, (_, i) => store.audit.append([auditEntry({ tool, tokensCharged: i })])));
+      await Promise.all([batch(a, 'from-a'), batch(b, 'from-b')]);
+      const agentIds = (await b.audit.query({ agentId: 'agt_x', limit: 100 })).records.map((r) => r.id);
+      const globalIds = (await a.audit.query({ limit: 100 })).records.map((r) => r.id);
+      expect(agentIds).toHaveLength(40);
+      expect(agentIds).toEqual(globalIds);
+    });
+
+    it('sees a tool registry bump from another instance', async () => {
+      const prefix = `test:${randomUUID()}:`;
+      const [a, b] = [await instance(prefix), await instance(prefix)];
+      await a.toolRegistryState.bump();
+      expect(await b.toolRegistryState.generation()).toBe(1);
+    });
+
     it('keys are namespaced by the prefix', async () => {
       const a = await instance(`test:${randomUUID()}:`);
       const b = await instance(`test:${randomUUID()}:`);
       await a.revocation.revokeAll('agt_x');
       expect(await b.revocation.generation('agt_x')).toBe(0);
+    });
+  });
+
+  describe('audit queries', () => {
+    it('stop a filtered scan after AUDIT_SCAN_LIMIT records and hand back a cursor to go on from', async () => {
+      const store = await createStore(server.url, { keyPrefix: `test:${randomUUID()}:` });
+      try {
+        await store.audit.append([auditEntry({ tool: 'rare' })]);
+        for (let i = 0; i < AUDIT_SCAN_LIMIT / 1000 + 1; i++) {
+          await store.audit.append(Array.from({ length: 1000 }, () => auditEntry({ tool: 'common' })));
+        }
+        const first = await store.audit.query({ tool: 'rare', limit: 10 });
+        expect(first.records).toEqual([]);
+        expect(first.nextCursor).toMatch(/^\d+-\d+$/);
+        const second = await store.audit.query({ tool: 'rare', limit: 10, before: first.nextCursor! });
+        expect(second.records.map((r) => r.tool)).toEqual(['rare']);
+        expect(second.nextCursor).toBeNull();
+      } finally {
+        await store.close();
+      }
     });
   });
 
@@ -110,6 +151,28 @@ describe.runIf(available)('Redis store', () => {
     });
   });
 });
+
+function auditEntry(overrides: Partial<AuditEntry>): AuditEntry {
+  return {
+    time: new Date().toISOString(),
+    kind: 'tool-call',
+    agentId: 'agt_x',
+    sessionId: null,
+    tool: 'search',
+    outcome: 'ok',
+    httpStatus: 200,
+    jsonRpcCode: null,
+    tokensCharged: 0,
+    gatewayMs: null,
+    downstreamMs: null,
+    cacheTier: null,
+    downstreamStatus: null,
+    argsDigest: null,
+    actor: null,
+    detail: null,
+    ...overrides,
+  };
+}
 
 async function eventually(probe: () => Promise<unknown>, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

@@ -1,0 +1,80 @@
+import { auditIdMs, checkAuditQuery, matchesAuditQuery, type AuditEntry, type AuditPage, type AuditQuery, type AuditRecord } from '../../audit/record.js';
+import type { AuditRetention } from '../options.js';
+import type { AuditLog } from '../ports.js';
+import { command, type RedisClient } from './connection.js';
+import type { Keys } from './keys.js';
+import { LuaScript } from './scripts.js';
+
+/*
+ * Two Redis Streams hold each record: the stream of everything and the
+ * agent's own. One script adds to both, so the agent stream reuses the id
+ * the global stream assigned (ids only grow, on any number of instances) and
+ * one cursor works in either. Both are capped by count (MAXLEN ~) and by age
+ * (MINID ~, from the server's clock), and expire when idle past the age cap.
+ * A record is one field `r`: its JSON without the id.
+ */
+
+// KEYS: global stream [, agent stream]. ARGV: json, maxRecords, maxRecordsPerAgent, maxAgeMs
+const APPEND = new LuaScript(`
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local min_id = string.format('%d-0', math.max(now - tonumber(ARGV[4]), 0))
+local id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[2], '*', 'r', ARGV[1])
+redis.call('XTRIM', KEYS[1], 'MINID', '~', min_id)
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
+if KEYS[2] then
+  redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[3], id, 'r', ARGV[1])
+  redis.call('XTRIM', KEYS[2], 'MINID', '~', min_id)
+  redis.call('PEXPIRE', KEYS[2], ARGV[4])
+end
+return id
+`);
+
+/** Most records one query reads before it returns a shorter page with a cursor to go on. */
+export const AUDIT_SCAN_LIMIT = 10_000;
+const CHUNK = 200;
+
+export class RedisAuditLog implements AuditLog {
+  constructor(
+    private readonly client: RedisClient,
+    private readonly keys: Keys,
+    private readonly retention: Required<AuditRetention>,
+  ) {}
+
+  async append(entries: readonly AuditEntry[]): Promise<void> {
+    const { maxRecords, maxRecordsPerAgent, maxAgeMs } = this.retention;
+    // Issued in one tick, the scripts travel as one pipeline and run in order.
+    await command(() =>
+      Promise.all(
+        entries.map((entry) => {
+          const keys = [this.keys.auditAll(), ...(entry.agentId === null ? [] : [this.keys.auditAgent(entry.agentId)])];
+          return APPEND.run(this.client, keys, [JSON.stringify(entry), maxRecords, maxRecordsPerAgent, maxAgeMs]);
+        }),
+      ),
+    );
+  }
+
+  async query(query: AuditQuery): Promise<AuditPage> {
+    checkAuditQuery(query);
+    const key = query.agentId === undefined ? this.keys.auditAll() : this.keys.auditAgent(query.agentId);
+    const page: AuditRecord[] = [];
+    // Trimming by age is approximate; reading is exact: nothing older than the cap is shown.
+    const oldestShownMs = Date.now() - this.retention.maxAgeMs;
+    let end = query.before === undefined ? '+' : `(${query.before}`;
+    for (let scanned = 0; scanned < AUDIT_SCAN_LIMIT; ) {
+      const chunk = await command(() => this.client.xRevRange(key, end, '-', { COUNT: CHUNK }));
+      for (const { id, message } of chunk ?? []) {
+        if (auditIdMs(id) < oldestShownMs) return { records: page.slice(0, query.limit), nextCursor: null };
+        const record = { ...(JSON.parse(message.r as string) as AuditEntry), id };
+        if (!matchesAuditQuery(record, query)) continue;
+        page.push(record);
+        if (page.length > query.limit) return { records: page.slice(0, query.limit), nextCursor: page[query.limit - 1]!.id };
+      }
+      if (!chunk || chunk.length < CHUNK) return { records: page, nextCursor: null };
+      scanned += chunk.length;
+      end = `(${chunk.at(-1)!.id}`;
+    }
+    // Scan limit reached: what was found, and where to go on from.
+    return { records: page, nextCursor: end.slice(1) };
+  }
+}
