@@ -160,6 +160,14 @@ describe('HttpForwarder', () => {
     expect((await failure(call)).data).toEqual({ reason: 'aborted' });
   });
 
+  it('reports a cancel as aborted whatever reason the caller aborts with', async () => {
+    handler = (_request, response) => setTimeout(() => response.end('{}'), 2_000).unref();
+    const controller = new AbortController();
+    const call = forwarder().forward(tool(getCustomer), { id: '1' }, controller.signal);
+    setTimeout(() => controller.abort(new Error('client went away')), 50);
+    expect((await failure(call)).data).toEqual({ reason: 'aborted' });
+  });
+
   it('reports an unreachable downstream as a network failure', async () => {
     const closed = createServer();
     closed.listen(0, '127.0.0.1');

@@ -89,7 +89,7 @@ export class HttpForwarder implements Forwarder {
       const headers = endToEndHeaders(response.headers);
       return { status: response.statusCode, headers, body: decodeBody(raw, headers['content-type']), durationMs: performance.now() - started };
     } catch (error) {
-      throw this.#failure(error, tool, timeout);
+      throw this.#failure(error, tool, timeout, signal);
     }
   }
 
@@ -98,12 +98,13 @@ export class HttpForwarder implements Forwarder {
     return this.#pool.close();
   }
 
-  #failure(error: unknown, tool: ToolDefinition, timeout: AbortSignal): DownstreamCallError {
+  #failure(error: unknown, tool: ToolDefinition, timeout: AbortSignal, signal: AbortSignal | undefined): DownstreamCallError {
     if (error instanceof DownstreamCallError) return error;
     if (timeout.aborted) {
       return new DownstreamCallError(`Downstream did not answer tool ${tool.name} within ${this.#timeoutMs} ms`, { reason: 'timeout', timeoutMs: this.#timeoutMs }, { cause: error });
     }
-    if (isAbort(error)) return new DownstreamCallError(`Call to tool ${tool.name} was cancelled`, { reason: 'aborted' }, { cause: error });
+    // The caller's signal may abort with any reason (not only an AbortError): ask the signal, not the error.
+    if (signal?.aborted || isAbort(error)) return new DownstreamCallError(`Call to tool ${tool.name} was cancelled`, { reason: 'aborted' }, { cause: error });
     const code = networkCode(error);
     return new DownstreamCallError(`Downstream unreachable for tool ${tool.name}${code ? ` (${code})` : ''}`, { reason: 'network', code }, { cause: error });
   }
