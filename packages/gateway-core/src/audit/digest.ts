@@ -1,0 +1,16 @@
+import { createHash, createHmac } from 'node:crypto';
+import { canonicalJson } from '../cache/canonical-json.js';
+
+/**
+ * What the audit keeps of a call's arguments: SHA-256 (hex) of their
+ * canonical JSON. Equal arguments give equal digests, so an operator can see
+ * that two calls asked the same thing without the trail holding what they
+ * asked. A plain hash of a low-entropy value (a 9-digit number) can be
+ * guessed by trying them all; pass a secret `key` to get an HMAC-SHA-256
+ * that cannot be, at the price of digests that only match under that key.
+ */
+export function argsDigest(args: unknown, key?: string | Buffer): string {
+  const json = canonicalJson(args);
+  const hash = key === undefined ? createHash('sha256') : createHmac('sha256', key);
+  return hash.update(json).digest('hex');
+}

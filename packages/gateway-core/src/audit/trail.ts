@@ -1,0 +1,180 @@
+import type { AuditLog } from '../store/ports.js';
+import { MAX_AUDIT_DETAIL_LENGTH, type AuditEntry } from './record.js';
+
+/** What a caller reports: `kind` and `outcome`, and whichever other fields apply (the rest default to null or 0). */
+export type AuditEvent = Pick<AuditEntry, 'kind' | 'outcome'> & Partial<Omit<AuditEntry, 'kind' | 'outcome'>>;
+
+export interface AuditTrailOptions {
+  log: AuditLog;
+  /** Gets every entry once, for a structured log line (e.g. `(entry) => logger.info({ audit: entry })`). */
+  logLine?: (entry: AuditEntry) => void;
+  /** Told when the store refuses a batch (kept and retried) or the log line fails. */
+  onError?: (error: unknown) => void;
+  /** Entries waiting for the store, at most; past it the oldest are dropped and counted. Default 10 000. */
+  maxQueue?: number;
+  /** Entries per store append. Default 100. */
+  batchSize?: number;
+  clock?: () => Date;
+}
+
+const RETRY_MIN_MS = 250;
+const RETRY_MAX_MS = 5_000;
+
+/**
+ * The audit trail as the pipeline sees it: `record` only queues (the hot
+ * path pays for an array push), and the queue is written in batches on a
+ * later turn of the event loop. A failing store never reaches the caller:
+ * the batch goes back to the head of the queue and is retried with backoff,
+ * and the log line was already written, so the record is never only in
+ * memory. `flush` writes everything queued, for a graceful shutdown.
+ */
+export class AuditTrail {
+  readonly #queue: AuditEntry[] = [];
+  readonly #logged = new WeakSet<AuditEntry>();
+  readonly #options: Required<Omit<AuditTrailOptions, 'logLine'>> & Pick<AuditTrailOptions, 'logLine'>;
+  #draining: Promise<void> | null = null;
+  #timer: NodeJS.Timeout | NodeJS.Immediate | null = null;
+  #failures = 0;
+  #dropped = 0;
+
+  constructor(options: AuditTrailOptions) {
+    this.#options = {
+      maxQueue: 10_000,
+      batchSize: 100,
+      onError: () => {},
+      clock: () => new Date(),
+      ...options,
+    };
+  }
+
+  /** Queues one entry. Never throws and never waits. */
+  record(event: AuditEvent): void {
+    try {
+      this.#queue.push(toEntry(event, this.#options.clock));
+      this.#enforceLimit();
+      this.#schedule(0);
+    } catch (error) {
+      this.#report(error);
+    }
+  }
+
+  /**
+   * Writes every queued entry, waiting for a write in progress. Resolves (it
+   * never rejects) when the queue is empty or the store refused a batch; the
+   * refused entries stay queued and were logged.
+   */
+  async flush(): Promise<void> {
+    this.#cancelTimer();
+    while (this.#draining) await this.#draining;
+    await this.#drain();
+  }
+
+  /** Entries dropped because the queue was full while the store was failing. */
+  get dropped(): number {
+    return this.#dropped;
+  }
+
+  /** Entries not yet in the store. */
+  get pending(): number {
+    return this.#queue.length;
+  }
+
+  #schedule(delayMs: number): void {
+    if (this.#draining || this.#timer) return;
+    const run = () => {
+      this.#timer = null;
+      void this.#drain();
+    };
+    this.#timer = delayMs === 0 ? setImmediate(run) : setTimeout(run, delayMs).unref();
+  }
+
+  #cancelTimer(): void {
+    if (this.#timer === null) return;
+    clearImmediate(this.#timer as NodeJS.Immediate);
+    clearTimeout(this.#timer as NodeJS.Timeout);
+    this.#timer = null;
+  }
+
+  #drain(): Promise<void> {
+    this.#draining ??= this.#writeQueue().then((retryInMs) => {
+      this.#draining = null;
+      // Entries queued while the last batch was in flight found the drain still running.
+      if (retryInMs !== null) this.#schedule(retryInMs);
+      else if (this.#queue.length > 0) this.#schedule(0);
+    });
+    return this.#draining;
+  }
+
+  /** Batch after batch until the queue is empty (null) or the store fails (the backoff before retrying). */
+  async #writeQueue(): Promise<number | null> {
+    while (this.#queue.length > 0) {
+      const batch = this.#queue.splice(0, this.#options.batchSize);
+      this.#logLines(batch);
+      try {
+        await this.#options.log.append(batch);
+        this.#failures = 0;
+      } catch (error) {
+        this.#queue.unshift(...batch);
+        this.#enforceLimit();
+        this.#report(error);
+        this.#failures += 1;
+        return Math.min(RETRY_MIN_MS * 2 ** (this.#failures - 1), RETRY_MAX_MS);
+      }
+    }
+    return null;
+  }
+
+  #logLines(batch: AuditEntry[]): void {
+    const { logLine } = this.#options;
+    if (!logLine) return;
+    for (const entry of batch) {
+      if (this.#logged.has(entry)) continue;
+      this.#logged.add(entry);
+      try {
+        logLine(entry);
+      } catch (error) {
+        this.#report(error);
+      }
+    }
+  }
+
+  #enforceLimit(): void {
+    const excess = this.#queue.length - this.#options.maxQueue;
+    if (excess <= 0) return;
+    this.#queue.splice(0, excess);
+    this.#dropped += excess;
+  }
+
+  #report(error: unknown): void {
+    try {
+      this.#options.onError(error);
+    } catch {
+      // An error handler that throws must not take the trail down with it.
+    }
+  }
+}
+
+/**
+ * Copies the known fields one by one: whatever else a caller passes (raw
+ * arguments by mistake, a response body) never reaches the store or a log.
+ */
+function toEntry(event: AuditEvent, clock: () => Date): AuditEntry {
+  return {
+    time: event.time ?? clock().toISOString(),
+    kind: event.kind,
+    agentId: event.agentId ?? null,
+    sessionId: event.sessionId ?? null,
+    tool: event.tool ?? null,
+    outcome: event.outcome,
+    httpStatus: event.httpStatus ?? null,
+    jsonRpcCode: event.jsonRpcCode ?? null,
+    tokensCharged: event.tokensCharged ?? 0,
+    gatewayMs: event.gatewayMs ?? null,
+    downstreamMs: event.downstreamMs ?? null,
+    cacheTier: event.cacheTier ?? null,
+    downstreamStatus: event.downstreamStatus ?? null,
+    argsDigest: event.argsDigest ?? null,
+    actor: event.actor ?? null,
+    detail: event.detail == null ? null : event.detail.slice(0, MAX_AUDIT_DETAIL_LENGTH),
+  };
+}
