@@ -1,6 +1,26 @@
 import { InvalidInputError } from '@tollgate/gateway-core';
-import type { Context } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
 import type { z } from 'zod';
+import { problem } from './problem.js';
+
+/** Far above any valid management or auth body (1000 tool names and scopes fit many times over). */
+export const MAX_JSON_BODY_BYTES = 1024 * 1024;
+
+/**
+ * Caps what a caller can make the gateway buffer before `readJsonBody`
+ * parses it: 413 as soon as Content-Length or the streamed bytes pass the
+ * limit. Without it, one unauthenticated POST /auth/admin/token could hold
+ * any amount of memory.
+ */
+export function jsonBodyLimit(maxBytes = MAX_JSON_BODY_BYTES): MiddlewareHandler {
+  return bodyLimit({
+    maxSize: maxBytes,
+    // No `Connection: close`: closing at once would reset a client still uploading before it reads
+    // the 413; the node server drains the rest of the body (bounded) and keeps the connection.
+    onError: (c) => problem(c, { status: 413, title: 'Payload Too Large', detail: `Request body is larger than ${maxBytes} bytes` }),
+  });
+}
 
 /**
  * Reads and validates a JSON request body. An empty body counts as absent

@@ -1,6 +1,6 @@
 import { apiKeyMatches, UnauthorizedError, type TokenService } from '@tollgate/gateway-core';
 import { Hono } from 'hono';
-import { readJsonBody } from '../http/json-body.js';
+import { jsonBodyLimit, readJsonBody } from '../http/json-body.js';
 import { adminTokenBody } from './management-schemas.js';
 
 export interface AdminAuthDeps {
@@ -14,7 +14,7 @@ export interface AdminAuthDeps {
 export function adminAuthRoutes({ tokens, apiKey, tokenExpiryDays }: AdminAuthDeps): Hono {
   const app = new Hono();
   if (apiKey === undefined) return app;
-  app.post('/admin/token', async (c) => {
+  app.post('/admin/token', jsonBodyLimit(), async (c) => {
     const body = await readJsonBody(c, adminTokenBody);
     if (!apiKeyMatches(body.apiKey, apiKey)) throw new UnauthorizedError('Invalid API key', 'api-key');
     c.header('Cache-Control', 'no-store');

@@ -1,7 +1,7 @@
 import type { AgentRecord, AgentService, TokenService } from '@tollgate/gateway-core';
 import { Hono } from 'hono';
 import { requireAdmin } from '../http/admin-guard.js';
-import { readJsonBody } from '../http/json-body.js';
+import { jsonBodyLimit, readJsonBody } from '../http/json-body.js';
 import { createAgentBody, issueTokenBody, updateAgentBody } from './management-schemas.js';
 
 const DEFAULT_AGENT_TOKEN_DAYS = 30;
@@ -15,6 +15,8 @@ export interface ManagementDeps {
 export function managementRoutes({ agents, tokens }: ManagementDeps): Hono {
   const app = new Hono();
   app.use('*', requireAdmin(tokens));
+  // After the admin check, so an unauthenticated caller cannot make the gateway buffer anything.
+  app.use('*', jsonBodyLimit());
 
   app.post('/agents', async (c) => {
     const body = await readJsonBody(c, createAgentBody);
