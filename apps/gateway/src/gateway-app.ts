@@ -1,7 +1,8 @@
 import { NotFoundError, type AgentService, type TokenService } from '@tollgate/gateway-core';
 import { Hono } from 'hono';
 import type { GatewayConfig } from './config/gateway-config.js';
-import { errorResponse } from './http/error-response.js';
+import { errorResponse, jsonRpcErrorResponse } from './http/error-response.js';
+import { checkOrigin, checkSingleAuthorization, type OriginPolicy } from './http/request-guards.js';
 import type { Readiness } from './readiness.js';
 import { adminAuthRoutes } from './routes/admin-auth.js';
 import { devTokenRoutes } from './routes/dev-tokens.js';
@@ -24,6 +25,16 @@ export interface GatewayAppDeps {
 export function createGatewayApp(deps: GatewayAppDeps): Hono {
   const { config, agents, tokens, readiness } = deps;
   const app = new Hono();
+  const originPolicy = originPolicyOf(config);
+
+  // Health probes come from orchestrators with any Host; everything else is guarded.
+  for (const path of ['/management/*', '/auth/*', '/dev/*', '/mcp']) {
+    app.use(path, async (c, next) => {
+      checkOrigin(c, originPolicy);
+      checkSingleAuthorization(c);
+      await next();
+    });
+  }
 
   app.route('/health', healthRoutes(readiness));
   app.route('/auth', adminAuthRoutes({ tokens, apiKey: config.admin.apiKey, tokenExpiryDays: config.admin.tokenExpiryDays }));
@@ -43,7 +54,15 @@ export function createGatewayApp(deps: GatewayAppDeps): Hono {
   app.notFound((c) => errorResponse(c, new NotFoundError('Not found')));
   app.onError((error, c) => {
     if (!(error instanceof Error && 'httpStatus' in error)) deps.onUnexpectedError?.(error, c.req.path);
-    return errorResponse(c, error);
+    return c.req.path === '/mcp' ? jsonRpcErrorResponse(c, error) : errorResponse(c, error);
   });
   return app;
+}
+
+export function originPolicyOf(config: GatewayConfig): OriginPolicy {
+  return {
+    allowedOrigins: config.http.allowedOrigins,
+    allowedHosts: config.http.allowedHosts,
+    listensOnLoopbackOnly: /^(127\.|localhost$|::1$)/.test(config.server.host),
+  };
 }

@@ -13,6 +13,10 @@ export interface GatewayConfig {
   mcp: { sessionIdleMinutes: number; maxBodyBytes: number };
   http: { allowedOrigins: string[]; allowedHosts: string[]; shutdownDeadlineMs: number };
   toolRegistry: { refreshSeconds: number };
+  resilience: {
+    breaker: { mode: 'consecutive' | 'ratio'; failureThreshold: number; failureRatio: number; windowMs: number; minimumCalls: number; breakMs: number };
+    retry: { retries: number; minDelayMs: number; maxDelayMs: number };
+  };
   embedding: { provider: 'local' } | { provider: 'openai'; baseUrl: string; model: string; apiKey: string | undefined };
 }
 
@@ -76,6 +80,15 @@ function schemaFor(development: boolean) {
     'Gw:Http:AllowedOrigins': commaList,
     'Gw:Http:AllowedHosts': commaList,
     'Gw:Http:ShutdownDeadlineSeconds': positiveInt(15),
+    'Gw:Breaker:Mode': z.enum(['consecutive', 'ratio']).default('consecutive'),
+    'Gw:Breaker:FailureThreshold': positiveInt(5),
+    'Gw:Breaker:FailureRatio': z.coerce.number().gt(0, 'must be above 0').lt(1, 'must be below 1').default(0.5),
+    'Gw:Breaker:WindowSeconds': positiveInt(30),
+    'Gw:Breaker:MinimumCalls': positiveInt(10),
+    'Gw:Breaker:BreakSeconds': z.coerce.number().positive('must be positive').default(30),
+    'Gw:Downstream:Retries': z.coerce.number().int('must be a whole number').min(0).max(2, 'must be at most 2').default(2),
+    'Gw:Downstream:RetryMinDelayMs': z.coerce.number().int().min(0).default(50),
+    'Gw:Downstream:RetryMaxDelayMs': z.coerce.number().int().min(0).default(250),
     'Gw:ToolRegistry:RefreshSeconds': z.coerce.number().int('must be a whole number').min(0, 'must not be negative (0 = off)').default(300),
     'Gw:Embedding:Provider': z.enum(['local', 'openai']).default('local'),
     'Gw:Embedding:BaseUrl': httpUrl.optional(),
@@ -143,6 +156,21 @@ export function parseGatewayConfig(flat: FlatConfig): ParsedConfig {
         shutdownDeadlineMs: data['Gw:Http:ShutdownDeadlineSeconds'] * 1000,
       },
       toolRegistry: { refreshSeconds: data['Gw:ToolRegistry:RefreshSeconds'] },
+      resilience: {
+        breaker: {
+          mode: data['Gw:Breaker:Mode'],
+          failureThreshold: data['Gw:Breaker:FailureThreshold'],
+          failureRatio: data['Gw:Breaker:FailureRatio'],
+          windowMs: data['Gw:Breaker:WindowSeconds'] * 1000,
+          minimumCalls: data['Gw:Breaker:MinimumCalls'],
+          breakMs: data['Gw:Breaker:BreakSeconds'] * 1000,
+        },
+        retry: {
+          retries: data['Gw:Downstream:Retries'],
+          minDelayMs: data['Gw:Downstream:RetryMinDelayMs'],
+          maxDelayMs: data['Gw:Downstream:RetryMaxDelayMs'],
+        },
+      },
       embedding:
         data['Gw:Embedding:Provider'] === 'openai'
           ? {

@@ -1,4 +1,11 @@
-import { buildToolRegistry, describeToolProblem, ToolRegistry } from '@tollgate/gateway-core';
+import { buildToolRegistry, describeToolProblem, ToolRegistry, type ToolDefinition } from '@tollgate/gateway-core';
+
+export interface CatalogLoad {
+  tools: string[];
+  /** One line per definition left out. */
+  problems: string[];
+  loadedAt: string;
+}
 
 /**
  * The gateway's current view of the downstream's tools. Swapped whole on
@@ -6,22 +13,34 @@ import { buildToolRegistry, describeToolProblem, ToolRegistry } from '@tollgate/
  */
 export class ToolCatalog {
   #registry = new ToolRegistry([]);
-  #loaded = false;
+  #last: CatalogLoad | undefined;
 
   get registry(): ToolRegistry {
     return this.#registry;
   }
 
   get loaded(): boolean {
-    return this.#loaded;
+    return this.#last !== undefined;
   }
 
-  /** Builds a registry from `/gw/schema` JSON; returns one line per entry left out. */
-  load(schemaJson: unknown): string[] {
+  get lastLoad(): CatalogLoad | undefined {
+    return this.#last;
+  }
+
+  /** Builds a registry from `/gw/schema` JSON and swaps it in. */
+  load(schemaJson: unknown, now = new Date()): CatalogLoad {
     const { registry, problems } = buildToolRegistry(schemaJson);
     this.#registry = registry;
-    this.#loaded = true;
-    return problems.map(describeToolProblem);
+    this.#last = {
+      tools: registry.list().map((tool) => tool.definition.name),
+      problems: problems.map(describeToolProblem),
+      loadedAt: now.toISOString(),
+    };
+    return this.#last;
+  }
+
+  definitions(): ToolDefinition[] {
+    return this.#registry.list().map((tool) => tool.definition);
   }
 
   /** Every scope any tool requires. */

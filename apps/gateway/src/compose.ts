@@ -1,0 +1,118 @@
+import {
+  AgentService,
+  createOpenAiEmbeddingModel,
+  createResilientForwarder,
+  createStore,
+  HttpForwarder,
+  loadLocalEmbeddingModel,
+  McpService,
+  TokenService,
+  type EmbeddingModel,
+  type GatewayStore,
+} from '@tollgate/gateway-core';
+import type { Hono } from 'hono';
+import type { GatewayConfig } from './config/gateway-config.js';
+import { createGatewayApp } from './gateway-app.js';
+import type { Logger } from './logger.js';
+import { createReadiness } from './readiness.js';
+import { ToolCatalog } from './registry/tool-catalog.js';
+import { ToolRefresher } from './registry/tool-refresher.js';
+import { mcpRoutes } from './routes/mcp.js';
+import { toolRoutes } from './routes/tools.js';
+
+export const GATEWAY_VERSION = '0.1.0';
+
+export interface Gateway {
+  app: Hono;
+  store: GatewayStore;
+  /** Loads the tools (retrying until the downstream answers) and starts background refreshes. */
+  start(): void;
+  /** Stops background work and releases connections; call after the HTTP server has drained. */
+  close(): Promise<void>;
+}
+
+function loadEmbeddingModel(config: GatewayConfig): Promise<EmbeddingModel> {
+  const embedding = config.embedding;
+  if (embedding.provider === 'local') return loadLocalEmbeddingModel();
+  return Promise.resolve(createOpenAiEmbeddingModel({ baseUrl: embedding.baseUrl, model: embedding.model, apiKey: embedding.apiKey }));
+}
+
+const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/** Wires every part of the gateway from its configuration; the one place that knows them all. */
+export async function composeGateway(config: GatewayConfig, log: Logger): Promise<Gateway> {
+  const store = await createStore(config.store.connectionString, {
+    onError: (error) => log.error({ err: errorText(error) }, 'store unavailable'),
+  });
+  const tokens = new TokenService({ signingKey: config.jwt.signingKey });
+  const agents = new AgentService({ store, tokens });
+  const catalog = new ToolCatalog();
+  const refresher = new ToolRefresher({
+    catalog,
+    downstreamBaseUrl: config.downstream.baseUrl,
+    refreshIntervalMs: config.toolRegistry.refreshSeconds * 1000,
+    onLoaded: (load, reason) => {
+      for (const problem of load.problems) log.error({ problem }, 'tool definition left out');
+      log.info({ tools: load.tools, reason }, `loaded ${load.tools.length} tools from the downstream`);
+    },
+    onRetry: (attempt, reason) => log.warn({ attempt, reason }, 'downstream /gw/schema not reachable yet; retrying'),
+    onError: (error, reason) => log.warn({ err: errorText(error), reason }, 'tool refresh failed; keeping the current tools'),
+  });
+  const httpForwarder = new HttpForwarder({
+    baseUrl: config.downstream.baseUrl,
+    headers: config.downstream.headers,
+    timeoutMs: config.downstream.timeoutMs,
+  });
+  const forwarder = createResilientForwarder(httpForwarder, {
+    ...config.resilience,
+    deadlineMs: config.downstream.timeoutMs,
+    onStateChange: ({ from, to, failure }) => log.warn({ from, to, failure }, `circuit breaker ${to}`),
+  });
+  const mcp = new McpService({
+    sessions: store.sessions,
+    sessionIdleMs: config.mcp.sessionIdleMinutes * 60_000,
+    toolCall: { registry: () => catalog.registry, budget: store.budget, forwarder },
+    serverInfo: { name: 'tollgate', version: GATEWAY_VERSION },
+  });
+  const embeddingModel = loadEmbeddingModel(config);
+  const readiness = createReadiness({ store, embeddingModel });
+  const onUnexpectedError = (error: unknown) => log.error({ err: error instanceof Error ? error.stack : String(error) }, 'unexpected error');
+
+  const app = createGatewayApp({
+    config,
+    agents,
+    tokens,
+    readiness,
+    knownScopes: () => catalog.scopes(),
+    onUnexpectedError,
+    mount: (root) => {
+      root.route('/management/tools', toolRoutes({ tokens, catalog, refresher }));
+      root.route(
+        '/mcp',
+        mcpRoutes({
+          mcp,
+          agents,
+          isReady: async () => catalog.loaded && (await readiness.ready()),
+          maxBodyBytes: config.mcp.maxBodyBytes,
+          onUnexpectedError,
+        }),
+      );
+    },
+  });
+
+  return {
+    app,
+    store,
+    start() {
+      void readiness.modelChecked.then(async () => log.info({ readiness: await readiness.report() }, 'embedding model checked'));
+      refresher
+        .initialLoad()
+        .then(() => refresher.start())
+        .catch((error: unknown) => log.error({ err: errorText(error) }, 'could not load tools from the downstream'));
+    },
+    async close() {
+      refresher.stop();
+      await Promise.allSettled([httpForwarder.close(), store.close()]);
+    },
+  };
+}
