@@ -37,6 +37,7 @@ describe('annotation form and endpoint form', () => {
             quantity: z.number().int().describe('How many items.'),
             note: z.string().nullable().optional(),
             tags: z.array(z.string()),
+            lineIds: z.array(z.int()),
             address: z.object({ street: z.string(), zip: z.string().optional() }),
             express: z.boolean(),
             price: z.number(),

@@ -19,7 +19,7 @@ export function toInputProperty(fragment: JsonSchema): InputProperty {
   const type = singleType(underlying);
   if (type !== null && STRUCTURED_TYPES.has(type)) {
     const { $schema: _schema, anyOf: _anyOf, description: _description, ...shape } = underlying;
-    return { ...shape, type, description };
+    return { ...(withoutImplicitIntegerBounds(shape) as JsonSchema), type, description };
   }
   return { type: type !== null && SCALAR_TYPES.has(type) ? type : 'string', description };
 }
@@ -59,4 +59,22 @@ function describe(fragment: JsonSchema): string | null {
 
 function isNullType(member: unknown): boolean {
   return typeof member === 'object' && member !== null && (member as JsonSchema).type === 'null';
+}
+
+/**
+ * zod writes the safe-integer range on every `z.int()` (`minimum:
+ * -(2^53-1)`, `maximum: 2^53-1`). Those bounds are not the API's rules, and
+ * the annotation form has no way to state them, so both forms drop them to
+ * serve identical definitions. Bounds the author chose stay.
+ */
+function withoutImplicitIntegerBounds(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(withoutImplicitIntegerBounds);
+  if (typeof schema !== 'object' || schema === null) return schema;
+  const result: JsonSchema = {};
+  for (const [keyword, value] of Object.entries(schema)) {
+    if (keyword === 'minimum' && value === Number.MIN_SAFE_INTEGER) continue;
+    if (keyword === 'maximum' && value === Number.MAX_SAFE_INTEGER) continue;
+    result[keyword] = withoutImplicitIntegerBounds(value);
+  }
+  return result;
 }

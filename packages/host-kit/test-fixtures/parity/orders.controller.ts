@@ -5,6 +5,7 @@ interface OrderChange {
   quantity: Int;
   note?: string | null;
   tags: string[];
+  lineIds: Int[];
   address: { street: string; zip?: string };
   express: boolean;
   price: number;
