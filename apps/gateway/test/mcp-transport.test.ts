@@ -134,6 +134,19 @@ describe('MCP transport (dist/main.js + sample downstream)', () => {
       expect(reply.message).toMatchObject({ jsonrpc: '2.0', error: { code: -32600 } });
     });
 
+    it('echoes the id of a refused request when the id itself is valid', async () => {
+      const reply = await mcpRaw(url, { jsonrpc: '2.0', id: 'r-9', method: 'tools/list', params: 'all' }, { token: alice.token, sessionId });
+      expect(reply.status).toBe(400);
+      expect(reply.message).toEqual({ jsonrpc: '2.0', id: 'r-9', error: { code: -32600, message: expect.stringContaining('params must be an object') } });
+    });
+
+    it('refuses a body over the size limit with 413', async () => {
+      const huge = { jsonrpc: '2.0', id: 1, method: 'ping', params: { padding: 'a'.repeat(2 * 1024 * 1024) } };
+      const reply = await mcpRaw(url, huge, { token: alice.token, sessionId });
+      expect(reply.status).toBe(413);
+      expect(reply.message).toMatchObject({ error: { code: -32600 } });
+    });
+
     it('opens a new session on initialize even when a session id is sent', async () => {
       const reply = await mcpRaw(url, initializeRequest(), { token: alice.token, sessionId: 'x' });
       // initialize never looks at the session header: it opens a new session.
@@ -168,6 +181,12 @@ describe('MCP transport (dist/main.js + sample downstream)', () => {
       expect(ended.status).toBe(204);
       expect((await rawCall(url, alice.token, sessionId, 'ping')).status).toBe(404);
       expect((await mcpRaw(url, undefined, { method: 'DELETE', token: alice.token, sessionId })).status).toBe(404);
+    });
+
+    it('refuses DELETE without a session id with 400', async () => {
+      const reply = await mcpRaw(url, undefined, { method: 'DELETE', token: alice.token });
+      expect(reply.status).toBe(400);
+      expect(reply.message).toMatchObject({ error: { code: -32600 } });
     });
 
     it('refuses DELETE without a token with 401', async () => {
@@ -215,6 +234,19 @@ describe('MCP transport (dist/main.js + sample downstream)', () => {
       expect(reply.status).toBe(401);
       expect(reply.headers.get('www-authenticate')).toMatch(/^Bearer/);
       expect(reply.message).toMatchObject({ jsonrpc: '2.0', id: 4, error: { code: -32001 } });
+    });
+
+    it('refuses an admin token: it is not an agent token', async () => {
+      const admin = await new GatewayClient(url).adminToken();
+      const reply = await mcpRaw(url, initializeRequest('2024-11-05', 4), { token: admin });
+      expect(reply.status).toBe(401);
+      expect(reply.message).toMatchObject({ id: 4, error: { code: -32001 } });
+    });
+
+    it('refuses a Basic credential', async () => {
+      const reply = await mcpRaw(url, initializeRequest(), { headers: { Authorization: 'Basic YWdlbnQ6c2VjcmV0' } });
+      expect(reply.status).toBe(401);
+      expect(reply.message).toMatchObject({ error: { code: -32001 } });
     });
 
     it('refuses a request in a valid session without the token', async () => {

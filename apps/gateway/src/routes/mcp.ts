@@ -74,7 +74,12 @@ export function mcpRoutes(deps: McpRouteDeps): Hono {
     '/',
     bodyLimit({
       maxSize: deps.maxBodyBytes,
-      onError: (c) => errorReply(c, null, new TransportError(413, `Request body is larger than ${deps.maxBodyBytes} bytes`), deps),
+      onError: (c) => {
+        // The rest of the body is never read, so this connection cannot carry another request:
+        // say so, or a keep-alive client sends its next request into a closing socket.
+        c.header('Connection', 'close');
+        return errorReply(c, null, new TransportError(413, `Request body is larger than ${deps.maxBodyBytes} bytes`), deps);
+      },
     }),
     async (c) => {
       let id: JsonRpcId | null = null;
@@ -82,7 +87,9 @@ export function mcpRoutes(deps: McpRouteDeps): Hono {
         checkTransportHeaders(c);
         if (!(await deps.isReady())) throw new NotReadyError('The gateway is not ready: see /health/ready');
         const incoming = parseJsonRpcBody(await c.req.text());
+        // The id to answer errors with: a refused message's id too, when it is itself valid.
         if (incoming.kind === 'request') id = incoming.message.id;
+        else if (incoming.kind === 'invalid') id = incoming.id;
         const caller = await authenticate(c, deps.agents);
         if (incoming.kind === 'invalid') throw incoming.error;
 
