@@ -190,11 +190,64 @@ describe('MCP with the official SDK client (dist/main.js + sample downstream)', 
       expect(reply.message).toMatchObject({ jsonrpc: '2.0', id: 22, error: { code: -32029 } });
     });
 
+    describe('502 / -32002 when the downstream fails', () => {
+      let lonelyDownstream: RunningProcess;
+      let impatient: RunningProcess;
+      let orphaned: RunningProcess;
+
+      beforeAll(async () => {
+        // One gateway that gives the downstream 1 ms, one whose downstream is gone after start-up.
+        lonelyDownstream = await startDownstream();
+        [impatient, orphaned] = await Promise.all([
+          startGateway({ downstreamUrl: downstream.url, env: { Gw__Downstream__TimeoutMs: '1' } }),
+          startGateway({ downstreamUrl: lonelyDownstream.url }),
+        ]);
+        await Promise.all([waitUntilReady(impatient.url), waitUntilReady(orphaned.url)]);
+        await lonelyDownstream.stop();
+      });
+      afterAll(async () => {
+        await Promise.all([impatient?.stop(), orphaned?.stop(), lonelyDownstream?.stop()]);
+      });
+
+      async function refusalFrom(gatewayUrl: string) {
+        const api = new GatewayClient(gatewayUrl);
+        const admin = await api.adminToken();
+        const agent = await createAgentWithToken(api, admin, { label: 'failures', dailyTokenBudget: 100_000 });
+        const client = await connectSdkClient(gatewayUrl, agent.token);
+        clients.push(client);
+        const refusal = await sdkRefusal(client.callTool({ name: 'search_products', arguments: { q: 'mouse' } }));
+        const budget = (await api.request('GET', `/management/agents/${agent.agentId}/budget`, admin)).body;
+        return { refusal, budget };
+      }
+
+      it('when it does not answer within Gw:Downstream:TimeoutMs; nothing is charged', async () => {
+        const { refusal, budget } = await refusalFrom(impatient.url);
+        expect(refusal).toMatchObject({ status: 502, error: { code: -32002, data: { reason: 'timeout', timeoutMs: 1 } } });
+        expect(budget).toMatchObject({ used: 0, remaining: 100_000 });
+      });
+
+      it('when it cannot be reached; nothing is charged', async () => {
+        const { refusal, budget } = await refusalFrom(orphaned.url);
+        expect(refusal).toMatchObject({ status: 502, error: { code: -32002, data: { reason: 'network', code: 'ECONNREFUSED' } } });
+        expect(budget).toMatchObject({ used: 0, remaining: 100_000 });
+      });
+    });
+
     it('a refused call is an SDK StreamableHTTPError carrying the HTTP status', async () => {
       const client = await connect(reader.token);
       const error = await client.callTool({ name: 'list_orders', arguments: {} }).catch((failure: unknown) => failure);
       expect(error).toBeInstanceOf(StreamableHTTPError);
       expect((error as StreamableHTTPError).code).toBe(403);
     });
+  });
+
+  it('after all of the above, has written no agent token to its logs', async () => {
+    const client = await connect(reader.token);
+    await client.callTool({ name: 'get_order', arguments: { id: 1001 } });
+    await sdkRefusal(connect(`${reader.token}x`));
+    for (const token of [reader.token, writer.token, allowlisted.token, broke.token]) {
+      expect(gateway.output()).not.toContain(token);
+      expect(gateway.output()).not.toContain(token.split('.')[2]);
+    }
   });
 });
