@@ -68,3 +68,17 @@ export type { ToolCallDeps, ToolCallContext, ToolCallParams, ToolCallOutcome } f
 export { createResilientForwarder, type ResilientForwarder } from './resilience/resilient-forwarder.js';
 export { RESILIENCE_CONFIG_KEYS, DEFAULT_BREAKER_OPTIONS, DEFAULT_RETRY_OPTIONS, MAX_RETRIES } from './resilience/options.js';
 export type { ResilienceOptions, BreakerOptions, BreakerMode, RetryOptions, BreakerState, BreakerStateChange } from './resilience/options.js';
+
+// Audit trail: records, the queued writer, the arguments digest.
+export { TOOL_CALL_OUTCOMES, MAX_AUDIT_DETAIL_LENGTH, MAX_AUDIT_PAGE_SIZE, isAuditCursor, checkAuditQuery } from './audit/record.js';
+export type { AuditEntry, AuditRecord, AuditKind, AuditOutcome, ToolCallAuditOutcome, ManagementAuditOutcome, CacheTier, AuditQuery, AuditPage } from './audit/record.js';
+export { AuditTrail, type AuditEvent, type AuditTrailOptions } from './audit/trail.js';
+export { argsDigest } from './audit/digest.js';
+export { AUDIT_SCAN_LIMIT } from './store/redis/audit.js';
+export { DEFAULT_AUDIT_RETENTION, DEFAULT_MEMORY_CACHE_MAX_ENTRIES, type AuditRetention } from './store/options.js';
+
+// Response cache: exact and semantic tiers.
+export { SemanticCache, exactKey, DEFAULT_SIMILARITY_THRESHOLD, DEFAULT_CACHE_TTL_MS, DEFAULT_MAX_CANDIDATES } from './cache/semantic-cache.js';
+export type { SemanticCacheOptions, ToolCacheOptions, CacheHit, CacheableTool } from './cache/semantic-cache.js';
+export { splitArguments, type SplitArguments } from './cache/arguments.js';
+export { canonicalJson } from './cache/canonical-json.js';

@@ -1,0 +1,278 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadLocalEmbeddingModel } from '../embedding/local-model.js';
+import { cosineSimilarity, type EmbeddingModel } from '../embedding/port.js';
+import { StoreUnavailableError } from '../errors.js';
+import { createMemoryStore } from '../store/memory/index.js';
+import type { ResponseCache } from '../store/ports.js';
+import { createRedisStore } from '../store/redis/index.js';
+import { isRedisServerAvailable, startRedisServer, type RedisServer } from '../testing/redis-server.js';
+import { normalizeText } from './arguments.js';
+import { DEFAULT_SIMILARITY_THRESHOLD, exactKey, SemanticCache, type CacheableTool, type SemanticCacheOptions } from './semantic-cache.js';
+
+const searchProducts: CacheableTool = {
+  name: 'searchProducts',
+  httpMethod: 'GET',
+  allowWrite: false,
+  inputSchema: {
+    type: 'object',
+    required: ['query'],
+    properties: { query: { type: 'string' }, category: { type: 'string', enum: ['shoes', 'bags'] }, limit: { type: 'integer' } },
+  },
+};
+
+const productReviews: CacheableTool = {
+  name: 'productReviews',
+  httpMethod: 'GET',
+  allowWrite: false,
+  inputSchema: {
+    type: 'object',
+    required: ['productId', 'question'],
+    properties: { productId: { type: 'integer' }, question: { type: 'string' } },
+  },
+};
+
+const boots = { query: 'waterproof hiking boots for women', category: 'shoes', limit: 5 };
+const bootsParaphrase = { query: "Women's waterproof hiking boots", category: 'shoes', limit: 5 };
+const bootsForMen = { query: "men's waterproof hiking boots", category: 'shoes', limit: 5 };
+
+let model: EmbeddingModel;
+beforeAll(async () => {
+  model = await loadLocalEmbeddingModel();
+}, 60_000);
+
+function cacheWith(options: Partial<SemanticCacheOptions> = {}): SemanticCache {
+  return new SemanticCache({ cache: createMemoryStore().cache, model, ...options });
+}
+
+/** Stores and waits for the off-the-hot-path part, as a test must. */
+async function stored(cache: SemanticCache, tool: CacheableTool, args: Record<string, unknown>, text: string, ttlMs?: number): Promise<void> {
+  void cache.store(tool, args, text, ttlMs);
+  await cache.idle();
+}
+
+describe('the similarity threshold, measured with the local model', () => {
+  const paraphrases: Array<[string, string]> = [
+    ['waterproof hiking boots for women', "women's waterproof hiking boots"],
+    ['laptops under 1000 dollars', 'laptops below $1000'],
+    ['wireless noise cancelling headphones', 'noise-cancelling wireless headphones'],
+    ['red running shoes', 'running shoes in red'],
+    ['best selling products this month', 'top selling products this month'],
+    ['orders that were shipped late last week', 'late shipments from last week'],
+  ];
+  const different: Array<[string, string]> = [
+    ['waterproof hiking boots for women', "men's waterproof hiking boots"],
+    ['red running shoes', 'blue running shoes'],
+    ['best selling products this month', 'worst selling products this month'],
+    ['customers in germany', 'customers in france'],
+    ['wireless noise cancelling headphones', 'wired headphones'],
+    ['what is the return policy', 'what is the shipping policy'],
+    ['orders that were shipped late last week', 'orders that were cancelled last week'],
+  ];
+
+  it(`keeps every non-paraphrase below ${DEFAULT_SIMILARITY_THRESHOLD} and lets close paraphrases through`, async () => {
+    const score = async ([a, b]: [string, string]) => {
+      const [va, vb] = await model.embed([normalizeText(a), normalizeText(b)]);
+      return cosineSimilarity(va!, vb!);
+    };
+    const rows: string[] = [];
+    const paraphraseScores: number[] = [];
+    for (const pair of paraphrases) {
+      paraphraseScores.push(await score(pair));
+      rows.push(`paraphrase ${paraphraseScores.at(-1)!.toFixed(3)}  ${pair[0]} | ${pair[1]}`);
+    }
+    const differentScores: number[] = [];
+    for (const pair of different) {
+      differentScores.push(await score(pair));
+      rows.push(`different  ${differentScores.at(-1)!.toFixed(3)}  ${pair[0]} | ${pair[1]}`);
+    }
+    console.log(`cosine similarity, threshold ${DEFAULT_SIMILARITY_THRESHOLD}:\n${rows.join('\n')}`);
+
+    expect(Math.max(...differentScores)).toBeLessThan(DEFAULT_SIMILARITY_THRESHOLD);
+    expect(paraphraseScores[0]).toBeGreaterThanOrEqual(DEFAULT_SIMILARITY_THRESHOLD);
+    // The trade-off, stated: looser paraphrases miss rather than risk a wrong answer.
+    expect(paraphraseScores.filter((s) => s >= DEFAULT_SIMILARITY_THRESHOLD).length).toBeLessThan(paraphrases.length);
+  });
+});
+
+describe('SemanticCache', () => {
+  it('answers the same arguments from the exact tier, whatever their key order', async () => {
+    const store = createMemoryStore();
+    const cache = new SemanticCache({ cache: store.cache, model });
+    await stored(cache, searchProducts, boots, '{"items":["boot"]}');
+    expect(await store.cache.get(exactKey(searchProducts, boots))).toBe('{"items":["boot"]}');
+    expect(await cache.lookup(searchProducts, { limit: 5, category: 'shoes', query: boots.query })).toEqual({ tier: 'exact', text: '{"items":["boot"]}' });
+  });
+
+  it('answers a paraphrased query from the semantic tier', async () => {
+    const cache = cacheWith();
+    await stored(cache, searchProducts, boots, '{"items":["boot"]}');
+    const hit = await cache.lookup(searchProducts, bootsParaphrase);
+    expect(hit).toMatchObject({ tier: 'semantic', text: '{"items":["boot"]}' });
+    expect(hit!.similarity).toBeGreaterThanOrEqual(DEFAULT_SIMILARITY_THRESHOLD);
+  });
+
+  it('does not answer a query that differs in meaning', async () => {
+    const cache = cacheWith();
+    await stored(cache, searchProducts, boots, '{"items":["boot"]}');
+    expect(await cache.lookup(searchProducts, bootsForMen)).toBeNull();
+  });
+
+  it('never matches productId 42 with 99, however similar the rest', async () => {
+    const cache = cacheWith();
+    const question = 'what do buyers say about the battery life';
+    await stored(cache, productReviews, { productId: 42, question }, 'reviews of 42');
+    expect(await cache.lookup(productReviews, { productId: 99, question })).toBeNull();
+    expect(await cache.lookup(productReviews, { productId: 99, question: 'What do buyers say about the battery life?' })).toBeNull();
+    expect(await cache.lookup(productReviews, { productId: 42, question: 'What do buyers say about the battery life?' })).toMatchObject({
+      tier: 'semantic',
+      text: 'reviews of 42',
+    });
+  });
+
+  it('never matches texts whose numbers differ (the model scores them 0.96)', async () => {
+    const cache = cacheWith();
+    await stored(cache, searchProducts, { query: 'laptops under 1000 dollars' }, 'cheap laptops');
+    expect(await cache.lookup(searchProducts, { query: 'laptops under 2000 dollars' })).toBeNull();
+    expect(await cache.lookup(searchProducts, { query: 'Laptops under 1000 dollars' })).toMatchObject({ tier: 'semantic' });
+  });
+
+  it('only compares calls whose other arguments are exactly equal', async () => {
+    const cache = cacheWith();
+    await stored(cache, searchProducts, boots, 'shoes');
+    expect(await cache.lookup(searchProducts, { ...bootsParaphrase, category: 'bags' })).toBeNull();
+    expect(await cache.lookup(searchProducts, { ...bootsParaphrase, limit: 6 })).toBeNull();
+    const { limit: _, ...withoutLimit } = bootsParaphrase;
+    expect(await cache.lookup(searchProducts, withoutLimit)).toBeNull();
+  });
+
+  it('keeps tools apart', async () => {
+    const cache = cacheWith();
+    await stored(cache, searchProducts, { query: 'battery life' }, 'products');
+    const other = { ...searchProducts, name: 'searchArticles' };
+    expect(await cache.lookup(other, { query: 'battery life' })).toBeNull();
+  });
+
+  it('forgets an entry after its TTL, per tool or by default', async () => {
+    const cache = cacheWith({ ttlMs: 60_000, tools: { searchProducts: { ttlMs: 200 } } });
+    await stored(cache, searchProducts, boots, 'short-lived');
+    await stored(cache, productReviews, { productId: 1, question: 'is it any good' }, 'long-lived');
+    expect(await cache.lookup(searchProducts, boots)).toMatchObject({ tier: 'exact' });
+    await sleep(300);
+    expect(await cache.lookup(searchProducts, boots)).toBeNull();
+    expect(await cache.lookup(searchProducts, bootsParaphrase)).toBeNull();
+    expect(await cache.lookup(productReviews, { productId: 1, question: 'is it any good' })).toMatchObject({ text: 'long-lived' });
+  });
+
+  it('caches only tools that cannot change state', async () => {
+    const cache = cacheWith();
+    const post = { ...searchProducts, httpMethod: 'POST' as const, allowWrite: true };
+    const getAllowingWrites = { ...searchProducts, allowWrite: true };
+    for (const tool of [post, getAllowingWrites]) {
+      expect(cache.isCacheable(tool)).toBe(false);
+      await stored(cache, tool, boots, 'x');
+      expect(await cache.lookup(tool, boots)).toBeNull();
+    }
+    expect(cache.isCacheable(searchProducts)).toBe(true);
+  });
+
+  it('can be turned off globally, per tool, or limited to the exact tier', async () => {
+    const store = createMemoryStore();
+    const off = new SemanticCache({ cache: store.cache, model, enabled: false });
+    await stored(off, searchProducts, boots, 'x');
+    expect(await off.lookup(searchProducts, boots)).toBeNull();
+    expect(await store.cache.get(exactKey(searchProducts, boots))).toBeNull(); // nothing was written
+
+    const optedOut = cacheWith({ tools: { searchProducts: { enabled: false } } });
+    await stored(optedOut, searchProducts, boots, 'x');
+    expect(await optedOut.lookup(searchProducts, boots)).toBeNull();
+
+    for (const exactOnly of [cacheWith({ semantic: false }), cacheWith({ tools: { searchProducts: { semantic: false } } }), cacheWith({ model: null })]) {
+      await stored(exactOnly, searchProducts, boots, 'x');
+      expect(await exactOnly.lookup(searchProducts, boots)).toMatchObject({ tier: 'exact' });
+      expect(await exactOnly.lookup(searchProducts, bootsParaphrase)).toBeNull();
+    }
+  });
+
+  it('runs the embedding off the hot path: store returns before the candidate is in', async () => {
+    const cache = cacheWith();
+    const storing = cache.store(searchProducts, boots, 'x');
+    expect(await cache.lookup(searchProducts, bootsParaphrase)).toBeNull();
+    await storing;
+    expect(await cache.lookup(searchProducts, bootsParaphrase)).toMatchObject({ tier: 'semantic' });
+  });
+
+  it('turns a failing store into a miss and reports it', async () => {
+    const failing: ResponseCache = {
+      get: async () => {
+        throw new StoreUnavailableError('The store is unavailable: down');
+      },
+      set: async () => {
+        throw new StoreUnavailableError('The store is unavailable: down');
+      },
+      candidates: async () => [],
+      addCandidate: async () => {},
+    };
+    const errors: unknown[] = [];
+    const cache = new SemanticCache({ cache: failing, model, onError: (e) => errors.push(e) });
+    await expect(cache.store(searchProducts, boots, 'x')).resolves.toBeUndefined();
+    expect(await cache.lookup(searchProducts, boots)).toBeNull();
+    expect(errors).toHaveLength(2);
+    expect(errors.every((e) => e instanceof StoreUnavailableError)).toBe(true);
+  });
+
+  it('turns a failing model into a miss, and the exact tier keeps working', async () => {
+    const broken: EmbeddingModel = {
+      name: 'broken',
+      embed: async () => {
+        throw new Error('model down');
+      },
+    };
+    const errors: unknown[] = [];
+    const cache = new SemanticCache({ cache: createMemoryStore().cache, model: broken, onError: (e) => errors.push(e) });
+    await stored(cache, searchProducts, boots, 'x');
+    expect(await cache.lookup(searchProducts, boots)).toEqual({ tier: 'exact', text: 'x' });
+    expect(await cache.lookup(searchProducts, bootsParaphrase)).toBeNull();
+    expect(errors.length).toBeGreaterThanOrEqual(1);
+  });
+
+  it('refuses bad options', () => {
+    const cache = createMemoryStore().cache;
+    expect(() => new SemanticCache({ cache, threshold: 0 })).toThrow(/threshold/);
+    expect(() => new SemanticCache({ cache, threshold: 1.5 })).toThrow(/threshold/);
+    expect(() => new SemanticCache({ cache, ttlMs: -1 })).toThrow(/TTL/);
+    expect(() => new SemanticCache({ cache, tools: { t: { ttlMs: 0.5 } } })).toThrow(/TTL of tool t/);
+    expect(() => new SemanticCache({ cache, maxCandidates: 0 })).toThrow(/maxCandidates/);
+  });
+});
+
+describe.runIf(isRedisServerAvailable())('SemanticCache on Redis', () => {
+  let server: RedisServer;
+  beforeAll(async () => {
+    server = await startRedisServer();
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it('hits both tiers through the Redis store, and misses quickly when Redis is gone', async () => {
+    const store = await createRedisStore(server.url, { keyPrefix: 'semantic-test:' });
+    try {
+      const errors: unknown[] = [];
+      const cache = new SemanticCache({ cache: store.cache, model, onError: (e) => errors.push(e) });
+      await stored(cache, searchProducts, boots, '{"items":["boot"]}');
+      expect(await cache.lookup(searchProducts, boots)).toMatchObject({ tier: 'exact' });
+      expect(await cache.lookup(searchProducts, bootsParaphrase)).toMatchObject({ tier: 'semantic', text: '{"items":["boot"]}' });
+      expect(await cache.lookup(searchProducts, bootsForMen)).toBeNull();
+
+      await server.stop();
+      const started = Date.now();
+      expect(await cache.lookup(searchProducts, boots)).toBeNull();
+      await expect(cache.store(searchProducts, boots, 'y')).resolves.toBeUndefined();
+      expect(Date.now() - started).toBeLessThan(1_000);
+      expect(errors.some((e) => e instanceof StoreUnavailableError)).toBe(true);
+    } finally {
+      await store.close();
+    }
+  });
+});

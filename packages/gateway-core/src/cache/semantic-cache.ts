@@ -1,0 +1,247 @@
+import { createHash } from 'node:crypto';
+import type { EmbeddingModel } from '../embedding/port.js';
+import type { ResponseCache, SemanticCandidate } from '../store/ports.js';
+import type { ToolDefinition } from '../tools/definition.js';
+import type { CacheTier } from '../audit/record.js';
+import { normalizeText, splitArguments, type SplitArguments } from './arguments.js';
+import { canonicalJson } from './canonical-json.js';
+
+/** What the cache needs to know of a tool. */
+export type CacheableTool = Pick<ToolDefinition, 'name' | 'httpMethod' | 'allowWrite' | 'inputSchema'>;
+
+export interface ToolCacheOptions {
+  /** false: never cache this tool. Default true. */
+  enabled?: boolean;
+  /** false: exact tier only for this tool. Default: the global `semantic`. */
+  semantic?: boolean;
+  ttlMs?: number;
+}
+
+export interface SemanticCacheOptions {
+  cache: ResponseCache;
+  /** Without a model only the exact tier works. */
+  model?: EmbeddingModel | null;
+  /** false: no lookups, nothing stored. Default true. */
+  enabled?: boolean;
+  /** false: exact tier only. Default true. */
+  semantic?: boolean;
+  /** Lowest cosine similarity of every text argument for a semantic hit. Default `DEFAULT_SIMILARITY_THRESHOLD`. */
+  threshold?: number;
+  /** Default `DEFAULT_CACHE_TTL_MS`. */
+  ttlMs?: number;
+  /** Per tool name. */
+  tools?: Record<string, ToolCacheOptions>;
+  /** Candidates kept per tool and exact-argument group. Default 32. */
+  maxCandidates?: number;
+  /** Told about every failure the cache turned into a miss. */
+  onError?: (error: unknown) => void;
+}
+
+export interface CacheHit {
+  tier: CacheTier;
+  text: string;
+  /** Semantic hits: the lowest similarity over the text arguments. */
+  similarity?: number;
+}
+
+/**
+ * 0.92, measured with the local model (see semantic-cache.test.ts): every
+ * non-paraphrase we tried scores below 0.90 once numbers must match exactly
+ * ("men's" vs "women's waterproof hiking boots" 0.89, "red" vs "blue running
+ * shoes" 0.87), while close paraphrases reach 0.92-0.94. Looser paraphrases
+ * (0.74-0.91) miss: a miss costs one downstream call, a false hit a wrong answer.
+ */
+export const DEFAULT_SIMILARITY_THRESHOLD = 0.92;
+export const DEFAULT_CACHE_TTL_MS = 5 * 60 * 1000;
+export const DEFAULT_MAX_CANDIDATES = 32;
+const RECENT_VECTORS = 256;
+
+/**
+ * Answers repeated read-only calls from the store. Exact tier: the tool and
+ * the canonical JSON of its arguments. Semantic tier: among earlier calls
+ * whose non-text arguments (and the numbers in their texts) are exactly
+ * equal, one whose free-text arguments all mean nearly the same. Every
+ * failure (store down, model error) is a miss, never an error.
+ */
+export class SemanticCache {
+  readonly #options: Required<Omit<SemanticCacheOptions, 'model'>> & { model: EmbeddingModel | null };
+  readonly #pending = new Set<Promise<void>>();
+  /** Unit vectors of recent texts: a miss embeds its query, and storing its answer needs the same vector. */
+  readonly #recent = new Map<string, Float32Array>();
+
+  constructor(options: SemanticCacheOptions) {
+    this.#options = {
+      enabled: true,
+      semantic: true,
+      threshold: DEFAULT_SIMILARITY_THRESHOLD,
+      ttlMs: DEFAULT_CACHE_TTL_MS,
+      tools: {},
+      maxCandidates: DEFAULT_MAX_CANDIDATES,
+      onError: () => {},
+      ...definedOnly(options),
+      cache: options.cache,
+      model: options.model ?? null,
+    };
+    checkOptions(this.#options);
+  }
+
+  /** Only tools that cannot change state (GET, writes not allowed), and not opted out. */
+  isCacheable(tool: CacheableTool): boolean {
+    return this.#options.enabled && tool.httpMethod === 'GET' && !tool.allowWrite && this.#options.tools[tool.name]?.enabled !== false;
+  }
+
+  async lookup(tool: CacheableTool, args: Record<string, unknown>): Promise<CacheHit | null> {
+    if (!this.isCacheable(tool)) return null;
+    try {
+      const exact = await this.#options.cache.get(exactKey(tool, args));
+      if (exact !== null) return { tier: 'exact', text: exact };
+      return await this.#semanticLookup(tool, args);
+    } catch (error) {
+      this.#report(error);
+      return null;
+    }
+  }
+
+  /**
+   * Stores a response under both tiers. Never rejects: callers send their
+   * answer and leave this running (embedding is the slow part). `ttlMs`
+   * overrides the tool's configured TTL.
+   */
+  store(tool: CacheableTool, args: Record<string, unknown>, text: string, ttlMs?: number): Promise<void> {
+    if (!this.isCacheable(tool)) return Promise.resolve();
+    const work = this.#store(tool, args, text, ttlMs ?? this.#ttlFor(tool)).catch((error) => this.#report(error));
+    this.#pending.add(work);
+    void work.finally(() => this.#pending.delete(work));
+    return work;
+  }
+
+  /** Resolves when every store started so far has finished (tests, graceful shutdown). */
+  async idle(): Promise<void> {
+    while (this.#pending.size > 0) await Promise.all(this.#pending);
+  }
+
+  async #semanticLookup(tool: CacheableTool, args: Record<string, unknown>): Promise<CacheHit | null> {
+    const split = this.#semanticSplit(tool, args);
+    if (!split) return null;
+    const candidates = await this.#options.cache.candidates(groupKey(tool, split, this.#options.model!));
+    // No earlier call in the group: nothing to compare, so no embedding on this miss.
+    if (candidates.length === 0) return null;
+    const query = await this.#embed(split.text.map(([, value]) => value));
+    const best = bestMatch(query, split.text.length, candidates);
+    if (!best || best.similarity < this.#options.threshold) return null;
+    const text = await this.#options.cache.get(best.responseKey);
+    return text === null ? null : { tier: 'semantic', text, similarity: best.similarity };
+  }
+
+  async #store(tool: CacheableTool, args: Record<string, unknown>, text: string, ttlMs: number): Promise<void> {
+    const responseKey = exactKey(tool, args);
+    await this.#options.cache.set(responseKey, text, ttlMs);
+    const split = this.#semanticSplit(tool, args);
+    if (!split) return;
+    const vector = await this.#embed(split.text.map(([, value]) => value));
+    await this.#options.cache.addCandidate(groupKey(tool, split, this.#options.model!), { responseKey, vector }, ttlMs, this.#options.maxCandidates);
+  }
+
+  /** The split arguments when the semantic tier applies to this call, else null. */
+  #semanticSplit(tool: CacheableTool, args: Record<string, unknown>): SplitArguments | null {
+    const semantic = this.#options.tools[tool.name]?.semantic ?? this.#options.semantic;
+    if (!semantic || this.#options.model === null) return null;
+    const split = splitArguments(tool.inputSchema, args);
+    return split.text.length === 0 ? null : split;
+  }
+
+  /** One unit vector per text, concatenated in order. */
+  async #embed(texts: string[]): Promise<Float32Array> {
+    const normalized = texts.map(normalizeText);
+    const missing = normalized.filter((text) => !this.#recent.has(text));
+    if (missing.length > 0) {
+      const vectors = await this.#options.model!.embed(missing);
+      missing.forEach((text, i) => this.#remember(text, unitVector(vectors[i]!)));
+    }
+    const parts = normalized.map((text) => this.#recent.get(text)!);
+    const joined = new Float32Array(parts.reduce((length, part) => length + part.length, 0));
+    let offset = 0;
+    for (const part of parts) {
+      joined.set(part, offset);
+      offset += part.length;
+    }
+    return joined;
+  }
+
+  #remember(text: string, vector: Float32Array): void {
+    this.#recent.delete(text);
+    this.#recent.set(text, vector);
+    if (this.#recent.size > RECENT_VECTORS) this.#recent.delete(this.#recent.keys().next().value!);
+  }
+
+  #ttlFor(tool: CacheableTool): number {
+    return this.#options.tools[tool.name]?.ttlMs ?? this.#options.ttlMs;
+  }
+
+  #report(error: unknown): void {
+    try {
+      this.#options.onError(error);
+    } catch {
+      // A throwing handler must not turn a miss into an error.
+    }
+  }
+}
+
+/** `<tool>:<sha-256 of the canonical JSON of the arguments>`. */
+export function exactKey(tool: Pick<CacheableTool, 'name'>, args: Record<string, unknown>): string {
+  return `${tool.name}:${sha256(canonicalJson(args))}`;
+}
+
+/** Calls are compared by meaning only within one group: same model, tool, text argument names and exact values. */
+function groupKey(tool: CacheableTool, split: SplitArguments, model: EmbeddingModel): string {
+  const names = split.text.map(([name]) => name);
+  return `${tool.name}:${sha256(canonicalJson({ model: model.name, exact: split.exact, numbers: split.numbers, texts: names }))}`;
+}
+
+/**
+ * The candidate whose every text argument is closest: vectors are unit
+ * length, so each slice's dot product is its cosine similarity, and a call
+ * is only as similar as its least similar text.
+ */
+function bestMatch(query: Float32Array, parts: number, candidates: SemanticCandidate[]): { responseKey: string; similarity: number } | null {
+  const size = query.length / parts;
+  let best: { responseKey: string; similarity: number } | null = null;
+  for (const { responseKey, vector } of candidates) {
+    if (vector.length !== query.length) continue;
+    let similarity = Infinity;
+    for (let part = 0; part < parts; part++) {
+      let dot = 0;
+      for (let i = part * size; i < (part + 1) * size; i++) dot += query[i]! * vector[i]!;
+      similarity = Math.min(similarity, dot);
+    }
+    if (!best || similarity > best.similarity) best = { responseKey, similarity };
+  }
+  return best;
+}
+
+function unitVector(values: number[]): Float32Array {
+  const norm = Math.hypot(...values);
+  if (!Number.isFinite(norm) || norm === 0) throw new Error('the embedding model returned a zero or non-finite vector');
+  return Float32Array.from(values, (value) => value / norm);
+}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+function checkOptions(options: { threshold: number; ttlMs: number; maxCandidates: number; tools: Record<string, ToolCacheOptions> }): void {
+  if (!(options.threshold > 0 && options.threshold <= 1)) throw new RangeError(`semantic cache threshold must be in (0, 1], got ${options.threshold}`);
+  checkTtl('semantic cache TTL', options.ttlMs);
+  if (!Number.isInteger(options.maxCandidates) || options.maxCandidates < 1) throw new RangeError(`maxCandidates must be a positive integer, got ${options.maxCandidates}`);
+  for (const [name, tool] of Object.entries(options.tools)) {
+    if (tool.ttlMs !== undefined) checkTtl(`semantic cache TTL of tool ${name}`, tool.ttlMs);
+  }
+}
+
+function checkTtl(what: string, ttlMs: number): void {
+  if (!Number.isInteger(ttlMs) || ttlMs < 1) throw new RangeError(`${what} must be a positive whole number of milliseconds, got ${ttlMs}`);
+}
+
+function definedOnly<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
