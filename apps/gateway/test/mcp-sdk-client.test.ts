@@ -119,6 +119,17 @@ describe('MCP with the official SDK client (dist/main.js + sample downstream)', 
       expect(refusal).toMatchObject({ status: 401, error: { code: -32001 } });
     });
 
+    it('401 / -32001 as soon as the agent is deactivated, inside an open session', async () => {
+      const api = new GatewayClient(url);
+      const admin = await api.adminToken();
+      const agent = await createAgentWithToken(api, admin, { label: 'deactivated', dailyTokenBudget: 100_000 });
+      const client = await connect(agent.token);
+      await expect(client.callTool({ name: 'get_order', arguments: { id: 1001 } })).resolves.toBeDefined();
+      expect((await api.request('PUT', `/management/agents/${agent.agentId}`, admin, { isActive: false })).status).toBe(200);
+      expect(await sdkRefusal(client.callTool({ name: 'get_order', arguments: { id: 1001 } }))).toMatchObject({ status: 401, error: { code: -32001 } });
+      expect(await sdkRefusal(client.listTools())).toMatchObject({ status: 401, error: { code: -32001 } });
+    });
+
     it('403 / -32003 when a required scope is absent from the token', async () => {
       const client = await connect(reader.token);
       const refusal = await sdkRefusal(client.callTool({ name: 'list_orders', arguments: {} }));

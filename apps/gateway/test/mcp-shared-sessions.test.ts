@@ -69,6 +69,27 @@ describe.runIf(available)('MCP sessions shared by two gateways on one Redis', ()
     }
   });
 
+  it('keeps one budget under concurrent calls spread over both instances', async () => {
+    const BUDGET = 10_000;
+    const agent = await createAgentWithToken(api, admin, { label: 'spread', dailyTokenBudget: BUDGET, scopes: ['orders:read'] });
+    const { sessionId } = await openRawSession(first.url, agent.token);
+    const replies = await Promise.all(
+      Array.from({ length: 60 }, (_, index) =>
+        rawCall(index % 2 === 0 ? first.url : second.url, agent.token, sessionId, 'tools/call', { name: 'list_orders', arguments: { limit: 300 } }, index),
+      ),
+    );
+    const served = replies.filter((reply) => reply.status === 200);
+    for (const reply of replies.filter((reply) => reply.status !== 200)) {
+      expect(reply.status).toBe(429);
+      expect(reply.message.error.code).toBe(-32029);
+    }
+    const total = served.reduce((sum, reply) => sum + countTokens(reply.message.result.content[0].text), 0);
+    expect(served.length).toBeGreaterThanOrEqual(5);
+    expect(total).toBeLessThanOrEqual(BUDGET);
+    const budget = (await api.request('GET', `/management/agents/${agent.agentId}/budget`, admin)).body;
+    expect(budget).toMatchObject({ used: total, remaining: BUDGET - total });
+  });
+
   it('lets the SDK client alternate between instances in one session, charging one budget', async () => {
     const client = await connectSdkClient(first.url, alice.token);
     try {
