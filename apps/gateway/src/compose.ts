@@ -1,5 +1,6 @@
 import {
   AgentService,
+  AuditTrail,
   createOpenAiEmbeddingModel,
   createResilientForwarder,
   createStore,
@@ -7,6 +8,7 @@ import {
   loadLocalEmbeddingModel,
   McpService,
   TokenService,
+  type AuditEvent,
   type EmbeddingModel,
   type GatewayStore,
 } from '@tollgate/gateway-core';
@@ -17,6 +19,7 @@ import type { Logger } from './logger.js';
 import { createReadiness } from './readiness.js';
 import { ToolCatalog } from './registry/tool-catalog.js';
 import { ToolRefresher } from './registry/tool-refresher.js';
+import { auditRoutes } from './routes/audit.js';
 import { mcpRoutes } from './routes/mcp.js';
 import { toolRoutes } from './routes/tools.js';
 
@@ -45,12 +48,19 @@ export async function composeGateway(config: GatewayConfig, log: Logger): Promis
     onError: (error) => log.error({ err: errorText(error) }, 'store unavailable'),
   });
   const tokens = new TokenService({ signingKey: config.jwt.signingKey });
+  const auditTrail = new AuditTrail({
+    log: store.audit,
+    logLine: (entry) => log.info({ audit: entry }, 'audit'),
+    onError: (error) => log.warn({ err: errorText(error) }, 'audit write failed; will retry'),
+  });
+  const audit = (event: AuditEvent) => auditTrail.record(event);
   const agents = new AgentService({ store, tokens });
   const catalog = new ToolCatalog();
   const refresher = new ToolRefresher({
     catalog,
     downstreamBaseUrl: config.downstream.baseUrl,
     refreshIntervalMs: config.toolRegistry.refreshSeconds * 1000,
+    state: store.toolRegistryState,
     onLoaded: (load, reason) => {
       for (const problem of load.problems) log.error({ problem }, 'tool definition left out');
       log.info({ tools: load.tools, reason }, `loaded ${load.tools.length} tools from the downstream`);
@@ -83,10 +93,12 @@ export async function composeGateway(config: GatewayConfig, log: Logger): Promis
     agents,
     tokens,
     readiness,
+    audit,
     knownScopes: () => catalog.scopes(),
     onUnexpectedError,
     mount: (root) => {
-      root.route('/management/tools', toolRoutes({ tokens, catalog, refresher }));
+      root.route('/management/tools', toolRoutes({ tokens, catalog, refresher, audit }));
+      root.route('/management', auditRoutes({ tokens, agents, log: store.audit }));
       root.route(
         '/mcp',
         mcpRoutes({
@@ -112,6 +124,7 @@ export async function composeGateway(config: GatewayConfig, log: Logger): Promis
     },
     async close() {
       refresher.stop();
+      await auditTrail.flush();
       await Promise.allSettled([httpForwarder.close(), store.close()]);
     },
   };

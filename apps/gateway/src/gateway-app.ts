@@ -1,4 +1,4 @@
-import { NotFoundError, type AgentService, type TokenService } from '@tollgate/gateway-core';
+import { NotFoundError, type AgentService, type AuditEvent, type TokenService } from '@tollgate/gateway-core';
 import { Hono } from 'hono';
 import type { GatewayConfig } from './config/gateway-config.js';
 import { errorResponse, jsonRpcErrorResponse } from './http/error-response.js';
@@ -14,6 +14,8 @@ export interface GatewayAppDeps {
   agents: AgentService;
   tokens: TokenService;
   readiness: Readiness;
+  /** Records one audit event; never throws or waits. */
+  audit: (event: AuditEvent) => void;
   /** Every scope required by the currently registered tools. */
   knownScopes: () => string[];
   /** Extra route groups (the MCP endpoint), mounted before the 404 fallback. */
@@ -48,7 +50,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Hono {
       knownScopes: deps.knownScopes,
     }),
   );
-  app.route('/management', managementRoutes({ agents, tokens }));
+  app.route('/management', managementRoutes({ agents, tokens, audit: deps.audit }));
   deps.mount?.(app);
 
   app.notFound((c) => errorResponse(c, new NotFoundError('Not found')));

@@ -8,10 +8,15 @@ export function bearerToken(header: string | undefined): string {
   return match[1];
 }
 
+/** Hono env of admin routes: the actor is set once the admin token checks out. */
+export type AdminEnv = { Variables: { adminActor: string } };
+
 /** Every management call needs an admin JWT (spec 5 rule 1); agent tokens carry another audience. */
 export function requireAdmin(tokens: TokenService) {
-  return createMiddleware(async (c, next) => {
-    await tokens.verifyAdminToken(bearerToken(c.req.header('Authorization')));
+  return createMiddleware<AdminEnv>(async (c, next) => {
+    const claims = await tokens.verifyAdminToken(bearerToken(c.req.header('Authorization')));
+    // Who made a change, for the audit trail: the admin token's id (not a secret: it cannot authenticate).
+    c.set('adminActor', `admin:${claims.tokenId}`);
     await next();
   });
 }

@@ -1,0 +1,41 @@
+import { checkAuditQuery, type AgentService, type AuditLog, type AuditQuery, type TokenService } from '@tollgate/gateway-core';
+import { Hono, type Context } from 'hono';
+import { requireAdmin, type AdminEnv } from '../http/admin-guard.js';
+
+const DEFAULT_PAGE_SIZE = 50;
+
+export interface AuditRoutesDeps {
+  tokens: TokenService;
+  agents: AgentService;
+  log: AuditLog;
+}
+
+/**
+ * Reading the audit trail (admin): newest first, cursor-paginated.
+ * `GET /management/audit?agentId=&tool=&outcome=&limit=&before=` and
+ * `GET /management/agents/{agentId}/audit?tool=&outcome=&limit=&before=`.
+ */
+export function auditRoutes({ tokens, agents, log }: AuditRoutesDeps): Hono<AdminEnv> {
+  const app = new Hono<AdminEnv>();
+  app.use('*', requireAdmin(tokens));
+  app.get('/audit', async (c) => c.json(await log.query(auditQuery(c, c.req.query('agentId')))));
+  app.get('/agents/:agentId/audit', async (c) => {
+    const agentId = c.req.param('agentId');
+    await agents.get(agentId); // 404 for an unknown agent rather than an empty page
+    return c.json(await log.query(auditQuery(c, agentId)));
+  });
+  return app;
+}
+
+function auditQuery(c: Context<AdminEnv>, agentId: string | undefined): AuditQuery {
+  const limit = c.req.query('limit');
+  const query: AuditQuery = {
+    limit: limit === undefined ? DEFAULT_PAGE_SIZE : /^\d+$/.test(limit) ? Number(limit) : Number.NaN,
+    ...(agentId ? { agentId } : {}),
+    ...(c.req.query('before') ? { before: c.req.query('before') } : {}),
+    ...(c.req.query('tool') ? { tool: c.req.query('tool') } : {}),
+    ...(c.req.query('outcome') ? { outcome: c.req.query('outcome') } : {}),
+  };
+  checkAuditQuery(query);
+  return query;
+}
