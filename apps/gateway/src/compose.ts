@@ -7,12 +7,14 @@ import {
   HttpForwarder,
   loadLocalEmbeddingModel,
   McpService,
+  SemanticCache,
   TokenService,
   type AuditEvent,
   type EmbeddingModel,
   type GatewayStore,
 } from '@tollgate/gateway-core';
 import type { Hono } from 'hono';
+import { createHash } from 'node:crypto';
 import type { GatewayConfig } from './config/gateway-config.js';
 import { createGatewayApp } from './gateway-app.js';
 import type { Logger } from './logger.js';
@@ -78,13 +80,31 @@ export async function composeGateway(config: GatewayConfig, log: Logger): Promis
     deadlineMs: config.downstream.timeoutMs,
     onStateChange: ({ from, to, failure }) => log.warn({ from, to, failure }, `circuit breaker ${to}`),
   });
+  const embeddingModel = loadEmbeddingModel(config);
+  const cache = new SemanticCache({
+    cache: store.cache,
+    generation: store.cacheGeneration,
+    // The model loads in the background; until then the semantic tier is off and the exact tier works.
+    model: null,
+    enabled: config.cache.enabled,
+    semantic: config.cache.semantic,
+    threshold: config.cache.similarityThreshold,
+    ttlMs: config.cache.ttlMs,
+    tools: config.cache.tools,
+    onError: (error) => log.warn({ err: errorText(error) }, 'cache unavailable; answering from the downstream'),
+  });
   const mcp = new McpService({
     sessions: store.sessions,
     sessionIdleMs: config.mcp.sessionIdleMinutes * 60_000,
-    toolCall: { registry: () => catalog.registry, budget: store.budget, forwarder },
+    toolCall: {
+      registry: () => catalog.registry,
+      budget: store.budget,
+      forwarder,
+      cache,
+      argsDigestKey: createHash('sha256').update('tollgate audit digest\0').update(config.jwt.signingKey).digest(),
+    },
     serverInfo: { name: 'tollgate', version: GATEWAY_VERSION },
   });
-  const embeddingModel = loadEmbeddingModel(config);
   const readiness = createReadiness({ store, embeddingModel });
   const onUnexpectedError = (error: unknown) => log.error({ err: error instanceof Error ? error.stack : String(error) }, 'unexpected error');
 
@@ -106,6 +126,8 @@ export async function composeGateway(config: GatewayConfig, log: Logger): Promis
           agents,
           isReady: async () => catalog.loaded && (await readiness.ready()),
           maxBodyBytes: config.mcp.maxBodyBytes,
+          keepAliveMs: config.mcp.keepAliveMs,
+          audit,
           onUnexpectedError,
         }),
       );
@@ -117,6 +139,7 @@ export async function composeGateway(config: GatewayConfig, log: Logger): Promis
     store,
     start() {
       void readiness.modelChecked.then(async () => log.info({ readiness: await readiness.report() }, 'embedding model checked'));
+      embeddingModel.then((model) => cache.attachModel(model), () => undefined);
       refresher
         .initialLoad()
         .then(() => refresher.start())
@@ -124,6 +147,7 @@ export async function composeGateway(config: GatewayConfig, log: Logger): Promis
     },
     async close() {
       refresher.stop();
+      await cache.idle();
       await auditTrail.flush();
       await Promise.allSettled([httpForwarder.close(), store.close()]);
     },

@@ -39,7 +39,7 @@ export { ToolDefinitionSchema, parseToolDefinitions, describeToolProblem, routeP
 export type { ToolDefinition, InputSchema, HttpMethod, ParameterSource, ToolDefinitionProblem, ParsedToolDefinitions } from './tools/definition.js';
 export { ToolRegistry, buildToolRegistry } from './tools/registry.js';
 export type { RegisteredTool, ToolInputSchema, BuiltToolRegistry } from './tools/registry.js';
-export { toolAccess, toolsForAgent, authorizeToolCall, isMutating } from './tools/access.js';
+export { toolAccess, toolsForAgent, authorizeToolCall, isMutating, ToolRefusedError } from './tools/access.js';
 export type { ToolCaller, ToolAccess } from './tools/access.js';
 export { validateToolArguments } from './tools/arguments.js';
 export { toMcpTool, toolsListResult } from './tools/listing.js';
@@ -60,9 +60,9 @@ export type { TruncationCut } from './tokens/prune.js';
 // The MCP service and the tool-call pipeline.
 export { SessionNotFoundError } from './mcp/errors.js';
 export { McpService } from './mcp/mcp-service.js';
-export type { McpServiceOptions, McpCaller, McpSession, McpRequestOutcome } from './mcp/mcp-service.js';
+export type { McpServiceOptions, McpCaller, McpSession, McpRequestOutcome, McpCallOptions } from './mcp/mcp-service.js';
 export { callTool } from './pipeline/tool-call.js';
-export type { ToolCallDeps, ToolCallContext, ToolCallParams, ToolCallOutcome } from './pipeline/tool-call.js';
+export type { ToolCallDeps, ToolCallContext, ToolCallParams, ToolCallOutcome, ToolCallTrace, ResponseFilter } from './pipeline/tool-call.js';
 
 // Resilience: circuit breaker and retries around a Forwarder.
 export { createResilientForwarder, type ResilientForwarder } from './resilience/resilient-forwarder.js';
@@ -82,3 +82,4 @@ export { SemanticCache, exactKey, DEFAULT_SIMILARITY_THRESHOLD, DEFAULT_CACHE_TT
 export type { SemanticCacheOptions, ToolCacheOptions, CacheHit, CacheableTool } from './cache/semantic-cache.js';
 export { splitArguments, type SplitArguments } from './cache/arguments.js';
 export { canonicalJson } from './cache/canonical-json.js';
+export { toolCallFailureOutcome } from './audit/outcome.js';

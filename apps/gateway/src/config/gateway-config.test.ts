@@ -106,3 +106,24 @@ describe('list keys', () => {
     expect(loadGatewayConfig(['--config', file], base).config.http.allowedHosts).toEqual(['gw.example', 'gw.internal:8080']);
   });
 });
+
+describe('cache settings', () => {
+  it('reads global and per-tool cache settings', () => {
+    const { cache } = parse({
+      ...base,
+      Gw__Cache__Semantic: 'false',
+      Gw__Cache__Tools__search_products__TtlSeconds: '60',
+      Gw__Cache__Tools__get_customer__Enabled: 'false',
+    }).config;
+    expect(cache).toMatchObject({ enabled: true, semantic: false, similarityThreshold: 0.92, ttlMs: 300_000 });
+    expect(cache.tools).toEqual({ search_products: { ttlMs: 60_000 }, get_customer: { enabled: false } });
+  });
+
+  it('names each bad per-tool setting', () => {
+    expect(problemsOf({ ...base, Gw__Cache__Tools__x__Color: 'red', Gw__Cache__Tools__y__TtlSeconds: '-5', Gw__Cache__Enabled: 'maybe' })).toEqual([
+      'Gw:Cache:Enabled: must be true or false',
+      'Gw:Cache:Tools:x:Color: unknown setting (Enabled, Semantic or TtlSeconds)',
+      'Gw:Cache:Tools:y:TtlSeconds: must be a positive whole number',
+    ]);
+  });
+});

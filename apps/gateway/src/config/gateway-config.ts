@@ -10,7 +10,14 @@ export interface GatewayConfig {
   downstream: { baseUrl: string; timeoutMs: number; headers: Record<string, string> };
   store: { connectionString: string | undefined };
   admin: { apiKey: string | undefined; tokenExpiryDays: number };
-  mcp: { sessionIdleMinutes: number; maxBodyBytes: number };
+  mcp: { sessionIdleMinutes: number; maxBodyBytes: number; keepAliveMs: number };
+  cache: {
+    enabled: boolean;
+    semantic: boolean;
+    similarityThreshold: number;
+    ttlMs: number;
+    tools: Record<string, { enabled?: boolean; semantic?: boolean; ttlMs?: number }>;
+  };
   http: { allowedOrigins: string[]; allowedHosts: string[]; shutdownDeadlineMs: number };
   toolRegistry: { refreshSeconds: number };
   resilience: {
@@ -51,6 +58,12 @@ const commaList = z
   .optional()
   .transform((value) => (value ?? '').split(',').map((item) => item.trim()).filter(Boolean));
 
+const booleanFlag = (fallback: boolean) =>
+  z
+    .enum(['true', 'false', 'True', 'False', 'TRUE', 'FALSE', '1', '0'], { error: 'must be true or false' })
+    .transform((value) => value.toLowerCase() === 'true' || value === '1')
+    .default(fallback);
+
 const LIST_KEYS = ['Gw:Http:AllowedOrigins', 'Gw:Http:AllowedHosts'] as const;
 
 const headerValue = z.string().refine((value) => !/[\r\n]/.test(value), 'must not contain CR or LF');
@@ -77,6 +90,11 @@ function schemaFor(development: boolean) {
     'Gw:Admin:TokenExpiryDays': positiveInt(90),
     'Gw:Mcp:SessionIdleMinutes': positiveInt(30),
     'Gw:Mcp:MaxBodyBytes': positiveInt(1024 * 1024),
+    'Gw:Mcp:KeepAliveSeconds': z.coerce.number().positive('must be positive').default(5),
+    'Gw:Cache:Enabled': booleanFlag(true),
+    'Gw:Cache:Semantic': booleanFlag(true),
+    'Gw:Cache:SimilarityThreshold': z.coerce.number().gt(0, 'must be above 0').max(1, 'must be at most 1').default(0.92),
+    'Gw:Cache:TtlSeconds': positiveInt(300),
     'Gw:Http:AllowedOrigins': commaList,
     'Gw:Http:AllowedHosts': commaList,
     'Gw:Http:ShutdownDeadlineSeconds': positiveInt(15),
@@ -125,6 +143,7 @@ export function parseGatewayConfig(flat: FlatConfig): ParsedConfig {
   if (parsed.success && parsed.data['Gw:Embedding:Provider'] === 'openai' && !parsed.data['Gw:Embedding:BaseUrl']) {
     problems.push('Gw:Embedding:BaseUrl: is required when Gw:Embedding:Provider is openai');
   }
+  const cacheTools = perToolCache(section(flat, 'Gw:Cache:Tools'), problems);
   if (!parsed.success || problems.length > 0) throw new ConfigError(problems);
 
   const data = parsed.data;
@@ -149,7 +168,18 @@ export function parseGatewayConfig(flat: FlatConfig): ParsedConfig {
       },
       store: { connectionString: data['ConnectionStrings:Store'] },
       admin: { apiKey: data['Gw:Admin:ApiKey'], tokenExpiryDays: data['Gw:Admin:TokenExpiryDays'] },
-      mcp: { sessionIdleMinutes: data['Gw:Mcp:SessionIdleMinutes'], maxBodyBytes: data['Gw:Mcp:MaxBodyBytes'] },
+      mcp: {
+        sessionIdleMinutes: data['Gw:Mcp:SessionIdleMinutes'],
+        maxBodyBytes: data['Gw:Mcp:MaxBodyBytes'],
+        keepAliveMs: data['Gw:Mcp:KeepAliveSeconds'] * 1000,
+      },
+      cache: {
+        enabled: data['Gw:Cache:Enabled'],
+        semantic: data['Gw:Cache:Semantic'],
+        similarityThreshold: data['Gw:Cache:SimilarityThreshold'],
+        ttlMs: data['Gw:Cache:TtlSeconds'] * 1000,
+        tools: cacheTools,
+      },
       http: {
         allowedOrigins: data['Gw:Http:AllowedOrigins'],
         allowedHosts: data['Gw:Http:AllowedHosts'],
@@ -182,4 +212,30 @@ export function parseGatewayConfig(flat: FlatConfig): ParsedConfig {
           : { provider: 'local' },
     },
   };
+}
+
+/** `Gw:Cache:Tools:<tool>:Enabled|Semantic|TtlSeconds`: per-tool opt-out and TTL. */
+function perToolCache(entries: Record<string, string>, problems: string[]): GatewayConfig['cache']['tools'] {
+  const tools: GatewayConfig['cache']['tools'] = {};
+  for (const [path, value] of Object.entries(entries)) {
+    const [tool, setting, ...rest] = path.split(':');
+    const key = `Gw:Cache:Tools:${path}`;
+    if (!tool || !setting || rest.length > 0) {
+      problems.push(`${key}: expected Gw:Cache:Tools:<tool>:Enabled|Semantic|TtlSeconds`);
+      continue;
+    }
+    const options = (tools[tool] ??= {});
+    const lowered = setting.toLowerCase();
+    if (lowered === 'enabled' || lowered === 'semantic') {
+      if (!/^(true|false|1|0)$/i.test(value)) problems.push(`${key}: must be true or false`);
+      else options[lowered] = /^(true|1)$/i.test(value);
+    } else if (lowered === 'ttlseconds') {
+      const seconds = Number(value);
+      if (!Number.isInteger(seconds) || seconds <= 0) problems.push(`${key}: must be a positive whole number`);
+      else options.ttlMs = seconds * 1000;
+    } else {
+      problems.push(`${key}: unknown setting (Enabled, Semantic or TtlSeconds)`);
+    }
+  }
+  return tools;
 }

@@ -1,20 +1,23 @@
 import {
   GatewayError,
-
   jsonRpcErrorFrom,
   jsonRpcResult,
   parseJsonRpcBody,
   PROTOCOL_VERSION_HEADER,
-  SSE_CONTENT_TYPE,
-  sseMessage,
   type AgentService,
+  type AuditEvent,
+  type JsonRpcFailure,
   type JsonRpcId,
+  type JsonRpcRequest,
   type McpCaller,
   type McpService,
+  type McpSession,
 } from '@tollgate/gateway-core';
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { bearerToken } from '../http/admin-guard.js';
+import { replyWithKeepAlive, sseReply } from '../http/sse.js';
+import { ToolCallAudit } from './mcp-call-audit.js';
 
 const SESSION_HEADER = 'Mcp-Session-Id';
 
@@ -42,6 +45,9 @@ export interface McpRouteDeps {
   /** True when agent traffic may flow. */
   isReady: () => Promise<boolean>;
   maxBodyBytes: number;
+  /** A tools/call still running after this long switches to a streamed reply with keep-alive comments. */
+  keepAliveMs: number;
+  audit: (event: AuditEvent) => void;
   onUnexpectedError?: (error: unknown) => void;
 }
 
@@ -49,7 +55,8 @@ export interface McpRouteDeps {
  * POST /mcp: JSON-RPC 2.0 over Streamable HTTP (spec 4.3). A successful
  * exchange answers one SSE `message` event; an error of spec 7 answers its
  * HTTP status with a JSON-RPC error body (application/json), so clients and
- * proxies see the failure in the status line.
+ * proxies see the failure in the status line. Every tools/call is audited
+ * once, whichever step ends it.
  */
 export function mcpRoutes(deps: McpRouteDeps): Hono {
   const app = new Hono();
@@ -83,6 +90,7 @@ export function mcpRoutes(deps: McpRouteDeps): Hono {
     }),
     async (c) => {
       let id: JsonRpcId | null = null;
+      let audit: ToolCallAudit | null = null;
       try {
         checkTransportHeaders(c);
         if (!(await deps.isReady())) throw new NotReadyError('The gateway is not ready: see /health/ready');
@@ -90,7 +98,10 @@ export function mcpRoutes(deps: McpRouteDeps): Hono {
         // The id to answer errors with: a refused message's id too, when it is itself valid.
         if (incoming.kind === 'request') id = incoming.message.id;
         else if (incoming.kind === 'invalid') id = incoming.id;
+        if (incoming.kind === 'request' && incoming.message.method === 'tools/call') audit = new ToolCallAudit(deps.audit);
+
         const caller = await authenticate(c, deps.agents);
+        if (audit) audit.agentId = caller.agent.agentId;
         if (incoming.kind === 'invalid') throw incoming.error;
 
         if (incoming.kind === 'request' && incoming.message.method === 'initialize') {
@@ -99,16 +110,55 @@ export function mcpRoutes(deps: McpRouteDeps): Hono {
           return sseReply(c, jsonRpcResult(incoming.message.id, result));
         }
         const session = await deps.mcp.resumeSession(caller, c.req.header(SESSION_HEADER), c.req.header(PROTOCOL_VERSION_HEADER));
+        if (audit) audit.sessionId = session.record.sessionId;
         // Notifications, and responses to requests this server never sends, need no answer.
         if (incoming.kind !== 'request') return c.body(null, 202);
+        if (audit) return await toolCall(c, deps, { caller, session, request: incoming.message, audit });
         const outcome = await deps.mcp.handle(caller, session, incoming.message);
         return sseReply(c, jsonRpcResult(incoming.message.id, outcome.result));
       } catch (error) {
+        audit?.failed(error);
         return errorReply(c, id, error, deps);
       }
     },
   );
   return app;
+}
+
+interface ToolCallRequest {
+  caller: McpCaller;
+  session: McpSession;
+  request: JsonRpcRequest;
+  audit: ToolCallAudit;
+}
+
+/** A tools/call, answered normally when quick, streamed with keep-alive comments when slow. */
+async function toolCall(c: Context, deps: McpRouteDeps, { caller, session, request, audit }: ToolCallRequest): Promise<Response> {
+  const settled = deps.mcp.handle(caller, session, request, { trace: audit.trace }).then(
+    (outcome) => {
+      if ('call' in outcome) audit.succeeded(outcome.call);
+      return { ok: true as const, result: outcome.result };
+    },
+    (error: unknown) => {
+      audit.failed(error);
+      return { ok: false as const, error };
+    },
+  );
+  const reply = await replyWithKeepAlive(c, settled, deps.keepAliveMs, (done) =>
+    done.ok ? jsonRpcResult(request.id, done.result) : streamedError(request.id, done.error),
+  );
+  if ('streamed' in reply) return reply.streamed;
+  const done = reply.early;
+  return done.ok ? sseReply(c, jsonRpcResult(request.id, done.result)) : errorReply(c, request.id, done.error, deps);
+}
+
+/** Once the stream has started the status line is sent: the HTTP status it would have had goes in `data`. */
+function streamedError(id: JsonRpcId, error: unknown): JsonRpcFailure {
+  const failure = jsonRpcErrorFrom(id, error);
+  const httpStatus = error instanceof GatewayError ? error.httpStatus : 500;
+  const data = failure.error.data;
+  const merged = typeof data === 'object' && data !== null ? { ...data, httpStatus } : { httpStatus };
+  return { ...failure, error: { ...failure.error, data: merged } };
 }
 
 async function authenticate(c: Context, agents: AgentService): Promise<McpCaller> {
@@ -127,10 +177,6 @@ function checkTransportHeaders(c: Context): void {
   }
 }
 
-function sseReply(c: Context, message: Parameters<typeof sseMessage>[0]): Response {
-  return c.body(sseMessage(message), 200, { 'Content-Type': SSE_CONTENT_TYPE, 'Cache-Control': 'no-cache' });
-}
-
 function errorReply(c: Context, id: JsonRpcId | null, error: unknown, deps: McpRouteDeps): Response {
   const failure = jsonRpcErrorFrom(id, error);
   const status = error instanceof GatewayError ? error.httpStatus : 500;
@@ -140,4 +186,3 @@ function errorReply(c: Context, id: JsonRpcId | null, error: unknown, deps: McpR
   if (status === 401) c.header('WWW-Authenticate', 'Bearer');
   return c.json(failure, status as 400);
 }
-

@@ -21,6 +21,10 @@ export const TOOL_CALL_OUTCOMES = [
   'circuit-open',
   'downstream-error',
   'store-unavailable',
+  /** Not ready yet (readiness failing or tools not loaded). */
+  'unavailable',
+  /** Refused before the call was understood: session, protocol version, transport. */
+  'invalid-request',
   'internal-error',
 ] as const;
 

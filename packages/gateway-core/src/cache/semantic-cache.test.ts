@@ -112,6 +112,38 @@ describe('SemanticCache', () => {
     expect(hit!.similarity).toBeGreaterThanOrEqual(DEFAULT_SIMILARITY_THRESHOLD);
   });
 
+  it('serves the exact tier before a model is attached and the semantic tier after', async () => {
+    const cache = new SemanticCache({ cache: createMemoryStore().cache, model: null });
+    await stored(cache, searchProducts, boots, '{"items":["boot"]}');
+    expect(await cache.lookup(searchProducts, boots)).toEqual({ tier: 'exact', text: '{"items":["boot"]}' });
+    expect(await cache.lookup(searchProducts, bootsParaphrase)).toBeNull();
+    cache.attachModel(model);
+    await stored(cache, searchProducts, boots, '{"items":["boot"]}');
+    expect(await cache.lookup(searchProducts, bootsParaphrase)).toMatchObject({ tier: 'semantic' });
+  });
+
+  it('serves nothing cached before a write once it is invalidated, on every instance', async () => {
+    const store = createMemoryStore();
+    const shared = { cache: store.cache, model, generation: store.cacheGeneration, generationRefreshMs: 0 };
+    const writer = new SemanticCache(shared);
+    const reader = new SemanticCache(shared);
+    await stored(reader, searchProducts, boots, '{"items":["old"]}');
+    expect(await reader.lookup(searchProducts, boots)).toMatchObject({ text: '{"items":["old"]}' });
+    await writer.invalidate();
+    expect(await reader.lookup(searchProducts, boots)).toBeNull();
+    expect(await reader.lookup(searchProducts, bootsParaphrase)).toBeNull();
+  });
+
+  it('never files an answer fetched before a write under the generation after it', async () => {
+    const store = createMemoryStore();
+    const cache = new SemanticCache({ cache: store.cache, model, generation: store.cacheGeneration, generationRefreshMs: 0 });
+    const before = await cache.generation();
+    await cache.invalidate(); // a write lands while the read is still at the downstream
+    void cache.store(searchProducts, boots, '{"items":["stale"]}', undefined, before);
+    await cache.idle();
+    expect(await cache.lookup(searchProducts, boots)).toBeNull();
+  });
+
   it('does not answer a query that differs in meaning', async () => {
     const cache = cacheWith();
     await stored(cache, searchProducts, boots, '{"items":["boot"]}');

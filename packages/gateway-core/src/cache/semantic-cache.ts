@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { EmbeddingModel } from '../embedding/port.js';
-import type { ResponseCache, SemanticCandidate } from '../store/ports.js';
+import type { GenerationCounter, ResponseCache, SemanticCandidate } from '../store/ports.js';
 import type { ToolDefinition } from '../tools/definition.js';
 import type { CacheTier } from '../audit/record.js';
 import { normalizeText, splitArguments, type SplitArguments } from './arguments.js';
@@ -33,6 +33,14 @@ export interface SemanticCacheOptions {
   tools?: Record<string, ToolCacheOptions>;
   /** Candidates kept per tool and exact-argument group. Default 32. */
   maxCandidates?: number;
+  /**
+   * Bumped by `invalidate` after a write through the gateway; part of every
+   * key, so answers cached before the write are no longer served. Without
+   * one, entries only expire by TTL.
+   */
+  generation?: GenerationCounter;
+  /** How long another instance's write may go unnoticed: the counter is re-read at most this often. Default 1 s. */
+  generationRefreshMs?: number;
   /** Told about every failure the cache turned into a miss. */
   onError?: (error: unknown) => void;
 }
@@ -64,7 +72,9 @@ const RECENT_VECTORS = 256;
  * failure (store down, model error) is a miss, never an error.
  */
 export class SemanticCache {
-  readonly #options: Required<Omit<SemanticCacheOptions, 'model'>> & { model: EmbeddingModel | null };
+  readonly #options: Required<Omit<SemanticCacheOptions, 'model' | 'generation'>> & { model: EmbeddingModel | null };
+  readonly #counter: GenerationCounter | null;
+  #generation = { value: 0, readAt: Number.NEGATIVE_INFINITY };
   readonly #pending = new Set<Promise<void>>();
   /** Unit vectors of recent texts: a miss embeds its query, and storing its answer needs the same vector. */
   readonly #recent = new Map<string, Float32Array>();
@@ -77,12 +87,22 @@ export class SemanticCache {
       ttlMs: DEFAULT_CACHE_TTL_MS,
       tools: {},
       maxCandidates: DEFAULT_MAX_CANDIDATES,
+      generationRefreshMs: 1_000,
       onError: () => {},
       ...definedOnly(options),
       cache: options.cache,
       model: options.model ?? null,
     };
+    this.#counter = options.generation ?? null;
     checkOptions(this.#options);
+  }
+
+  /**
+   * Turns the semantic tier on once the embedding model has loaded: the
+   * gateway serves (exact tier only) while a local model is still loading.
+   */
+  attachModel(model: EmbeddingModel): void {
+    this.#options.model = model;
   }
 
   /** Only tools that cannot change state (GET, writes not allowed), and not opted out. */
@@ -90,12 +110,40 @@ export class SemanticCache {
     return this.#options.enabled && tool.httpMethod === 'GET' && !tool.allowWrite && this.#options.tools[tool.name]?.enabled !== false;
   }
 
-  async lookup(tool: CacheableTool, args: Record<string, unknown>): Promise<CacheHit | null> {
+  /**
+   * The current cache generation (re-read from the store at most every
+   * `generationRefreshMs`). Read it before calling the downstream and pass it
+   * to `store`, so an answer fetched before a write is never filed after it.
+   */
+  async generation(): Promise<number> {
+    if (this.#counter === null || performance.now() - this.#generation.readAt < this.#options.generationRefreshMs) {
+      return this.#generation.value;
+    }
+    try {
+      this.#generation = { value: await this.#counter.generation(), readAt: performance.now() };
+    } catch (error) {
+      this.#report(error);
+    }
+    return this.#generation.value;
+  }
+
+  /** After a write through the gateway: nothing cached before it is served again, on any instance. */
+  async invalidate(): Promise<void> {
+    if (this.#counter === null || !this.#options.enabled) return;
+    try {
+      this.#generation = { value: await this.#counter.bump(), readAt: performance.now() };
+    } catch (error) {
+      this.#report(error);
+    }
+  }
+
+  async lookup(tool: CacheableTool, args: Record<string, unknown>, generation?: number): Promise<CacheHit | null> {
     if (!this.isCacheable(tool)) return null;
     try {
-      const exact = await this.#options.cache.get(exactKey(tool, args));
+      const prefix = keyPrefix(generation ?? (await this.generation()));
+      const exact = await this.#options.cache.get(prefix + exactKey(tool, args));
       if (exact !== null) return { tier: 'exact', text: exact };
-      return await this.#semanticLookup(tool, args);
+      return await this.#semanticLookup(tool, args, prefix);
     } catch (error) {
       this.#report(error);
       return null;
@@ -107,9 +155,10 @@ export class SemanticCache {
    * answer and leave this running (embedding is the slow part). `ttlMs`
    * overrides the tool's configured TTL.
    */
-  store(tool: CacheableTool, args: Record<string, unknown>, text: string, ttlMs?: number): Promise<void> {
+  store(tool: CacheableTool, args: Record<string, unknown>, text: string, ttlMs?: number, generation?: number): Promise<void> {
     if (!this.isCacheable(tool)) return Promise.resolve();
-    const work = this.#store(tool, args, text, ttlMs ?? this.#ttlFor(tool)).catch((error) => this.#report(error));
+    const prefix = keyPrefix(generation ?? this.#generation.value);
+    const work = this.#store(tool, args, text, ttlMs ?? this.#ttlFor(tool), prefix).catch((error) => this.#report(error));
     this.#pending.add(work);
     void work.finally(() => this.#pending.delete(work));
     return work;
@@ -120,10 +169,10 @@ export class SemanticCache {
     while (this.#pending.size > 0) await Promise.all(this.#pending);
   }
 
-  async #semanticLookup(tool: CacheableTool, args: Record<string, unknown>): Promise<CacheHit | null> {
+  async #semanticLookup(tool: CacheableTool, args: Record<string, unknown>, prefix: string): Promise<CacheHit | null> {
     const split = this.#semanticSplit(tool, args);
     if (!split) return null;
-    const candidates = await this.#options.cache.candidates(groupKey(tool, split, this.#options.model!));
+    const candidates = await this.#options.cache.candidates(prefix + groupKey(tool, split, this.#options.model!));
     // No earlier call in the group: nothing to compare, so no embedding on this miss.
     if (candidates.length === 0) return null;
     const query = await this.#embed(split.text.map(([, value]) => value));
@@ -133,13 +182,13 @@ export class SemanticCache {
     return text === null ? null : { tier: 'semantic', text, similarity: best.similarity };
   }
 
-  async #store(tool: CacheableTool, args: Record<string, unknown>, text: string, ttlMs: number): Promise<void> {
-    const responseKey = exactKey(tool, args);
+  async #store(tool: CacheableTool, args: Record<string, unknown>, text: string, ttlMs: number, prefix: string): Promise<void> {
+    const responseKey = prefix + exactKey(tool, args);
     await this.#options.cache.set(responseKey, text, ttlMs);
     const split = this.#semanticSplit(tool, args);
     if (!split) return;
     const vector = await this.#embed(split.text.map(([, value]) => value));
-    await this.#options.cache.addCandidate(groupKey(tool, split, this.#options.model!), { responseKey, vector }, ttlMs, this.#options.maxCandidates);
+    await this.#options.cache.addCandidate(prefix + groupKey(tool, split, this.#options.model!), { responseKey, vector }, ttlMs, this.#options.maxCandidates);
   }
 
   /** The split arguments when the semantic tier applies to this call, else null. */
@@ -185,6 +234,11 @@ export class SemanticCache {
       // A throwing handler must not turn a miss into an error.
     }
   }
+}
+
+/** Generation 0 keeps the bare keys, so a cache without a counter is unchanged. */
+function keyPrefix(generation: number): string {
+  return generation === 0 ? '' : `g${generation}:`;
 }
 
 /** `<tool>:<sha-256 of the canonical JSON of the arguments>`. */

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { AgentRecord, SessionRecord, SessionStore } from '../store/ports.js';
-import { callTool, type ToolCallDeps, type ToolCallOutcome } from '../pipeline/tool-call.js';
+import { callTool, type ToolCallDeps, type ToolCallOutcome, type ToolCallTrace } from '../pipeline/tool-call.js';
 import { toolsForAgent } from '../tools/access.js';
 import { toolsListResult } from '../tools/listing.js';
 import { InvalidRequestError, MethodNotFoundError, SessionNotFoundError } from './errors.js';
@@ -24,6 +24,11 @@ export interface McpCaller {
   agent: AgentRecord;
   tokenScopes: readonly string[];
   signal?: AbortSignal;
+}
+
+/** Per-request extras of a tools/call. */
+export interface McpCallOptions {
+  trace?: ToolCallTrace;
 }
 
 export interface McpSession {
@@ -86,7 +91,7 @@ export class McpService {
   }
 
   /** A request inside a session (anything but initialize). */
-  async handle(caller: McpCaller, session: McpSession, request: JsonRpcRequest): Promise<McpRequestOutcome> {
+  async handle(caller: McpCaller, session: McpSession, request: JsonRpcRequest, options: McpCallOptions = {}): Promise<McpRequestOutcome> {
     switch (request.method) {
       case 'ping':
         return { method: 'ping', result: {} };
@@ -101,7 +106,7 @@ export class McpService {
         const params = request.params ?? {};
         const call = await callTool(
           this.#options.toolCall,
-          { agent: caller.agent, tokenScopes: caller.tokenScopes, protocolVersion: session.protocolVersion, signal: caller.signal },
+          { agent: caller.agent, tokenScopes: caller.tokenScopes, protocolVersion: session.protocolVersion, signal: caller.signal, trace: options.trace },
           { name: params.name, arguments: params.arguments },
         );
         return { method: 'tools/call', result: call.result, call };

@@ -8,6 +8,7 @@ import { countTokens } from '../tokens/count.js';
 import type { ToolDefinition } from '../tools/definition.js';
 import { buildToolRegistry } from '../tools/registry.js';
 import { archiveCustomer, createOrder, getCustomer } from '../tools/test-fixtures.js';
+import { SemanticCache } from '../cache/semantic-cache.js';
 import { callTool, type ToolCallContext, type ToolCallDeps } from './tool-call.js';
 
 const NOW = new Date('2025-05-01T12:00:00Z');
@@ -225,5 +226,43 @@ describe('callTool', () => {
     const total = charged.reduce((sum, tokens) => sum + tokens, 0);
     expect(total).toBeLessThanOrEqual(1000);
     expect(await usage()).toMatchObject({ used: total, reserved: 0 });
+  });
+});
+
+describe('callTool with the response cache and a privacy filter', () => {
+  function cached() {
+    const store = createMemoryStore();
+    const { forwarder, calls } = fakeForwarder(store.budget, (tool) =>
+      tool.name === 'getCustomer' ? { id: '7', email: 'ada@example.com' } : { ok: true },
+    );
+    const cache = new SemanticCache({ cache: store.cache, generation: store.cacheGeneration, generationRefreshMs: 0 });
+    const privacy = { filter: (_tool: string, value: unknown) => ({ value: { ...(value as object), email: '[REDACTED:email]' } }) };
+    const deps: ToolCallDeps = { registry: () => registry, budget: store.budget, forwarder, cache, privacy, clock: () => NOW };
+    return { deps, calls, cache, usage: () => store.budget.usage('agt_test', NOW) };
+  }
+  const read = { name: 'getCustomer', arguments: { id: '7' } };
+
+  it('answers a repeated read from the cache, filtered, and charges it like a call', async () => {
+    const { deps, calls, cache, usage } = cached();
+    const trace = {};
+    const first = await callTool(deps, caller({ trace }), read);
+    await cache.idle();
+    const second = await callTool(deps, caller({ trace }), read);
+    expect(calls).toHaveLength(1);
+    expect(second.cacheTier).toBe('exact');
+    expect(second.result).toEqual(first.result);
+    expect(first.result.content[0].text).toBe('{"id":"7","email":"[REDACTED:email]"}');
+    expect((await usage()).used).toBe(first.tokensCharged * 2);
+    expect(trace).toMatchObject({ tool: 'getCustomer', cacheTier: 'exact', tokensCharged: first.tokensCharged });
+  });
+
+  it('goes back to the downstream after a write through the gateway', async () => {
+    const { deps, calls, cache } = cached();
+    await callTool(deps, caller(), read);
+    await cache.idle();
+    await callTool(deps, caller({ tokenScopes: ['orders:write'] }), { name: 'createOrder', arguments: { customerId: '7', sku: 'A-1', quantity: 1 } });
+    const after = await callTool(deps, caller(), read);
+    expect(after.cacheTier).toBeNull();
+    expect(calls.map((call) => call.tool)).toEqual(['getCustomer', 'createOrder', 'getCustomer']);
   });
 });

@@ -1,7 +1,10 @@
+import { argsDigest } from '../audit/digest.js';
+import type { CacheTier } from '../audit/record.js';
+import type { SemanticCache } from '../cache/semantic-cache.js';
 import { BudgetExhaustedError } from '../errors.js';
 import type { Forwarder } from '../forward/forwarder.js';
-import { buildToolCallResult, type ToolCallResult } from '../mcp/tool-result.js';
 import type { ProtocolVersion } from '../mcp/protocol-version.js';
+import { buildToolCallResult, type ToolCallResult } from '../mcp/tool-result.js';
 import type { AgentRecord, BudgetLedger, Reservation } from '../store/ports.js';
 import { nextUtcMidnight } from '../time.js';
 import { capResponse } from '../tokens/cap.js';
@@ -9,11 +12,24 @@ import { authorizeToolCall } from '../tools/access.js';
 import { validateToolArguments } from '../tools/arguments.js';
 import type { RegisteredTool, ToolRegistry } from '../tools/registry.js';
 
+/** Filters a downstream response before anyone sees, counts, caches or logs it. */
+export interface ResponseFilter {
+  filter(toolName: string, value: unknown): { value: unknown };
+}
+
 export interface ToolCallDeps {
   /** The current registry; read per call so a refresh never disturbs calls in flight. */
   registry: () => ToolRegistry;
   budget: BudgetLedger;
   forwarder: Forwarder;
+  privacy?: ResponseFilter;
+  cache?: SemanticCache;
+  /**
+   * HMAC key for the audit digest of the arguments. Keyed, because a plain
+   * hash of a low-entropy argument (a customer id, an SSN) can be reversed
+   * by trying every value.
+   */
+  argsDigestKey?: Buffer;
   clock?: () => Date;
 }
 
@@ -23,6 +39,18 @@ export interface ToolCallContext {
   tokenScopes: readonly string[];
   protocolVersion: ProtocolVersion;
   signal?: AbortSignal;
+  /** Filled in as the call goes, so a failed call can be audited with what was known. */
+  trace?: ToolCallTrace;
+}
+
+/** What the audit trail needs of a call, success or not. */
+export interface ToolCallTrace {
+  tool?: string;
+  argsDigest?: string;
+  cacheTier?: CacheTier;
+  downstreamStatus?: number;
+  downstreamMs?: number;
+  tokensCharged?: number;
 }
 
 export interface ToolCallParams {
@@ -35,39 +63,81 @@ export interface ToolCallOutcome {
   tool: RegisteredTool;
   tokensCharged: number;
   truncated: boolean;
-  downstreamStatus: number;
-  downstreamMs: number;
+  cacheTier: CacheTier | null;
+  downstreamStatus: number | null;
+  downstreamMs: number | null;
+}
+
+/** The filtered downstream answer as JSON text, and where it came from. */
+interface Answer {
+  value: unknown;
+  cacheTier: CacheTier | null;
+  downstreamStatus: number | null;
+  downstreamMs: number | null;
 }
 
 /**
  * One tools/call after authentication and session checks (DESIGN.md, the
- * pipeline): authorize → validate arguments → reserve budget → forward →
- * cap to what was reserved → settle. Reads top-down; each step throws the
- * typed error of spec 7, and the reservation is released on every failure.
+ * pipeline): authorize → validate arguments → reserve budget → cache lookup
+ * → forward (breaker, retries, timeout) → privacy filter → cap to what was
+ * reserved → settle. Reads top-down; each step throws the typed error of
+ * spec 7, and the reservation is released on every failure.
  */
 export async function callTool(deps: ToolCallDeps, caller: ToolCallContext, params: ToolCallParams): Promise<ToolCallOutcome> {
+  const trace = caller.trace ?? {};
   const tool = authorizeToolCall(deps.registry(), params.name, {
     allowedTools: caller.agent.allowedTools,
     tokenScopes: caller.tokenScopes,
   });
+  trace.tool = tool.definition.name;
+  trace.argsDigest = argsDigest(params.arguments ?? {}, deps.argsDigestKey);
   const args = validateToolArguments(tool, params.arguments ?? {});
   const reservation = await reserveBudget(deps, caller.agent, tool.definition.maxResponseTokens);
   try {
-    const response = await deps.forwarder.forward(tool.definition, args, caller.signal);
-    const capped = capResponse(response.body, reservation.granted);
+    // Read before the downstream is asked, so an answer is never filed under a later write's generation.
+    const generation = deps.cache?.isCacheable(tool.definition) ? await deps.cache.generation() : 0;
+    const answer = (await fromCache(deps, tool, args, generation)) ?? (await fromDownstream(deps, tool, args, generation, caller.signal));
+    Object.assign(trace, withoutNulls({ cacheTier: answer.cacheTier, downstreamStatus: answer.downstreamStatus, downstreamMs: answer.downstreamMs }));
+    const capped = capResponse(answer.value, reservation.granted);
     await deps.budget.settle(reservation, capped.tokens);
+    trace.tokensCharged = capped.tokens;
     return {
       result: buildToolCallResult(capped.text, caller.protocolVersion),
       tool,
       tokensCharged: capped.tokens,
       truncated: capped.truncated,
-      downstreamStatus: response.status,
-      downstreamMs: response.durationMs,
+      ...answer,
     };
   } catch (error) {
     await deps.budget.release(reservation).catch(() => undefined);
     throw error;
   }
+}
+
+/** A cached answer is already filtered; it is charged like a call, after the budget check. */
+async function fromCache(deps: ToolCallDeps, tool: RegisteredTool, args: Record<string, unknown>, generation: number): Promise<Answer | null> {
+  const hit = deps.cache ? await deps.cache.lookup(tool.definition, args, generation) : null;
+  if (!hit) return null;
+  return { value: JSON.parse(hit.text), cacheTier: hit.tier, downstreamStatus: null, downstreamMs: null };
+}
+
+async function fromDownstream(
+  deps: ToolCallDeps,
+  tool: RegisteredTool,
+  args: Record<string, unknown>,
+  generation: number,
+  signal?: AbortSignal,
+): Promise<Answer> {
+  const response = await deps.forwarder.forward(tool.definition, args, signal);
+  const value = deps.privacy ? deps.privacy.filter(tool.definition.name, response.body).value : response.body;
+  if (deps.cache?.isCacheable(tool.definition)) {
+    // Stored off the hot path: embedding the arguments must not delay this answer.
+    void deps.cache.store(tool.definition, args, JSON.stringify(value) ?? 'null', undefined, generation);
+  } else if (deps.cache && tool.definition.allowWrite) {
+    // The downstream's data may have changed: earlier answers must not be served again.
+    await deps.cache.invalidate();
+  }
+  return { value, cacheTier: null, downstreamStatus: response.status, downstreamMs: response.durationMs };
 }
 
 /**
@@ -82,4 +152,8 @@ async function reserveBudget(deps: ToolCallDeps, agent: AgentRecord, maxResponse
     throw new BudgetExhaustedError(`Daily token budget of ${agent.dailyTokenBudget} tokens is exhausted; it resets at ${resetsAt}`, resetsAt);
   }
   return reserved.reservation;
+}
+
+function withoutNulls<T extends object>(value: T): { [K in keyof T]?: NonNullable<T[K]> } {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null)) as { [K in keyof T]?: NonNullable<T[K]> };
 }

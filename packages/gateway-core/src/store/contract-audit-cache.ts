@@ -207,12 +207,16 @@ export function describeAuditCacheContract(createStore: Factory): void {
     });
   });
 
-  describe('tool registry state', () => {
+  describe('generation counters', () => {
     it('starts at 0 and goes up by one per bump', async () => {
-      const { toolRegistryState } = await store();
+      const { toolRegistryState, cacheGeneration } = await store();
       expect(await toolRegistryState.generation()).toBe(0);
       expect(await toolRegistryState.bump()).toBe(1);
       expect(await toolRegistryState.bump()).toBe(2);
+      expect(await toolRegistryState.generation()).toBe(2);
+      // The cache generation is a separate counter.
+      expect(await cacheGeneration.generation()).toBe(0);
+      expect(await cacheGeneration.bump()).toBe(1);
       expect(await toolRegistryState.generation()).toBe(2);
     });
   });

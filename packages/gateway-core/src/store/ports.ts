@@ -158,14 +158,19 @@ export interface ResponseCache {
 }
 
 /**
- * A counter every instance can read, bumped when the tool registry changed
- * (an admin refresh), so other instances know to re-read /gw/schema.
+ * A counter every instance can read. Bumping it tells every instance that
+ * something shared changed: the tool registry (an admin refresh, so others
+ * re-read /gw/schema) or the downstream's data (a write, so cached answers
+ * of earlier reads are no longer served).
  */
-export interface ToolRegistryState {
+export interface GenerationCounter {
   generation(): Promise<number>;
   /** Returns the new generation. */
   bump(): Promise<number>;
 }
+
+/** @deprecated name kept for readers of the first API; use GenerationCounter. */
+export type ToolRegistryState = GenerationCounter;
 
 /** Everything the gateway keeps; one adapter instance per process. */
 export interface GatewayStore {
@@ -176,7 +181,9 @@ export interface GatewayStore {
   readonly sessions: SessionStore;
   readonly audit: AuditLog;
   readonly cache: ResponseCache;
-  readonly toolRegistryState: ToolRegistryState;
+  readonly toolRegistryState: GenerationCounter;
+  /** Bumped by every successful write through the gateway; part of every cache key. */
+  readonly cacheGeneration: GenerationCounter;
   /** One real round trip; throws when the store is unreachable. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -61,6 +61,16 @@ export function authorizeToolCall(registry: ToolRegistry, name: unknown, caller:
     throw new InvalidInputError(`Unknown tool: ${JSON.stringify(name.slice(0, 128))}`, [{ path: 'name', message: 'no tool has this name' }]);
   }
   const access = toolAccess(tool, caller);
-  if (!access.allowed) throw new ForbiddenError(access.message);
+  if (!access.allowed) throw new ToolRefusedError(access.reason, access.message);
   return tool;
+}
+
+/** 403 / -32003 with the rule that refused, for the audit trail and metrics. */
+export class ToolRefusedError extends ForbiddenError {
+  constructor(
+    readonly reason: Extract<ToolAccess, { allowed: false }>['reason'],
+    message: string,
+  ) {
+    super(message);
+  }
 }

@@ -6,7 +6,7 @@ import { MemoryBudgetLedger } from './budget.js';
 import { MemoryResponseCache } from './cache.js';
 import { MemoryRevocationStore } from './revocation.js';
 import { MemorySessionStore } from './sessions.js';
-import { MemoryToolRegistryState } from './tool-registry-state.js';
+import { MemoryGenerationCounter } from './generation-counter.js';
 
 /**
  * The embedded store: everything in this process's memory. Right for one
@@ -22,7 +22,8 @@ export function createMemoryStore(options: StoreOptions = {}): GatewayStore {
     sessions: new MemorySessionStore(clock),
     audit: new MemoryAuditLog(auditRetention(options), clock),
     cache: new MemoryResponseCache(options.memoryCacheMaxEntries ?? DEFAULT_MEMORY_CACHE_MAX_ENTRIES, clock),
-    toolRegistryState: new MemoryToolRegistryState(),
+    toolRegistryState: new MemoryGenerationCounter(),
+    cacheGeneration: new MemoryGenerationCounter(),
     async ping() {},
     async close() {},
   };

@@ -8,7 +8,7 @@ import { command, connectInBackground, createConnection } from './connection.js'
 import { Keys } from './keys.js';
 import { RedisRevocationStore } from './revocation.js';
 import { RedisSessionStore } from './sessions.js';
-import { RedisToolRegistryState } from './tool-registry-state.js';
+import { RedisGenerationCounter } from './generation-counter.js';
 
 export const DEFAULT_KEY_PREFIX = 'tollgate:';
 
@@ -35,7 +35,8 @@ export async function createRedisStore(url: string, options: StoreOptions = {}):
     sessions: new RedisSessionStore(client, keys),
     audit: new RedisAuditLog(client, keys, auditRetention(options)),
     cache: new RedisResponseCache(client, keys),
-    toolRegistryState: new RedisToolRegistryState(client, keys),
+    toolRegistryState: new RedisGenerationCounter(client, keys.toolRegistryGeneration()),
+    cacheGeneration: new RedisGenerationCounter(client, keys.cacheGeneration()),
     async ping() {
       await command(() => client.ping());
     },

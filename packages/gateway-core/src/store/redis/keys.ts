@@ -44,6 +44,10 @@ export class Keys {
     return `${this.prefix}cache:c:${groupKey}`;
   }
 
+  cacheGeneration(): string {
+    return `${this.prefix}cache:generation`;
+  }
+
   toolRegistryGeneration(): string {
     return `${this.prefix}tools:generation`;
   }

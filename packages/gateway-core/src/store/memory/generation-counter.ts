@@ -1,6 +1,6 @@
-import type { ToolRegistryState } from '../ports.js';
+import type { GenerationCounter } from '../ports.js';
 
-export class MemoryToolRegistryState implements ToolRegistryState {
+export class MemoryGenerationCounter implements GenerationCounter {
   #generation = 0;
 
   async generation(): Promise<number> {
