@@ -13,7 +13,7 @@ import {
   type EmbeddingModel,
   type GatewayStore,
 } from '@tollgate/gateway-core';
-import type { Hono } from 'hono';
+import { Hono } from 'hono';
 import { createHash } from 'node:crypto';
 import type { GatewayConfig } from './config/gateway-config.js';
 import { createGatewayApp } from './gateway-app.js';
@@ -21,7 +21,10 @@ import type { Logger } from './logger.js';
 import { createReadiness } from './readiness.js';
 import { ToolCatalog } from './registry/tool-catalog.js';
 import { ToolRefresher } from './registry/tool-refresher.js';
+import { GatewayMetrics } from './observability/metrics.js';
+import { currentRequestId, requestContext } from './observability/request-context.js';
 import { auditRoutes } from './routes/audit.js';
+import { metricsRoutes } from './routes/metrics.js';
 import { mcpRoutes } from './routes/mcp.js';
 import { toolRoutes } from './routes/tools.js';
 
@@ -29,6 +32,8 @@ export const GATEWAY_VERSION = '0.1.0';
 
 export interface Gateway {
   app: Hono;
+  /** The metrics app served without authentication on `Gw:Metrics:Port`. */
+  metricsApp: Hono;
   store: GatewayStore;
   /** Loads the tools (retrying until the downstream answers) and starts background refreshes. */
   start(): void;
@@ -46,8 +51,12 @@ const errorText = (error: unknown) => (error instanceof Error ? error.message : 
 
 /** Wires every part of the gateway from its configuration; the one place that knows them all. */
 export async function composeGateway(config: GatewayConfig, log: Logger): Promise<Gateway> {
+  let onStoreError = (): void => undefined;
   const store = await createStore(config.store.connectionString, {
-    onError: (error) => log.error({ err: errorText(error) }, 'store unavailable'),
+    onError: (error) => {
+      onStoreError();
+      log.error({ err: errorText(error) }, 'store unavailable');
+    },
   });
   const tokens = new TokenService({ signingKey: config.jwt.signingKey });
   const auditTrail = new AuditTrail({
@@ -55,7 +64,14 @@ export async function composeGateway(config: GatewayConfig, log: Logger): Promis
     logLine: (entry) => log.info({ audit: entry }, 'audit'),
     onError: (error) => log.warn({ err: errorText(error) }, 'audit write failed; will retry'),
   });
-  const audit = (event: AuditEvent) => auditTrail.record(event);
+  const metrics = new GatewayMetrics((name) => catalog.registry.get(name) !== undefined);
+  onStoreError = () => metrics.storeError();
+  // One event feeds the trail and the metrics, so they can never disagree.
+  const audit = (event: AuditEvent) => {
+    const withRequest = { requestId: currentRequestId() ?? null, ...event };
+    auditTrail.record(withRequest);
+    metrics.observe(withRequest);
+  };
   const agents = new AgentService({ store, tokens });
   const catalog = new ToolCatalog();
   const refresher = new ToolRefresher({
@@ -78,7 +94,10 @@ export async function composeGateway(config: GatewayConfig, log: Logger): Promis
   const forwarder = createResilientForwarder(httpForwarder, {
     ...config.resilience,
     deadlineMs: config.downstream.timeoutMs,
-    onStateChange: ({ from, to, failure }) => log.warn({ from, to, failure }, `circuit breaker ${to}`),
+    onStateChange: ({ from, to, failure }) => {
+      metrics.breakerState(to);
+      log.warn({ from, to, failure }, `circuit breaker ${to}`);
+    },
   });
   const embeddingModel = loadEmbeddingModel(config);
   const cache = new SemanticCache({
@@ -114,9 +133,11 @@ export async function composeGateway(config: GatewayConfig, log: Logger): Promis
     tokens,
     readiness,
     audit,
+    requestContext: requestContext(log),
     knownScopes: () => catalog.scopes(),
     onUnexpectedError,
     mount: (root) => {
+      root.route('/metrics', metricsRoutes(metrics, tokens));
       root.route('/management/tools', toolRoutes({ tokens, catalog, refresher, audit }));
       root.route('/management', auditRoutes({ tokens, agents, log: store.audit }));
       root.route(
@@ -136,6 +157,7 @@ export async function composeGateway(config: GatewayConfig, log: Logger): Promis
 
   return {
     app,
+    metricsApp: new Hono().route('/metrics', metricsRoutes(metrics, null)),
     store,
     start() {
       void readiness.modelChecked.then(async () => log.info({ readiness: await readiness.report() }, 'embedding model checked'));

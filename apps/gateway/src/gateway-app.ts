@@ -1,5 +1,5 @@
 import { NotFoundError, type AgentService, type AuditEvent, type TokenService } from '@tollgate/gateway-core';
-import { Hono } from 'hono';
+import { Hono, type MiddlewareHandler } from 'hono';
 import type { GatewayConfig } from './config/gateway-config.js';
 import { errorResponse, jsonRpcErrorResponse } from './http/error-response.js';
 import { checkOrigin, checkSingleAuthorization, type OriginPolicy } from './http/request-guards.js';
@@ -14,6 +14,8 @@ export interface GatewayAppDeps {
   agents: AgentService;
   tokens: TokenService;
   readiness: Readiness;
+  /** Request id and access log; runs first. */
+  requestContext?: MiddlewareHandler;
   /** Records one audit event; never throws or waits. */
   audit: (event: AuditEvent) => void;
   /** Every scope required by the currently registered tools. */
@@ -28,6 +30,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Hono {
   const { config, agents, tokens, readiness } = deps;
   const app = new Hono();
   const originPolicy = originPolicyOf(config);
+  if (deps.requestContext) app.use('*', deps.requestContext);
 
   // Health probes come from orchestrators with any Host; everything else is guarded.
   for (const path of ['/management/*', '/auth/*', '/dev/*', '/mcp']) {

@@ -1,14 +1,24 @@
 import pino from 'pino';
+import { currentRequestId } from './observability/request-context.js';
 
 /**
- * Structured JSON logs on stdout. Credentials never reach a log line:
- * the paths below are redacted wherever they appear.
+ * Structured JSON logs on stdout, one line per event, each carrying the id
+ * of the request it belongs to. Credentials never reach a log line: the
+ * paths below are redacted wherever they appear, and nothing logs request
+ * bodies or headers in the first place.
  */
 export function createLogger(level = process.env.LOG_LEVEL ?? 'info') {
   return pino({
     level,
     base: { service: 'tollgate-gateway' },
-    redact: { paths: ['token', 'apiKey', 'signingKey', '*.token', '*.apiKey', '*.authorization', 'headers.authorization'], censor: '[REDACTED]' },
+    mixin: () => {
+      const requestId = currentRequestId();
+      return requestId === undefined ? {} : { requestId };
+    },
+    redact: {
+      paths: ['token', 'apiKey', 'signingKey', '*.token', '*.apiKey', '*.authorization', 'headers.authorization'],
+      censor: '[REDACTED]',
+    },
   });
 }
 

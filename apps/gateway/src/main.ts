@@ -38,6 +38,12 @@ async function main(): Promise<void> {
       `tollgate gateway listening on http://${config.server.host}:${info.port}`,
     );
   });
+  const metricsServer =
+    config.metrics.port === undefined
+      ? undefined
+      : serve({ fetch: gateway.metricsApp.fetch, port: config.metrics.port, hostname: config.server.host }, (info) =>
+          log.info({ port: info.port }, `metrics on http://${config.server.host}:${info.port}/metrics`),
+        );
   gateway.start();
 
   // SIGTERM: stop accepting, let calls in flight finish (their budgets settle
@@ -52,6 +58,7 @@ async function main(): Promise<void> {
       process.exit(1);
     }, config.http.shutdownDeadlineMs);
     deadline.unref();
+    metricsServer?.close();
     server.close(async () => {
       await gateway.close();
       log.info('stopped');

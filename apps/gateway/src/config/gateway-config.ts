@@ -20,6 +20,8 @@ export interface GatewayConfig {
   };
   http: { allowedOrigins: string[]; allowedHosts: string[]; shutdownDeadlineMs: number };
   toolRegistry: { refreshSeconds: number };
+  /** A separate port serving /metrics without authentication; undefined = only the admin-protected /metrics. */
+  metrics: { port: number | undefined };
   resilience: {
     breaker: { mode: 'consecutive' | 'ratio'; failureThreshold: number; failureRatio: number; windowMs: number; minimumCalls: number; breakMs: number };
     retry: { retries: number; minDelayMs: number; maxDelayMs: number };
@@ -107,6 +109,7 @@ function schemaFor(development: boolean) {
     'Gw:Downstream:Retries': z.coerce.number().int('must be a whole number').min(0).max(2, 'must be at most 2').default(2),
     'Gw:Downstream:RetryMinDelayMs': z.coerce.number().int().min(0).default(50),
     'Gw:Downstream:RetryMaxDelayMs': z.coerce.number().int().min(0).default(250),
+    'Gw:Metrics:Port': z.coerce.number().int().min(1).max(65_535, 'must be a TCP port').optional(),
     'Gw:ToolRegistry:RefreshSeconds': z.coerce.number().int('must be a whole number').min(0, 'must not be negative (0 = off)').default(300),
     'Gw:Embedding:Provider': z.enum(['local', 'openai']).default('local'),
     'Gw:Embedding:BaseUrl': httpUrl.optional(),
@@ -186,6 +189,7 @@ export function parseGatewayConfig(flat: FlatConfig): ParsedConfig {
         shutdownDeadlineMs: data['Gw:Http:ShutdownDeadlineSeconds'] * 1000,
       },
       toolRegistry: { refreshSeconds: data['Gw:ToolRegistry:RefreshSeconds'] },
+      metrics: { port: data['Gw:Metrics:Port'] },
       resilience: {
         breaker: {
           mode: data['Gw:Breaker:Mode'],

@@ -35,6 +35,16 @@ export class ToolCallAudit {
     });
   }
 
+  /** `Server-Timing` for the reply: time in the gateway and at the downstream, in ms. */
+  serverTiming(): string {
+    const downstreamMs = this.trace.downstreamMs ?? 0;
+    const gatewayMs = Math.max(performance.now() - this.#started - downstreamMs, 0);
+    const timing = [`gateway;dur=${gatewayMs.toFixed(2)}`];
+    if (this.trace.downstreamMs !== undefined) timing.push(`downstream;dur=${downstreamMs.toFixed(2)}`);
+    if (this.trace.cacheTier !== undefined) timing.push(`cache;desc=${this.trace.cacheTier}`);
+    return timing.join(', ');
+  }
+
   #finish(result: Pick<AuditEvent, 'outcome' | 'httpStatus' | 'jsonRpcCode' | 'detail'>): void {
     if (this.#recorded) return;
     this.#recorded = true;

@@ -149,6 +149,7 @@ async function toolCall(c: Context, deps: McpRouteDeps, { caller, session, reque
   );
   if ('streamed' in reply) return reply.streamed;
   const done = reply.early;
+  c.header('Server-Timing', audit.serverTiming());
   return done.ok ? sseReply(c, jsonRpcResult(request.id, done.result)) : errorReply(c, request.id, done.error, deps);
 }
 

@@ -62,6 +62,8 @@ export interface AuditEntry {
   argsDigest: string | null;
   /** Who made a management change (`admin`, a key id…); null for tool calls. */
   actor: string | null;
+  /** The HTTP request that caused it (`X-Request-Id`), to join the trail with logs and traces. */
+  requestId: string | null;
   /** A short reason without personal data, at most `MAX_AUDIT_DETAIL_LENGTH` characters. */
   detail: string | null;
 }

@@ -77,6 +77,7 @@ describe('AuditTrail', () => {
       downstreamStatus: null,
       argsDigest: null,
       actor: 'admin',
+      requestId: null,
       detail: 'x'.repeat(200),
     });
   });

@@ -175,6 +175,7 @@ function toEntry(event: AuditEvent, clock: () => Date): AuditEntry {
     downstreamStatus: event.downstreamStatus ?? null,
     argsDigest: event.argsDigest ?? null,
     actor: event.actor ?? null,
+    requestId: event.requestId ?? null,
     detail: event.detail == null ? null : event.detail.slice(0, MAX_AUDIT_DETAIL_LENGTH),
   };
 }

@@ -28,6 +28,7 @@ function entry(overrides: Partial<AuditEntry> = {}): AuditEntry {
     downstreamStatus: 200,
     argsDigest: 'a'.repeat(64),
     actor: null,
+    requestId: null,
     detail: null,
     ...overrides,
   };

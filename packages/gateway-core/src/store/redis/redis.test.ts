@@ -169,6 +169,7 @@ function auditEntry(overrides: Partial<AuditEntry>): AuditEntry {
     downstreamStatus: null,
     argsDigest: null,
     actor: null,
+    requestId: null,
     detail: null,
     ...overrides,
   };

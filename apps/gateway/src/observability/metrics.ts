@@ -1,0 +1,74 @@
+import type { AuditEvent, BreakerState } from '@tollgate/gateway-core';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+/** Sub-millisecond buckets: the gateway's own share of a call is meant to be well under a millisecond. */
+const GATEWAY_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1];
+const DOWNSTREAM_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+const BREAKER_VALUE: Record<BreakerState, number> = { closed: 0, 'half-open': 1, open: 2 };
+
+/**
+ * The gateway's Prometheus metrics. Tool-call metrics are derived from the
+ * same event the audit trail records, so the two can never disagree about
+ * what happened. Label values are bounded: tool names come from the
+ * registry (unknown names are folded into one value), outcomes from a fixed list.
+ */
+export class GatewayMetrics {
+  readonly registry = new Registry();
+  readonly #calls = new Counter({ name: 'tollgate_tool_calls_total', help: 'tools/call requests by tool and outcome', labelNames: ['tool', 'outcome'], registers: [this.registry] });
+  readonly #gatewayLatency = new Histogram({
+    name: 'tollgate_gateway_added_seconds',
+    help: 'Time a tools/call spent in the gateway, downstream time excluded',
+    labelNames: ['tool'],
+    buckets: GATEWAY_BUCKETS,
+    registers: [this.registry],
+  });
+  readonly #downstreamLatency = new Histogram({
+    name: 'tollgate_downstream_seconds',
+    help: 'Downstream time of forwarded tools/call requests',
+    labelNames: ['tool'],
+    buckets: DOWNSTREAM_BUCKETS,
+    registers: [this.registry],
+  });
+  readonly #tokens = new Counter({ name: 'tollgate_tokens_charged_total', help: 'Tokens charged to agent budgets', labelNames: ['tool'], registers: [this.registry] });
+  readonly #budgetRefusals = new Counter({ name: 'tollgate_budget_refusals_total', help: 'tools/call refused because the daily budget was exhausted', registers: [this.registry] });
+  readonly #cacheHits = new Counter({ name: 'tollgate_cache_hits_total', help: 'tools/call answered from the cache, by tier', labelNames: ['tier'], registers: [this.registry] });
+  readonly #storeErrors = new Counter({ name: 'tollgate_store_errors_total', help: 'Store outages and failed store commands reported', registers: [this.registry] });
+  readonly #breaker = new Gauge({ name: 'tollgate_breaker_state', help: 'Downstream circuit breaker: 0 closed, 1 half-open, 2 open', registers: [this.registry] });
+  readonly #managementChanges = new Counter({ name: 'tollgate_management_changes_total', help: 'Management changes by kind', labelNames: ['change'], registers: [this.registry] });
+
+  constructor(private readonly knownTool: (name: string) => boolean) {
+    collectDefaultMetrics({ register: this.registry, prefix: 'tollgate_' });
+    this.#breaker.set(0);
+  }
+
+  /** Fed every audit event. */
+  observe(event: AuditEvent): void {
+    if (event.kind === 'management') {
+      this.#managementChanges.inc({ change: event.outcome });
+      return;
+    }
+    const tool = event.tool && this.knownTool(event.tool) ? event.tool : '(none)';
+    this.#calls.inc({ tool, outcome: event.outcome });
+    if (event.gatewayMs != null) this.#gatewayLatency.observe({ tool }, event.gatewayMs / 1000);
+    if (event.downstreamMs != null) this.#downstreamLatency.observe({ tool }, event.downstreamMs / 1000);
+    if (event.tokensCharged) this.#tokens.inc({ tool }, event.tokensCharged);
+    if (event.outcome === 'budget-exhausted') this.#budgetRefusals.inc();
+    if (event.cacheTier) this.#cacheHits.inc({ tier: event.cacheTier });
+  }
+
+  storeError(): void {
+    this.#storeErrors.inc();
+  }
+
+  breakerState(state: BreakerState): void {
+    this.#breaker.set(BREAKER_VALUE[state]);
+  }
+
+  text(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+}

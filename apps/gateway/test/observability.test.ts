@@ -1,0 +1,82 @@
+import { createServer } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GatewayClient } from './support/gateway-client.js';
+import { createAgentWithToken, mcpRaw, openRawSession, rawCall, waitUntilReady, type TestAgent } from './support/mcp.js';
+import { eventually, startDownstream, startGateway, type RunningProcess } from './support/processes.js';
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+describe('observability (dist/main.js + sample downstream)', () => {
+  let downstream: RunningProcess;
+  let gateway: RunningProcess;
+  let client: GatewayClient;
+  let admin: string;
+  let agent: TestAgent;
+  let metricsPort: number;
+
+  beforeAll(async () => {
+    downstream = await startDownstream();
+    metricsPort = await freePort();
+    gateway = await startGateway({ downstreamUrl: downstream.url, env: { Gw__Metrics__Port: String(metricsPort) } });
+    client = new GatewayClient(gateway.url);
+    await waitUntilReady(gateway.url);
+    admin = await client.adminToken();
+    agent = await createAgentWithToken(client, admin, { label: 'observed', dailyTokenBudget: 100_000 });
+  });
+
+  afterAll(async () => {
+    await gateway?.stop();
+    await downstream?.stop();
+  });
+
+  it('answers tools/call with Server-Timing (gateway and downstream) and echoes a sane X-Request-Id', async () => {
+    const { sessionId } = await openRawSession(gateway.url, agent.token);
+    const reply = await mcpRaw(
+      gateway.url,
+      { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'get_product', arguments: { sku: 'KB-100' } } },
+      { token: agent.token, sessionId, headers: { 'X-Request-Id': 'trace-me-123' } },
+    );
+    expect(reply.status).toBe(200);
+    expect(reply.headers.get('x-request-id')).toBe('trace-me-123');
+    expect(reply.headers.get('server-timing')).toMatch(/^gateway;dur=\d+\.\d{2}, downstream;dur=\d+\.\d{2}$/);
+    const forged = await mcpRaw(gateway.url, { jsonrpc: '2.0', id: 1, method: 'ping' }, { token: agent.token, sessionId, headers: { 'X-Request-Id': 'a"} <b>' } });
+    expect(forged.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('puts the request id on the access log line and on the audit record of that call', async () => {
+    const { sessionId } = await openRawSession(gateway.url, agent.token);
+    await mcpRaw(
+      gateway.url,
+      { jsonrpc: '2.0', id: 8, method: 'tools/call', params: { name: 'search_products', arguments: { q: 'keyboard' } } },
+      { token: agent.token, sessionId, headers: { 'X-Request-Id': 'audit-join-42' } },
+    );
+    const lines = () => gateway.output().split('\n').filter((line) => line.includes('audit-join-42'));
+    await eventually(async () => lines(), (found) => found.some((line) => line.includes('"msg":"audit"')));
+    const access = lines().map((line) => JSON.parse(line)).find((entry) => entry.msg === 'request');
+    expect(access).toMatchObject({ requestId: 'audit-join-42', method: 'POST', path: '/mcp', status: 200 });
+    const page = await client.request('GET', `/management/agents/${agent.agentId}/audit?tool=search_products`, admin);
+    expect(page.body.records[0]).toMatchObject({ requestId: 'audit-join-42', outcome: expect.stringMatching(/^(ok|cache-hit)$/) });
+  });
+
+  it('serves Prometheus metrics behind an admin token, and without one on Gw:Metrics:Port', async () => {
+    const { sessionId } = await openRawSession(gateway.url, agent.token);
+    await rawCall(gateway.url, agent.token, sessionId, 'tools/call', { name: 'get_product', arguments: { sku: 'KB-100' } });
+    expect((await fetch(`${gateway.url}/metrics`)).status).toBe(401);
+    expect((await fetch(`${gateway.url}/metrics`, { headers: { Authorization: `Bearer ${agent.token}` } })).status).toBe(401);
+    const withAdmin = await fetch(`${gateway.url}/metrics`, { headers: { Authorization: `Bearer ${admin}` } });
+    expect(withAdmin.status).toBe(200);
+    const text = await withAdmin.text();
+    expect(text).toMatch(/tollgate_tool_calls_total\{tool="get_product",outcome="(ok|cache-hit)"\} \d+/);
+    expect(text).toContain('tollgate_breaker_state 0');
+    expect(text).toMatch(/tollgate_gateway_added_seconds_count\{tool="get_product"\} \d+/);
+    const open = await fetch(`http://127.0.0.1:${metricsPort}/metrics`);
+    expect(open.status).toBe(200);
+    expect(await open.text()).toContain('tollgate_tool_calls_total');
+  });
+});
