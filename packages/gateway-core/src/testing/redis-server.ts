@@ -1,11 +1,14 @@
 /**
  * A real, throwaway redis-server for tests: loopback only, a free port, no
- * persistence. `stop` and `restart` (same port) let tests take the store
- * away and bring it back, the way an outage looks to the gateway.
+ * persistence unless asked. `stop` and `restart` (same port) let tests take
+ * the store away and bring it back, the way an outage looks to the gateway.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 export interface RedisServer {
@@ -14,7 +17,7 @@ export interface RedisServer {
   readonly port: number;
   /** Stops the server; safe to call twice. */
   stop(): Promise<void>;
-  /** Starts it again on the same port (stopping it first if it runs). Data is gone. */
+  /** Starts it again on the same port (stopping it first if it runs). Data is gone unless `persistent`. */
   restart(): Promise<void>;
 }
 
@@ -23,6 +26,12 @@ export interface RedisServerOptions {
   binary?: string;
   /** How long to wait for the server to accept connections. Default 10 s. */
   startTimeoutMs?: number;
+  /**
+   * Keep the data across `restart`, like a production Redis with an append-only
+   * file: every write is fsynced to a temporary directory, removed by `stop`
+   * after the last run. Default false.
+   */
+  persistent?: boolean;
 }
 
 const defaultBinary = (): string => process.env.REDIS_SERVER_BIN ?? 'redis-server';
@@ -37,9 +46,11 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
   const binary = options.binary ?? defaultBinary();
   const startTimeoutMs = options.startTimeoutMs ?? 10_000;
   const port = await freePort();
-  let child: ChildProcess | null = await launch(binary, port, startTimeoutMs);
+  const dataDir = options.persistent ? mkdtempSync(join(tmpdir(), 'tollgate-redis-')) : null;
+  const args = serverArguments(port, dataDir);
+  let child: ChildProcess | null = await launch(binary, args, port, startTimeoutMs);
 
-  const stop = async () => {
+  const halt = async () => {
     const running = child;
     child = null;
     if (running) await terminate(running);
@@ -48,20 +59,25 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
   return {
     url: `redis://127.0.0.1:${port}`,
     port,
-    stop,
+    async stop() {
+      await halt();
+      if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    },
     async restart() {
-      await stop();
-      child = await launch(binary, port, startTimeoutMs);
+      await halt();
+      child = await launch(binary, args, port, startTimeoutMs);
     },
   };
 }
 
-async function launch(binary: string, port: number, startTimeoutMs: number): Promise<ChildProcess> {
-  const child = spawn(
-    binary,
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--protected-mode', 'yes'],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
+function serverArguments(port: number, dataDir: string | null): string[] {
+  const common = ['--port', String(port), '--bind', '127.0.0.1', '--protected-mode', 'yes', '--save', ''];
+  if (dataDir === null) return [...common, '--appendonly', 'no'];
+  return [...common, '--dir', dataDir, '--appendonly', 'yes', '--appendfsync', 'always'];
+}
+
+async function launch(binary: string, args: string[], port: number, startTimeoutMs: number): Promise<ChildProcess> {
+  const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
