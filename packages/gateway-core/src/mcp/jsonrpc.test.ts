@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { DownstreamError, InvalidInputError } from '../errors.js';
 import { InvalidRequestError, ParseError } from './errors.js';
-import { classifyMessage, jsonRpcErrorFrom, jsonRpcResult, parseJsonRpcBody, type IncomingMessage } from './jsonrpc.js';
+import { classifyMessage, jsonRpcErrorFrom, jsonRpcResult, MAX_MESSAGE_DEPTH, parseJsonRpcBody, type IncomingMessage } from './jsonrpc.js';
 
 function refusal(message: IncomingMessage) {
   if (message.kind !== 'invalid') throw new Error(`expected invalid, got ${message.kind}`);
@@ -61,6 +61,17 @@ describe('parseJsonRpcBody', () => {
     expect(refusal(result)).toMatchObject({ id, code: -32600, status: 400 });
     expect(refusal(result).text).toMatch(text);
     expect(result.kind === 'invalid' && result.error).toBeInstanceOf(InvalidRequestError);
+  });
+
+  it(`accepts ${MAX_MESSAGE_DEPTH} levels of nesting and refuses one more (-32600, id echoed), however deep`, () => {
+    // The message is level 1, params 2, arguments 3 (the first of the repeated objects).
+    const message = (levels: number) =>
+      `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"t","arguments":${'{"a":'.repeat(levels - 2)}1${'}'.repeat(levels - 2)}}}`;
+    expect(parseJsonRpcBody(message(MAX_MESSAGE_DEPTH)).kind).toBe('request');
+    expect(refusal(parseJsonRpcBody(message(MAX_MESSAGE_DEPTH + 1)))).toMatchObject({ id: 4, code: -32600, text: /nests deeper than 64/ });
+    expect(refusal(parseJsonRpcBody(message(200_000)))).toMatchObject({ id: 4, code: -32600 });
+    const arrays = `{"jsonrpc":"2.0","method":"n","params":{"a":${'['.repeat(100)}${']'.repeat(100)}}}`;
+    expect(refusal(parseJsonRpcBody(arrays))).toMatchObject({ id: null, code: -32600 });
   });
 
   it('never throws and always classifies, whatever JSON arrives', () => {

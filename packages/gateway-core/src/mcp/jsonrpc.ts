@@ -53,6 +53,15 @@ export type IncomingMessage =
   /** Not acceptable; answer `error` with `id` (null when unreadable). */
   | { kind: 'invalid'; id: JsonRpcId | null; error: GatewayError };
 
+/**
+ * How deeply a message may nest objects and arrays: far beyond any real
+ * tool arguments. Later steps walk arguments recursively (schema
+ * validation, canonical JSON for the cache key and the audit digest,
+ * serialization); a message nested thousands of levels deep would exhaust
+ * their stack, so it is refused here, before any of them runs.
+ */
+export const MAX_MESSAGE_DEPTH = 64;
+
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -96,6 +105,7 @@ export function classifyMessage(value: unknown): IncomingMessage {
   }
   if (!isPlainObject(value)) return invalid(null, 'a JSON-RPC message must be an object');
   const id = readableId(value);
+  if (nestsDeeperThan(value, MAX_MESSAGE_DEPTH)) return invalid(id, `the message nests deeper than ${MAX_MESSAGE_DEPTH} levels`);
   if ('method' in value) {
     if (!('id' in value)) return parsed('notification', NotificationSchema, value, id);
     if (value.id === null) return invalid(null, 'id must be a string or an integer; null is not a request id');
@@ -117,6 +127,18 @@ function parsed<K extends 'request' | 'notification' | 'response'>(
   const result = schema.safeParse(value);
   if (!result.success) return invalid(id, firstIssue(result.error));
   return { kind, message: result.data } as IncomingMessage;
+}
+
+/** Iterative, so the check itself cannot run out of stack. The message itself is level 1. */
+function nestsDeeperThan(value: unknown, limit: number): boolean {
+  const pending: [unknown, number][] = [[value, 1]];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [item, depth] = next;
+    if (typeof item !== 'object' || item === null) continue;
+    if (depth > limit) return true;
+    for (const child of Object.values(item)) pending.push([child, depth + 1]);
+  }
+  return false;
 }
 
 /** The id to echo in an error: only one that is itself valid. */
