@@ -125,7 +125,7 @@ describe('HttpForwarder', () => {
     expect(() => new HttpForwarder({ baseUrl, headers })).toThrow(message);
   });
 
-  it.each([['..'], ['.'], [''], ['a/b'], ['a\\b'], ['%2e%2e'], ['a%2Fb'], ['%252F'], ['%5C']])(
+  it.each([['..'], ['.'], [''], ['a/b'], ['a\\b'], ['%2e%2e'], ['a%2Fb'], ['%252F'], ['%5C'], ['a\u0000b'], ['%00'], ['a\r\nb'], ['%250d%250a'], ['\u007f']])(
     'refuses the route value %j before anything is sent',
     async (id) => {
       const attempt = forwarder().forward(tool(getCustomer), { id });

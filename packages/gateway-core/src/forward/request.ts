@@ -39,11 +39,15 @@ export function buildDownstreamRequest(tool: ToolDefinition, args: Record<string
 /** How many rounds of percent-decoding a downstream might apply; we check them all. */
 const DECODE_ROUNDS = 3;
 
+/** C0 controls and DEL: NUL cuts strings short in many stacks, CR/LF split lines in logs and proxies. */
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
+
 /**
  * One route value as a path segment. Percent-encoding alone keeps `/` from
  * splitting the segment, but a downstream (or a proxy in front of it) that
- * decodes again would see `..` or a separator, so any value that is, or
- * decodes to, an empty or dot segment or contains `/` or `\` is refused.
+ * decodes again would see `..`, a separator or a control character, so any
+ * value that is, or decodes to, an empty or dot segment or contains `/`,
+ * `\` or a control character is refused.
  */
 function routeSegment(name: string, value: unknown): string {
   if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') {
@@ -54,6 +58,7 @@ function routeSegment(name: string, value: unknown): string {
   for (let round = 0; round <= DECODE_ROUNDS; round++) {
     if (decoded === '' || decoded === '.' || decoded === '..') throw refusedRouteValue(name, 'must not be empty, "." or ".."');
     if (decoded.includes('/') || decoded.includes('\\')) throw refusedRouteValue(name, 'must not contain / or \\, encoded or not');
+    if (CONTROL_CHARACTER.test(decoded)) throw refusedRouteValue(name, 'must not contain control characters, encoded or not');
     const next = safeDecode(decoded);
     if (next === decoded) break;
     decoded = next;
