@@ -83,3 +83,14 @@ export type { SemanticCacheOptions, ToolCacheOptions, CacheHit, CacheableTool } 
 export { splitArguments, type SplitArguments } from './cache/arguments.js';
 export { canonicalJson } from './cache/canonical-json.js';
 export { toolCallFailureOutcome } from './audit/outcome.js';
+
+// Privacy: the filter every downstream response goes through, its detectors and its configuration.
+export { createPrivacyFilter, MAX_FILTER_DEPTH } from './privacy/filter.js';
+export type { PrivacyFilter, PrivacyFilterResult } from './privacy/filter.js';
+export { parsePrivacyConfig, privacyConfigFromSection, readPrivacyRulesFile, PRIVACY_CONFIG_KEY, PRIVACY_RULES_FILE_KEY } from './privacy/config.js';
+export type { PrivacyConfig, ToolPrivacyOverride, PrivacySectionOptions } from './privacy/config.js';
+export type { PrivacyRule } from './privacy/custom-rule.js';
+export { MAX_RULE_PATTERN_LENGTH } from './privacy/custom-rule.js';
+export { DETECTOR_NAMES, isDetectorName, type DetectorName } from './privacy/detectors.js';
+export { DEFAULT_REDACTED_FIELDS, normalizeFieldName } from './privacy/field-names.js';
+export { redactionMarker, type RedactionCounts } from './privacy/scanner.js';

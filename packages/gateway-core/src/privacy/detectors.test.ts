@@ -1,0 +1,147 @@
+import { describe, expect, it } from 'vitest';
+import { passesLuhn } from './checksums.js';
+import { DETECTOR_NAMES } from './detectors.js';
+import { createPrivacyFilter } from './filter.js';
+
+const { filter } = createPrivacyFilter();
+const scan = (text: string) => filter('any_tool', text);
+
+/** Each detector: texts it must redact (with what stays around them) and look-alikes it must leave alone. */
+const cases: Record<string, { found: [string, string][]; ignored: string[] }> = {
+  email: {
+    found: [
+      ['write to alice.smith+orders@example.co.uk today', 'write to [REDACTED:email] today'],
+      ['<bob_99@mail.example.com>', '<[REDACTED:email]>'],
+    ],
+    ignored: ['@handle on social', 'user@localhost', 'a @ b.com', 'x@y', 'price: 2@3.00'],
+  },
+  phone: {
+    found: [
+      ['call +44 20 7946 0958 now', 'call [REDACTED:phone] now'],
+      ['+1 (555) 123-4567', '[REDACTED:phone]'],
+      ['+44 (0)20 7946 0958', '[REDACTED:phone]'],
+      ['+49.30.901820', '[REDACTED:phone]'],
+      ['(555) 123-4567', '[REDACTED:phone]'],
+      ['555-123-4567.', '[REDACTED:phone].'],
+      ['020 7946 0958', '[REDACTED:phone]'],
+      ['tel: 06 12 34 56 78', 'tel: [REDACTED:phone]'],
+      ['+44 20 7946 0958 2024-01-15', '[REDACTED:phone] 2024-01-15'],
+    ],
+    ignored: [
+      'order 1234567890 shipped',
+      'id 20240115',
+      'year 2024',
+      'placed 2024-01-15 at 10:30:45',
+      'due 15.01.2024 or 01-15-2024 or 01/15/2024',
+      'price $1299.99, was 1 299,00 EUR',
+      'total 10 000 000 units',
+      'ISBN 978-3-16-148410-0',
+      'temperature +5.00 degrees',
+      'version 10.2.3',
+      'timestamp 1700000000000',
+      '123-456-789',
+    ],
+  },
+  card: {
+    found: [
+      ['visa 4111111111111111.', 'visa [REDACTED:card].'],
+      ['4111 1111 1111 1111', '[REDACTED:card]'],
+      ['4111 1111 1111 1111 0', '[REDACTED:card] 0'],
+      ['5555-5555-5555-4444', '[REDACTED:card]'],
+      ['amex 3782 822463 10005', 'amex [REDACTED:card]'],
+      ['378282246310005', '[REDACTED:card]'],
+    ],
+    ignored: ['order 1234567890123456', '4111111111111112', '4111 1111 1111 111', 'ratio 0.4111111111111111', 'ab4111111111111111'],
+  },
+  ssn: {
+    found: [['SSN 123-45-6789 on file', 'SSN [REDACTED:ssn] on file']],
+    ignored: ['000-12-3456', '666-12-3456', '912-34-5678', '123-00-4567', '123-45-0000', '123-45-67890', 'part 2023-45-6789'],
+  },
+  iban: {
+    found: [
+      ['pay DE89370400440532013000 now', 'pay [REDACTED:iban] now'],
+      ['GB82 WEST 1234 5698 7654 32', '[REDACTED:iban]'],
+      ['AT61 1904 3002 3457 3201 BANK', '[REDACTED:iban] BANK'],
+    ],
+    ignored: ['DE89370400440532013001', 'SKU AB12CDEF34567890', 'GB82 WEST 1234 5698 7654 33'],
+  },
+  ipv4: {
+    found: [
+      ['from 192.168.1.10 at', 'from [REDACTED:ipv4] at'],
+      ['net 10.0.0.0/8', 'net [REDACTED:ipv4]/8'],
+    ],
+    ignored: ['version 1.2.3', 'v1.2.3.4', '256.1.1.1', '1.2.3.4.5', '3.14159'],
+  },
+  ipv6: {
+    found: [
+      ['host 2001:db8::8a2e:370:7334 up', 'host [REDACTED:ipv6] up'],
+      ['::1', '[REDACTED:ipv6]'],
+      ['fe80::1%eth0', '[REDACTED:ipv6]%eth0'],
+      ['2001:0db8:85a3:0000:0000:8a2e:0370:7334', '[REDACTED:ipv6]'],
+    ],
+    ignored: ['at 12:30:45', 'std::vector', 'ratio 1:2', 'mac 00:1A:2B:3C:4D:5E', 'a :: b'],
+  },
+  jwt: {
+    found: [
+      [
+        'token=eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U&x=1',
+        'token=[REDACTED:jwt]&x=1',
+      ],
+    ],
+    ignored: ['eyJ alone', 'eyJhbGci.notajwt'],
+  },
+  'api-key': {
+    found: [
+      ['key sk-proj-abcdefghijklmnopqrstuvwxyz012345', 'key [REDACTED:api-key]'],
+      ['sk_live_abcdefghijklmnop1234', '[REDACTED:api-key]'],
+      ['ghp_abcdefghijklmnopqrstuvwxyz0123456789', '[REDACTED:api-key]'],
+      ['AKIAIOSFODNN7EXAMPLE', '[REDACTED:api-key]'],
+      ['xoxb-123456789012-abcdefghij', '[REDACTED:api-key]'],
+      ['AIzaSyA1234567890abcdefghijklmnopqrstuv', '[REDACTED:api-key]'],
+    ],
+    ignored: ['task-list', 'sk-short', 'ghp_short', 'AKIA', 'xoxo'],
+  },
+  bearer: {
+    found: [
+      ['Authorization: Bearer abc123def456ghi', 'Authorization: [REDACTED:bearer]'],
+      ['bearer 0123456789', '[REDACTED:bearer]'],
+    ],
+    ignored: ['the bearer instrument', 'Bearer bonds', 'Bearer'],
+  },
+};
+
+describe('built-in detectors', () => {
+  it('covers every detector', () => {
+    expect(Object.keys(cases).sort()).toEqual([...DETECTOR_NAMES].sort());
+  });
+
+  describe.each(Object.entries(cases))('%s', (kind, { found, ignored }) => {
+    it.each(found)('redacts %s', (text, expected) => {
+      const result = scan(text);
+      expect(result.value).toBe(expected);
+      expect(Object.keys(result.redactions)).toEqual([kind]);
+    });
+
+    it.each(ignored)('leaves %s alone', (text) => {
+      expect(scan(text)).toEqual({ value: text, redactions: {} });
+    });
+  });
+
+  it('leaves a 16-digit order id that fails Luhn and redacts a valid card in a nested array', () => {
+    expect(passesLuhn('1234567890123456')).toBe(false);
+    const response = { orders: [{ id: '1234567890123456', payments: [['visa', '4111 1111 1111 1111']] }] };
+    expect(filter('get_order', response)).toEqual({
+      value: { orders: [{ id: '1234567890123456', payments: [['visa', '[REDACTED:card]']] }] },
+      redactions: { card: 1 },
+    });
+  });
+
+  it('redacts a bearer JWT once, not as two overlapping secrets', () => {
+    const text = 'Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJl';
+    expect(scan(text)).toEqual({ value: '[REDACTED:bearer]', redactions: { bearer: 1 } });
+  });
+
+  it('counts every occurrence', () => {
+    expect(scan('a@example.com, b@example.com; 192.168.0.1').redactions).toEqual({ email: 2, ipv4: 1 });
+  });
+});

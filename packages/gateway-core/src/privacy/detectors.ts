@@ -1,0 +1,119 @@
+import { isIPv6 } from 'node:net';
+import { passesIbanChecksum, passesLuhn } from './checksums.js';
+import { acceptInternationalPhone, acceptNationalPhone } from './phone.js';
+import type { ScanRule } from './scanner.js';
+
+/**
+ * The built-in detectors. Every pattern is linear: no quantified group holds
+ * an unbounded quantifier, and repetitions are bounded or separated by a
+ * character the repeated class cannot match. Checksums and shape checks run
+ * on the match, so look-alikes (order numbers, dates, prices) are left alone.
+ */
+export const DETECTOR_NAMES = ['email', 'phone', 'card', 'ssn', 'iban', 'ipv4', 'ipv6', 'jwt', 'api-key', 'bearer'] as const;
+
+export type DetectorName = (typeof DETECTOR_NAMES)[number];
+
+export function isDetectorName(name: string): name is DetectorName {
+  return (DETECTOR_NAMES as readonly string[]).includes(name);
+}
+
+const hasDigit = (text: string): boolean => /\d/.test(text);
+const digitsOf = (text: string): string => text.replace(/\D/g, '');
+
+const OCTET = '(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)';
+
+interface Detector extends ScanRule {
+  readonly kind: DetectorName;
+}
+
+/**
+ * In priority order: where two detectors find overlapping text the earlier
+ * start wins, and at the same start the one listed first (a JWT after
+ * `Bearer ` is one bearer redaction, not two).
+ */
+export const DETECTORS: readonly Detector[] = [
+  {
+    kind: 'bearer',
+    regex: /\b(?:[Bb]earer|BEARER)\s+[A-Za-z0-9._~+/-]{8,}=*/g,
+    mayMatch: (text) => /bearer/i.test(text),
+    // A credential has digits or is long; `Bearer instrument` is English.
+    accept: (match) => {
+      const token = match.replace(/^\S+\s+/, '');
+      return /\d/.test(token) || token.length >= 20 ? match.length : 0;
+    },
+  },
+  {
+    kind: 'jwt',
+    regex: /\beyJ[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*/g,
+    mayMatch: (text) => text.includes('eyJ'),
+  },
+  {
+    kind: 'api-key',
+    // OpenAI/Anthropic `sk-…`, Stripe secret and restricted keys, GitHub tokens,
+    // AWS access key ids, Slack tokens, Google API keys.
+    regex:
+      /\b(?:sk-[A-Za-z0-9_-]{20,}|[sr]k_(?:live|test)_[A-Za-z0-9]{16,}|gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,}|(?:AKIA|ASIA)[A-Z0-9]{16}|xox[abposr]-[A-Za-z0-9-]{10,}|AIza[0-9A-Za-z_-]{35})/g,
+  },
+  {
+    kind: 'email',
+    regex: /[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){0,8}\.[A-Za-z]{2,24}(?![A-Za-z0-9-])/g,
+    mayMatch: (text) => text.includes('@'),
+  },
+  {
+    kind: 'iban',
+    // Compact (`DE89370400440532013000`) or printed in groups of four.
+    regex: /\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?\b/g,
+    mayMatch: hasDigit,
+    accept: (match) => {
+      // Drop trailing groups the pattern may have taken from the next word.
+      for (let candidate = match; candidate.length >= 15; candidate = candidate.replace(/ ?[A-Z0-9]+$/, '')) {
+        const compact = candidate.replace(/ /g, '');
+        if (compact.length >= 15 && compact.length <= 34 && passesIbanChecksum(compact)) return candidate.length;
+        if (!candidate.includes(' ')) break;
+      }
+      return 0;
+    },
+  },
+  {
+    kind: 'card',
+    // 13–19 digits, compact or in the printed groupings (4-4-4-4[-1..3], 4-6-5, 4-6-4).
+    regex: /(?<![\w.,])(?:\d{13,19}|\d{4}([ -])\d{4}\1\d{4}\1\d{4}(?:\1\d{1,3})?|\d{4}([ -])\d{6}\2\d{4,5})(?!\w|[.,]\d)/g,
+    mayMatch: hasDigit,
+    accept: (match) => {
+      if (passesLuhn(digitsOf(match))) return match.length;
+      // `4111 1111 1111 1111 0`: the optional fifth group may be a neighbour.
+      const shorter = match.replace(/[ -]\d{1,3}$/, '');
+      return shorter !== match && passesLuhn(digitsOf(shorter)) ? shorter.length : 0;
+    },
+  },
+  {
+    kind: 'ssn',
+    // Dashed only (nine bare digits are mostly not SSNs); never-issued areas excluded.
+    regex: /(?<![\w-])(?!000|666|9\d\d)\d{3}-(?!00)\d{2}-(?!0000)\d{4}(?![\w-]|\.\d)/g,
+    mayMatch: hasDigit,
+  },
+  {
+    kind: 'ipv6',
+    // A generous candidate; node:net decides.
+    regex: /(?<![\w:.])(?:[0-9A-Fa-f]{0,4}:){2,7}(?:(?:\d{1,3}\.){3}\d{1,3}|[0-9A-Fa-f]{1,4})?(?![\w:])/g,
+    mayMatch: (text) => text.includes(':'),
+    accept: (match) => (isIPv6(match) && /[0-9A-Fa-f]/.test(match) ? match.length : 0),
+  },
+  {
+    kind: 'ipv4',
+    regex: new RegExp(`(?<![\\w.])(?:${OCTET}\\.){3}${OCTET}(?!\\w|\\.\\d)`, 'g'),
+    mayMatch: (text) => text.includes('.') && hasDigit(text),
+  },
+  {
+    kind: 'phone',
+    regex: /(?<![\w+])\+\d[\d ().-]{6,22}\d(?!\w)/g,
+    mayMatch: (text) => text.includes('+'),
+    accept: acceptInternationalPhone,
+  },
+  {
+    kind: 'phone',
+    regex: /(?<![\w.+/:-])(?:\(\d{2,4}\) ?|\d{2,4}[ .-])\d{2,4}(?:[ .-]\d{2,4}){1,4}(?!\w|[ .-]\d)/g,
+    mayMatch: hasDigit,
+    accept: acceptNationalPhone,
+  },
+];
