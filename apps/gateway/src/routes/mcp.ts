@@ -122,6 +122,12 @@ export function mcpRoutes(deps: McpRouteDeps): Hono {
       }
     },
   );
+
+  // PUT, PATCH, OPTIONS...: the endpoint exists, the method does not (RFC 9110 15.5.6), not a 404.
+  app.all('/', (c) => {
+    c.header('Allow', 'POST, DELETE');
+    return errorReply(c, null, new TransportError(405, `${c.req.method} is not supported on /mcp: use POST`), deps);
+  });
   return app;
 }
 
