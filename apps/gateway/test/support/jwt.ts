@@ -21,3 +21,19 @@ export function foreignAdminToken(): Promise<string> {
   const issuer = new TokenService({ signingKey: 'some-other-signing-key-of-at-least-32-bytes' });
   return issuer.issueAdminToken({ expiresInDays: 1 }).then((issued) => issued.token);
 }
+
+/** Base64url of a JSON value, as a JWT segment. */
+export function jwtSegment(value: unknown): string {
+  return Buffer.from(JSON.stringify(value)).toString('base64url');
+}
+
+/**
+ * A JWT assembled by hand: `sign` receives the signing input
+ * (`header.payload`) and returns the signature bytes, so tests can forge
+ * any algorithm, claim set or broken signature.
+ */
+export function forgeJwt(header: object, payload: object, sign: (input: string) => Buffer | string): string {
+  const input = `${jwtSegment(header)}.${jwtSegment(payload)}`;
+  const signature = sign(input);
+  return `${input}.${typeof signature === 'string' ? signature : signature.toString('base64url')}`;
+}

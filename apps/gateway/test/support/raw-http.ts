@@ -1,14 +1,17 @@
-import { request } from 'node:http';
+import { request, type IncomingHttpHeaders } from 'node:http';
+import { connect } from 'node:net';
 
 export interface RawReply {
   status: number;
   contentType: string;
   body: string;
+  headers: IncomingHttpHeaders;
 }
 
 export interface RawRequest {
   method?: string;
-  headers?: Record<string, string>;
+  /** An array value sends the header once per item. */
+  headers?: Record<string, string | string[]>;
   /** Sent with Content-Length; `chunks` instead sends it chunked, with no length announced. */
   body?: string;
   chunks?: string[];
@@ -28,10 +31,30 @@ export function rawRequest(url: string, { method = 'GET', headers = {}, body, ch
       let text = '';
       response.setEncoding('utf8');
       response.on('data', (chunk: string) => (text += chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, contentType: response.headers['content-type'] ?? '', body: text }));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, contentType: response.headers['content-type'] ?? '', body: text, headers: response.headers }));
     });
     req.on('error', reject);
     for (const chunk of chunks ?? []) req.write(chunk);
     req.end(body);
+  });
+}
+
+/**
+ * Writes `head` (request line and headers, CRLF-separated, without the blank
+ * line) and `body` verbatim on a new connection, and returns everything the
+ * server sent until it closed or went quiet. For bytes no HTTP client would
+ * send, such as a bare CR inside a header value.
+ */
+export function rawExchange(url: string, head: string, body = '', quietMs = 1_000): Promise<string> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname);
+    let received = '';
+    socket.setEncoding('latin1');
+    socket.setTimeout(quietMs, () => socket.end());
+    socket.on('data', (chunk: string) => (received += chunk));
+    socket.on('error', (error: NodeJS.ErrnoException) => (error.code === 'ECONNRESET' ? resolve(received) : reject(error)));
+    socket.on('close', () => resolve(received));
+    socket.write(`${head}\r\n\r\n${body}`, 'latin1');
   });
 }
