@@ -2,6 +2,7 @@ import {
   AgentService,
   AuditTrail,
   createOpenAiEmbeddingModel,
+  createPrivacyFilter,
   createResilientForwarder,
   createStore,
   HttpForwarder,
@@ -16,6 +17,7 @@ import {
 import { Hono } from 'hono';
 import { createHash } from 'node:crypto';
 import type { GatewayConfig } from './config/gateway-config.js';
+import { dashboardRoutes } from './dashboard/index.js';
 import { createGatewayApp } from './gateway-app.js';
 import type { Logger } from './logger.js';
 import { createReadiness } from './readiness.js';
@@ -119,6 +121,7 @@ export async function composeGateway(config: GatewayConfig, log: Logger): Promis
       registry: () => catalog.registry,
       budget: store.budget,
       forwarder,
+      privacy: createPrivacyFilter(config.privacy),
       cache,
       argsDigestKey: createHash('sha256').update('tollgate audit digest\0').update(config.jwt.signingKey).digest(),
     },
@@ -138,6 +141,20 @@ export async function composeGateway(config: GatewayConfig, log: Logger): Promis
     onUnexpectedError,
     mount: (root) => {
       root.route('/metrics', metricsRoutes(metrics, tokens));
+      root.route(
+        '/dashboard',
+        dashboardRoutes({
+          config,
+          tokens,
+          agents,
+          auditLog: store.audit,
+          catalog,
+          readiness,
+          breakerState: () => forwarder.breakerState,
+          recordAudit: audit,
+          onUnexpectedError,
+        }),
+      );
       root.route('/management/tools', toolRoutes({ tokens, catalog, refresher, audit }));
       root.route('/management', auditRoutes({ tokens, agents, log: store.audit }));
       root.route(

@@ -127,3 +127,21 @@ describe('cache settings', () => {
     ]);
   });
 });
+
+describe('privacy settings', () => {
+  it('reads Gw:Privacy keys and a rules file', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tollgate-privacy-'));
+    const file = join(dir, 'rules.json');
+    writeFileSync(file, JSON.stringify({ fields: ['internalNote'], rules: [{ name: 'order-ref', pattern: 'ORD-[0-9]+' }] }));
+    const { privacy } = parse({ ...base, Gw__Privacy__Fields__0: 'loyaltyId', Gw__Privacy__RulesFile: file }).config;
+    expect(privacy.fields).toEqual(['internalNote', 'loyaltyId']);
+    expect(privacy.rules?.map((rule) => rule.name)).toEqual(['order-ref']);
+  });
+
+  it('refuses a bad pattern or an unknown detector with a line naming the key', () => {
+    const problems = problemsOf({ ...base, Gw__Privacy__Rules__0__Name: 'x', Gw__Privacy__Rules__0__Pattern: '([a-z]' });
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(/^Gw:Privacy:Rules:0:Pattern: /);
+    expect(problemsOf({ ...base, Gw__Privacy__DisabledDetectors__0: 'telepathy' })[0]).toMatch(/^Gw:Privacy:DisabledDetectors:0: /);
+  });
+});

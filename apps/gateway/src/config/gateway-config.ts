@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { ConfigError as CoreConfigError, createPrivacyFilter, privacyConfigFromSection, type PrivacyConfig } from '@tollgate/gateway-core';
 import { z } from 'zod';
 import { lookup, section, type FlatConfig } from './sources.js';
 
@@ -20,6 +21,8 @@ export interface GatewayConfig {
   };
   http: { allowedOrigins: string[]; allowedHosts: string[]; shutdownDeadlineMs: number };
   toolRegistry: { refreshSeconds: number };
+  /** `Gw:Privacy:*` (and the rules file it names), validated and compiled once at start-up. */
+  privacy: PrivacyConfig;
   /** A separate port serving /metrics without authentication; undefined = only the admin-protected /metrics. */
   metrics: { port: number | undefined };
   resilience: {
@@ -147,6 +150,7 @@ export function parseGatewayConfig(flat: FlatConfig): ParsedConfig {
     problems.push('Gw:Embedding:BaseUrl: is required when Gw:Embedding:Provider is openai');
   }
   const cacheTools = perToolCache(section(flat, 'Gw:Cache:Tools'), problems);
+  const privacy = privacyConfig(section(flat, 'Gw:Privacy'), problems);
   if (!parsed.success || problems.length > 0) throw new ConfigError(problems);
 
   const data = parsed.data;
@@ -190,6 +194,7 @@ export function parseGatewayConfig(flat: FlatConfig): ParsedConfig {
       },
       toolRegistry: { refreshSeconds: data['Gw:ToolRegistry:RefreshSeconds'] },
       metrics: { port: data['Gw:Metrics:Port'] },
+      privacy,
       resilience: {
         breaker: {
           mode: data['Gw:Breaker:Mode'],
@@ -242,4 +247,17 @@ function perToolCache(entries: Record<string, string>, problems: string[]): Gate
     }
   }
   return tools;
+}
+
+/** The privacy rules; compiling them here turns a bad pattern into a start-up problem like any other. */
+function privacyConfig(entries: Record<string, string>, problems: string[]): PrivacyConfig {
+  try {
+    const config = privacyConfigFromSection(entries);
+    createPrivacyFilter(config);
+    return config;
+  } catch (error) {
+    if (!(error instanceof CoreConfigError)) throw error;
+    problems.push(error.message);
+    return {};
+  }
 }
