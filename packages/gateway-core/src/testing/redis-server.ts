@@ -27,9 +27,9 @@ export interface RedisServerOptions {
   /** How long to wait for the server to accept connections. Default 10 s. */
   startTimeoutMs?: number;
   /**
-   * Keep the data across `restart`, like a production Redis with an append-only
-   * file: every write is fsynced to a temporary directory, removed by `stop`
-   * after the last run. Default false.
+   * Keep the data across `stop` and `restart`, like a production Redis with an
+   * append-only file: every write is fsynced to a temporary directory, removed
+   * when the test process exits. Default false.
    */
   persistent?: boolean;
 }
@@ -46,11 +46,11 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
   const binary = options.binary ?? defaultBinary();
   const startTimeoutMs = options.startTimeoutMs ?? 10_000;
   const port = await freePort();
-  const dataDir = options.persistent ? mkdtempSync(join(tmpdir(), 'tollgate-redis-')) : null;
+  const dataDir = options.persistent ? temporaryDirectory() : null;
   const args = serverArguments(port, dataDir);
   let child: ChildProcess | null = await launch(binary, args, port, startTimeoutMs);
 
-  const halt = async () => {
+  const stop = async () => {
     const running = child;
     child = null;
     if (running) await terminate(running);
@@ -59,15 +59,19 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
   return {
     url: `redis://127.0.0.1:${port}`,
     port,
-    async stop() {
-      await halt();
-      if (dataDir) rmSync(dataDir, { recursive: true, force: true });
-    },
+    stop,
     async restart() {
-      await halt();
+      await stop();
       child = await launch(binary, args, port, startTimeoutMs);
     },
   };
+}
+
+/** A directory for the append-only file; it outlives `stop` so `restart` finds the data. */
+function temporaryDirectory(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'tollgate-redis-'));
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  return dir;
 }
 
 function serverArguments(port: number, dataDir: string | null): string[] {
