@@ -1,0 +1,48 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * The configuration names the gateway really reads, taken from its source so
+ * a deployment file can never name a key that does not exist: the keys of the
+ * schema in gateway-config.ts, the open-ended sections (`Gw:Downstream:Headers:*`),
+ * and the process variables read outside the schema (LOG_LEVEL, ...).
+ */
+const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
+
+export interface ConfigKeys {
+  keys: Set<string>;
+  sections: string[];
+}
+
+export function readConfigKeys(): ConfigKeys {
+  const configSource = readFileSync(join(SRC, 'config/gateway-config.ts'), 'utf8');
+  const schema = /function schemaFor[\s\S]*?return z\.object\(\{([\s\S]*?)\n {2}\}\);/.exec(configSource);
+  if (!schema) throw new Error('gateway-config.ts: the schemaFor object was not found');
+  const keys = new Set<string>();
+  for (const match of schema[1]!.matchAll(/^ {4}(?:'([^']+)'|([A-Za-z_]+)):/gm)) keys.add(match[1] ?? match[2]!);
+
+  const sections = [...configSource.matchAll(/section\(flat, '([^']+)'\)/g)].map((match) => match[1]!);
+  for (const file of sourceFiles(SRC)) {
+    const text = readFileSync(file, 'utf8');
+    for (const match of text.matchAll(/lookup\(flat, '([^']+)'\)|process\.env\.([A-Z][A-Z0-9_]*)|\benv\.([A-Z][A-Z0-9_]*)/g)) {
+      keys.add(match[1] ?? match[2] ?? match[3]!);
+    }
+  }
+  return { keys, sections };
+}
+
+/** `Gw__Jwt__SigningKey` → `Gw:Jwt:SigningKey` when that is a key the gateway reads (case-insensitive, as the gateway matches). */
+export function configKeyOf(envName: string, known: ConfigKeys): string | undefined {
+  const key = envName.replaceAll('__', ':');
+  const lowered = key.toLowerCase();
+  for (const candidate of known.keys) if (candidate.toLowerCase() === lowered) return candidate;
+  const section = known.sections.find((prefix) => lowered.startsWith(`${prefix.toLowerCase()}:`) && lowered.length > prefix.length + 1);
+  return section === undefined ? undefined : key;
+}
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((entry) => entry.isFile() && entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts'))
+    .map((entry) => join(entry.parentPath, entry.name));
+}
