@@ -1,5 +1,3 @@
-# syntax=docker/dockerfile:1
-#
 # Two images from one build of the workspace:
 #   docker build -t tollgate/gateway .                                      (default target: gateway)
 #   docker build -t tollgate/sample-downstream --target sample-downstream .
@@ -16,11 +14,12 @@ FROM ${NODE_IMAGE} AS build
 ARG PNPM_VERSION=10.34.9
 RUN npm install --global --no-fund --no-audit pnpm@${PNPM_VERSION}
 WORKDIR /workspace
-# Dependencies first, from the lockfile alone, so source edits reuse this layer.
+# Packages first, from the lockfile alone, into the store layer: source edits reuse it
+# and the install and deploy steps below link from it.
 COPY pnpm-lock.yaml pnpm-workspace.yaml .npmrc ./
-RUN --mount=type=cache,id=pnpm-store,target=/root/.local/share/pnpm/store pnpm fetch
+RUN pnpm fetch
 COPY . .
-RUN --mount=type=cache,id=pnpm-store,target=/root/.local/share/pnpm/store pnpm install --offline --frozen-lockfile
+RUN pnpm install --frozen-lockfile
 RUN pnpm exec turbo run build --filter=@tollgate/gateway-app... --filter=@tollgate/sample-downstream...
 # --legacy: deploy from the shared lockfile without switching the workspace to
 # injected dependencies. gateway-core and host-kit arrive as copies of their built packages.
