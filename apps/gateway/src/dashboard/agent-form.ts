@@ -1,0 +1,57 @@
+import { z } from 'zod';
+import { createAgentBody, updateAgentBody } from '../routes/management-schemas.js';
+
+/** A parsed `application/x-www-form-urlencoded` body (`parseBody({ all: true })`). */
+export type FormBody = Record<string, string | File | (string | File)[]>;
+
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
+export type FormResult<T> = { ok: true; value: T } | { ok: false; errors: FieldError[] };
+
+const texts = (value: FormBody[string] | undefined): string[] =>
+  (Array.isArray(value) ? value : value === undefined ? [] : [value]).filter((item): item is string => typeof item === 'string');
+
+const text = (form: FormBody, name: string): string => texts(form[name])[0] ?? '';
+
+/** A whole number stays a number; anything else goes to the schema as typed, which names the problem. */
+function budgetOf(raw: string): unknown {
+  const trimmed = raw.trim().replaceAll(/[\s_,]/g, '');
+  return /^-?\d+(\.\d+)?$/.test(trimmed) ? Number(trimmed) : raw;
+}
+
+/** Checked scope boxes plus the free "other scopes" field (comma or space separated), without duplicates. */
+function scopesOf(form: FormBody): string[] {
+  const extra = text(form, 'extraScopes').split(/[\s,]+/).filter(Boolean);
+  return [...new Set([...texts(form.scopes), ...extra])];
+}
+
+/** "All tools" is `allowedTools: null`, exactly as in the management API. */
+function allowedToolsOf(form: FormBody): string[] | null {
+  return text(form, 'toolAccess') === 'selected' ? texts(form.allowedTools) : null;
+}
+
+/**
+ * The agent form as the management API's JSON body, validated by the very
+ * schemas of `POST/PUT /management/agents`: the dashboard has no rules of
+ * its own about what an agent may be.
+ */
+function agentBody(form: FormBody) {
+  return { label: text(form, 'label'), dailyTokenBudget: budgetOf(text(form, 'dailyTokenBudget')), allowedTools: allowedToolsOf(form), scopes: scopesOf(form) };
+}
+
+export function parseCreateAgentForm(form: FormBody): FormResult<z.output<typeof createAgentBody>> {
+  return validated(createAgentBody, agentBody(form));
+}
+
+export function parseUpdateAgentForm(form: FormBody): FormResult<z.output<typeof updateAgentBody>> {
+  return validated(updateAgentBody, agentBody(form));
+}
+
+function validated<T extends z.ZodType>(schema: T, body: unknown): FormResult<z.output<T>> {
+  const parsed = schema.safeParse(body);
+  if (parsed.success) return { ok: true, value: parsed.data };
+  return { ok: false, errors: parsed.error.issues.map((issue) => ({ field: String(issue.path[0] ?? 'form'), message: issue.message })) };
+}

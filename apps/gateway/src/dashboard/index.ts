@@ -1,0 +1,1 @@
+export { dashboardRoutes, type DashboardDeps } from './dashboard-routes.js';

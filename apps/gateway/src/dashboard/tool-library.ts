@@ -1,0 +1,49 @@
+import type { ToolDefinition } from '@tollgate/gateway-core';
+
+export interface ToolGroup {
+  /** null = the tools without a category, always listed last. */
+  category: string | null;
+  tools: ToolDefinition[];
+}
+
+/** What the filter box matches: name, description, category, verb, route and scopes. */
+export function toolSearchText(tool: ToolDefinition): string {
+  return [tool.name, tool.description, tool.category ?? '', tool.httpMethod, tool.routePattern, ...tool.requiredScopes].join(' ').toLowerCase();
+}
+
+export function matchesToolFilter(tool: ToolDefinition, filter: string): boolean {
+  const needle = filter.trim().toLowerCase();
+  return needle === '' || toolSearchText(tool).includes(needle);
+}
+
+/** Spec 2.5/4.6: tools grouped by category, categories in name order, uncategorised last; tools by name. */
+export function groupToolsByCategory(tools: readonly ToolDefinition[]): ToolGroup[] {
+  const groups = new Map<string | null, ToolDefinition[]>();
+  for (const tool of tools) {
+    const category = tool.category?.trim() ? tool.category.trim() : null;
+    groups.set(category, [...(groups.get(category) ?? []), tool]);
+  }
+  return [...groups.entries()]
+    .sort(([a], [b]) => (a === null ? 1 : b === null ? -1 : a.localeCompare(b)))
+    .map(([category, members]) => ({ category, tools: members.sort((x, y) => x.name.localeCompare(y.name)) }));
+}
+
+export interface ToolParameter {
+  name: string;
+  type: string;
+  source: string;
+  required: boolean;
+  description: string | null;
+}
+
+/** The input parameters of a tool as a flat list, in schema order. */
+export function toolParameters(tool: ToolDefinition): ToolParameter[] {
+  const { properties, required } = tool.inputSchema;
+  return Object.entries(properties).map(([name, property]) => ({
+    name,
+    type: Array.isArray(property.type) ? property.type.join(' | ') : property.type,
+    source: tool.parameterSources[name] ?? '',
+    required: required.includes(name),
+    description: property.description ?? null,
+  }));
+}

@@ -1,0 +1,107 @@
+import type { FieldError } from '../agent-form.js';
+import { Alert, CsrfField } from './layout.js';
+
+export interface AgentFormValues {
+  label: string;
+  dailyTokenBudget: string;
+  /** null = every tool. */
+  allowedTools: string[] | null;
+  scopes: string[];
+}
+
+export interface AgentFormProps {
+  id: string;
+  action: string;
+  submitLabel: string;
+  csrfToken: string;
+  values: AgentFormValues;
+  /** Tool names and scopes offered as boxes: the catalog's, plus any the agent already has. */
+  toolNames: string[];
+  knownScopes: string[];
+  errors?: FieldError[];
+}
+
+const FIELD_NAMES: Record<string, string> = {
+  label: 'Label',
+  dailyTokenBudget: 'Daily token budget',
+  allowedTools: 'Tools',
+  scopes: 'Scopes',
+};
+
+/** Create and edit share one form; what it submits is checked by the management API's schemas. */
+export function AgentForm({ id, action, submitLabel, csrfToken, values, toolNames, knownScopes, errors = [] }: AgentFormProps) {
+  const errorFor = (field: string) => errors.filter((error) => error.field === field).map((error) => error.message).join('; ');
+  const described = (field: string) => (errorFor(field) ? `${id}-${field}-error` : undefined);
+  const tools = [...new Set([...toolNames, ...(values.allowedTools ?? [])])].sort();
+  const scopes = [...new Set([...knownScopes, ...values.scopes])].sort();
+  return (
+    <form method="post" action={action} id={id} novalidate>
+      <CsrfField token={csrfToken} />
+      {errors.length > 0 && (
+        <Alert>
+          <p>The agent was not saved:</p>
+          <ul>
+            {errors.map((error) => (
+              <li>
+                {FIELD_NAMES[error.field] ?? error.field}: {error.message}
+              </li>
+            ))}
+          </ul>
+        </Alert>
+      )}
+      <div class="field">
+        <label for={`${id}-label`}>Label</label>
+        <input id={`${id}-label`} name="label" type="text" value={values.label} required maxlength={200} aria-invalid={errorFor('label') ? 'true' : undefined} aria-describedby={described('label')} />
+        {errorFor('label') && <p id={`${id}-label-error`} class="error">{errorFor('label')}</p>}
+      </div>
+      <div class="field">
+        <label for={`${id}-budget`}>Daily token budget</label>
+        <input id={`${id}-budget`} name="dailyTokenBudget" type="number" min={0} step={1} inputmode="numeric" value={values.dailyTokenBudget} required aria-invalid={errorFor('dailyTokenBudget') ? 'true' : undefined} aria-describedby={described('dailyTokenBudget') ?? `${id}-budget-hint`} />
+        <p id={`${id}-budget-hint`} class="hint">Tokens the agent may receive per UTC day.</p>
+        {errorFor('dailyTokenBudget') && <p id={`${id}-dailyTokenBudget-error`} class="error">{errorFor('dailyTokenBudget')}</p>}
+      </div>
+      <fieldset>
+        <legend>Tools</legend>
+        <p class="check">
+          <input type="radio" id={`${id}-all-tools`} name="toolAccess" value="all" checked={values.allowedTools === null} />{' '}
+          <label for={`${id}-all-tools`}>All tools (scopes and the write rule still apply)</label>
+        </p>
+        <p class="check">
+          <input type="radio" id={`${id}-some-tools`} name="toolAccess" value="selected" checked={values.allowedTools !== null} />{' '}
+          <label for={`${id}-some-tools`}>Only the tools checked below</label>
+        </p>
+        <div class="checks">
+          {tools.map((name) => (
+            <span class="check">
+              <input type="checkbox" id={`${id}-tool-${name}`} name="allowedTools" value={name} checked={values.allowedTools?.includes(name) ?? false} />{' '}
+              <label for={`${id}-tool-${name}`} class="mono">
+                {name}
+              </label>
+            </span>
+          ))}
+        </div>
+        {errorFor('allowedTools') && <p class="error">{errorFor('allowedTools')}</p>}
+      </fieldset>
+      <fieldset>
+        <legend>Scopes</legend>
+        <div class="checks">
+          {scopes.map((scope) => (
+            <span class="check">
+              <input type="checkbox" id={`${id}-scope-${scope}`} name="scopes" value={scope} checked={values.scopes.includes(scope)} />{' '}
+              <label for={`${id}-scope-${scope}`} class="mono">
+                {scope}
+              </label>
+            </span>
+          ))}
+        </div>
+        <div class="field">
+          <label for={`${id}-extra-scopes`}>Other scopes</label>
+          <input id={`${id}-extra-scopes`} name="extraScopes" type="text" aria-describedby={`${id}-extra-scopes-hint`} />
+          <p id={`${id}-extra-scopes-hint`} class="hint">Comma or space separated, for tools not loaded yet.</p>
+        </div>
+        {errorFor('scopes') && <p class="error">{errorFor('scopes')}</p>}
+      </fieldset>
+      <button type="submit">{submitLabel}</button>
+    </form>
+  );
+}

@@ -1,0 +1,102 @@
+import type { ToolDefinition } from '@tollgate/gateway-core';
+import { matchesToolFilter, toolParameters, toolSearchText, type ToolGroup } from '../tool-library.js';
+import { Page } from './layout.js';
+import { Badge, formatNumber } from './parts.js';
+
+export interface ToolsPageProps {
+  csrfToken: string;
+  groups: ToolGroup[];
+  filter: string;
+  loaded: boolean;
+}
+
+const categoryId = (category: string | null) => `category-${category ?? 'uncategorised'}`.replaceAll(/[^A-Za-z0-9_-]/g, '-');
+
+/**
+ * Every tool is rendered; the ones the filter does not match are `hidden`,
+ * so the no-JS form (`?q=`) and the live filter show exactly the same thing.
+ */
+export function ToolsPage({ csrfToken, groups, filter, loaded }: ToolsPageProps) {
+  const shown = groups.flatMap((group) => group.tools).filter((tool) => matchesToolFilter(tool, filter)).length;
+  return (
+    <Page title="Tool library" session={{ section: 'tools', csrfToken }}>
+      <form method="get" action="/dashboard/tools" role="search" class="card">
+        <label for="tool-filter">Filter tools</label>
+        <div class="actions">
+          <input id="tool-filter" name="q" type="search" value={filter} data-filter aria-describedby="tool-count" class="grow" />
+          <button type="submit">Filter</button>
+        </div>
+        <p class="hint">
+          Matches name, description, category, verb, route and scopes. <span id="tool-count" role="status" aria-live="polite">{shown === 1 ? '1 tool' : `${shown} tools`}</span>
+        </p>
+      </form>
+      {!loaded && <p class="alert">The downstream's tools are not loaded yet.</p>}
+      {groups.map((group) => (
+        <section aria-labelledby={categoryId(group.category)} data-category={group.category ?? ''} hidden={!group.tools.some((tool) => matchesToolFilter(tool, filter))}>
+          <h2 id={categoryId(group.category)}>{group.category ?? 'Uncategorised'}</h2>
+          {group.tools.map((tool) => (
+            <ToolCard tool={tool} hidden={!matchesToolFilter(tool, filter)} />
+          ))}
+        </section>
+      ))}
+    </Page>
+  );
+}
+
+function ToolCard({ tool, hidden }: { tool: ToolDefinition; hidden: boolean }) {
+  const parameters = toolParameters(tool);
+  return (
+    <article class="card tool" data-tool={tool.name} data-search={toolSearchText(tool)} hidden={hidden} aria-labelledby={`tool-${tool.name}`}>
+      <header>
+        <h3 id={`tool-${tool.name}`} class="mono">
+          {tool.name}
+        </h3>
+        <span class="verb">{tool.httpMethod}</span>
+        <code>{tool.routePattern}</code>
+        {tool.allowWrite ? <Badge health="warn">writes</Badge> : <Badge health="ok">read-only</Badge>}
+      </header>
+      <p>{tool.description}</p>
+      <dl class="facts">
+        <div>
+          <dt>Scopes</dt>
+          <dd>{tool.requiredScopes.length ? tool.requiredScopes.join(', ') : 'none'}</dd>
+        </div>
+        <div>
+          <dt>Max response tokens</dt>
+          <dd>{formatNumber(tool.maxResponseTokens)}</dd>
+        </div>
+      </dl>
+      {parameters.length === 0 ? (
+        <p class="hint">No input parameters.</p>
+      ) : (
+        <div class="table-wrap">
+          <table>
+            <caption class="hint">
+              Input parameters
+            </caption>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Type</th>
+                <th scope="col">In</th>
+                <th scope="col">Required</th>
+                <th scope="col">Description</th>
+              </tr>
+            </thead>
+            <tbody>
+              {parameters.map((parameter) => (
+                <tr>
+                  <td class="mono">{parameter.name}</td>
+                  <td class="mono">{parameter.type}</td>
+                  <td>{parameter.source}</td>
+                  <td>{parameter.required ? 'yes' : 'no'}</td>
+                  <td>{parameter.description ?? ''}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </article>
+  );
+}

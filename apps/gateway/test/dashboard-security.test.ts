@@ -1,0 +1,236 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GatewayClient } from './support/gateway-client.js';
+import { rawRequest } from './support/raw-http.js';
+import { startDownstream, startGateway, TEST_ADMIN_KEY, type RunningProcess } from './support/processes.js';
+
+/** A browser-like exchange with the dashboard: no redirect followed, cookies passed by hand. */
+interface Exchange {
+  status: number;
+  location: string | null;
+  cookies: string[];
+  text: string;
+}
+
+/** Over node:http rather than fetch, which cannot set the Host header (the DNS-rebinding case needs it). */
+async function send(url: string, init: { method?: string; cookie?: string; form?: Record<string, string>; headers?: Record<string, string> } = {}): Promise<Exchange> {
+  const headers: Record<string, string> = { ...init.headers };
+  if (init.cookie) headers.Cookie = init.cookie;
+  if (init.form) headers['Content-Type'] = 'application/x-www-form-urlencoded';
+  const reply = await rawRequest(url, {
+    method: init.method ?? (init.form ? 'POST' : 'GET'),
+    headers,
+    ...(init.form ? { body: new URLSearchParams(init.form).toString() } : {}),
+  });
+  const location = reply.headers.location;
+  return { status: reply.status, location: location ?? null, cookies: reply.headers['set-cookie'] ?? [], text: reply.body };
+}
+
+const cookieValue = (cookies: string[], name: string) => cookies.find((cookie) => cookie.startsWith(`${name}=`))?.split(';')[0]!.slice(name.length + 1);
+const csrfField = (html: string) => /name="_csrf" value="([^"]+)"/.exec(html)?.[1];
+
+describe('dashboard security, against the built gateway', () => {
+  let downstream: RunningProcess;
+  let gateway: RunningProcess;
+  let client: GatewayClient;
+  let admin: string;
+  /** Same-origin headers, as a browser sends them with a form of the dashboard. */
+  let sameOrigin: Record<string, string>;
+
+  /** Signs in with the API key as the sign-in form does; returns the session cookie header and its CSRF token. */
+  async function signIn(extraHeaders: Record<string, string> = {}): Promise<{ cookie: string; csrf: string; setCookie: string }> {
+    const form = await send(`${gateway.url}/dashboard/sign-in`);
+    const signInValue = cookieValue(form.cookies, 'tollgate_sign_in')!;
+    const signedIn = await send(`${gateway.url}/dashboard/sign-in`, {
+      cookie: `tollgate_sign_in=${signInValue}`,
+      form: { _csrf: csrfField(form.text)!, apiKey: TEST_ADMIN_KEY },
+      headers: { ...sameOrigin, ...extraHeaders },
+    });
+    expect(signedIn.status).toBe(303);
+    const setCookie = signedIn.cookies.find((cookie) => cookie.startsWith('tollgate_dashboard='))!;
+    const cookie = `tollgate_dashboard=${cookieValue(signedIn.cookies, 'tollgate_dashboard')}`;
+    const page = await send(`${gateway.url}/dashboard/agents`, { cookie });
+    return { cookie, csrf: csrfField(page.text)!, setCookie };
+  }
+
+  const agentCount = async () => (await client.request('GET', '/management/agents', admin)).body.length as number;
+
+  beforeAll(async () => {
+    downstream = await startDownstream();
+    gateway = await startGateway({ downstreamUrl: downstream.url });
+    client = new GatewayClient(gateway.url);
+    admin = await client.adminToken();
+    sameOrigin = { Origin: gateway.url, 'Sec-Fetch-Site': 'same-origin' };
+  });
+  afterAll(async () => {
+    await gateway?.stop();
+    await downstream?.stop();
+  });
+
+  describe('without a session', () => {
+    it.each(['/dashboard', '/dashboard/agents', '/dashboard/agents/agt_0000000000000000000000', '/dashboard/tools', '/dashboard/audit', '/dashboard/no-such-page'])(
+      'GET %s redirects to sign-in (303)',
+      async (path) => {
+        const reply = await send(`${gateway.url}${path}`);
+        expect(reply.status).toBe(303);
+        expect(reply.location).toBe('/dashboard/sign-in');
+      },
+    );
+
+    it('an action redirects to sign-in and changes nothing', async () => {
+      const before = await agentCount();
+      const reply = await send(`${gateway.url}/dashboard/agents`, { form: { label: 'sneaky', dailyTokenBudget: '10', toolAccess: 'all' }, headers: sameOrigin });
+      expect(reply.status).toBe(303);
+      expect(reply.location).toBe('/dashboard/sign-in');
+      expect(await agentCount()).toBe(before);
+    });
+
+    it('an agent token opens nothing, as a cookie or as a bearer token; nor does an admin bearer token without the cookie', async () => {
+      const { agentId } = await client.createAgent(admin, { label: 'not an admin', dailyTokenBudget: 10 });
+      const agentToken = await client.agentToken(admin, agentId);
+      for (const init of [{ cookie: `tollgate_dashboard=${agentToken}` }, { headers: { Authorization: `Bearer ${agentToken}` } }, { headers: { Authorization: `Bearer ${admin}` } }]) {
+        const reply = await send(`${gateway.url}/dashboard/agents`, init);
+        expect(reply.status).toBe(303);
+        expect(reply.location).toBe('/dashboard/sign-in');
+        expect(reply.text).not.toContain('not an admin');
+      }
+    });
+  });
+
+  describe('signing in', () => {
+    it('a wrong API key is refused (401) and starts no session', async () => {
+      const form = await send(`${gateway.url}/dashboard/sign-in`);
+      const reply = await send(`${gateway.url}/dashboard/sign-in`, {
+        cookie: `tollgate_sign_in=${cookieValue(form.cookies, 'tollgate_sign_in')}`,
+        form: { _csrf: csrfField(form.text)!, apiKey: `${TEST_ADMIN_KEY}x` },
+        headers: sameOrigin,
+      });
+      expect(reply.status).toBe(401);
+      expect(cookieValue(reply.cookies, 'tollgate_dashboard')).toBeUndefined();
+    });
+
+    it('the right key without the form token, or from another site, is refused (403)', async () => {
+      const form = await send(`${gateway.url}/dashboard/sign-in`);
+      const cookie = `tollgate_sign_in=${cookieValue(form.cookies, 'tollgate_sign_in')}`;
+      const withoutToken = await send(`${gateway.url}/dashboard/sign-in`, { cookie, form: { apiKey: TEST_ADMIN_KEY }, headers: sameOrigin });
+      const crossSite = await send(`${gateway.url}/dashboard/sign-in`, {
+        cookie,
+        form: { _csrf: csrfField(form.text)!, apiKey: TEST_ADMIN_KEY },
+        headers: { Origin: 'https://evil.example', 'Sec-Fetch-Site': 'cross-site' },
+      });
+      for (const reply of [withoutToken, crossSite]) {
+        expect(reply.status).toBe(403);
+        expect(cookieValue(reply.cookies, 'tollgate_dashboard')).toBeUndefined();
+      }
+    });
+
+    it('the session cookie is httpOnly, SameSite=Strict, scoped to /dashboard, and Secure behind an HTTPS proxy only', async () => {
+      const plain = await signIn();
+      expect(plain.setCookie).toMatch(/; HttpOnly/);
+      expect(plain.setCookie).toMatch(/; SameSite=Strict/);
+      expect(plain.setCookie).toMatch(/; Path=\/dashboard(;|$)/);
+      expect(plain.setCookie).not.toMatch(/; Secure/);
+      const proxied = await signIn({ 'X-Forwarded-Proto': 'https' });
+      expect(proxied.setCookie).toMatch(/; Secure/);
+    });
+
+    it('the one-click development sign-in does not exist outside development mode', async () => {
+      const reply = await send(`${gateway.url}/dashboard/sign-in/dev`, { form: { _csrf: 'x' }, headers: sameOrigin });
+      expect(reply.status).toBe(404);
+      expect(cookieValue(reply.cookies, 'tollgate_dashboard')).toBeUndefined();
+    });
+  });
+
+  describe('changes need the session CSRF token', () => {
+    const create = (session: { cookie: string }, form: Record<string, string>, headers: Record<string, string>) =>
+      send(`${gateway.url}/dashboard/agents`, { cookie: session.cookie, form: { label: 'csrf probe', dailyTokenBudget: '10', toolAccess: 'all', ...form }, headers });
+
+    it('refuses a change without the token, with a wrong one, or with another session\'s (403), and makes none', async () => {
+      const session = await signIn();
+      const other = await signIn();
+      expect(other.csrf).not.toBe(session.csrf);
+      const before = await agentCount();
+      for (const form of [{}, { _csrf: 'forged' }, { _csrf: other.csrf }] as Record<string, string>[]) {
+        expect((await create(session, form, sameOrigin)).status).toBe(403);
+      }
+      expect(await agentCount()).toBe(before);
+    });
+
+    it('refuses a change with the right token from another origin (403)', async () => {
+      const session = await signIn();
+      const before = await agentCount();
+      const reply = await create(session, { _csrf: session.csrf }, { Origin: 'https://evil.example', 'Sec-Fetch-Site': 'cross-site' });
+      expect(reply.status).toBe(403);
+      expect(await agentCount()).toBe(before);
+    });
+
+    it('accepts the change with the token from the same origin, audited with the dashboard session as actor', async () => {
+      const session = await signIn();
+      const reply = await create(session, { _csrf: session.csrf }, sameOrigin);
+      expect(reply.status).toBe(303);
+      const agentId = /\/dashboard\/agents\/(agt_[\w-]+)\?done=created$/.exec(reply.location ?? '')?.[1];
+      expect(agentId).toBeDefined();
+      expect((await client.request('GET', `/management/agents/${agentId}`, admin)).body).toMatchObject({ label: 'csrf probe', dailyTokenBudget: 10 });
+      await expect
+        .poll(async () => (await client.request('GET', `/management/audit?agentId=${agentId}`, admin)).body.records)
+        .toEqual([expect.objectContaining({ kind: 'management', outcome: 'agent.created', agentId, actor: expect.stringMatching(/^dashboard:[\w-]+$/) })]);
+    });
+
+    it('refuses an invalid agent with 400 naming the field, and creates nothing', async () => {
+      const session = await signIn();
+      const before = await agentCount();
+      const reply = await create(session, { _csrf: session.csrf, dailyTokenBudget: '1.5' }, sameOrigin);
+      expect(reply.status).toBe(400);
+      expect(reply.text).toContain('Daily token budget');
+      expect(await agentCount()).toBe(before);
+    });
+
+    it('signing out needs the token too, and clears the cookie', async () => {
+      const session = await signIn();
+      expect((await send(`${gateway.url}/dashboard/sign-out`, { cookie: session.cookie, form: {}, headers: sameOrigin })).status).toBe(403);
+      const out = await send(`${gateway.url}/dashboard/sign-out`, { cookie: session.cookie, form: { _csrf: session.csrf }, headers: sameOrigin });
+      expect(out.status).toBe(303);
+      expect(out.location).toBe('/dashboard/sign-in');
+      expect(out.cookies.find((cookie) => cookie.startsWith('tollgate_dashboard='))).toMatch(/^tollgate_dashboard=;.*Max-Age=0/);
+    });
+  });
+});
+
+describe('dashboard development sign-in', () => {
+  let downstream: RunningProcess;
+  let gateway: RunningProcess;
+
+  beforeAll(async () => {
+    downstream = await startDownstream();
+    gateway = await startGateway({ downstreamUrl: downstream.url, development: true });
+  });
+  afterAll(async () => {
+    await gateway?.stop();
+    await downstream?.stop();
+  });
+
+  async function devSignIn(headers: Record<string, string> = {}): Promise<Exchange> {
+    const form = await send(`${gateway.url}/dashboard/sign-in`);
+    expect(form.text).toContain('Sign in as local developer');
+    return send(`${gateway.url}/dashboard/sign-in/dev`, {
+      cookie: `tollgate_sign_in=${cookieValue(form.cookies, 'tollgate_sign_in')}`,
+      form: { _csrf: csrfField(form.text)! },
+      headers: { Origin: gateway.url, 'Sec-Fetch-Site': 'same-origin', ...headers },
+    });
+  }
+
+  it('signs a loopback browser in with one click', async () => {
+    const reply = await devSignIn();
+    expect(reply.status).toBe(303);
+    expect(reply.location).toBe('/dashboard');
+    const cookie = `tollgate_dashboard=${cookieValue(reply.cookies, 'tollgate_dashboard')}`;
+    expect((await send(`${gateway.url}/dashboard/agents`, { cookie })).status).toBe(200);
+  });
+
+  it('is not offered through a proxy (forwarding headers) or under a non-loopback host name (DNS rebinding)', async () => {
+    for (const headers of [{ 'X-Forwarded-For': '203.0.113.7' }, { Host: 'rebound.example:80', Origin: 'http://rebound.example:80' }] as Record<string, string>[]) {
+      const reply = await devSignIn(headers);
+      expect(reply.status).toBe(404);
+      expect(cookieValue(reply.cookies, 'tollgate_dashboard')).toBeUndefined();
+    }
+  });
+});
