@@ -84,6 +84,9 @@ export { splitArguments, type SplitArguments } from './cache/arguments.js';
 export { canonicalJson } from './cache/canonical-json.js';
 export { toolCallFailureOutcome } from './audit/outcome.js';
 
+// Tracing: span names and attributes of the tool-call pipeline (OpenTelemetry API; no-op without an SDK).
+export { inSpan, recordFailure, SPAN_ATTRIBUTES, SPAN_NAMES, TRACER_NAME } from './tracing.js';
+
 // Privacy: the filter every downstream response goes through, its detectors and its configuration.
 export { createPrivacyFilter, MAX_FILTER_DEPTH } from './privacy/filter.js';
 export type { PrivacyFilter, PrivacyFilterResult } from './privacy/filter.js';

@@ -1,3 +1,4 @@
+import { context, propagation } from '@opentelemetry/api';
 import { performance } from 'node:perf_hooks';
 import { Pool } from 'undici';
 import type { ToolDefinition } from '../tools/definition.js';
@@ -70,11 +71,11 @@ export class HttpForwarder implements Forwarder {
         method: request.method,
         path: request.path,
         // Only configured headers: the agent's own credentials never reach the downstream.
-        headers: {
+        headers: withTraceContext({
           accept: 'application/json',
           ...(request.body === undefined ? {} : { 'content-type': 'application/json' }),
           ...this.#headers,
-        },
+        }),
         body: request.body ?? null,
         signal: combined,
       });
@@ -108,6 +109,16 @@ export class HttpForwarder implements Forwarder {
     const code = networkCode(error);
     return new DownstreamCallError(`Downstream unreachable for tool ${tool.name}${code ? ` (${code})` : ''}`, { reason: 'network', code }, { cause: error });
   }
+}
+
+/**
+ * Adds the active trace context (W3C `traceparent`, `tracestate`) so the
+ * downstream continues the caller's trace. Without a registered propagator
+ * this adds nothing.
+ */
+function withTraceContext(headers: Record<string, string>): Record<string, string> {
+  propagation.inject(context.active(), headers);
+  return headers;
 }
 
 function isAbort(error: unknown): boolean {

@@ -1,3 +1,4 @@
+import { SpanKind } from '@opentelemetry/api';
 import { argsDigest } from '../audit/digest.js';
 import type { CacheTier } from '../audit/record.js';
 import type { SemanticCache } from '../cache/semantic-cache.js';
@@ -8,6 +9,7 @@ import { buildToolCallResult, type ToolCallResult } from '../mcp/tool-result.js'
 import type { AgentRecord, BudgetLedger, Reservation } from '../store/ports.js';
 import { nextUtcMidnight } from '../time.js';
 import { capResponse } from '../tokens/cap.js';
+import { inSpan, SPAN_ATTRIBUTES as ATTR, SPAN_NAMES } from '../tracing.js';
 import { authorizeToolCall } from '../tools/access.js';
 import { validateToolArguments } from '../tools/arguments.js';
 import type { RegisteredTool, ToolRegistry } from '../tools/registry.js';
@@ -81,25 +83,42 @@ interface Answer {
  * pipeline): authorize → validate arguments → reserve budget → cache lookup
  * → forward (breaker, retries, timeout) → privacy filter → cap to what was
  * reserved → settle. Reads top-down; each step throws the typed error of
- * spec 7, and the reservation is released on every failure.
+ * spec 7, and the reservation is released on every failure. Each step runs
+ * in its own trace span (a no-op unless an OpenTelemetry SDK is registered).
  */
 export async function callTool(deps: ToolCallDeps, caller: ToolCallContext, params: ToolCallParams): Promise<ToolCallOutcome> {
   const trace = caller.trace ?? {};
-  const tool = authorizeToolCall(deps.registry(), params.name, {
-    allowedTools: caller.agent.allowedTools,
-    tokenScopes: caller.tokenScopes,
+  const tool = inSpan(SPAN_NAMES.authorize, (span) => {
+    const authorized = authorizeToolCall(deps.registry(), params.name, {
+      allowedTools: caller.agent.allowedTools,
+      tokenScopes: caller.tokenScopes,
+    });
+    // Only a name the registry knows: a refused one is caller input.
+    span.setAttribute(ATTR.tool, authorized.definition.name);
+    return authorized;
   });
   trace.tool = tool.definition.name;
   trace.argsDigest = argsDigest(params.arguments ?? {}, deps.argsDigestKey);
-  const args = validateToolArguments(tool, params.arguments ?? {});
-  const reservation = await reserveBudget(deps, caller.agent, tool.definition.maxResponseTokens);
+  const args = inSpan(SPAN_NAMES.validate, () => validateToolArguments(tool, params.arguments ?? {}));
+  const reservation = await inSpan(SPAN_NAMES.budgetReserve, async (span) => {
+    const reserved = await reserveBudget(deps, caller.agent, tool.definition.maxResponseTokens);
+    span.setAttribute(ATTR.tokensReserved, reserved.granted);
+    return reserved;
+  });
   try {
     // Read before the downstream is asked, so an answer is never filed under a later write's generation.
     const generation = deps.cache?.isCacheable(tool.definition) ? await deps.cache.generation() : 0;
     const answer = (await fromCache(deps, tool, args, generation)) ?? (await fromDownstream(deps, tool, args, generation, caller.signal));
     Object.assign(trace, withoutNulls({ cacheTier: answer.cacheTier, downstreamStatus: answer.downstreamStatus, downstreamMs: answer.downstreamMs }));
-    const capped = capResponse(answer.value, reservation.granted);
-    await deps.budget.settle(reservation, capped.tokens);
+    const capped = inSpan(SPAN_NAMES.cap, (span) => {
+      const result = capResponse(answer.value, reservation.granted);
+      span.setAttribute(ATTR.truncated, result.truncated);
+      return result;
+    });
+    await inSpan(SPAN_NAMES.budgetSettle, (span) => {
+      span.setAttribute(ATTR.tokensCharged, capped.tokens);
+      return deps.budget.settle(reservation, capped.tokens);
+    });
     trace.tokensCharged = capped.tokens;
     return {
       result: buildToolCallResult(capped.text, caller.protocolVersion),
@@ -116,7 +135,13 @@ export async function callTool(deps: ToolCallDeps, caller: ToolCallContext, para
 
 /** A cached answer is already filtered; it is charged like a call, after the budget check. */
 async function fromCache(deps: ToolCallDeps, tool: RegisteredTool, args: Record<string, unknown>, generation: number): Promise<Answer | null> {
-  const hit = deps.cache ? await deps.cache.lookup(tool.definition, args, generation) : null;
+  const cache = deps.cache;
+  if (!cache) return null;
+  const hit = await inSpan(SPAN_NAMES.cacheLookup, async (span) => {
+    const found = await cache.lookup(tool.definition, args, generation);
+    span.setAttribute(ATTR.cacheResult, found?.tier ?? 'miss');
+    return found;
+  });
   if (!hit) return null;
   return { value: JSON.parse(hit.text), cacheTier: hit.tier, downstreamStatus: null, downstreamMs: null };
 }
@@ -128,8 +153,18 @@ async function fromDownstream(
   generation: number,
   signal?: AbortSignal,
 ): Promise<Answer> {
-  const response = await deps.forwarder.forward(tool.definition, args, signal);
-  const value = deps.privacy ? deps.privacy.filter(tool.definition.name, response.body).value : response.body;
+  const response = await inSpan(
+    SPAN_NAMES.forward,
+    async (span) => {
+      span.setAttribute(ATTR.httpMethod, tool.definition.httpMethod);
+      const answered = await deps.forwarder.forward(tool.definition, args, signal);
+      span.setAttribute(ATTR.httpStatus, answered.status);
+      return answered;
+    },
+    SpanKind.CLIENT,
+  );
+  const privacy = deps.privacy;
+  const value = privacy ? inSpan(SPAN_NAMES.privacy, () => privacy.filter(tool.definition.name, response.body).value) : response.body;
   if (deps.cache?.isCacheable(tool.definition)) {
     // Stored off the hot path: embedding the arguments must not delay this answer.
     void deps.cache.store(tool.definition, args, JSON.stringify(value) ?? 'null', undefined, generation);
