@@ -549,6 +549,50 @@ describe('hostile and malformed input (dist/main.js)', () => {
     });
   });
 
+  describe('management bodies and ids', () => {
+    const nested = (depth: number) => '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
+    it.each([
+      ['50,000 nested objects in a field', `{"label":${nested(50_000)},"dailyTokenBudget":1}`],
+      ['50,000 nested objects in an unknown field', `{"label":"x","dailyTokenBudget":1,"x":${nested(50_000)}}`],
+      ['100,000 nested arrays', '['.repeat(100_000) + ']'.repeat(100_000)],
+      ['a prototype key', '{"label":"x","dailyTokenBudget":1,"__proto__":{"isActive":false}}'],
+      ['a budget beyond 2^53', '{"label":"x","dailyTokenBudget":18014398509481984}'],
+      ['a label with NUL and CR/LF', '{"label":"a\u0000b\r\nc","dailyTokenBudget":"1"}'],
+    ])('refuses %s in POST /management/agents with a 400 problem', async (_, body) => {
+      const reply = await client.request('POST', '/management/agents', admin, body);
+      expect(reply.status).toBe(400);
+      expect(reply.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    });
+
+    it.each(['..', '%2e%2e', '..%2F..%2Fhealth', 'agt_x%00', `agt_${'x'.repeat(10 * 1024)}`, '%0d%0aX-Injected:%201'])(
+      'answers agent id %j with a 404 problem',
+      async (agentId) => {
+        const reply = await client.request('GET', `/management/agents/${agentId}`, admin);
+        expect(reply.status).toBe(404);
+        expect(reply.headers.get('x-injected')).toBeNull();
+      },
+    );
+  });
+
+  describe('request framing', () => {
+    it('refuses Content-Length together with Transfer-Encoding (request smuggling) with 400 at the HTTP parser', async () => {
+      const head = [
+        'POST /mcp HTTP/1.1',
+        `Host: ${new URL(url).host}`,
+        'Content-Type: application/json',
+        `Authorization: Bearer ${victim.token}`,
+        'Content-Length: 4',
+        'Transfer-Encoding: chunked',
+      ].join('\r\n');
+      expect(await rawExchange(url, head, '0\r\n\r\n')).toMatch(/^HTTP\/1\.1 400 /);
+    });
+
+    it('refuses two Content-Length headers that disagree with 400 at the HTTP parser', async () => {
+      const head = ['POST /mcp HTTP/1.1', `Host: ${new URL(url).host}`, 'Content-Type: application/json', 'Content-Length: 2', 'Content-Length: 40'].join('\r\n');
+      expect(await rawExchange(url, head, '{}')).toMatch(/^HTTP\/1\.1 400 /);
+    });
+  });
+
   describe('after all of the above', () => {
     it('charged nothing to the victim agent: used 0, the whole budget remaining', async () => {
       const budget = await client.request('GET', `/management/agents/${victim.agentId}/budget`, admin);
