@@ -1,0 +1,23 @@
+import type { ToolDefinition } from '@tollgate/gateway-core';
+import { describe, expect, it } from 'vitest';
+import { groupToolsByCategory, matchesToolFilter } from './tool-library.js';
+
+const tool = (name: string, category: string | null, extra: Partial<ToolDefinition> = {}) =>
+  ({ name, category, description: `${name} tool`, httpMethod: 'GET', routePattern: `/${name}`, requiredScopes: [], ...extra }) as ToolDefinition;
+
+describe('tool library', () => {
+  it('groups by category in name order, uncategorised (null or blank) last, tools by name', () => {
+    const groups = groupToolsByCategory([tool('z', null), tool('b', 'orders'), tool('a', 'orders'), tool('c', 'catalog'), tool('y', '  ')]);
+    expect(groups.map((group) => [group.category, group.tools.map((t) => t.name)])).toEqual([
+      ['catalog', ['c']],
+      ['orders', ['a', 'b']],
+      [null, ['y', 'z']],
+    ]);
+  });
+
+  it('filters on name, description, category, verb, route and scopes, ignoring case', () => {
+    const placeOrder = tool('place_order', 'orders', { httpMethod: 'POST', routePattern: '/orders', requiredScopes: ['orders:write'] });
+    for (const needle of ['PLACE', 'place_order tool', 'orders', 'post', '/orders', 'orders:write', '  ']) expect(matchesToolFilter(placeOrder, needle)).toBe(true);
+    expect(matchesToolFilter(placeOrder, 'customers')).toBe(false);
+  });
+});
