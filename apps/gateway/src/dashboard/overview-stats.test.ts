@@ -5,7 +5,7 @@ import { lastHourStats } from './overview-stats.js';
 const NOW = new Date('2026-05-01T12:00:00.000Z');
 const minutesAgo = (minutes: number) => new Date(NOW.getTime() - minutes * 60_000).toISOString();
 
-function call(agentId: string, outcome: string, tokensCharged: number, time: string): AuditEntry {
+function call(agentId: string, outcome: AuditEntry['outcome'], tokensCharged: number, time: string): AuditEntry {
   return {
     time, kind: 'tool-call', agentId, sessionId: null, tool: 'get_order', outcome, httpStatus: 200, jsonRpcCode: null, tokensCharged,
     gatewayMs: 1, downstreamMs: 1, cacheTier: null, downstreamStatus: 200, argsDigest: null, actor: null, detail: null,
@@ -14,7 +14,7 @@ function call(agentId: string, outcome: string, tokensCharged: number, time: str
 
 describe('lastHourStats', () => {
   it('counts the tool calls of the last hour only, errors apart, and ranks agents by tokens', async () => {
-    const store = createMemoryStore({ clock: () => NOW });
+    const store = createMemoryStore({ clock: () => NOW.getTime() });
     await store.audit.append([
       call('agt_old', 'ok', 9_999, minutesAgo(61)),
       call('agt_a', 'ok', 100, minutesAgo(50)),
@@ -32,7 +32,7 @@ describe('lastHourStats', () => {
   });
 
   it('stops at the scan bound and says the figures are partial', async () => {
-    const store = createMemoryStore({ clock: () => NOW });
+    const store = createMemoryStore({ clock: () => NOW.getTime() });
     await store.audit.append(Array.from({ length: 30 }, (_, i) => call('agt_a', 'ok', 1, minutesAgo(30 - i / 10))));
     const stats = await lastHourStats(store.audit, NOW, 20);
     expect(stats).toMatchObject({ calls: 20, tokens: 20, complete: false });
