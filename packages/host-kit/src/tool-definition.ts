@@ -38,3 +38,18 @@ export interface ToolDefinition {
 export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,128}$/;
 
 export const DEFAULT_MAX_RESPONSE_TOKENS = 2000;
+
+/** The settings both marking forms share (spec 4.6); the endpoint form adds a name and inputs. */
+export interface AgentToolSettings {
+  /** Shown to the agent in the tool manifest. Required, non-empty. */
+  description: string;
+  /** When false (default) the gateway rejects calls through this tool that would mutate state. */
+  allowWrite?: boolean;
+  /** Token ceiling on the response body. Default 2000. */
+  maxResponseTokens?: number;
+  category?: string | null;
+  /** Scopes the calling agent's JWT must contain. Copied at registration; later changes have no effect. */
+  requiredScopes?: readonly string[] | null;
+  /** Needed only when the endpoint does not resolve to exactly one verb; must be a verb it serves. */
+  httpMethod?: HttpMethod | Lowercase<HttpMethod> | null;
+}

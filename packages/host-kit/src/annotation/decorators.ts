@@ -1,4 +1,4 @@
-import type { HttpMethod } from '../tool-definition.js';
+import type { AgentToolSettings } from '../tool-definition.js';
 import { registerController } from './controller-registry.js';
 
 /**
@@ -10,20 +10,8 @@ import { registerController } from './controller-registry.js';
 type MethodDecorator = (method: unknown, context: ClassMethodDecoratorContext) => void;
 type ClassDecorator = (target: object, context: ClassDecoratorContext) => void;
 
-/** Options of `@AgentTool`; the tool is named after the method. */
-export interface AgentToolAnnotation {
-  /** Shown to the agent in the tool manifest. Required, non-empty. */
-  description: string;
-  /** When false (default) the gateway rejects calls through this tool that would mutate state. */
-  allowWrite?: boolean;
-  /** Token ceiling on the response body. Default 2000. */
-  maxResponseTokens?: number;
-  category?: string | null;
-  /** Scopes the calling agent's JWT must contain. */
-  requiredScopes?: readonly string[] | null;
-  /** Must be the verb of the action's routing decorator; only a cross-check here. */
-  httpMethod?: HttpMethod | Lowercase<HttpMethod> | null;
-}
+/** Options of `@AgentTool`; the tool is named after the method, verb and route come from the routing decorators. */
+export type AgentToolAnnotation = AgentToolSettings;
 
 /** A class whose routed methods `mountControllers` registers under `prefix`. */
 export function Controller(_prefix = ''): ClassDecorator {

@@ -1,25 +1,14 @@
 import type { z } from 'zod';
 import type { InputCandidate } from '../schema/assemble-inputs.js';
 import type { InputProperty } from '../tool-definition.js';
-import { DEFAULT_MAX_RESPONSE_TOKENS, TOOL_NAME_PATTERN, type HttpMethod } from '../tool-definition.js';
+import { DEFAULT_MAX_RESPONSE_TOKENS, TOOL_NAME_PATTERN, type AgentToolSettings, type HttpMethod } from '../tool-definition.js';
 import { HTTP_METHODS } from './resolve-verb.js';
 import { isZodObject, zodObjectInputs, zodTypeOf, type ZodObjectSchema } from '../schema/zod-inputs.js';
 
 /** Options of `withAgentTool` (spec 4.6: the endpoint form adds a required name). */
-export interface AgentToolOptions {
+export interface AgentToolOptions extends AgentToolSettings {
   /** Tool identifier the agent calls; the MCP tool-name rule `^[A-Za-z0-9_.-]{1,128}$`. */
   name: string;
-  /** Shown to the agent in the tool manifest. */
-  description: string;
-  /** When false (default) the gateway rejects calls through this tool that would mutate state. */
-  allowWrite?: boolean;
-  /** Token ceiling on the response body. Default 2000. */
-  maxResponseTokens?: number;
-  category?: string | null;
-  /** Scopes the calling agent's JWT must contain. Copied here; later changes have no effect. */
-  requiredScopes?: readonly string[] | null;
-  /** Needed only when the endpoint serves more than one verb (`app.all`, multi-verb `app.on`). */
-  httpMethod?: HttpMethod | Lowercase<HttpMethod> | null;
   /** Where the agent's inputs go. `body` may be `.optional()`/`.nullable()`: all its properties become optional. */
   input?: {
     route?: ZodObjectSchema;
