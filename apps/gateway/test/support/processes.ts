@@ -35,7 +35,11 @@ export async function startProcess(entry: string, env: Record<string, string | u
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${entry}: no listening line within ${timeoutMs} ms:\n${output}`)), timeoutMs);
+    const timer = setTimeout(() => {
+      // A child that never said it listens must not outlive the test that started it.
+      child.kill('SIGKILL');
+      reject(new Error(`${entry}: no listening line within ${timeoutMs} ms:\n${output}`));
+    }, timeoutMs);
     const onData = () => {
       const match = LISTENING.exec(output);
       if (!match) return;
