@@ -9,7 +9,7 @@ import type { ToolDefinition } from '../tools/definition.js';
 import { buildToolRegistry } from '../tools/registry.js';
 import { archiveCustomer, createOrder, getCustomer } from '../tools/test-fixtures.js';
 import { SemanticCache } from '../cache/semantic-cache.js';
-import { callTool, type ToolCallContext, type ToolCallDeps } from './tool-call.js';
+import { callTool, type ToolCallContext, type ToolCallDeps, type ToolCallTrace } from './tool-call.js';
 
 const NOW = new Date('2025-05-01T12:00:00Z');
 const { registry } = buildToolRegistry([getCustomer, createOrder, archiveCustomer]);
@@ -148,6 +148,17 @@ describe('callTool', () => {
     expect(await usage()).toMatchObject({ used: 0, reserved: 0 });
   });
 
+  it('traces the status and time of a downstream error, for the audit record', async () => {
+    const { deps } = setup(async () => {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      throw new DownstreamCallError('Downstream answered 404', { reason: 'status', downstreamStatus: 404 });
+    });
+    const trace: ToolCallTrace = {};
+    await expect(callTool(deps, caller({ trace }), { name: 'getCustomer', arguments: { id: '404' } })).rejects.toBeInstanceOf(DownstreamCallError);
+    expect(trace).toMatchObject({ tool: 'getCustomer', downstreamStatus: 404, argsDigest: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(trace.downstreamMs).toBeGreaterThanOrEqual(4);
+  });
+
   it('releases the reservation when forwarding fails unexpectedly', async () => {
     const { deps, usage } = setup(() => {
       throw new TypeError('socket hang up');
@@ -208,6 +219,16 @@ describe('callTool', () => {
     await expect(callTool(deps, caller(), { name: 'archiveCustomer', arguments: { id: '7' } })).rejects.toThrow(/does not allow writes/);
     expect(calls).toEqual([]);
     expect(await usage()).toMatchObject({ used: 0, reserved: 0 });
+  });
+
+  it('traces the tool a refused call named, when the registry knows it, and never an unknown name', async () => {
+    const { deps } = setup();
+    const refused: ToolCallTrace = {};
+    await expect(callTool(deps, caller({ trace: refused }), { name: 'createOrder', arguments: { customerId: '1' } })).rejects.toBeInstanceOf(ForbiddenError);
+    expect(refused).toEqual({ tool: 'createOrder', argsDigest: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    const unknown: ToolCallTrace = {};
+    await expect(callTool(deps, caller({ trace: unknown }), { name: 'dropDatabase' })).rejects.toBeInstanceOf(InvalidInputError);
+    expect(unknown.tool).toBeUndefined();
   });
 
   it('never lets concurrent calls spend past the budget', async () => {

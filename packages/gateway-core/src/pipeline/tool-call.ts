@@ -2,7 +2,8 @@ import { SpanKind } from '@opentelemetry/api';
 import { argsDigest } from '../audit/digest.js';
 import type { CacheTier } from '../audit/record.js';
 import type { SemanticCache } from '../cache/semantic-cache.js';
-import { BudgetExhaustedError } from '../errors.js';
+import { BudgetExhaustedError, DownstreamError } from '../errors.js';
+import { DownstreamCallError } from '../forward/errors.js';
 import type { Forwarder } from '../forward/forwarder.js';
 import type { ProtocolVersion } from '../mcp/protocol-version.js';
 import { buildToolCallResult, type ToolCallResult } from '../mcp/tool-result.js';
@@ -88,17 +89,19 @@ interface Answer {
  */
 export async function callTool(deps: ToolCallDeps, caller: ToolCallContext, params: ToolCallParams): Promise<ToolCallOutcome> {
   const trace = caller.trace ?? {};
+  const registry = deps.registry();
+  // Known before the access check, so a refusal is audited with what was attempted;
+  // only a name the registry knows, since any other is caller input.
+  if (typeof params.name === 'string' && registry.get(params.name) !== undefined) trace.tool = params.name;
+  trace.argsDigest = argsDigest(params.arguments ?? {}, deps.argsDigestKey);
   const tool = inSpan(SPAN_NAMES.authorize, (span) => {
-    const authorized = authorizeToolCall(deps.registry(), params.name, {
+    const authorized = authorizeToolCall(registry, params.name, {
       allowedTools: caller.agent.allowedTools,
       tokenScopes: caller.tokenScopes,
     });
-    // Only a name the registry knows: a refused one is caller input.
     span.setAttribute(ATTR.tool, authorized.definition.name);
     return authorized;
   });
-  trace.tool = tool.definition.name;
-  trace.argsDigest = argsDigest(params.arguments ?? {}, deps.argsDigestKey);
   const args = inSpan(SPAN_NAMES.validate, () => validateToolArguments(tool, params.arguments ?? {}));
   const reservation = await inSpan(SPAN_NAMES.budgetReserve, async (span) => {
     const reserved = await reserveBudget(deps, caller.agent, tool.definition.maxResponseTokens);
@@ -108,7 +111,7 @@ export async function callTool(deps: ToolCallDeps, caller: ToolCallContext, para
   try {
     // Read before the downstream is asked, so an answer is never filed under a later write's generation.
     const generation = deps.cache?.isCacheable(tool.definition) ? await deps.cache.generation() : 0;
-    const answer = (await fromCache(deps, tool, args, generation)) ?? (await fromDownstream(deps, tool, args, generation, caller.signal));
+    const answer = (await fromCache(deps, tool, args, generation)) ?? (await fromDownstream(deps, tool, args, generation, trace, caller.signal));
     Object.assign(trace, withoutNulls({ cacheTier: answer.cacheTier, downstreamStatus: answer.downstreamStatus, downstreamMs: answer.downstreamMs }));
     const capped = inSpan(SPAN_NAMES.cap, (span) => {
       const result = capResponse(answer.value, reservation.granted);
@@ -151,8 +154,10 @@ async function fromDownstream(
   tool: RegisteredTool,
   args: Record<string, unknown>,
   generation: number,
+  trace: ToolCallTrace,
   signal?: AbortSignal,
 ): Promise<Answer> {
+  const started = performance.now();
   const response = await inSpan(
     SPAN_NAMES.forward,
     async (span) => {
@@ -162,7 +167,14 @@ async function fromDownstream(
       return answered;
     },
     SpanKind.CLIENT,
-  );
+  ).catch((error: unknown) => {
+    // A failed call still spent time at the downstream, and may have its answer's status.
+    if (error instanceof DownstreamError) {
+      trace.downstreamMs = performance.now() - started;
+      if (error instanceof DownstreamCallError && error.data.reason === 'status') trace.downstreamStatus = error.data.downstreamStatus;
+    }
+    throw error;
+  });
   const privacy = deps.privacy;
   const value = privacy ? inSpan(SPAN_NAMES.privacy, () => privacy.filter(tool.definition.name, response.body).value) : response.body;
   if (deps.cache?.isCacheable(tool.definition)) {
