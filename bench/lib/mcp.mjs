@@ -1,0 +1,80 @@
+// The HTTP exchanges of the benchmark: plain keep-alive requests (node:http,
+// no fetch overhead on the measuring side) and the MCP session handshake.
+import { Agent, request } from 'node:http';
+
+export const PROTOCOL_VERSION = '2025-06-18';
+
+/** One keep-alive connection per target, so sequential calls never pay a TCP handshake. */
+export const keepAliveAgent = () => new Agent({ keepAlive: true, maxSockets: 1 });
+
+/** One HTTP exchange; resolves with status, headers and the whole body as text. */
+export function exchange(url, { method = 'GET', headers = {}, body, agent } = {}) {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method, headers, agent }, (res) => {
+      const chunks = [];
+      res.on('data', (chunk) => chunks.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** `rpcId` may be a number or a string (autocannon's `[<id>]` placeholder). */
+export const toolCallBody = (id, rpcId = 1) =>
+  JSON.stringify({ jsonrpc: '2.0', id: rpcId, method: 'tools/call', params: { name: 'get_item', arguments: { id } } });
+
+/** Headers of a request inside an MCP session (plus the agent's token for the gateway). */
+export function sessionHeaders(sessionId, token) {
+  const headers = {
+    'Content-Type': 'application/json',
+    Accept: 'application/json, text/event-stream',
+    'Mcp-Session-Id': sessionId,
+    'MCP-Protocol-Version': PROTOCOL_VERSION,
+  };
+  if (token) headers.Authorization = `Bearer ${token}`;
+  return headers;
+}
+
+/** initialize + notifications/initialized, as an MCP client does; returns the session id. */
+export async function openSession(baseUrl, token, agent) {
+  const headers = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
+  if (token) headers.Authorization = `Bearer ${token}`;
+  const init = await exchange(`${baseUrl}/mcp`, {
+    method: 'POST',
+    agent,
+    headers,
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'tollgate-bench', version: '1.0.0' } },
+    }),
+  });
+  const sessionId = init.headers['mcp-session-id'];
+  if (init.status !== 200 || typeof sessionId !== 'string') throw new Error(`initialize at ${baseUrl}: ${init.status} ${init.text}`);
+  const ack = await exchange(`${baseUrl}/mcp`, {
+    method: 'POST',
+    agent,
+    headers: sessionHeaders(sessionId, token),
+    body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+  });
+  if (ack.status !== 202) throw new Error(`notifications/initialized at ${baseUrl}: ${ack.status} ${ack.text}`);
+  return sessionId;
+}
+
+/** The JSON-RPC message of a one-event SSE reply (or a JSON body). */
+export function rpcMessage(reply) {
+  const match = /^event: message\r?\ndata: (.*)\r?\n\r?\n$/s.exec(reply.text);
+  return JSON.parse(match ? match[1] : reply.text);
+}
+
+/** The tool's answer as JSON; throws unless the call succeeded. */
+export function toolAnswer(reply) {
+  if (reply.status !== 200) throw new Error(`tools/call: HTTP ${reply.status} ${reply.text}`);
+  const message = rpcMessage(reply);
+  const text = message.result?.content?.[0]?.text;
+  if (message.error || message.result?.isError || typeof text !== 'string') throw new Error(`tools/call failed: ${reply.text}`);
+  return JSON.parse(text);
+}
