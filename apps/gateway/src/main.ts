@@ -1,10 +1,11 @@
 import { serve } from '@hono/node-server';
 import { ConfigError as CoreConfigError } from '@tollgate/gateway-core';
-import { composeGateway } from './compose.js';
+import { composeGateway, GATEWAY_VERSION } from './compose.js';
 import { ConfigError, type GatewayConfig } from './config/gateway-config.js';
 import { loadGatewayConfig } from './config/load.js';
 import { ConfigFileError } from './config/sources.js';
 import { createLogger } from './logger.js';
+import { startTracing } from './observability/tracing.js';
 
 /** Refuses to start with one line per problem and no stack trace. */
 function refuse(lines: string[]): never {
@@ -25,8 +26,12 @@ function readConfig(): GatewayConfig {
 }
 
 async function main(): Promise<void> {
+  // First, so every span from here on is recorded when OTEL_EXPORTER_OTLP_* configures tracing.
+  const { tracing, warnings: tracingWarnings } = startTracing(GATEWAY_VERSION);
+  for (const warning of tracingWarnings) process.stderr.write(`tollgate: warning: ${warning}\n`);
   const config = readConfig();
   const log = createLogger();
+  if (tracing) log.info('OpenTelemetry tracing on: exporting spans over OTLP/HTTP');
   const gateway = await composeGateway(config, log).catch((error: unknown) => {
     if (error instanceof CoreConfigError) refuse([error.message]);
     throw error;
@@ -61,6 +66,8 @@ async function main(): Promise<void> {
     metricsServer?.close();
     server.close(async () => {
       await gateway.close();
+      // Spans of the drained calls are still queued: export them (bounded by the exporter's timeout).
+      await tracing?.shutdown().catch(() => undefined);
       log.info('stopped');
       process.exit(0);
     });

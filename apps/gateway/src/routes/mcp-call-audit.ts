@@ -1,10 +1,11 @@
 import { describeError, toolCallFailureOutcome, type AuditEvent, type ToolCallOutcome, type ToolCallTrace } from '@tollgate/gateway-core';
 import { performance } from 'node:perf_hooks';
+import type { ToolCallSpan } from '../observability/tool-call-span.js';
 
 /**
  * Collects what one tools/call request learns as it goes (agent, session,
  * trace of the pipeline) and records exactly one audit event when it ends,
- * whichever step ended it.
+ * whichever step ended it; the request's trace span ends with the same event.
  */
 export class ToolCallAudit {
   readonly trace: ToolCallTrace = {};
@@ -13,7 +14,10 @@ export class ToolCallAudit {
   readonly #started = performance.now();
   #recorded = false;
 
-  constructor(private readonly record: (event: AuditEvent) => void) {}
+  constructor(
+    private readonly record: (event: AuditEvent) => void,
+    readonly span?: ToolCallSpan,
+  ) {}
 
   succeeded(outcome: ToolCallOutcome): void {
     this.#finish({
@@ -50,7 +54,7 @@ export class ToolCallAudit {
     this.#recorded = true;
     const totalMs = performance.now() - this.#started;
     const downstreamMs = this.trace.downstreamMs ?? null;
-    this.record({
+    const event: AuditEvent = {
       kind: 'tool-call',
       agentId: this.agentId,
       sessionId: this.sessionId,
@@ -62,6 +66,8 @@ export class ToolCallAudit {
       downstreamMs,
       gatewayMs: Math.max(totalMs - (downstreamMs ?? 0), 0),
       ...result,
-    });
+    };
+    this.record(event);
+    this.span?.end(event);
   }
 }

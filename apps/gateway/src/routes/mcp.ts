@@ -1,3 +1,4 @@
+import { context as traceContext } from '@opentelemetry/api';
 import {
   GatewayError,
   jsonRpcErrorFrom,
@@ -17,6 +18,7 @@ import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { bearerToken } from '../http/admin-guard.js';
 import { replyWithKeepAlive, sseReply } from '../http/sse.js';
+import { ToolCallSpan } from '../observability/tool-call-span.js';
 import { ToolCallAudit } from './mcp-call-audit.js';
 
 const SESSION_HEADER = 'Mcp-Session-Id';
@@ -93,12 +95,15 @@ export function mcpRoutes(deps: McpRouteDeps): Hono {
       let audit: ToolCallAudit | null = null;
       try {
         checkTransportHeaders(c);
-        if (!(await deps.isReady())) throw new NotReadyError('The gateway is not ready: see /health/ready');
         const incoming = parseJsonRpcBody(await c.req.text());
         // The id to answer errors with: a refused message's id too, when it is itself valid.
         if (incoming.kind === 'request') id = incoming.message.id;
         else if (incoming.kind === 'invalid') id = incoming.id;
-        if (incoming.kind === 'request' && incoming.message.method === 'tools/call') audit = new ToolCallAudit(deps.audit);
+        if (incoming.kind === 'request' && incoming.message.method === 'tools/call') {
+          audit = new ToolCallAudit(deps.audit, new ToolCallSpan(c.req.raw.headers));
+        }
+        // After the audit record is opened, so calls refused while not ready are on record too.
+        if (!(await deps.isReady())) throw new NotReadyError('The gateway is not ready: see /health/ready');
 
         const caller = await authenticate(c, deps.agents);
         if (audit) audit.agentId = caller.agent.agentId;
@@ -140,7 +145,9 @@ interface ToolCallRequest {
 
 /** A tools/call, answered normally when quick, streamed with keep-alive comments when slow. */
 async function toolCall(c: Context, deps: McpRouteDeps, { caller, session, request, audit }: ToolCallRequest): Promise<Response> {
-  const settled = deps.mcp.handle(caller, session, request, { trace: audit.trace }).then(
+  const handle = () => deps.mcp.handle(caller, session, request, { trace: audit.trace });
+  // In the request's span, so the pipeline's step spans and the downstream's traceparent join its trace.
+  const settled = (audit.span ? traceContext.with(audit.span.context, handle) : handle()).then(
     (outcome) => {
       if ('call' in outcome) audit.succeeded(outcome.call);
       return { ok: true as const, result: outcome.result };
