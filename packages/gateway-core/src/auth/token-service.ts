@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomUUID, webcrypto } from 'node:crypto';
 import { errors as joseErrors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
 import { ConfigError, InvalidInputError, UnauthorizedError, type UnauthorizedReason } from '../errors.js';
 
@@ -60,6 +60,7 @@ export interface AdminClaims {
 export class TokenService {
   readonly #key: Uint8Array;
   readonly #clock: () => Date;
+  #cryptoKey: Promise<webcrypto.CryptoKey> | undefined;
 
   constructor(options: TokenServiceOptions) {
     this.#key = typeof options.signingKey === 'string' ? new TextEncoder().encode(options.signingKey) : options.signingKey;
@@ -110,13 +111,22 @@ export class TokenService {
       .setJti(randomUUID())
       .setIssuedAt(issuedAt)
       .setExpirationTime(expiresAt)
-      .sign(this.#key);
+      .sign(await this.#hmacKey());
     return { token, expiresAt: new Date(expiresAt * 1000).toISOString() };
+  }
+
+  /**
+   * Imported once. Given the raw bytes, jose imports them into WebCrypto on
+   * every sign and verify: one more thread-pool job on each authenticated request.
+   */
+  #hmacKey(): Promise<webcrypto.CryptoKey> {
+    this.#cryptoKey ??= webcrypto.subtle.importKey('raw', this.#key, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
+    return this.#cryptoKey;
   }
 
   async #verify(token: string, audience: string): Promise<VerifiedPayload> {
     try {
-      const { payload } = await jwtVerify(token, this.#key, {
+      const { payload } = await jwtVerify(token, await this.#hmacKey(), {
         algorithms: [ALGORITHM],
         issuer: TOKEN_ISSUER,
         audience,
