@@ -63,7 +63,11 @@ export class HttpForwarder implements Forwarder {
 
   async forward(tool: ToolDefinition, args: Record<string, unknown>, signal?: AbortSignal): Promise<ForwardResult> {
     const request = buildDownstreamRequest(tool, args, this.#basePath);
-    const timeout = AbortSignal.timeout(this.#timeoutMs);
+    // A timer cleared when the call ends, not AbortSignal.timeout: that one fires
+    // after every call, long finished or not, and builds a DOMException each time.
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(), this.#timeoutMs).unref();
+    const timeout = deadline.signal;
     const combined = signal === undefined ? timeout : AbortSignal.any([signal, timeout]);
     const started = performance.now();
     try {
@@ -91,6 +95,8 @@ export class HttpForwarder implements Forwarder {
       return { status: response.statusCode, headers, body: decodeBody(raw, headers['content-type']), durationMs: performance.now() - started };
     } catch (error) {
       throw this.#failure(error, tool, timeout, signal);
+    } finally {
+      clearTimeout(timer);
     }
   }
 

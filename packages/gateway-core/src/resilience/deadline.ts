@@ -9,13 +9,23 @@ export class Deadline {
   readonly signal: AbortSignal;
   readonly budgetMs: number;
   readonly #timeout: AbortSignal;
+  readonly #timer: NodeJS.Timeout;
   readonly #endsAt: number;
 
   constructor(budgetMs: number, callerSignal?: AbortSignal) {
     this.budgetMs = budgetMs;
     this.#endsAt = performance.now() + budgetMs;
-    this.#timeout = AbortSignal.timeout(budgetMs);
+    // Not AbortSignal.timeout: its timer cannot be cancelled, so it fires after every
+    // call, long finished or not, and builds a TimeoutError each time. This one is `end`ed.
+    const controller = new AbortController();
+    this.#timer = setTimeout(() => controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')), budgetMs).unref();
+    this.#timeout = controller.signal;
     this.signal = callerSignal === undefined ? this.#timeout : AbortSignal.any([callerSignal, this.#timeout]);
+  }
+
+  /** The call is over: the budget can no longer run out. */
+  end(): void {
+    clearTimeout(this.#timer);
   }
 
   get expired(): boolean {

@@ -42,6 +42,8 @@ export function createResilientForwarder(inner: Forwarder, options: ResilienceOp
           return await withRetries(tool.httpMethod, attempt, probe ? NO_RETRIES : resolved.retry, deadline);
         } catch (error) {
           throw settledFailure(error, deadline, tool);
+        } finally {
+          deadline.end();
         }
       });
     },
