@@ -49,6 +49,11 @@ function loadEmbeddingModel(config: GatewayConfig): Promise<EmbeddingModel> {
   return Promise.resolve(createOpenAiEmbeddingModel({ baseUrl: embedding.baseUrl, model: embedding.model, apiKey: embedding.apiKey }));
 }
 
+/** A key for one purpose, derived from the signing key, so digests of arguments cannot be reversed by guessing. */
+function derivedKey(config: GatewayConfig, purpose: string): Buffer {
+  return createHash('sha256').update(`tollgate ${purpose}\0`).update(config.jwt.signingKey).digest();
+}
+
 const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /** Wires every part of the gateway from its configuration; the one place that knows them all. */
@@ -105,6 +110,10 @@ export async function composeGateway(config: GatewayConfig, log: Logger): Promis
   const cache = new SemanticCache({
     cache: store.cache,
     generation: store.cacheGeneration,
+    // With several instances, a write through one must be seen by the next read through any:
+    // re-read the shared generation on every lookup (one Redis GET) rather than once a second.
+    generationRefreshMs: store.kind === 'redis' ? 0 : 1_000,
+    keySecret: derivedKey(config, 'cache keys'),
     // The model loads in the background; until then the semantic tier is off and the exact tier works.
     model: null,
     enabled: config.cache.enabled,
@@ -123,7 +132,7 @@ export async function composeGateway(config: GatewayConfig, log: Logger): Promis
       forwarder,
       privacy: createPrivacyFilter(config.privacy),
       cache,
-      argsDigestKey: createHash('sha256').update('tollgate audit digest\0').update(config.jwt.signingKey).digest(),
+      argsDigestKey: derivedKey(config, 'audit digest'),
     },
     serverInfo: { name: 'tollgate', version: GATEWAY_VERSION },
   });

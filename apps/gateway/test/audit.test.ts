@@ -167,6 +167,10 @@ describe('audit trail (dist/main.js + sample downstream)', () => {
 
       const forAgent = await walk(api, admin, `/management/audit?agentId=${id}`, 100);
       expect(forAgent.map((record) => record.outcome)).toEqual(['agent.deleted', 'agent.budget-reset', 'agent.token-issued', 'agent.updated', 'agent.created']);
+      // A deleted agent's own trail stays readable.
+      const own = await api.request('GET', `/management/agents/${id}/audit`, admin);
+      expect(own.status).toBe(200);
+      expect(own.body.records.map((record: { outcome: string }) => record.outcome)).toEqual(forAgent.map((record) => record.outcome));
       for (const record of forAgent) expect(record).toMatchObject({ kind: 'management', agentId: id, actor, tool: null, argsDigest: null, tokensCharged: 0 });
 
       const [refreshed] = await walk(api, admin, '/management/audit?outcome=tools.refreshed', 100);

@@ -21,8 +21,10 @@ export function auditRoutes({ tokens, agents, log }: AuditRoutesDeps): Hono<Admi
   app.get('/audit', async (c) => c.json(await log.query(auditQuery(c, c.req.query('agentId')))));
   app.get('/agents/:agentId/audit', async (c) => {
     const agentId = c.req.param('agentId');
-    await agents.get(agentId); // 404 for an unknown agent rather than an empty page
-    return c.json(await log.query(auditQuery(c, agentId)));
+    const page = await log.query(auditQuery(c, agentId));
+    // A deleted agent's trail stays readable; an id that never had an agent nor a record is a 404.
+    if (page.records.length === 0 && !c.req.query('before')) await agents.get(agentId);
+    return c.json(page);
   });
   return app;
 }

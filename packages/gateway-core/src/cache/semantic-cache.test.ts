@@ -104,6 +104,17 @@ describe('SemanticCache', () => {
     expect(await cache.lookup(searchProducts, { limit: 5, category: 'shoes', query: boots.query })).toEqual({ tier: 'exact', text: '{"items":["boot"]}' });
   });
 
+  it('keys entries with an HMAC when given a secret, so key names do not reveal the arguments', async () => {
+    const store = createMemoryStore();
+    const secret = Buffer.from('cache key secret');
+    const cache = new SemanticCache({ cache: store.cache, model, keySecret: secret });
+    await stored(cache, searchProducts, boots, '{"items":["boot"]}');
+    expect(exactKey(searchProducts, boots, secret)).not.toBe(exactKey(searchProducts, boots));
+    expect(await store.cache.get(exactKey(searchProducts, boots))).toBeNull();
+    expect(await store.cache.get(exactKey(searchProducts, boots, secret))).toBe('{"items":["boot"]}');
+    expect(await cache.lookup(searchProducts, bootsParaphrase)).toMatchObject({ tier: 'semantic' });
+  });
+
   it('answers a paraphrased query from the semantic tier', async () => {
     const cache = cacheWith();
     await stored(cache, searchProducts, boots, '{"items":["boot"]}');

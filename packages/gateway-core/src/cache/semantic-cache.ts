@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import type { EmbeddingModel } from '../embedding/port.js';
 import type { GenerationCounter, ResponseCache, SemanticCandidate } from '../store/ports.js';
 import type { ToolDefinition } from '../tools/definition.js';
@@ -41,6 +41,12 @@ export interface SemanticCacheOptions {
   generation?: GenerationCounter;
   /** How long another instance's write may go unnoticed: the counter is re-read at most this often. Default 1 s. */
   generationRefreshMs?: number;
+  /**
+   * HMAC key for the cache keys. Keyed, because a key is a digest of the
+   * arguments, and a plain hash of a low-entropy argument (a customer id)
+   * can be reversed by anyone who can list the store's keys.
+   */
+  keySecret?: Buffer;
   /** Told about every failure the cache turned into a miss. */
   onError?: (error: unknown) => void;
 }
@@ -72,7 +78,8 @@ const RECENT_VECTORS = 256;
  * failure (store down, model error) is a miss, never an error.
  */
 export class SemanticCache {
-  readonly #options: Required<Omit<SemanticCacheOptions, 'model' | 'generation'>> & { model: EmbeddingModel | null };
+  readonly #options: Required<Omit<SemanticCacheOptions, 'model' | 'generation' | 'keySecret'>> & { model: EmbeddingModel | null };
+  readonly #keySecret: Buffer | undefined;
   readonly #counter: GenerationCounter | null;
   #generation = { value: 0, readAt: Number.NEGATIVE_INFINITY };
   readonly #pending = new Set<Promise<void>>();
@@ -94,6 +101,7 @@ export class SemanticCache {
       model: options.model ?? null,
     };
     this.#counter = options.generation ?? null;
+    this.#keySecret = options.keySecret;
     checkOptions(this.#options);
   }
 
@@ -141,7 +149,7 @@ export class SemanticCache {
     if (!this.isCacheable(tool)) return null;
     try {
       const prefix = keyPrefix(generation ?? (await this.generation()));
-      const exact = await this.#options.cache.get(prefix + exactKey(tool, args));
+      const exact = await this.#options.cache.get(prefix + exactKey(tool, args, this.#keySecret));
       if (exact !== null) return { tier: 'exact', text: exact };
       return await this.#semanticLookup(tool, args, prefix);
     } catch (error) {
@@ -172,7 +180,7 @@ export class SemanticCache {
   async #semanticLookup(tool: CacheableTool, args: Record<string, unknown>, prefix: string): Promise<CacheHit | null> {
     const split = this.#semanticSplit(tool, args);
     if (!split) return null;
-    const candidates = await this.#options.cache.candidates(prefix + groupKey(tool, split, this.#options.model!));
+    const candidates = await this.#options.cache.candidates(prefix + groupKey(tool, split, this.#options.model!, this.#keySecret));
     // No earlier call in the group: nothing to compare, so no embedding on this miss.
     if (candidates.length === 0) return null;
     const query = await this.#embed(split.text.map(([, value]) => value));
@@ -183,12 +191,12 @@ export class SemanticCache {
   }
 
   async #store(tool: CacheableTool, args: Record<string, unknown>, text: string, ttlMs: number, prefix: string): Promise<void> {
-    const responseKey = prefix + exactKey(tool, args);
+    const responseKey = prefix + exactKey(tool, args, this.#keySecret);
     await this.#options.cache.set(responseKey, text, ttlMs);
     const split = this.#semanticSplit(tool, args);
     if (!split) return;
     const vector = await this.#embed(split.text.map(([, value]) => value));
-    await this.#options.cache.addCandidate(prefix + groupKey(tool, split, this.#options.model!), { responseKey, vector }, ttlMs, this.#options.maxCandidates);
+    await this.#options.cache.addCandidate(prefix + groupKey(tool, split, this.#options.model!, this.#keySecret), { responseKey, vector }, ttlMs, this.#options.maxCandidates);
   }
 
   /** The split arguments when the semantic tier applies to this call, else null. */
@@ -242,14 +250,14 @@ function keyPrefix(generation: number): string {
 }
 
 /** `<tool>:<sha-256 of the canonical JSON of the arguments>`. */
-export function exactKey(tool: Pick<CacheableTool, 'name'>, args: Record<string, unknown>): string {
-  return `${tool.name}:${sha256(canonicalJson(args))}`;
+export function exactKey(tool: Pick<CacheableTool, 'name'>, args: Record<string, unknown>, secret?: Buffer): string {
+  return `${tool.name}:${digest(canonicalJson(args), secret)}`;
 }
 
 /** Calls are compared by meaning only within one group: same model, tool, text argument names and exact values. */
-function groupKey(tool: CacheableTool, split: SplitArguments, model: EmbeddingModel): string {
+function groupKey(tool: CacheableTool, split: SplitArguments, model: EmbeddingModel, secret: Buffer | undefined): string {
   const names = split.text.map(([name]) => name);
-  return `${tool.name}:${sha256(canonicalJson({ model: model.name, exact: split.exact, numbers: split.numbers, texts: names }))}`;
+  return `${tool.name}:${digest(canonicalJson({ model: model.name, exact: split.exact, numbers: split.numbers, texts: names }), secret)}`;
 }
 
 /**
@@ -279,8 +287,8 @@ function unitVector(values: number[]): Float32Array {
   return Float32Array.from(values, (value) => value / norm);
 }
 
-function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
+function digest(text: string, secret: Buffer | undefined): string {
+  return (secret ? createHmac('sha256', secret) : createHash('sha256')).update(text).digest('hex');
 }
 
 function checkOptions(options: { threshold: number; ttlMs: number; maxCandidates: number; tools: Record<string, ToolCacheOptions> }): void {
