@@ -93,10 +93,16 @@ describe.runIf(available)('Redis restarted mid-load (dist/main.js + controlled d
     expect(firstDown).toBeGreaterThan(-1);
     expect(readiness.slice(firstDown).includes(200)).toBe(true);
 
-    // Exactly what the successful calls returned, once each; nothing for the refused.
-    const charged = replies.filter((r) => r.status === 200).reduce((sum, r) => sum + countTokens(r.message.result.content[0].text), 0);
+    // What the successful calls returned, once each. The one ambiguity a store outage leaves: a
+    // settle Redis applied whose reply was lost when it went down. The gateway then answers 503
+    // (it cannot know the charge landed, and never hands out an unbudgeted answer), so at most the
+    // calls in flight at that instant (4 workers) may be charged without being delivered. Nothing
+    // is charged twice: the reservation of a call is settled or released once.
+    const successful = replies.filter((r) => r.status === 200).map((r) => countTokens(r.message.result.content[0].text));
+    const charged = successful.reduce((sum, tokens) => sum + tokens, 0);
     const budget = (await api.request('GET', `/management/agents/${agent.agentId}/budget`, admin)).body;
-    expect(budget.used).toBe(charged);
+    expect(budget.used).toBeGreaterThanOrEqual(charged);
+    expect(budget.used - charged).toBeLessThanOrEqual(4 * Math.max(...successful));
 
     // The session and the agent's token survived: the gateway needed no restart either.
     expect((await rawCall(gateway.url, agent.token, sessionId, 'tools/call', { name: 'get_item', arguments: { id: 1 } })).status).toBe(200);
