@@ -3,13 +3,12 @@ import { SPAN_ATTRIBUTES as ATTR, SPAN_NAMES, type AuditEvent } from '@tollgate/
 
 const tracer = trace.getTracer('@tollgate/gateway-app');
 
-const headerGetter: TextMapGetter<Headers> = {
-  get: (headers, key) => headers.get(key) ?? undefined,
-  keys: (headers) => {
-    const names: string[] = [];
-    headers.forEach((_value, name) => names.push(name));
-    return names;
-  },
+/** Request headers by lower-case name, as Node gives them. */
+export type HeaderRecord = Readonly<Record<string, string | string[] | undefined>>;
+
+const headerGetter: TextMapGetter<HeaderRecord> = {
+  get: (headers, key) => headers[key.toLowerCase()],
+  keys: (headers) => Object.keys(headers),
 };
 
 /**
@@ -23,7 +22,7 @@ export class ToolCallSpan {
   readonly context: Context;
   readonly #span: Span;
 
-  constructor(headers: Headers) {
+  constructor(headers: HeaderRecord) {
     const parent = propagation.extract(context.active(), headers, headerGetter);
     this.#span = tracer.startSpan(SPAN_NAMES.toolsCall, { kind: SpanKind.SERVER }, parent);
     this.context = trace.setSpan(parent, this.#span);

@@ -15,8 +15,8 @@ import {
   type McpSession,
 } from '@tollgate/gateway-core';
 import { Hono, type Context } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { bearerToken } from '../http/admin-guard.js';
+import { BodyTooLargeError, clientGoneSignal, readBodyText, requestHeaders } from '../http/node-request.js';
 import { replyWithKeepAlive, sseReply } from '../http/sse.js';
 import { ToolCallSpan } from '../observability/tool-call-span.js';
 import { ToolCallAudit } from './mcp-call-audit.js';
@@ -81,26 +81,19 @@ export function mcpRoutes(deps: McpRouteDeps): Hono {
 
   app.post(
     '/',
-    bodyLimit({
-      maxSize: deps.maxBodyBytes,
-      onError: (c) => {
-        // The rest of the body is never read, so this connection cannot carry another request:
-        // say so, or a keep-alive client sends its next request into a closing socket.
-        c.header('Connection', 'close');
-        return errorReply(c, null, new TransportError(413, `Request body is larger than ${deps.maxBodyBytes} bytes`), deps);
-      },
-    }),
     async (c) => {
       let id: JsonRpcId | null = null;
       let audit: ToolCallAudit | null = null;
       try {
+        // The size limit comes first: an oversized body is refused before anything else looks at the request.
+        const body = await readBodyText(c, deps.maxBodyBytes);
         checkTransportHeaders(c);
-        const incoming = parseJsonRpcBody(await c.req.text());
+        const incoming = parseJsonRpcBody(body);
         // The id to answer errors with: a refused message's id too, when it is itself valid.
         if (incoming.kind === 'request') id = incoming.message.id;
         else if (incoming.kind === 'invalid') id = incoming.id;
         if (incoming.kind === 'request' && incoming.message.method === 'tools/call') {
-          audit = new ToolCallAudit(deps.audit, new ToolCallSpan(c.req.raw.headers));
+          audit = new ToolCallAudit(deps.audit, new ToolCallSpan(requestHeaders(c)));
         }
         // After the audit record is opened, so calls refused while not ready are on record too.
         if (!(await deps.isReady())) throw new NotReadyError('The gateway is not ready: see /health/ready');
@@ -122,6 +115,7 @@ export function mcpRoutes(deps: McpRouteDeps): Hono {
         const outcome = await deps.mcp.handle(caller, session, incoming.message);
         return sseReply(c, jsonRpcResult(incoming.message.id, outcome.result));
       } catch (error) {
+        if (error instanceof BodyTooLargeError) return bodyTooLarge(c, deps);
         audit?.failed(error);
         return errorReply(c, id, error, deps);
       }
@@ -175,9 +169,16 @@ function streamedError(id: JsonRpcId, error: unknown): JsonRpcFailure {
   return { ...failure, error: { ...failure.error, data: merged } };
 }
 
+function bodyTooLarge(c: Context, deps: McpRouteDeps): Response {
+  // The rest of the body is never read, so this connection cannot carry another request:
+  // say so, or a keep-alive client sends its next request into a closing socket.
+  c.header('Connection', 'close');
+  return errorReply(c, null, new TransportError(413, `Request body is larger than ${deps.maxBodyBytes} bytes`), deps);
+}
+
 async function authenticate(c: Context, agents: AgentService): Promise<McpCaller> {
   const { agent, claims } = await agents.authenticate(bearerToken(c.req.header('Authorization')));
-  return { agent, tokenScopes: claims.scopes, signal: c.req.raw.signal };
+  return { agent, tokenScopes: claims.scopes, signal: clientGoneSignal(c) };
 }
 
 function checkTransportHeaders(c: Context): void {

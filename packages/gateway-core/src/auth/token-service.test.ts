@@ -138,3 +138,33 @@ describe('TokenService', () => {
     }
   });
 });
+
+describe('TokenService verified-token cache', () => {
+  it('answers a repeated verification from memory, the same claims', async () => {
+    const service = new TokenService({ signingKey: KEY });
+    const { token } = await service.issueAgentToken(agentRequest);
+    const first = await service.verifyAgentToken(token);
+    expect(await service.verifyAgentToken(token)).toEqual(first);
+  });
+
+  it('still refuses a cached token once its exp has passed', async () => {
+    let now = Date.now();
+    const service = new TokenService({ signingKey: KEY, clock: () => new Date(now) });
+    const { token } = await service.issueAgentToken({ ...agentRequest, expiresInDays: 1 });
+    await service.verifyAgentToken(token);
+    now += 2 * 86_400_000;
+    const error = await service.verifyAgentToken(token).catch((e: unknown) => e as UnauthorizedError);
+    expect(error).toBeInstanceOf(UnauthorizedError);
+    expect((error as UnauthorizedError).reason).toBe('expired');
+  });
+
+  it('never lets a cached admin token pass as an agent token, nor the reverse', async () => {
+    const service = new TokenService({ signingKey: KEY });
+    const admin = await service.issueAdminToken({ expiresInDays: 1 });
+    const agent = await service.issueAgentToken(agentRequest);
+    await service.verifyAdminToken(admin.token);
+    await service.verifyAgentToken(agent.token);
+    await expect(service.verifyAgentToken(admin.token)).rejects.toBeInstanceOf(UnauthorizedError);
+    await expect(service.verifyAdminToken(agent.token)).rejects.toBeInstanceOf(UnauthorizedError);
+  });
+});

@@ -1,5 +1,6 @@
 import { randomUUID, webcrypto } from 'node:crypto';
 import { errors as joseErrors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
+import { VerifiedTokenCache } from './verified-token-cache.js';
 import { ConfigError, InvalidInputError, UnauthorizedError, type UnauthorizedReason } from '../errors.js';
 
 export const TOKEN_ISSUER = 'tollgate';
@@ -61,6 +62,7 @@ export class TokenService {
   readonly #key: Uint8Array;
   readonly #clock: () => Date;
   #cryptoKey: Promise<webcrypto.CryptoKey> | undefined;
+  readonly #verified = new VerifiedTokenCache<VerifiedPayload>();
 
   constructor(options: TokenServiceOptions) {
     this.#key = typeof options.signingKey === 'string' ? new TextEncoder().encode(options.signingKey) : options.signingKey;
@@ -125,15 +127,21 @@ export class TokenService {
   }
 
   async #verify(token: string, audience: string): Promise<VerifiedPayload> {
+    const now = this.#clock();
+    const known = this.#verified.get(token, now.getTime());
+    // The audience is part of the check: a token verified as one kind never passes as the other.
+    if (known !== undefined && known.aud === audience) return known;
     try {
       const { payload } = await jwtVerify(token, await this.#hmacKey(), {
         algorithms: [ALGORITHM],
         issuer: TOKEN_ISSUER,
         audience,
         requiredClaims: ['exp', 'iat', 'sub', 'jti'],
-        currentDate: this.#clock(),
+        currentDate: now,
       });
-      return payload as VerifiedPayload;
+      const verified = payload as VerifiedPayload;
+      this.#verified.set(token, verified);
+      return verified;
     } catch (error) {
       throw toUnauthorized(error);
     }
