@@ -98,16 +98,20 @@ export function mcpRoutes(deps: McpRouteDeps): Hono {
         // After the audit record is opened, so calls refused while not ready are on record too.
         if (!(await deps.isReady())) throw new NotReadyError('The gateway is not ready: see /health/ready');
 
+        const opensSession = incoming.kind === 'request' && incoming.message.method === 'initialize';
+        // The session lookup runs alongside authentication, so their store reads share one round
+        // trip; what it found only counts once the caller is known to own it (claimSession).
+        const touched = opensSession || incoming.kind === 'invalid' ? null : settle(deps.mcp.touchSession(c.req.header(SESSION_HEADER)));
         const caller = await authenticate(c, deps.agents);
         if (audit) audit.agentId = caller.agent.agentId;
         if (incoming.kind === 'invalid') throw incoming.error;
 
-        if (incoming.kind === 'request' && incoming.message.method === 'initialize') {
+        if (opensSession) {
           const { sessionId, result } = await deps.mcp.initialize(caller, incoming.message.params);
           c.header(SESSION_HEADER, sessionId);
           return sseReply(c, jsonRpcResult(incoming.message.id, result));
         }
-        const session = await deps.mcp.resumeSession(caller, c.req.header(SESSION_HEADER), c.req.header(PROTOCOL_VERSION_HEADER));
+        const session = deps.mcp.claimSession(caller, await unwrap(touched!), c.req.header(PROTOCOL_VERSION_HEADER));
         if (audit) audit.sessionId = session.record.sessionId;
         // Notifications, and responses to requests this server never sends, need no answer.
         if (incoming.kind !== 'request') return c.body(null, 202);
@@ -167,6 +171,22 @@ function streamedError(id: JsonRpcId, error: unknown): JsonRpcFailure {
   const data = failure.error.data;
   const merged = typeof data === 'object' && data !== null ? { ...data, httpStatus } : { httpStatus };
   return { ...failure, error: { ...failure.error, data: merged } };
+}
+
+type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
+
+/** Started now, judged later: a rejection waits, unreported, until `unwrap` rethrows it. */
+function settle<T>(promise: Promise<T>): Promise<Settled<T>> {
+  return promise.then(
+    (value) => ({ ok: true, value }),
+    (error: unknown) => ({ ok: false, error }),
+  );
+}
+
+async function unwrap<T>(settled: Promise<Settled<T>>): Promise<T> {
+  const result = await settled;
+  if (!result.ok) throw result.error;
+  return result.value;
 }
 
 function bodyTooLarge(c: Context, deps: McpRouteDeps): Response {

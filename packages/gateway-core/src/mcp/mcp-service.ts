@@ -76,11 +76,24 @@ export class McpService {
    * unknown, expired or another agent's: 404 alike.
    */
   async resumeSession(caller: McpCaller, sessionId: string | undefined, versionHeader: string | undefined): Promise<McpSession> {
+    return this.claimSession(caller, await this.touchSession(sessionId), versionHeader);
+  }
+
+  /**
+   * The first half of `resumeSession`, which needs no caller: it can run
+   * alongside authentication, so both store reads share one round trip.
+   * Its result means nothing until `claimSession` checks the owner.
+   */
+  async touchSession(sessionId: string | undefined): Promise<SessionRecord | null> {
     if (sessionId === undefined || sessionId === '') {
       throw new InvalidRequestError('Mcp-Session-Id header is required: call initialize first');
     }
-    if (!SESSION_ID_PATTERN.test(sessionId)) throw new SessionNotFoundError();
-    const record = await this.#options.sessions.touch(sessionId, this.#options.sessionIdleMs);
+    if (!SESSION_ID_PATTERN.test(sessionId)) return null;
+    return this.#options.sessions.touch(sessionId, this.#options.sessionIdleMs);
+  }
+
+  /** The second half: the session must exist and belong to the authenticated caller. */
+  claimSession(caller: McpCaller, record: SessionRecord | null, versionHeader: string | undefined): McpSession {
     if (record === null || record.agentId !== caller.agent.agentId) throw new SessionNotFoundError();
     const protocolVersion = protocolVersionForRequest(versionHeader, record.protocolVersion as ProtocolVersion);
     return { record, protocolVersion };
