@@ -34,32 +34,32 @@ export class RedisAgentStore implements AgentStore {
   ) {}
 
   async create(agent: AgentRecord): Promise<void> {
-    const created = await command(() =>
+    const created = await command(this.client, () =>
       CREATE.run(this.client, [this.keys.agent(agent.agentId), this.keys.agentIndex()], [agent.agentId, ...encode(agent)]),
     );
     if (created !== 1) throw new Error(`agent ${agent.agentId} already exists`);
   }
 
   async get(agentId: string): Promise<AgentRecord | null> {
-    const fields = await command(() => this.client.hGetAll(this.keys.agent(agentId)));
+    const fields = await command(this.client, () => this.client.hGetAll(this.keys.agent(agentId)));
     return decode(fields);
   }
 
   async list(): Promise<AgentRecord[]> {
-    const ids = await command(() => this.client.sMembers(this.keys.agentIndex()));
-    const records = await command(() => Promise.all(ids.map((id) => this.client.hGetAll(this.keys.agent(id)))));
+    const ids = await command(this.client, () => this.client.sMembers(this.keys.agentIndex()));
+    const records = await command(this.client, () => Promise.all(ids.map((id) => this.client.hGetAll(this.keys.agent(id)))));
     // An agent deleted between the two reads is simply left out.
     return records.flatMap((fields) => decode(fields) ?? []).sort(byCreation);
   }
 
   async update(agentId: string, patch: AgentPatch, updatedAt: string): Promise<AgentRecord | null> {
     const fields = encode({ ...definedFields(patch), updatedAt });
-    const reply = await command(() => UPDATE.run(this.client, [this.keys.agent(agentId)], fields));
+    const reply = await command(this.client, () => UPDATE.run(this.client, [this.keys.agent(agentId)], fields));
     return Array.isArray(reply) ? decode(pairsToObject(reply as string[])) : null;
   }
 
   async delete(agentId: string): Promise<boolean> {
-    const deleted = await command(() => DELETE.run(this.client, [this.keys.agent(agentId), this.keys.agentIndex()], [agentId]));
+    const deleted = await command(this.client, () => DELETE.run(this.client, [this.keys.agent(agentId), this.keys.agentIndex()], [agentId]));
     return deleted === 1;
   }
 }

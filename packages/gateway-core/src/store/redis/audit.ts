@@ -44,7 +44,7 @@ export class RedisAuditLog implements AuditLog {
   async append(entries: readonly AuditEntry[]): Promise<void> {
     const { maxRecords, maxRecordsPerAgent, maxAgeMs } = this.retention;
     // Issued in one tick, the scripts travel as one pipeline and run in order.
-    await command(() =>
+    await command(this.client, () =>
       Promise.all(
         entries.map((entry) => {
           const keys = [this.keys.auditAll(), ...(entry.agentId === null ? [] : [this.keys.auditAgent(entry.agentId)])];
@@ -62,7 +62,7 @@ export class RedisAuditLog implements AuditLog {
     const oldestShownMs = Date.now() - this.retention.maxAgeMs;
     let end = query.before === undefined ? '+' : `(${query.before}`;
     for (let scanned = 0; scanned < AUDIT_SCAN_LIMIT; ) {
-      const chunk = await command(() => this.client.xRevRange(key, end, '-', { COUNT: CHUNK }));
+      const chunk = await command(this.client, () => this.client.xRevRange(key, end, '-', { COUNT: CHUNK }));
       for (const { id, message } of chunk ?? []) {
         if (auditIdMs(id) < oldestShownMs) return { records: page.slice(0, query.limit), nextCursor: null };
         const record = { ...(JSON.parse(message.r as string) as AuditEntry), id };

@@ -87,7 +87,7 @@ export class RedisBudgetLedger implements BudgetLedger {
     const args = checkReserveArguments(dailyBudget, wanted, options.minimum);
     const day = utcDay(now);
     const id = randomUUID();
-    const reply = (await command(() =>
+    const reply = (await command(this.client, () =>
       RESERVE.run(
         this.client,
         [this.keys.budgetDay(agentId, day)],
@@ -102,24 +102,24 @@ export class RedisBudgetLedger implements BudgetLedger {
   async settle(reservation: Reservation, used: number): Promise<boolean> {
     assertTokenCount('used', used);
     const key = this.keys.budgetDay(reservation.agentId, reservation.day);
-    return (await command(() => SETTLE.run(this.client, [key], [field(reservation.id), used]))) === 1;
+    return (await command(this.client, () => SETTLE.run(this.client, [key], [field(reservation.id), used]))) === 1;
   }
 
   async release(reservation: Reservation): Promise<boolean> {
     const key = this.keys.budgetDay(reservation.agentId, reservation.day);
-    return (await command(() => this.client.hDel(key, field(reservation.id)))) === 1;
+    return (await command(this.client, () => this.client.hDel(key, field(reservation.id)))) === 1;
   }
 
   async usage(agentId: string, now: Date): Promise<BudgetUsage> {
     const day = utcDay(now);
-    const [used, reserved] = (await command(() =>
+    const [used, reserved] = (await command(this.client, () =>
       USAGE.run(this.client, [this.keys.budgetDay(agentId, day)], [now.getTime()]),
     )) as [number, number];
     return { day, used, reserved };
   }
 
   async reset(agentId: string, now: Date): Promise<void> {
-    await command(() => RESET.run(this.client, [this.keys.budgetDay(agentId, utcDay(now))], [keyTtlMs(now)]));
+    await command(this.client, () => RESET.run(this.client, [this.keys.budgetDay(agentId, utcDay(now))], [keyTtlMs(now)]));
   }
 }
 

@@ -39,15 +39,15 @@ export class RedisResponseCache implements ResponseCache {
   ) {}
 
   async get(key: string): Promise<string | null> {
-    return command(() => this.client.get(this.keys.cachedResponse(key)));
+    return command(this.client, () => this.client.get(this.keys.cachedResponse(key)));
   }
 
   async set(key: string, text: string, ttlMs: number): Promise<void> {
-    await command(() => this.client.set(this.keys.cachedResponse(key), text, { expiration: { type: 'PX', value: ttlMs } }));
+    await command(this.client, () => this.client.set(this.keys.cachedResponse(key), text, { expiration: { type: 'PX', value: ttlMs } }));
   }
 
   async candidates(groupKey: string): Promise<SemanticCandidate[]> {
-    const fields = await command(() => this.client.hGetAll(this.keys.cacheCandidates(groupKey)));
+    const fields = await command(this.client, () => this.client.hGetAll(this.keys.cacheCandidates(groupKey)));
     const now = Date.now();
     const live: SemanticCandidate[] = [];
     for (const [responseKey, value] of Object.entries(fields)) {
@@ -61,7 +61,7 @@ export class RedisResponseCache implements ResponseCache {
   async addCandidate(groupKey: string, candidate: SemanticCandidate, ttlMs: number, maxCandidates: number): Promise<void> {
     const now = Date.now();
     const value = `${now + ttlMs}:${encodeVector(candidate.vector)}`;
-    await command(() =>
+    await command(this.client, () =>
       ADD_CANDIDATE.run(this.client, [this.keys.cacheCandidates(groupKey)], [candidate.responseKey, value, now, maxCandidates, ttlMs]),
     );
   }

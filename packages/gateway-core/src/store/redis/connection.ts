@@ -1,4 +1,5 @@
 import { createClient, ErrorReply } from 'redis';
+import { performance } from 'node:perf_hooks';
 import { StoreUnavailableError } from '../../errors.js';
 
 export type RedisClient = ReturnType<typeof newClient>;
@@ -35,13 +36,63 @@ export function createConnection(options: ConnectionOptions): RedisClient {
 }
 
 function newClient(options: ConnectionOptions) {
-  return createClient({
+  const client = createClient({
     url: options.url,
     disableOfflineQueue: true,
-    commandOptions: { timeout: options.commandTimeoutMs },
     socket: { connectTimeout: options.connectTimeoutMs, reconnectStrategy: reconnectDelay },
   });
+  watchdogs.set(client, new CommandWatchdog(options.commandTimeoutMs));
+  return client;
 }
+
+/**
+ * Fails commands that get no answer within the timeout (a Redis that is
+ * connected but hung). node-redis's own command timeout arms an
+ * AbortSignal.timeout per command whose timer cannot be cancelled: every
+ * command then builds a TimeoutError seconds later, answered or not, a
+ * measurable share of the gateway's CPU under load. One sweep over the
+ * commands in flight does the same job for all of them.
+ */
+class CommandWatchdog {
+  readonly #pending = new Set<{ startedAt: number; fail: (error: Error) => void }>();
+  #sweeper: NodeJS.Timeout | undefined;
+
+  constructor(private readonly timeoutMs: number) {}
+
+  run<T>(send: () => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const entry = { startedAt: performance.now(), fail: reject };
+      this.#pending.add(entry);
+      this.#sweeper ??= setInterval(() => this.#sweep(), Math.min(100, this.timeoutMs)).unref();
+      send().then(
+        (value) => {
+          this.#pending.delete(entry);
+          resolve(value);
+        },
+        (error: unknown) => {
+          this.#pending.delete(entry);
+          reject(error);
+        },
+      );
+    });
+  }
+
+  #sweep(): void {
+    if (this.#pending.size === 0) {
+      clearInterval(this.#sweeper);
+      this.#sweeper = undefined;
+      return;
+    }
+    const overdue = performance.now() - this.timeoutMs;
+    for (const entry of this.#pending) {
+      if (entry.startedAt > overdue) continue;
+      this.#pending.delete(entry);
+      entry.fail(new Error(`no answer within ${this.timeoutMs} ms`));
+    }
+  }
+}
+
+const watchdogs = new WeakMap<object, CommandWatchdog>();
 
 /**
  * Starts connecting and waits at most `timeoutMs` for the first connection.
@@ -64,9 +115,10 @@ export async function connectInBackground(client: RedisClient, timeoutMs: number
  * StoreUnavailableError. An error reply from Redis itself is a bug, not an
  * outage, and is rethrown unchanged.
  */
-export async function command<T>(run: () => Promise<T>): Promise<T> {
+export async function command<T>(client: RedisClient, run: () => Promise<T>): Promise<T> {
+  const watchdog = watchdogs.get(client);
   try {
-    return await run();
+    return await (watchdog ? watchdog.run(run) : run());
   } catch (error) {
     if (error instanceof ErrorReply) throw error;
     const reason = error instanceof Error ? error.message : String(error);

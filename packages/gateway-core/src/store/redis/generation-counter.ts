@@ -9,11 +9,11 @@ export class RedisGenerationCounter implements GenerationCounter {
   ) {}
 
   async generation(): Promise<number> {
-    const value = await command(() => this.client.get(this.key));
+    const value = await command(this.client, () => this.client.get(this.key));
     return value === null ? 0 : Number(value);
   }
 
   async bump(): Promise<number> {
-    return command(() => this.client.incr(this.key));
+    return command(this.client, () => this.client.incr(this.key));
   }
 }

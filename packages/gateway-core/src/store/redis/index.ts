@@ -38,7 +38,7 @@ export async function createRedisStore(url: string, options: StoreOptions = {}):
     toolRegistryState: new RedisGenerationCounter(client, keys.toolRegistryGeneration()),
     cacheGeneration: new RedisGenerationCounter(client, keys.cacheGeneration()),
     async ping() {
-      await command(() => client.ping());
+      await command(client, () => client.ping());
     },
     async close() {
       // close waits for replies in flight; with Redis gone there are none to wait for.

@@ -138,6 +138,27 @@ describe.runIf(available)('Redis store', () => {
       }
     });
 
+    it('fails a command Redis does not answer within commandTimeoutMs, and works again after', async () => {
+      const store = await createStore(server.url, { keyPrefix: `test:${randomUUID()}:`, commandTimeoutMs: 300 });
+      try {
+        await store.ping();
+        // CLIENT PAUSE holds every client's commands: a connected Redis that does not answer.
+        const { createClient } = await import('redis');
+        const admin = createClient({ url: server.url });
+        await admin.connect();
+        await admin.sendCommand(['CLIENT', 'PAUSE', '1500', 'ALL']);
+        const started = Date.now();
+        await expect(store.revocation.generation('agt_x')).rejects.toBeInstanceOf(StoreUnavailableError);
+        expect(Date.now() - started).toBeGreaterThanOrEqual(250);
+        expect(Date.now() - started).toBeLessThan(1_000);
+        await admin.sendCommand(['CLIENT', 'UNPAUSE']);
+        await admin.close();
+        await eventually(() => store.ping());
+      } finally {
+        await store.close();
+      }
+    });
+
     it('starts without Redis, reports unavailable, and connects once Redis is there', async () => {
       await server.stop();
       const store = await createStore(server.url, { keyPrefix: `test:${randomUUID()}:`, connectTimeoutMs: 200 });

@@ -9,15 +9,15 @@ export class RedisRevocationStore implements RevocationStore {
   ) {}
 
   async generation(agentId: string): Promise<number> {
-    const value = await command(() => this.client.get(this.keys.generation(agentId)));
+    const value = await command(this.client, () => this.client.get(this.keys.generation(agentId)));
     return value === null ? 0 : Number(value);
   }
 
   async revokeAll(agentId: string): Promise<number> {
-    return command(() => this.client.incr(this.keys.generation(agentId)));
+    return command(this.client, () => this.client.incr(this.keys.generation(agentId)));
   }
 
   async forget(agentId: string): Promise<void> {
-    await command(() => this.client.del(this.keys.generation(agentId)));
+    await command(this.client, () => this.client.del(this.keys.generation(agentId)));
   }
 }

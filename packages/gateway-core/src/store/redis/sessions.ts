@@ -10,15 +10,15 @@ export class RedisSessionStore implements SessionStore {
   ) {}
 
   async create(session: SessionRecord, idleTtlMs: number): Promise<void> {
-    await command(() => this.client.set(this.keys.session(session.sessionId), JSON.stringify(session), { expiration: { type: 'PX', value: idleTtlMs } }));
+    await command(this.client, () => this.client.set(this.keys.session(session.sessionId), JSON.stringify(session), { expiration: { type: 'PX', value: idleTtlMs } }));
   }
 
   async touch(sessionId: string, idleTtlMs: number): Promise<SessionRecord | null> {
-    const value = await command(() => this.client.getEx(this.keys.session(sessionId), { type: 'PX', value: idleTtlMs }));
+    const value = await command(this.client, () => this.client.getEx(this.keys.session(sessionId), { type: 'PX', value: idleTtlMs }));
     return value === null ? null : (JSON.parse(value) as SessionRecord);
   }
 
   async delete(sessionId: string): Promise<boolean> {
-    return (await command(() => this.client.del(this.keys.session(sessionId)))) === 1;
+    return (await command(this.client, () => this.client.del(this.keys.session(sessionId)))) === 1;
   }
 }
