@@ -66,6 +66,9 @@ function collectHits(rule: ScanRule, text: string, hits: Hit[] | undefined): Hit
     }
     const length = rule.accept ? rule.accept(match[0]) : match[0].length;
     if (length > 0) (hits ??= []).push({ start: match.index, end: match.index + length, rule, match });
+    // A refused candidate may hide a real one inside it (`AA00 DE89 3704 …`: the
+    // pattern took a word before the IBAN): look again from the next character.
+    else regex.lastIndex = match.index + 1;
   }
   return hits;
 }
