@@ -75,6 +75,7 @@ console.log(`
 Tollgate is running.
   gateway     ${gatewayUrl}   (MCP endpoint ${gatewayUrl}/mcp)
   downstream  ${downstreamUrl}   (tool schema ${downstreamUrl}/gw/schema)
+  dashboard   ${gatewayUrl}/dashboard   (one-click sign-in from this machine)
 
 Development agent token (expires ${expiresAt}):
   ${token}
