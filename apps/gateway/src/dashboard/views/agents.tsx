@@ -2,7 +2,7 @@ import type { AgentRecord, BudgetView } from '@tollgate/gateway-core';
 import type { FieldError } from '../agent-form.js';
 import { AgentForm, type AgentFormValues } from './agent-form.js';
 import { CsrfField, Notice, Page } from './layout.js';
-import { Badge, BudgetBar, formatNumber, Time } from './parts.js';
+import { Badge, BudgetBar, CopyableBlock, formatNumber, Time } from './parts.js';
 
 export interface AgentWithBudget {
   agent: AgentRecord;
@@ -210,31 +210,14 @@ export function TokenIssuedPage({ csrfToken, agent, token, expiresAt, clientConf
           This token is shown <strong>once</strong>. Copy it now: the gateway does not keep it. It expires <Time iso={expiresAt} />.
         </p>
       </div>
-      <section class="card" aria-labelledby="token-value-heading">
-        <h2 id="token-value-heading">
-          Agent token
-        </h2>
-        <pre id="agent-token" tabindex={0}>{token}</pre>
-        <div class="actions">
-          <button type="button" data-copy="agent-token" hidden>
-            Copy token
-          </button>
-          <span id="agent-token-status" role="status" aria-live="polite"></span>
-        </div>
-      </section>
-      <section class="card" aria-labelledby="config-heading">
-        <h2 id="config-heading">
-          MCP client configuration
-        </h2>
-        <p class="hint">Paste into Claude Desktop, Cursor, VS Code or any client taking an mcpServers block.</p>
-        <pre id="client-config" tabindex={0}>{clientConfig}</pre>
-        <div class="actions">
-          <button type="button" data-copy="client-config" hidden>
-            Copy configuration
-          </button>
-          <span id="client-config-status" role="status" aria-live="polite"></span>
-        </div>
-      </section>
+      <CopyableBlock id="agent-token" title="Agent token" copyLabel="Copy token" value={token} />
+      <CopyableBlock
+        id="client-config"
+        title="MCP client configuration"
+        copyLabel="Copy configuration"
+        hint="Paste into Claude Desktop, Cursor, VS Code or any client taking an mcpServers block."
+        value={clientConfig}
+      />
       <p>
         <a href={`/dashboard/agents/${agent.agentId}`}>Back to {agent.label}</a>
       </p>

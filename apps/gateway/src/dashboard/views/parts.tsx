@@ -46,3 +46,25 @@ export function BudgetBar({ id, used, budget }: { id: string; used: number; budg
     </div>
   );
 }
+
+/**
+ * A value shown once with a copy button. The button stays hidden until the
+ * dashboard script runs (without script, select and copy by hand).
+ */
+export function CopyableBlock({ id, title, copyLabel, hint, value }: { id: string; title: string; copyLabel: string; hint?: string; value: string }) {
+  return (
+    <section class="card" aria-labelledby={`${id}-heading`}>
+      <h2 id={`${id}-heading`}>{title}</h2>
+      {hint ? <p class="hint">{hint}</p> : null}
+      <pre id={id} tabindex={0}>
+        {value}
+      </pre>
+      <div class="actions">
+        <button type="button" data-copy={id} hidden>
+          {copyLabel}
+        </button>
+        <span id={`${id}-status`} role="status" aria-live="polite"></span>
+      </div>
+    </section>
+  );
+}
