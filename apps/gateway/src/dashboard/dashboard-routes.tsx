@@ -18,7 +18,7 @@ import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { GatewayConfig } from '../config/gateway-config.js';
 import { jsonBodyLimit } from '../http/json-body.js';
-import { isLoopbackRequest } from '../http/loopback.js';
+import { isLoopbackHost, isLoopbackRequest } from '../http/loopback.js';
 import type { Readiness } from '../readiness.js';
 import type { ToolCatalog } from '../registry/tool-catalog.js';
 import { issueTokenBody } from '../routes/management-schemas.js';
@@ -67,9 +67,6 @@ const MANAGEMENT_OUTCOMES = ['agent.created', 'agent.updated', 'agent.deleted', 
 /** Far above any agent form; the dashboard never needs to buffer more. */
 const MAX_FORM_BYTES = 256 * 1024;
 const MAX_FILTER_LENGTH = 200;
-/** A dev sign-in must also be addressed to a loopback name: a DNS-rebound page reaches 127.0.0.1 under its own host name. */
-const LOOPBACK_HOST = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])(?::\d+)?$/i;
-
 const NOTICES: Record<string, string> = {
   created: 'Agent created.',
   updated: 'Changes saved.',
@@ -96,7 +93,8 @@ export function dashboardRoutes(deps: DashboardDeps): Hono<DashboardEnv> {
 
   // --- signing in: no session yet ---
   const sessionLifetimeDays = Math.min(deps.config.admin.tokenExpiryDays, SESSION_MAX_DAYS);
-  const devSignInAllowed = (c: Context) => deps.config.development && isLoopbackRequest(c) && LOOPBACK_HOST.test(c.req.header('Host') ?? '');
+  // A dev sign-in must also be addressed to a loopback name: a DNS-rebound page reaches 127.0.0.1 under its own host name.
+  const devSignInAllowed = (c: Context) => deps.config.development && isLoopbackRequest(c) && isLoopbackHost(c.req.header('Host') ?? '');
   const signInForm = (c: Context, status: ContentfulStatusCode = 200, error?: string) => {
     const csrfValue = randomCsrfValue();
     setSignInCookie(c, csrfValue);

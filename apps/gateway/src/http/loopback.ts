@@ -13,3 +13,10 @@ export function isLoopbackRequest(c: Context): boolean {
   const address = getConnInfo(c).remote.address ?? '';
   return /^127\./.test(address) || address === '::1' || /^::ffff:127\./i.test(address);
 }
+
+const LOOPBACK_HOST = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])(?::\d+)?$/i;
+
+/** True for a `Host` (or URL host) naming this machine: `localhost`, `127.x.x.x` or `[::1]`, any port. */
+export function isLoopbackHost(host: string): boolean {
+  return LOOPBACK_HOST.test(host);
+}

@@ -1,6 +1,7 @@
 import { ForbiddenError, UnauthorizedError } from '@tollgate/gateway-core';
 import type { Context } from 'hono';
 import type { IncomingMessage } from 'node:http';
+import { isLoopbackHost } from './loopback.js';
 
 export interface OriginPolicy {
   /** Exact origins (`https://app.example.com`) allowed besides loopback ones. */
@@ -9,8 +10,6 @@ export interface OriginPolicy {
   allowedHosts: readonly string[];
   listensOnLoopbackOnly: boolean;
 }
-
-const LOOPBACK_HOST = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])(?::\d+)?$/i;
 
 /**
  * Stops DNS rebinding and cross-site use from browsers (the MCP transport
@@ -29,7 +28,7 @@ export function checkOrigin(c: Context, policy: OriginPolicy): void {
     if (!policy.allowedHosts.some((allowed) => allowed.toLowerCase() === host.toLowerCase())) {
       throw new ForbiddenError(`Host ${JSON.stringify(host.slice(0, 200))} is not allowed`);
     }
-  } else if (policy.listensOnLoopbackOnly && !LOOPBACK_HOST.test(host)) {
+  } else if (policy.listensOnLoopbackOnly && !isLoopbackHost(host)) {
     throw new ForbiddenError(`Host ${JSON.stringify(host.slice(0, 200))} is not allowed on a loopback-only gateway`);
   }
 }
@@ -38,7 +37,7 @@ function isAllowedOrigin(origin: string, policy: OriginPolicy): boolean {
   if (policy.allowedOrigins.includes(origin)) return true;
   try {
     const url = new URL(origin);
-    return (url.protocol === 'http:' || url.protocol === 'https:') && LOOPBACK_HOST.test(url.host);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && isLoopbackHost(url.host);
   } catch {
     return false;
   }
