@@ -53,11 +53,7 @@ export function AgentsPage({ csrfToken, agents, toolNames, knownScopes, notice, 
               <h2>
                 <a href={`/dashboard/agents/${agent.agentId}`}>{agent.label}</a>
               </h2>
-              <p class="actions">
-                <StatusBadge agent={agent} />
-                <span class="mono muted">{agent.agentId}</span>
-              </p>
-              <BudgetBar id={agent.agentId} used={budget.used} budget={budget.dailyTokenBudget} />
+              <AgentState agent={agent} budget={budget} />
               <p class="hint">
                 Tools: {agent.allowedTools?.length ? agent.allowedTools.join(', ') : 'all'} · Scopes: {agent.scopes.length ? agent.scopes.join(', ') : 'none'}
               </p>
@@ -96,11 +92,7 @@ export function AgentPage({ csrfToken, agent, budget, toolNames, knownScopes, no
           <h2 id="state-heading">
             State
           </h2>
-          <p class="actions">
-            <StatusBadge agent={agent} />
-            <span class="mono muted">{agent.agentId}</span>
-          </p>
-          <BudgetBar id={agent.agentId} used={budget.used} budget={budget.dailyTokenBudget} />
+          <AgentState agent={agent} budget={budget} />
           <p class="hint">
             {formatNumber(budget.remaining)} remaining · resets <Time iso={budget.resetsAt} />
           </p>
@@ -222,5 +214,18 @@ export function TokenIssuedPage({ csrfToken, agent, token, expiresAt, clientConf
         <a href={`/dashboard/agents/${agent.agentId}`}>Back to {agent.label}</a>
       </p>
     </Page>
+  );
+}
+
+/** Active or not, the id, and today's usage: how an agent is shown in the list and on its page. */
+function AgentState({ agent, budget }: { agent: AgentRecord; budget: BudgetView }) {
+  return (
+    <>
+      <p class="actions">
+        <StatusBadge agent={agent} />
+        <span class="mono muted">{agent.agentId}</span>
+      </p>
+      <BudgetBar id={agent.agentId} used={budget.used} budget={budget.dailyTokenBudget} />
+    </>
   );
 }
