@@ -1,5 +1,5 @@
-import { createHash, createHmac } from 'node:crypto';
 import { canonicalJson } from '../cache/canonical-json.js';
+import { sha256Hex } from '../crypto/sha256.js';
 
 /**
  * What the audit keeps of a call's arguments: SHA-256 (hex) of their
@@ -10,7 +10,5 @@ import { canonicalJson } from '../cache/canonical-json.js';
  * that cannot be, at the price of digests that only match under that key.
  */
 export function argsDigest(args: unknown, key?: string | Buffer): string {
-  const json = canonicalJson(args);
-  const hash = key === undefined ? createHash('sha256') : createHmac('sha256', key);
-  return hash.update(json).digest('hex');
+  return sha256Hex(canonicalJson(args), key);
 }

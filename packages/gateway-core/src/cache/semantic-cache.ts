@@ -1,4 +1,4 @@
-import { createHash, createHmac } from 'node:crypto';
+import { sha256Hex } from '../crypto/sha256.js';
 import type { EmbeddingModel } from '../embedding/port.js';
 import type { GenerationCounter, ResponseCache, SemanticCandidate } from '../store/ports.js';
 import type { ToolDefinition } from '../tools/definition.js';
@@ -251,13 +251,13 @@ function keyPrefix(generation: number): string {
 
 /** `<tool>:<sha-256 of the canonical JSON of the arguments>`. */
 export function exactKey(tool: Pick<CacheableTool, 'name'>, args: Record<string, unknown>, secret?: Buffer): string {
-  return `${tool.name}:${digest(canonicalJson(args), secret)}`;
+  return `${tool.name}:${sha256Hex(canonicalJson(args), secret)}`;
 }
 
 /** Calls are compared by meaning only within one group: same model, tool, text argument names and exact values. */
 function groupKey(tool: CacheableTool, split: SplitArguments, model: EmbeddingModel, secret: Buffer | undefined): string {
   const names = split.text.map(([name]) => name);
-  return `${tool.name}:${digest(canonicalJson({ model: model.name, exact: split.exact, numbers: split.numbers, texts: names }), secret)}`;
+  return `${tool.name}:${sha256Hex(canonicalJson({ model: model.name, exact: split.exact, numbers: split.numbers, texts: names }), secret)}`;
 }
 
 /**
@@ -285,10 +285,6 @@ function unitVector(values: number[]): Float32Array {
   const norm = Math.hypot(...values);
   if (!Number.isFinite(norm) || norm === 0) throw new Error('the embedding model returned a zero or non-finite vector');
   return Float32Array.from(values, (value) => value / norm);
-}
-
-function digest(text: string, secret: Buffer | undefined): string {
-  return (secret ? createHmac('sha256', secret) : createHash('sha256')).update(text).digest('hex');
 }
 
 function checkOptions(options: { threshold: number; ttlMs: number; maxCandidates: number; tools: Record<string, ToolCacheOptions> }): void {
