@@ -40,6 +40,9 @@ function newClient(options: ConnectionOptions) {
     url: options.url,
     disableOfflineQueue: true,
     socket: { connectTimeout: options.connectTimeoutMs, reconnectStrategy: reconnectDelay },
+    // node-redis (6.x) arms its own 5 s AbortSignal.timeout on every command unless told not to;
+    // the watchdog below does that job for all commands at once.
+    commandOptions: { timeout: 0 },
   });
   watchdogs.set(client, new CommandWatchdog(options.commandTimeoutMs));
   return client;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { StoreUnavailableError } from '../../errors.js';
 import { isRedisServerAvailable, startRedisServer, type RedisServer } from '../../testing/redis-server.js';
 import { describeStoreContract } from '../contract.js';
@@ -155,6 +155,18 @@ describe.runIf(available)('Redis store', () => {
         await admin.close();
         await eventually(() => store.ping());
       } finally {
+        await store.close();
+      }
+    });
+
+    it('arms no per-command timer: the watchdog alone bounds commands (no AbortSignal.timeout per command)', async () => {
+      const store = await createStore(server.url, { keyPrefix: `test:${randomUUID()}:` });
+      const timeout = vi.spyOn(AbortSignal, 'timeout');
+      try {
+        await Promise.all(Array.from({ length: 20 }, () => store.revocation.generation('agt_x')));
+        expect(timeout).not.toHaveBeenCalled();
+      } finally {
+        timeout.mockRestore();
         await store.close();
       }
     });
