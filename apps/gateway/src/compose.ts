@@ -9,6 +9,7 @@ import {
   loadLocalEmbeddingModel,
   McpService,
   SemanticCache,
+  SettlementQueue,
   TokenService,
   type AuditEvent,
   type EmbeddingModel,
@@ -79,7 +80,15 @@ export async function composeGateway(config: GatewayConfig, log: Logger): Promis
     auditTrail.record(withRequest);
     metrics.observe(withRequest);
   };
-  const agents = new AgentService({ store, tokens });
+  // Budgets are settled after the reply; a budget read on this instance waits for its pending writes.
+  const settlements = new SettlementQueue({
+    ledger: store.budget,
+    onError: (error, { agentId, granted }, willRetry) =>
+      willRetry
+        ? log.warn({ err: errorText(error), agentId }, 'budget settlement failed; retrying')
+        : log.error({ err: errorText(error), agentId, granted }, 'budget settlement given up; the reservation lapses uncharged'),
+  });
+  const agents = new AgentService({ store, tokens, settlements });
   const catalog = new ToolCatalog();
   const refresher = new ToolRefresher({
     catalog,
@@ -129,6 +138,7 @@ export async function composeGateway(config: GatewayConfig, log: Logger): Promis
     toolCall: {
       registry: () => catalog.registry,
       budget: store.budget,
+      settlements,
       forwarder,
       privacy: createPrivacyFilter(config.privacy),
       cache,
@@ -196,6 +206,7 @@ export async function composeGateway(config: GatewayConfig, log: Logger): Promis
     async close() {
       refresher.stop();
       await cache.idle();
+      await settlements.drain();
       await auditTrail.flush();
       await Promise.allSettled([httpForwarder.close(), store.close()]);
     },

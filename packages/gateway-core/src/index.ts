@@ -62,6 +62,8 @@ export { SessionNotFoundError } from './mcp/errors.js';
 export { McpService } from './mcp/mcp-service.js';
 export type { McpServiceOptions, McpCaller, McpSession, McpRequestOutcome, McpCallOptions } from './mcp/mcp-service.js';
 export { callTool } from './pipeline/tool-call.js';
+export { SettlementQueue } from './pipeline/settlement-queue.js';
+export type { Settlements, SettlementQueueOptions } from './pipeline/settlement-queue.js';
 export type { ToolCallDeps, ToolCallContext, ToolCallParams, ToolCallOutcome, ToolCallTrace, ResponseFilter } from './pipeline/tool-call.js';
 
 // Resilience: circuit breaker and retries around a Forwarder.

@@ -3,6 +3,7 @@ import { TokenService } from '../auth/token-service.js';
 import { NotFoundError, UnauthorizedError } from '../errors.js';
 import { createMemoryStore } from '../store/memory/index.js';
 import { AGENT_ID_PATTERN, isAgentId, newAgentId } from './agent-id.js';
+import { SettlementQueue } from '../pipeline/settlement-queue.js';
 import { AgentService } from './agent-service.js';
 
 function setup(now = new Date('2030-06-15T10:30:00.000Z')) {
@@ -113,6 +114,20 @@ describe('AgentService', () => {
       resetsAt: '2030-06-16T00:00:00.000Z',
     });
     expect(await service.resetBudget(agent.agentId)).toMatchObject({ used: 0, remaining: 800 });
+  });
+
+  it('shows the charges this instance settles after the reply as soon as the budget is read', async () => {
+    const now = new Date('2030-06-15T10:30:00.000Z');
+    const store = createMemoryStore();
+    const tokens = new TokenService({ signingKey: 's'.repeat(32), clock: () => now });
+    const settlements = new SettlementQueue({ ledger: store.budget });
+    const service = new AgentService({ store, tokens, settlements, clock: () => now });
+    const agent = await service.create({ label: 'a', dailyTokenBudget: 1000 });
+    const granted = await store.budget.reserve(agent.agentId, 1000, 300, now);
+    if (!granted.ok) throw new Error('expected a grant');
+
+    settlements.settle(granted.reservation, 120);
+    expect(await service.budget(agent.agentId)).toMatchObject({ used: 120, remaining: 880 });
   });
 
   it('never shows a negative remaining budget after the budget is lowered', async () => {

@@ -2,6 +2,7 @@ import type { IssuedToken, TokenService } from '../auth/token-service.js';
 import { NotFoundError, UnauthorizedError } from '../errors.js';
 import type { AgentClaims } from '../auth/token-service.js';
 import type { AgentPatch, AgentRecord, GatewayStore } from '../store/ports.js';
+import type { SettlementQueue } from '../pipeline/settlement-queue.js';
 import { nextUtcMidnight } from '../time.js';
 import { newAgentId } from './agent-id.js';
 
@@ -32,6 +33,11 @@ export interface AuthenticatedAgent {
 export interface AgentServiceOptions {
   store: Pick<GatewayStore, 'agents' | 'revocation' | 'budget'>;
   tokens: TokenService;
+  /**
+   * Budget writes this instance has not landed yet (settled after the reply):
+   * a budget read waits for the agent's, so it sees the calls already answered.
+   */
+  settlements?: Pick<SettlementQueue, 'settled'>;
   clock?: () => Date;
 }
 
@@ -46,10 +52,12 @@ export class AgentService {
   readonly #store: AgentServiceOptions['store'];
   readonly #tokens: TokenService;
   readonly #clock: () => Date;
+  readonly #settlements: AgentServiceOptions['settlements'];
 
   constructor(options: AgentServiceOptions) {
     this.#store = options.store;
     this.#tokens = options.tokens;
+    this.#settlements = options.settlements;
     this.#clock = options.clock ?? (() => new Date());
   }
 
@@ -100,6 +108,7 @@ export class AgentService {
 
   async budget(agentId: string): Promise<BudgetView> {
     const agent = await this.get(agentId);
+    await this.#settlements?.settled(agentId);
     const now = this.#clock();
     const usage = await this.#store.budget.usage(agentId, now);
     return {

@@ -9,6 +9,7 @@ import type { ToolDefinition } from '../tools/definition.js';
 import { buildToolRegistry } from '../tools/registry.js';
 import { archiveCustomer, createOrder, getCustomer } from '../tools/test-fixtures.js';
 import { SemanticCache } from '../cache/semantic-cache.js';
+import { SettlementQueue } from './settlement-queue.js';
 import { callTool, type ToolCallContext, type ToolCallDeps, type ToolCallTrace } from './tool-call.js';
 
 const NOW = new Date('2025-05-01T12:00:00Z');
@@ -245,6 +246,47 @@ describe('callTool', () => {
     expect(refused.length).toBeGreaterThan(0);
     for (const reason of refused) expect(reason).toBeInstanceOf(BudgetExhaustedError);
     const total = charged.reduce((sum, tokens) => sum + tokens, 0);
+    expect(total).toBeLessThanOrEqual(1000);
+    expect(await usage()).toMatchObject({ used: total, reserved: 0 });
+  });
+});
+
+describe('callTool settling after the reply (settlements given)', () => {
+  function deferred(answer?: (tool: ToolDefinition) => unknown | Promise<unknown>) {
+    const base = setup(answer);
+    const settlements = new SettlementQueue({ ledger: base.budget });
+    return { ...base, settlements, deps: { ...base.deps, settlements } };
+  }
+
+  it('returns before the charge lands, holding the reservation until it does, then charges exactly the tokens returned', async () => {
+    const { deps, usage, settlements } = deferred();
+    const outcome = await callTool(deps, caller(), { name: 'getCustomer', arguments: { id: '7' } });
+    expect(await usage()).toMatchObject({ used: 0, reserved: getCustomer.maxResponseTokens });
+    await settlements.settled('agt_test');
+    expect(await usage()).toMatchObject({ used: outcome.tokensCharged, reserved: 0 });
+    expect(outcome.tokensCharged).toBe(countTokens(outcome.result.content[0].text));
+  });
+
+  it('releases the reservation of a failed call after the reply', async () => {
+    const { deps, usage, settlements } = deferred(() => {
+      throw new TypeError('socket hang up');
+    });
+    await expect(callTool(deps, caller(), { name: 'getCustomer', arguments: { id: '7' } })).rejects.toThrow('socket hang up');
+    await settlements.settled('agt_test');
+    expect(await usage()).toMatchObject({ used: 0, reserved: 0 });
+  });
+
+  it('never lets concurrent calls spend past the budget', async () => {
+    const { deps, usage, settlements } = deferred(bigAnswer);
+    const budgetAgent = agent({ dailyTokenBudget: 1000 });
+    const results = await Promise.allSettled(
+      Array.from({ length: 20 }, () =>
+        callTool(deps, caller({ agent: budgetAgent, tokenScopes: ['orders:write'] }), { name: 'createOrder', arguments: { customerId: '1', sku: 'A', quantity: 1 } }),
+      ),
+    );
+    await settlements.settled('agt_test');
+    const total = results.reduce((sum, result) => sum + (result.status === 'fulfilled' ? result.value.tokensCharged : 0), 0);
+    expect(results.some((result) => result.status === 'rejected')).toBe(true);
     expect(total).toBeLessThanOrEqual(1000);
     expect(await usage()).toMatchObject({ used: total, reserved: 0 });
   });

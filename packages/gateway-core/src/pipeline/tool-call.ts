@@ -9,6 +9,7 @@ import type { ProtocolVersion } from '../mcp/protocol-version.js';
 import { buildToolCallResult, type ToolCallResult } from '../mcp/tool-result.js';
 import type { AgentRecord, BudgetLedger, Reservation } from '../store/ports.js';
 import { nextUtcMidnight } from '../time.js';
+import type { Settlements } from './settlement-queue.js';
 import { capResponse } from '../tokens/cap.js';
 import { inSpan, SPAN_ATTRIBUTES as ATTR, SPAN_NAMES } from '../tracing.js';
 import { authorizeToolCall } from '../tools/access.js';
@@ -24,6 +25,12 @@ export interface ToolCallDeps {
   /** The current registry; read per call so a refresh never disturbs calls in flight. */
   registry: () => ToolRegistry;
   budget: BudgetLedger;
+  /**
+   * Given, the reservation is settled (or released) after the reply instead
+   * of before it: one store round trip less for the agent to wait for.
+   * Absent, the call waits for the ledger.
+   */
+  settlements?: Settlements;
   forwarder: Forwarder;
   privacy?: ResponseFilter;
   cache?: SemanticCache;
@@ -118,9 +125,10 @@ export async function callTool(deps: ToolCallDeps, caller: ToolCallContext, para
       span.setAttribute(ATTR.truncated, result.truncated);
       return result;
     });
-    await inSpan(SPAN_NAMES.budgetSettle, (span) => {
+    await inSpan(SPAN_NAMES.budgetSettle, async (span) => {
       span.setAttribute(ATTR.tokensCharged, capped.tokens);
-      return deps.budget.settle(reservation, capped.tokens);
+      if (deps.settlements) deps.settlements.settle(reservation, capped.tokens);
+      else await deps.budget.settle(reservation, capped.tokens);
     });
     trace.tokensCharged = capped.tokens;
     return {
@@ -131,7 +139,8 @@ export async function callTool(deps: ToolCallDeps, caller: ToolCallContext, para
       ...answer,
     };
   } catch (error) {
-    await deps.budget.release(reservation).catch(() => undefined);
+    if (deps.settlements) deps.settlements.release(reservation);
+    else await deps.budget.release(reservation).catch(() => undefined);
     throw error;
   }
 }
