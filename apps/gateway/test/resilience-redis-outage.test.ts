@@ -93,11 +93,11 @@ describe.runIf(available)('Redis restarted mid-load (dist/main.js + controlled d
     expect(firstDown).toBeGreaterThan(-1);
     expect(readiness.slice(firstDown).includes(200)).toBe(true);
 
-    // What the successful calls returned, once each. The one ambiguity a store outage leaves: a
-    // settle Redis applied whose reply was lost when it went down. The gateway then answers 503
-    // (it cannot know the charge landed, and never hands out an unbudgeted answer), so at most the
-    // calls in flight at that instant (4 workers) may be charged without being delivered. Nothing
-    // is charged twice: the reservation of a call is settled or released once.
+    // What the successful calls returned, once each: budgets settle after the reply, and a settle
+    // that met the outage was retried until Redis came back, so every delivered answer is charged.
+    // The slack: a call whose reply was lost as the connection failed may be charged without being
+    // delivered, at most the calls in flight at that instant (4 workers). Nothing is charged twice:
+    // the reservation of a call is settled or released once.
     const successful = replies.filter((r) => r.status === 200).map((r) => countTokens(r.message.result.content[0].text));
     const charged = successful.reduce((sum, tokens) => sum + tokens, 0);
     const budget = (await api.request('GET', `/management/agents/${agent.agentId}/budget`, admin)).body;
