@@ -14,20 +14,27 @@ import { LuaScript } from './scripts.js';
  * A record is one field `r`: its JSON without the id.
  */
 
-// KEYS: global stream [, agent stream]. ARGV: json, maxRecords, maxRecordsPerAgent, maxAgeMs
+// One script per batch: each record goes to the global stream and, with the id the
+// global stream assigned, to its agent's; then each stream touched is trimmed by age
+// and its expiry moved once, not once per record.
+// KEYS: global stream, then the agent streams of the batch.
+// ARGV: maxRecords, maxRecordsPerAgent, maxAgeMs, then per record: agent stream index (0 = none), json.
 const APPEND = new LuaScript(`
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-local min_id = string.format('%d-0', math.max(now - tonumber(ARGV[4]), 0))
-local id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[2], '*', 'r', ARGV[1])
-redis.call('XTRIM', KEYS[1], 'MINID', '~', min_id)
-redis.call('PEXPIRE', KEYS[1], ARGV[4])
-if KEYS[2] then
-  redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[3], id, 'r', ARGV[1])
-  redis.call('XTRIM', KEYS[2], 'MINID', '~', min_id)
-  redis.call('PEXPIRE', KEYS[2], ARGV[4])
+local min_id = string.format('%d-0', math.max(now - tonumber(ARGV[3]), 0))
+for i = 4, #ARGV, 2 do
+  local agent_stream, json = tonumber(ARGV[i]), ARGV[i + 1]
+  local id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', 'r', json)
+  if agent_stream > 0 then
+    redis.call('XADD', KEYS[1 + agent_stream], 'MAXLEN', '~', ARGV[2], id, 'r', json)
+  end
 end
-return id
+for k = 1, #KEYS do
+  redis.call('XTRIM', KEYS[k], 'MINID', '~', min_id)
+  redis.call('PEXPIRE', KEYS[k], ARGV[3])
+end
+return #KEYS
 `);
 
 /** Most records one query reads before it returns a shorter page with a cursor to go on. */
@@ -42,16 +49,23 @@ export class RedisAuditLog implements AuditLog {
   ) {}
 
   async append(entries: readonly AuditEntry[]): Promise<void> {
+    if (entries.length === 0) return;
     const { maxRecords, maxRecordsPerAgent, maxAgeMs } = this.retention;
-    // Issued in one tick, the scripts travel as one pipeline and run in order.
-    await command(this.client, () =>
-      Promise.all(
-        entries.map((entry) => {
-          const keys = [this.keys.auditAll(), ...(entry.agentId === null ? [] : [this.keys.auditAgent(entry.agentId)])];
-          return APPEND.run(this.client, keys, [JSON.stringify(entry), maxRecords, maxRecordsPerAgent, maxAgeMs]);
-        }),
-      ),
-    );
+    const keys = [this.keys.auditAll()];
+    const agentStreams = new Map<string, number>();
+    const perRecord = entries.flatMap((entry) => [String(this.#agentStream(entry.agentId, keys, agentStreams)), JSON.stringify(entry)]);
+    await command(this.client, () => APPEND.run(this.client, keys, [maxRecords, maxRecordsPerAgent, maxAgeMs, ...perRecord]));
+  }
+
+  /** The index in `keys` of the agent's stream (added on first use), or 0 for a record of no agent. */
+  #agentStream(agentId: string | null, keys: string[], indexes: Map<string, number>): number {
+    if (agentId === null) return 0;
+    let index = indexes.get(agentId);
+    if (index === undefined) {
+      keys.push(this.keys.auditAgent(agentId));
+      indexes.set(agentId, (index = keys.length - 1));
+    }
+    return index;
   }
 
   async query(query: AuditQuery): Promise<AuditPage> {
