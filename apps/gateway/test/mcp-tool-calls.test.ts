@@ -88,6 +88,23 @@ describe('tools/call: budget, access and truncation (dist/main.js + sample downs
       expect(last?.message.error.code).toBe(-32029);
       expect(total).toBe(300);
     });
+
+    it('holds nothing for calls refused after the budget was reserved ahead (known agent, known tool)', async () => {
+      const agent = await createAgentWithToken(api, admin, { label: 'refused', dailyTokenBudget: 5_000, allowedTools: ['get_order'] });
+      const { sessionId } = await openRawSession(url, agent.token);
+      // The first call makes the agent known: later calls reserve alongside authentication.
+      const first = await rawCall(url, agent.token, sessionId, 'tools/call', { name: 'get_order', arguments: { id: 1001 } }, 1);
+      expect(first.status).toBe(200);
+      const charged = countTokens(textOf(first));
+      const refusals = [
+        await rawCall(url, agent.token, sessionId, 'tools/call', { name: 'get_order', arguments: { id: 'not a number' } }, 2),
+        await rawCall(url, agent.token, sessionId, 'tools/call', { name: 'get_order', arguments: { id: 1001, extra: true } }, 3),
+        await rawCall(url, agent.token, sessionId, 'tools/call', { name: 'list_orders', arguments: { limit: 1 } }, 4),
+        await rawCall(url, agent.token, 'A'.repeat(32), 'tools/call', { name: 'get_order', arguments: { id: 1001 } }, 5),
+      ];
+      expect(refusals.map((reply) => reply.status)).toEqual([400, 400, 403, 404]);
+      expect(await budgetOf(agent.agentId)).toMatchObject({ used: charged, remaining: 5_000 - charged });
+    });
   });
 
   describe('allowlist and scopes: tools/list and tools/call agree', () => {

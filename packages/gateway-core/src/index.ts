@@ -64,6 +64,8 @@ export type { McpServiceOptions, McpCaller, McpSession, McpRequestOutcome, McpCa
 export { callTool } from './pipeline/tool-call.js';
 export { SettlementQueue } from './pipeline/settlement-queue.js';
 export type { Settlements, SettlementQueueOptions } from './pipeline/settlement-queue.js';
+export { EarlyReservation, EarlyReservations } from './pipeline/early-reservation.js';
+export type { EarlyReservationsOptions } from './pipeline/early-reservation.js';
 export type { ToolCallDeps, ToolCallContext, ToolCallParams, ToolCallOutcome, ToolCallTrace, ResponseFilter } from './pipeline/tool-call.js';
 
 // Resilience: circuit breaker and retries around a Forwarder.

@@ -5,8 +5,10 @@ import {
   jsonRpcResult,
   parseJsonRpcBody,
   PROTOCOL_VERSION_HEADER,
+  type AgentClaims,
   type AgentService,
   type AuditEvent,
+  type EarlyReservation,
   type JsonRpcFailure,
   type JsonRpcId,
   type JsonRpcRequest,
@@ -84,6 +86,8 @@ export function mcpRoutes(deps: McpRouteDeps): Hono {
     async (c) => {
       let id: JsonRpcId | null = null;
       let audit: ToolCallAudit | null = null;
+      // Set inside the authentication callback, which TypeScript cannot see: hence the cast.
+      let reservedAhead = null as EarlyReservation | null;
       try {
         // The size limit comes first: an oversized body is refused before anything else looks at the request.
         const body = await readBodyText(c, deps.maxBodyBytes);
@@ -102,7 +106,11 @@ export function mcpRoutes(deps: McpRouteDeps): Hono {
         // The session lookup runs alongside authentication, so their store reads share one round
         // trip; what it found only counts once the caller is known to own it (claimSession).
         const touched = opensSession || incoming.kind === 'invalid' ? null : settle(deps.mcp.touchSession(c.req.header(SESSION_HEADER)));
-        const caller = await authenticate(c, deps.agents);
+        // A tools/call's budget reservation joins that round trip too; `handle` uses it or gives it back.
+        const toolCallParams = audit && incoming.kind === 'request' ? incoming.message.params : undefined;
+        const caller = await authenticate(c, deps.agents, (claims) => {
+          if (audit) reservedAhead = deps.mcp.reserveAhead(claims.agentId, toolCallParams);
+        });
         if (audit) audit.agentId = caller.agent.agentId;
         if (incoming.kind === 'invalid') throw incoming.error;
 
@@ -115,10 +123,12 @@ export function mcpRoutes(deps: McpRouteDeps): Hono {
         if (audit) audit.sessionId = session.record.sessionId;
         // Notifications, and responses to requests this server never sends, need no answer.
         if (incoming.kind !== 'request') return c.body(null, 202);
-        if (audit) return await toolCall(c, deps, { caller, session, request: incoming.message, audit });
+        if (audit) return await toolCall(c, deps, { caller, session, request: incoming.message, audit, reservedAhead });
         const outcome = await deps.mcp.handle(caller, session, incoming.message);
         return sseReply(c, jsonRpcResult(incoming.message.id, outcome.result));
       } catch (error) {
+        // Refused before the pipeline took it (authentication, session): give the reservation back.
+        reservedAhead?.abandon();
         if (error instanceof BodyTooLargeError) return bodyTooLarge(c, deps);
         audit?.failed(error);
         return errorReply(c, id, error, deps);
@@ -139,11 +149,12 @@ interface ToolCallRequest {
   session: McpSession;
   request: JsonRpcRequest;
   audit: ToolCallAudit;
+  reservedAhead: EarlyReservation | null;
 }
 
 /** A tools/call, answered normally when quick, streamed with keep-alive comments when slow. */
-async function toolCall(c: Context, deps: McpRouteDeps, { caller, session, request, audit }: ToolCallRequest): Promise<Response> {
-  const handle = () => deps.mcp.handle(caller, session, request, { trace: audit.trace });
+async function toolCall(c: Context, deps: McpRouteDeps, { caller, session, request, audit, reservedAhead }: ToolCallRequest): Promise<Response> {
+  const handle = () => deps.mcp.handle(caller, session, request, { trace: audit.trace, reservedAhead });
   // In the request's span, so the pipeline's step spans and the downstream's traceparent join its trace.
   const settled = (audit.span ? traceContext.with(audit.span.context, handle) : handle()).then(
     (outcome) => {
@@ -196,8 +207,8 @@ function bodyTooLarge(c: Context, deps: McpRouteDeps): Response {
   return errorReply(c, null, new TransportError(413, `Request body is larger than ${deps.maxBodyBytes} bytes`), deps);
 }
 
-async function authenticate(c: Context, agents: AgentService): Promise<McpCaller> {
-  const { agent, claims } = await agents.authenticate(bearerToken(c.req.header('Authorization')));
+async function authenticate(c: Context, agents: AgentService, alongside?: (claims: AgentClaims) => void): Promise<McpCaller> {
+  const { agent, claims } = await agents.authenticate(bearerToken(c.req.header('Authorization')), alongside);
   return { agent, tokenScopes: claims.scopes, signal: clientGoneSignal(c) };
 }
 

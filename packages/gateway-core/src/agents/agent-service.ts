@@ -131,13 +131,16 @@ export class AgentService {
    * The full check of an agent bearer token: signature and claims, then the
    * agent exists, is active, and the token is of its current generation.
    * Store failures propagate (StoreUnavailableError): never fail open.
+   * `alongside` runs once the token itself checked out, as the store reads
+   * leave: work it starts shares their round trip (and is the caller's to
+   * undo if authentication then fails).
    */
-  async authenticate(token: string): Promise<AuthenticatedAgent> {
+  async authenticate(token: string, alongside?: (claims: AgentClaims) => void): Promise<AuthenticatedAgent> {
     const claims = await this.#tokens.verifyAgentToken(token);
-    const [agent, generation] = await Promise.all([
-      this.#store.agents.get(claims.agentId),
-      this.#store.revocation.generation(claims.agentId),
-    ]);
+    const reads = Promise.all([this.#store.agents.get(claims.agentId), this.#store.revocation.generation(claims.agentId)]);
+    // Store work started here travels in the same round trip as the two reads.
+    alongside?.(claims);
+    const [agent, generation] = await reads;
     if (!agent) throw new UnauthorizedError('Invalid token', 'unknown-agent');
     if (!agent.isActive) throw new UnauthorizedError('Agent is deactivated', 'inactive');
     if (claims.generation !== generation) throw new UnauthorizedError('Token has been revoked', 'revoked');

@@ -7,6 +7,7 @@ import { buildToolRegistry } from '../tools/registry.js';
 import { createOrder, getCustomer } from '../tools/test-fixtures.js';
 import { InvalidRequestError, MethodNotFoundError, SessionNotFoundError } from './errors.js';
 import type { JsonRpcRequest } from './jsonrpc.js';
+import { SettlementQueue } from '../pipeline/settlement-queue.js';
 import { McpService, type McpCaller } from './mcp-service.js';
 
 const IDLE_MS = 60_000;
@@ -188,5 +189,53 @@ describe('McpService', () => {
     const attempt = service.handle(alice, session, request('initialize', initializeParams()));
     await expect(attempt).rejects.toBeInstanceOf(InvalidRequestError);
     await expect(attempt).rejects.toThrow(/already initialized/);
+  });
+
+  describe('reserving ahead (the budget reservation leaves with the authentication reads)', () => {
+    function withLedger() {
+      const store = createMemoryStore();
+      const settlements = new SettlementQueue({ ledger: store.budget });
+      const forwarder: Forwarder = { forward: async () => ({ status: 200, headers: {}, body: { ok: true }, durationMs: 1 }) };
+      const service = new McpService({
+        sessions: store.sessions,
+        sessionIdleMs: IDLE_MS,
+        toolCall: { registry: () => registry, budget: store.budget, settlements, forwarder },
+        serverInfo: { name: 'tollgate', version: '0.0.0-test' },
+      });
+      const usage = async (agentId: string) => {
+        await settlements.settled(agentId);
+        return store.budget.usage(agentId, new Date());
+      };
+      return { service, usage };
+    }
+
+    it('starts nothing for an unknown tool or an agent not seen yet, then reserves the tool’s cap', async () => {
+      const { service, usage } = withLedger();
+      expect(service.reserveAhead('agt_alice', { name: 'getCustomer' })).toBeNull();
+      const { sessionId } = await service.initialize(alice, initializeParams());
+      const session = await service.resumeSession(alice, sessionId, undefined);
+      await service.handle(alice, session, request('ping'));
+      expect(service.reserveAhead('agt_alice', { name: 'no_such_tool' })).toBeNull();
+      expect(service.reserveAhead('agt_alice', 'not params')).toBeNull();
+      const ahead = service.reserveAhead('agt_alice', { name: 'getCustomer' });
+      expect(ahead).not.toBeNull();
+      expect(await usage('agt_alice')).toMatchObject({ reserved: getCustomer.maxResponseTokens });
+
+      const outcome = await service.handle(alice, session, request('tools/call', { name: 'getCustomer', arguments: { id: '7' } }), { reservedAhead: ahead });
+      expect(outcome.method).toBe('tools/call');
+      // One reservation, settled: nothing held, the answer charged.
+      expect(await usage('agt_alice')).toMatchObject({ used: (outcome as { call: { tokensCharged: number } }).call.tokensCharged, reserved: 0 });
+    });
+
+    it('gives the reservation back when the call is refused before its budget step', async () => {
+      const { service, usage } = withLedger();
+      const { sessionId } = await service.initialize(alice, initializeParams());
+      const session = await service.resumeSession(alice, sessionId, undefined);
+      await service.handle(alice, session, request('ping'));
+      const ahead = service.reserveAhead('agt_alice', { name: 'getCustomer' });
+      const refused = service.handle(alice, session, request('tools/call', { name: 'getCustomer', arguments: { id: 7 } }), { reservedAhead: ahead });
+      await expect(refused).rejects.toBeInstanceOf(InvalidInputError);
+      expect(await usage('agt_alice')).toMatchObject({ used: 0, reserved: 0 });
+    });
   });
 });

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { AgentRecord, SessionRecord, SessionStore } from '../store/ports.js';
+import { EarlyReservations, type EarlyReservation } from '../pipeline/early-reservation.js';
 import { callTool, type ToolCallDeps, type ToolCallOutcome, type ToolCallTrace } from '../pipeline/tool-call.js';
 import { toolsForAgent } from '../tools/access.js';
 import { toolsListResult } from '../tools/listing.js';
@@ -29,6 +30,8 @@ export interface McpCaller {
 /** Per-request extras of a tools/call. */
 export interface McpCallOptions {
   trace?: ToolCallTrace;
+  /** From `reserveAhead`: used by the budget step, or given back if the call ends before it. */
+  reservedAhead?: EarlyReservation | null;
 }
 
 export interface McpSession {
@@ -48,9 +51,24 @@ export type McpRequestOutcome =
  */
 export class McpService {
   readonly #options: McpServiceOptions;
+  readonly #early: EarlyReservations;
 
   constructor(options: McpServiceOptions) {
     this.#options = options;
+    const { budget, settlements, clock } = options.toolCall;
+    this.#early = new EarlyReservations({ ledger: budget, settlements, clock });
+  }
+
+  /**
+   * Starts the budget reservation of a tools/call before its checks, so it
+   * shares the authentication's store round trip. Null when there is nothing
+   * to start: a tool the registry does not know, or an agent not seen yet.
+   * Whatever is started is used or given back by `handle`.
+   */
+  reserveAhead(agentId: string, params: unknown): EarlyReservation | null {
+    const name = typeof params === 'object' && params !== null ? (params as { name?: unknown }).name : undefined;
+    const tool = typeof name === 'string' ? this.#options.toolCall.registry().get(name) : undefined;
+    return tool === undefined ? null : this.#early.start(agentId, tool.definition.maxResponseTokens);
   }
 
   /** Opens a session bound to the agent; the id goes back in `Mcp-Session-Id`. */
@@ -105,6 +123,16 @@ export class McpService {
 
   /** A request inside a session (anything but initialize). */
   async handle(caller: McpCaller, session: McpSession, request: JsonRpcRequest, options: McpCallOptions = {}): Promise<McpRequestOutcome> {
+    this.#early.remember(caller.agent);
+    try {
+      return await this.#handle(caller, session, request, options);
+    } finally {
+      // Taken by the budget step, this does nothing; otherwise the call ended first.
+      options.reservedAhead?.abandon();
+    }
+  }
+
+  async #handle(caller: McpCaller, session: McpSession, request: JsonRpcRequest, options: McpCallOptions): Promise<McpRequestOutcome> {
     switch (request.method) {
       case 'ping':
         return { method: 'ping', result: {} };
@@ -119,7 +147,14 @@ export class McpService {
         const params = request.params ?? {};
         const call = await callTool(
           this.#options.toolCall,
-          { agent: caller.agent, tokenScopes: caller.tokenScopes, protocolVersion: session.protocolVersion, signal: caller.signal, trace: options.trace },
+          {
+            agent: caller.agent,
+            tokenScopes: caller.tokenScopes,
+            protocolVersion: session.protocolVersion,
+            signal: caller.signal,
+            trace: options.trace,
+            reservedAhead: options.reservedAhead,
+          },
           { name: params.name, arguments: params.arguments },
         );
         return { method: 'tools/call', result: call.result, call };

@@ -146,4 +146,24 @@ describe('SettlementQueue', () => {
     const queue = new SettlementQueue({ ledger: new MemoryBudgetLedger(60_000) });
     await expect(queue.settled('agt_other')).resolves.toBeUndefined();
   });
+
+  it('releaseWhenGranted: a budget read that follows waits for the grant and its release', async () => {
+    const { ledger } = flakyLedger({ count: 0 });
+    const queue = new SettlementQueue({ ledger });
+    let grant!: (reservation: Reservation | null) => void;
+    queue.releaseWhenGranted(AGENT, new Promise((resolve) => (grant = resolve)));
+    const read = queue.settled(AGENT).then(() => ledger.usage(AGENT, NOW));
+    grant(await reserved(ledger, 70));
+    expect(await read).toMatchObject({ used: 0, reserved: 0 });
+  });
+
+  it('releaseWhenGranted of nothing granted writes nothing', async () => {
+    const { ledger, writes } = flakyLedger({ count: 0 });
+    const queue = new SettlementQueue({ ledger });
+    queue.releaseWhenGranted(AGENT, Promise.resolve(null));
+    queue.releaseWhenGranted(AGENT, Promise.reject(new StoreUnavailableError('The store is unavailable')));
+    await queue.settled(AGENT);
+    expect(writes).toEqual([]);
+    expect(queue.pending).toBe(0);
+  });
 });

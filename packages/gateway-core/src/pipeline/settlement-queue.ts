@@ -8,6 +8,8 @@ export interface Settlements {
   settle(reservation: Reservation, tokens: number): void;
   /** Frees the whole reservation (the call failed), after the reply. Never throws, never waits. */
   release(reservation: Reservation): void;
+  /** Frees a reservation the ledger has not answered for yet, once it has (when it was granted). */
+  releaseWhenGranted(agentId: string, pending: Promise<Reservation | null>): void;
 }
 
 export interface SettlementQueueOptions {
@@ -61,11 +63,23 @@ export class SettlementQueue implements Settlements {
   }
 
   settle(reservation: Reservation, tokens: number): void {
-    this.#enqueue({ reservation, tokens, startedAt: performance.now(), attempts: 0 });
+    this.#enqueue({ reservation, tokens, startedAt: performance.now(), attempts: 0, finished: this.#track(reservation.agentId) });
   }
 
   release(reservation: Reservation): void {
-    this.#enqueue({ reservation, tokens: null, startedAt: performance.now(), attempts: 0 });
+    this.#enqueue({ reservation, tokens: null, startedAt: performance.now(), attempts: 0, finished: this.#track(reservation.agentId) });
+  }
+
+  releaseWhenGranted(agentId: string, pending: Promise<Reservation | null>): void {
+    // Tracked from now, so a budget read that follows waits for the grant and its release.
+    const finished = this.#track(agentId);
+    pending.then(
+      (reservation) => {
+        if (reservation === null) finished();
+        else this.#enqueue({ reservation, tokens: null, startedAt: performance.now(), attempts: 0, finished });
+      },
+      () => finished(),
+    );
   }
 
   /** Resolves once this instance's writes of `agentId` queued so far have landed (or after `maxReadWaitMs`). */
@@ -97,17 +111,21 @@ export class SettlementQueue implements Settlements {
     return count;
   }
 
-  #enqueue(write: PendingWrite): void {
+  /** Counts a write of the agent as pending until the returned callback is called. */
+  #track(agentId: string): () => void {
     let landed!: () => void;
     const done = new Promise<void>((resolve) => (landed = resolve));
-    const agentWrites = this.#inFlight.get(write.reservation.agentId) ?? new Set();
+    const agentWrites = this.#inFlight.get(agentId) ?? new Set();
     agentWrites.add(done);
-    this.#inFlight.set(write.reservation.agentId, agentWrites);
-    write.finished = () => {
+    this.#inFlight.set(agentId, agentWrites);
+    return () => {
       agentWrites.delete(done);
-      if (agentWrites.size === 0) this.#inFlight.delete(write.reservation.agentId);
+      if (agentWrites.size === 0) this.#inFlight.delete(agentId);
       landed();
     };
+  }
+
+  #enqueue(write: PendingWrite): void {
     this.#queued.push(write);
     if (this.#flushScheduled) return;
     this.#flushScheduled = true;

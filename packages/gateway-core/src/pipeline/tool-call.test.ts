@@ -7,7 +7,7 @@ import type { AgentRecord, BudgetLedger } from '../store/ports.js';
 import { countTokens } from '../tokens/count.js';
 import type { ToolDefinition } from '../tools/definition.js';
 import { buildToolRegistry } from '../tools/registry.js';
-import { archiveCustomer, createOrder, getCustomer } from '../tools/test-fixtures.js';
+import { archiveCustomer, createOrder, getCustomer, testAgent } from '../tools/test-fixtures.js';
 import { SemanticCache } from '../cache/semantic-cache.js';
 import { SettlementQueue } from './settlement-queue.js';
 import { callTool, type ToolCallContext, type ToolCallDeps, type ToolCallTrace } from './tool-call.js';
@@ -47,17 +47,7 @@ function setup(answer: (tool: ToolDefinition) => unknown | Promise<unknown> = ()
 }
 
 function agent(overrides: Partial<AgentRecord> = {}): AgentRecord {
-  return {
-    agentId: 'agt_test',
-    label: 'test',
-    dailyTokenBudget: 10_000,
-    isActive: true,
-    allowedTools: null,
-    scopes: [],
-    createdAt: NOW.toISOString(),
-    updatedAt: NOW.toISOString(),
-    ...overrides,
-  };
+  return testAgent(overrides, NOW);
 }
 
 function caller(overrides: Partial<ToolCallContext> = {}): ToolCallContext {

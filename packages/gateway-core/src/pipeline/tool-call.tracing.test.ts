@@ -10,7 +10,7 @@ import { HttpForwarder } from '../forward/forwarder.js';
 import { createMemoryStore } from '../store/memory/index.js';
 import type { AgentRecord } from '../store/ports.js';
 import { buildToolRegistry } from '../tools/registry.js';
-import { createOrder, getCustomer } from '../tools/test-fixtures.js';
+import { createOrder, getCustomer, testAgent } from '../tools/test-fixtures.js';
 import { SPAN_ATTRIBUTES, SPAN_NAMES } from '../tracing.js';
 import { callTool, type ToolCallContext, type ToolCallDeps } from './tool-call.js';
 
@@ -68,18 +68,7 @@ function setup() {
 }
 
 function caller(overrides: Partial<AgentRecord> = {}, tokenScopes: string[] = []): ToolCallContext {
-  const agent: AgentRecord = {
-    agentId: 'agt_test',
-    label: 'test',
-    dailyTokenBudget: 10_000,
-    isActive: true,
-    allowedTools: null,
-    scopes: [],
-    createdAt: NOW.toISOString(),
-    updatedAt: NOW.toISOString(),
-    ...overrides,
-  };
-  return { agent, tokenScopes, protocolVersion: '2024-11-05' };
+  return { agent: testAgent(overrides, NOW), tokenScopes, protocolVersion: '2024-11-05' };
 }
 
 /** Runs `fn` under a recording parent span, as the HTTP layer does, and returns that span too. */

@@ -9,6 +9,7 @@ import type { ProtocolVersion } from '../mcp/protocol-version.js';
 import { buildToolCallResult, type ToolCallResult } from '../mcp/tool-result.js';
 import type { AgentRecord, BudgetLedger, Reservation } from '../store/ports.js';
 import { nextUtcMidnight } from '../time.js';
+import type { EarlyReservation } from './early-reservation.js';
 import type { Settlements } from './settlement-queue.js';
 import { capResponse } from '../tokens/cap.js';
 import { inSpan, SPAN_ATTRIBUTES as ATTR, SPAN_NAMES } from '../tracing.js';
@@ -51,6 +52,8 @@ export interface ToolCallContext {
   signal?: AbortSignal;
   /** Filled in as the call goes, so a failed call can be audited with what was known. */
   trace?: ToolCallTrace;
+  /** A reservation started alongside authentication; used by the budget step when it still fits. */
+  reservedAhead?: EarlyReservation | null;
 }
 
 /** What the audit trail needs of a call, success or not. */
@@ -111,7 +114,7 @@ export async function callTool(deps: ToolCallDeps, caller: ToolCallContext, para
   });
   const args = inSpan(SPAN_NAMES.validate, () => validateToolArguments(tool, params.arguments ?? {}));
   const reservation = await inSpan(SPAN_NAMES.budgetReserve, async (span) => {
-    const reserved = await reserveBudget(deps, caller.agent, tool.definition.maxResponseTokens);
+    const reserved = await reserveBudget(deps, caller, tool.definition.maxResponseTokens);
     span.setAttribute(ATTR.tokensReserved, reserved.granted);
     return reserved;
   });
@@ -199,10 +202,14 @@ async function fromDownstream(
 /**
  * Holds up to the tool's cap, or whatever is left today when that is less
  * (the response is then cut to fit): an agent is never charged past its budget.
+ * A reservation started ahead is used when it was sized on the same budget and cap.
  */
-async function reserveBudget(deps: ToolCallDeps, agent: AgentRecord, maxResponseTokens: number): Promise<Reservation> {
+async function reserveBudget(deps: ToolCallDeps, caller: ToolCallContext, maxResponseTokens: number): Promise<Reservation> {
+  const { agent } = caller;
   const now = deps.clock?.() ?? new Date();
-  const reserved = await deps.budget.reserve(agent.agentId, agent.dailyTokenBudget, maxResponseTokens, now, { minimum: 1 });
+  const reserved =
+    (await caller.reservedAhead?.take(agent, maxResponseTokens)) ??
+    (await deps.budget.reserve(agent.agentId, agent.dailyTokenBudget, maxResponseTokens, now, { minimum: 1 }));
   if (!reserved.ok) {
     const resetsAt = nextUtcMidnight(now).toISOString();
     throw new BudgetExhaustedError(`Daily token budget of ${agent.dailyTokenBudget} tokens is exhausted; it resets at ${resetsAt}`, resetsAt);

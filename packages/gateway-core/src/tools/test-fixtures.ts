@@ -1,5 +1,6 @@
-/** Tool definitions as a downstream serves them at /gw/schema; shared by the tools and forward tests. */
+import type { AgentRecord } from '../store/ports.js';
 
+/** Tool definitions as a downstream serves them at /gw/schema; shared by the tools and forward tests. */
 export const getCustomer = {
   name: 'getCustomer',
   description: 'One customer by id.',
@@ -54,3 +55,18 @@ export const deleteCustomer = {
 
 /** A POST tool whose definition does not allow writes: nobody may call it. */
 export const archiveCustomer = { ...deleteCustomer, name: 'archiveCustomer', allowWrite: false, httpMethod: 'POST' };
+
+/** An active agent record with a 10 000-token budget and no allowlist; shared by the pipeline tests. */
+export function testAgent(overrides: Partial<AgentRecord> = {}, at = new Date('2025-05-01T12:00:00Z')): AgentRecord {
+  return {
+    agentId: 'agt_test',
+    label: 'test',
+    dailyTokenBudget: 10_000,
+    isActive: true,
+    allowedTools: null,
+    scopes: [],
+    createdAt: at.toISOString(),
+    updatedAt: at.toISOString(),
+    ...overrides,
+  };
+}
