@@ -48,15 +48,14 @@ export function checkDownstreamHeaders(headers: Readonly<Record<string, string>>
 /** Response headers without hop-by-hop ones, including those the Connection header names. */
 export function endToEndHeaders(headers: Readonly<Record<string, string | string[] | undefined>>): Record<string, string> {
   const connection = headers.connection;
-  const named = (Array.isArray(connection) ? connection.join(',') : (connection ?? ''))
-    .split(',')
-    .map((name) => name.trim().toLowerCase())
-    .filter(Boolean);
-  const dropped = new Set([...HOP_BY_HOP_HEADERS, ...named]);
+  // No set built per answer: Connection names few headers (usually none, or keep-alive).
+  const named = connection === undefined ? [] : (Array.isArray(connection) ? connection.join(',') : connection).split(',').map((name) => name.trim().toLowerCase());
   const kept: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (value === undefined || dropped.has(name.toLowerCase())) continue;
-    kept[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  for (const name in headers) {
+    const value = headers[name];
+    const lower = name.toLowerCase();
+    if (value === undefined || HOP_BY_HOP_HEADERS.has(lower) || named.includes(lower)) continue;
+    kept[lower] = Array.isArray(value) ? value.join(', ') : value;
   }
   return kept;
 }

@@ -11,4 +11,11 @@ describe('buildToolCallResult', () => {
     expect(buildToolCallResult('[1,2]', '2025-11-25').structuredContent).toEqual({ result: [1, 2] });
     expect(buildToolCallResult('"text"', '2025-11-25').structuredContent).toEqual({ result: 'text' });
   });
+
+  it('uses the value it is given instead of parsing the text again', () => {
+    const value = { id: 1, tags: ['a'] };
+    const result = buildToolCallResult(JSON.stringify(value), '2025-06-18', { value });
+    expect(result.structuredContent).toBe(value);
+    expect(buildToolCallResult('[1]', '2025-06-18', { value: [1] }).structuredContent).toEqual({ result: [1] });
+  });
 });

@@ -135,7 +135,8 @@ export async function callTool(deps: ToolCallDeps, caller: ToolCallContext, para
     });
     trace.tokensCharged = capped.tokens;
     return {
-      result: buildToolCallResult(capped.text, caller.protocolVersion),
+      // Uncut, the text is the answer's own JSON: structuredContent can reuse the value.
+      result: buildToolCallResult(capped.text, caller.protocolVersion, capped.truncated ? undefined : { value: answer.value ?? null }),
       tool,
       tokensCharged: capped.tokens,
       truncated: capped.truncated,
