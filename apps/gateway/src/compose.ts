@@ -5,6 +5,7 @@ import {
   createPrivacyFilter,
   createResilientForwarder,
   createStore,
+  EmbeddingModelError,
   HttpForwarder,
   loadLocalEmbeddingModel,
   McpService,
@@ -130,7 +131,10 @@ export async function composeGateway(config: GatewayConfig, log: Logger): Promis
     threshold: config.cache.similarityThreshold,
     ttlMs: config.cache.ttlMs,
     tools: config.cache.tools,
-    onError: (error) => log.warn({ err: errorText(error) }, 'cache unavailable; answering from the downstream'),
+    onError: (error) =>
+      error instanceof EmbeddingModelError
+        ? log.warn({ err: errorText(error) }, 'semantic cache skipped for this call: the arguments could not be embedded')
+        : log.warn({ err: errorText(error) }, 'cache unavailable; answering from the downstream'),
   });
   const mcp = new McpService({
     sessions: store.sessions,
@@ -208,6 +212,8 @@ export async function composeGateway(config: GatewayConfig, log: Logger): Promis
       await cache.idle();
       await settlements.drain();
       await auditTrail.flush();
+      // The local model's worker thread is stopped; a remote model has nothing to close.
+      await embeddingModel.then((model) => model.close?.(), () => undefined);
       await Promise.allSettled([httpForwarder.close(), store.close()]);
     },
   };

@@ -22,27 +22,50 @@ export interface ReadinessOptions {
   /** Resolves once the model is loaded; rejects when loading failed. */
   embeddingModel: Promise<EmbeddingModel>;
   gateIntervalMs?: number;
+  /** A loaded model is checked again, in the background, when its verdict is older than this. */
+  modelRecheckMs?: number;
 }
 
 /**
- * The store is checked with a real round trip on every report; the model
- * is healthy once it has embedded a test sentence (a loaded local model
- * does not become unhealthy later, and re-embedding on every probe would
- * only burn CPU).
+ * The store is checked with a real round trip on every report. The model is
+ * healthy once it has embedded a test sentence; a loaded model is checked
+ * again in the background when its verdict is older than `modelRecheckMs`
+ * (the local model's worker thread can die and be restarted), so a report
+ * never waits for an embedding and stays true to within that interval.
  */
-export function createReadiness({ store, embeddingModel, gateIntervalMs = 1_000 }: ReadinessOptions): Readiness {
+export function createReadiness({ store, embeddingModel, gateIntervalMs = 1_000, modelRecheckMs = 30_000 }: ReadinessOptions): Readiness {
   let model: ComponentHealth = { status: 'Unhealthy', description: 'embedding model is loading' };
-  const modelChecked = embeddingModel.then(checkEmbeddingModel, (error: unknown) => ({
-    status: 'Unhealthy' as const,
-    description: `embedding model failed to load: ${error instanceof Error ? error.message : String(error)}`,
-  })).then((health) => {
+  let loaded: EmbeddingModel | null = null;
+  let modelCheckedAt = Number.NEGATIVE_INFINITY;
+  let rechecking: Promise<void> | undefined;
+  const judgeModel = (health: ComponentHealth) => {
     model = health;
-  });
+    modelCheckedAt = Date.now();
+  };
+  const modelChecked = embeddingModel
+    .then(
+      (ready) => {
+        loaded = ready;
+        return checkEmbeddingModel(ready);
+      },
+      (error: unknown) => ({
+        status: 'Unhealthy' as const,
+        description: `embedding model failed to load: ${error instanceof Error ? error.message : String(error)}`,
+      }),
+    )
+    .then(judgeModel);
+  const recheckModel = () => {
+    if (loaded === null || rechecking || Date.now() - modelCheckedAt < modelRecheckMs) return;
+    rechecking = checkEmbeddingModel(loaded)
+      .then(judgeModel)
+      .finally(() => (rechecking = undefined));
+  };
 
   let healthyAt = Number.NEGATIVE_INFINITY;
   let inFlight: Promise<ReadinessReport> | undefined;
 
   const check = async (): Promise<ReadinessReport> => {
+    recheckModel();
     const cacheStore = await checkStore(store);
     const healthy = cacheStore.status === 'Healthy' && model.status === 'Healthy';
     healthyAt = healthy ? Date.now() : Number.NEGATIVE_INFINITY;

@@ -1,0 +1,62 @@
+import { createMemoryStore, type EmbeddingModel } from '@tollgate/gateway-core';
+import { describe, expect, it } from 'vitest';
+import { createReadiness } from './readiness.js';
+
+/** A model behind the EmbeddingModel port whose health the test switches. */
+function switchableModel() {
+  const state = { failing: false, embeds: 0 };
+  const model: EmbeddingModel = {
+    name: 'switchable',
+    async embed(texts) {
+      state.embeds += 1;
+      if (state.failing) throw new Error('the embedding worker stopped');
+      return texts.map(() => [0.6, 0.8]);
+    },
+  };
+  return { model, state };
+}
+
+const waitFor = async (probe: () => boolean) => {
+  for (let i = 0; i < 100 && !probe(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+};
+
+describe('createReadiness', () => {
+  it('is unhealthy until the model has embedded the test sentence, then healthy', async () => {
+    const { model } = switchableModel();
+    let load!: (model: EmbeddingModel) => void;
+    const readiness = createReadiness({ store: createMemoryStore(), embeddingModel: new Promise((resolve) => (load = resolve)) });
+    expect(await readiness.report()).toMatchObject({ status: 'Unhealthy', components: { embeddingModel: { status: 'Unhealthy', description: 'embedding model is loading' } } });
+    load(model);
+    await readiness.modelChecked;
+    expect(await readiness.report()).toMatchObject({ status: 'Healthy' });
+  });
+
+  it('notices a loaded model that stopped working, in the background, and its recovery', async () => {
+    const { model, state } = switchableModel();
+    const readiness = createReadiness({ store: createMemoryStore(), embeddingModel: Promise.resolve(model), modelRecheckMs: 0 });
+    await readiness.modelChecked;
+    expect((await readiness.report()).status).toBe('Healthy');
+
+    state.failing = true;
+    // The report that notices starts the check; it does not wait for it.
+    await readiness.report();
+    await waitFor(() => state.embeds >= 3);
+    const down = await readiness.report();
+    expect(down.status).toBe('Unhealthy');
+    expect(down.components.embeddingModel).toEqual({ status: 'Unhealthy', description: 'switchable: the embedding worker stopped' });
+
+    state.failing = false;
+    await readiness.report();
+    await waitFor(() => state.embeds >= 5);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect((await readiness.report()).status).toBe('Healthy');
+  });
+
+  it('does not embed again while the verdict is younger than modelRecheckMs', async () => {
+    const { model, state } = switchableModel();
+    const readiness = createReadiness({ store: createMemoryStore(), embeddingModel: Promise.resolve(model), modelRecheckMs: 60_000 });
+    await readiness.modelChecked;
+    for (let i = 0; i < 5; i++) await readiness.report();
+    expect(state.embeds).toBe(1);
+  });
+});
