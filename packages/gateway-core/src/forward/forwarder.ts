@@ -1,6 +1,7 @@
 import { context, propagation } from '@opentelemetry/api';
 import { performance } from 'node:perf_hooks';
 import { Pool } from 'undici';
+import { TimedAbort } from '../abort/timed-abort.js';
 import type { ToolDefinition } from '../tools/definition.js';
 import { DownstreamCallError } from './errors.js';
 import { checkDownstreamHeaders, endToEndHeaders } from './headers.js';
@@ -63,12 +64,7 @@ export class HttpForwarder implements Forwarder {
 
   async forward(tool: ToolDefinition, args: Record<string, unknown>, signal?: AbortSignal): Promise<ForwardResult> {
     const request = buildDownstreamRequest(tool, args, this.#basePath);
-    // A timer cleared when the call ends, not AbortSignal.timeout: that one fires
-    // after every call, long finished or not, and builds a DOMException each time.
-    const deadline = new AbortController();
-    const timer = setTimeout(() => deadline.abort(), this.#timeoutMs).unref();
-    const timeout = deadline.signal;
-    const combined = signal === undefined ? timeout : AbortSignal.any([signal, timeout]);
+    const abort = new TimedAbort(this.#timeoutMs, signal);
     const started = performance.now();
     try {
       const response = await this.#pool.request({
@@ -81,7 +77,7 @@ export class HttpForwarder implements Forwarder {
           ...this.#headers,
         }),
         body: request.body ?? null,
-        signal: combined,
+        signal: abort.signal,
       });
       if (response.statusCode >= 400) {
         await response.body.dump().catch(() => undefined);
@@ -94,9 +90,9 @@ export class HttpForwarder implements Forwarder {
       const headers = endToEndHeaders(response.headers);
       return { status: response.statusCode, headers, body: decodeBody(raw, headers['content-type']), durationMs: performance.now() - started };
     } catch (error) {
-      throw this.#failure(error, tool, timeout, signal);
+      throw this.#failure(error, tool, abort, signal);
     } finally {
-      clearTimeout(timer);
+      abort.dispose();
     }
   }
 
@@ -105,9 +101,9 @@ export class HttpForwarder implements Forwarder {
     return this.#pool.close();
   }
 
-  #failure(error: unknown, tool: ToolDefinition, timeout: AbortSignal, signal: AbortSignal | undefined): DownstreamCallError {
+  #failure(error: unknown, tool: ToolDefinition, abort: TimedAbort, signal: AbortSignal | undefined): DownstreamCallError {
     if (error instanceof DownstreamCallError) return error;
-    if (timeout.aborted) {
+    if (abort.timedOut) {
       return new DownstreamCallError(`Downstream did not answer tool ${tool.name} within ${this.#timeoutMs} ms`, { reason: 'timeout', timeoutMs: this.#timeoutMs }, { cause: error });
     }
     // The caller's signal may abort with any reason (not only an AbortError): ask the signal, not the error.

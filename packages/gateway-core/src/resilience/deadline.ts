@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks';
+import { TimedAbort } from '../abort/timed-abort.js';
 
 /**
  * One time budget for a whole call, retries and backoff included. Its signal
@@ -6,30 +7,27 @@ import { performance } from 'node:perf_hooks';
  * two apart, because one is the downstream's fault and the other is not.
  */
 export class Deadline {
-  readonly signal: AbortSignal;
   readonly budgetMs: number;
-  readonly #timeout: AbortSignal;
-  readonly #timer: NodeJS.Timeout;
+  readonly #abort: TimedAbort;
   readonly #endsAt: number;
 
   constructor(budgetMs: number, callerSignal?: AbortSignal) {
     this.budgetMs = budgetMs;
     this.#endsAt = performance.now() + budgetMs;
-    // Not AbortSignal.timeout: its timer cannot be cancelled, so it fires after every
-    // call, long finished or not, and builds a TimeoutError each time. This one is `end`ed.
-    const controller = new AbortController();
-    this.#timer = setTimeout(() => controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')), budgetMs).unref();
-    this.#timeout = controller.signal;
-    this.signal = callerSignal === undefined ? this.#timeout : AbortSignal.any([callerSignal, this.#timeout]);
+    this.#abort = new TimedAbort(budgetMs, callerSignal);
+  }
+
+  get signal(): AbortSignal {
+    return this.#abort.signal;
   }
 
   /** The call is over: the budget can no longer run out. */
   end(): void {
-    clearTimeout(this.#timer);
+    this.#abort.dispose();
   }
 
   get expired(): boolean {
-    return this.#timeout.aborted;
+    return this.#abort.timedOut;
   }
 
   remainingMs(): number {
