@@ -8,7 +8,7 @@
 // + privacy + cap + audit on every call) and the SDK peer, all on loopback.
 // Prints Markdown tables and writes bench/results/<timestamp>.json and latest.json.
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -24,6 +24,8 @@ import { summarizeProfile } from './profile-summary.mjs';
 
 const here = (path) => fileURLToPath(new URL(path, import.meta.url));
 const GATEWAY_MAIN = here('../apps/gateway/dist/main.js');
+/** The gateway runs as its image runs it: with the NODE_OPTIONS (V8 heap limits) the Dockerfile sets. */
+const GATEWAY_NODE_OPTIONS = imageNodeOptions(here('../Dockerfile'));
 const RESULTS_DIR = here('./results/');
 const PROFILES_DIR = here('./results/profiles/');
 /** The whole run must end within this, whatever hangs. */
@@ -48,6 +50,7 @@ const settings = {
   sidePairs: Math.max(200, Math.round(Number(args.pairs) / 2)),
   profile: args.profile,
   logLevel: 'warn',
+  gatewayNodeOptions: GATEWAY_NODE_OPTIONS,
 };
 
 const log = (line) => process.stderr.write(`bench: ${line}\n`);
@@ -69,6 +72,7 @@ async function main() {
     const nodeFlags = settings.profile ? ['--cpu-prof', `--cpu-prof-dir=${PROFILES_DIR}`, `--cpu-prof-name=${name}-${stamp(startedAt)}.cpuprofile`] : [];
     if (settings.profile) await mkdir(PROFILES_DIR, { recursive: true });
     const env = {
+      NODE_OPTIONS: GATEWAY_NODE_OPTIONS,
       NODE_ENV: 'production',
       LOG_LEVEL: settings.logLevel,
       PORT: String(port),
@@ -177,6 +181,12 @@ async function main() {
   await writeFile(file, json);
   await writeFile(`${RESULTS_DIR}latest.json`, json);
   log(`results written to ${file} and bench/results/latest.json`);
+}
+
+/** NODE_OPTIONS of the Dockerfile's `gateway` stage (its ENV line), or '' when it sets none. */
+function imageNodeOptions(dockerfile) {
+  const stage = readFileSync(dockerfile, 'utf8').split(/^FROM\s+/m).find((body) => /^\S+\s+AS\s+gateway\s*$/im.test(body.split('\n')[0]));
+  return stage?.match(/^ENV\s.*\bNODE_OPTIONS="([^"]*)"/m)?.[1] ?? '';
 }
 
 /** Admin token from the API key, one agent with a budget no run can spend, its token. */

@@ -82,6 +82,15 @@ describe('Dockerfile', () => {
     expect(all(gateway, 'EXPOSE')).toEqual(['8080']);
   });
 
+  it('bounds the gateway’s V8 heap with flags Node accepts in NODE_OPTIONS (the ones pnpm bench measures with)', () => {
+    const options = environment(gateway).NODE_OPTIONS ?? '';
+    expect(options).toMatch(/--max-old-space-size=\d+/);
+    expect(options).toMatch(/--max-semi-space-size=\d+/);
+    const check = spawnSync(process.execPath, ['-e', 'process.exit(0)'], { env: { PATH: process.env.PATH ?? '', NODE_OPTIONS: options }, encoding: 'utf8' });
+    expect(check.stderr).toBe('');
+    expect(check.status).toBe(0);
+  });
+
   it('runs both images as a non-root numeric user', () => {
     for (const stage of [gateway, downstream]) {
       const user = last(stage, 'USER');

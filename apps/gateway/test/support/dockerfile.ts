@@ -87,9 +87,9 @@ export function healthcheckCommand(args: string): string[] {
 export function environment(stage: Stage): Record<string, string> {
   const env: Record<string, string> = {};
   for (const line of all(stage, 'ENV')) {
-    for (const pair of line.split(/\s+/)) {
-      const [name = '', value = ''] = pair.split('=', 2);
-      env[name] = value;
+    // NAME=value pairs; a value may be double-quoted to hold spaces.
+    for (const [, name = '', quoted, plain] of line.matchAll(/([A-Za-z_][A-Za-z0-9_]*)=(?:"([^"]*)"|(\S*))/g)) {
+      env[name] = quoted ?? plain ?? '';
     }
   }
   return env;
