@@ -182,6 +182,16 @@ describe('hostile and malformed input (dist/main.js)', () => {
       expect(JSON.parse(reply.body)).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600 } });
     });
 
+    it('takes a client that hangs up halfway through its body calmly: no unexpected error, still serving', async () => {
+      const head = ['POST /mcp HTTP/1.1', `Host: ${new URL(url).host}`, 'Content-Type: application/json', `Authorization: Bearer ${victim.token}`, 'Content-Length: 400'].join('\r\n');
+      const answer = await rawExchange(url, head, '{"jsonrpc":"2.0","id":1,', 200);
+      // The half-closed socket may still get the 400, or nothing at all.
+      expect(answer === '' || /^HTTP\/1\.1 400 /.test(answer)).toBe(true);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(gateway.output()).not.toMatch(/unexpected error/i);
+      expect((await fetch(`${url}/health/live`)).status).toBe(200);
+    });
+
     it('answers a Content-Length over the limit with 413 before any body byte is sent', async () => {
       const head = [
         'POST /mcp HTTP/1.1',

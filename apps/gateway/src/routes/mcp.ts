@@ -18,7 +18,7 @@ import {
 } from '@tollgate/gateway-core';
 import { Hono, type Context } from 'hono';
 import { bearerToken } from '../http/admin-guard.js';
-import { BodyTooLargeError, clientGoneSignal, readBodyText, requestHeaders } from '../http/node-request.js';
+import { BodyTooLargeError, clientGoneSignal, IncompleteBodyError, readBodyText, requestHeaders } from '../http/node-request.js';
 import { replyWithKeepAlive, sseReply } from '../http/sse.js';
 import { ToolCallSpan } from '../observability/tool-call-span.js';
 import { ToolCallAudit } from './mcp-call-audit.js';
@@ -130,6 +130,7 @@ export function mcpRoutes(deps: McpRouteDeps): Hono {
         // Refused before the pipeline took it (authentication, session): give the reservation back.
         reservedAhead?.abandon();
         if (error instanceof BodyTooLargeError) return bodyTooLarge(c, deps);
+        if (error instanceof IncompleteBodyError) return errorReply(c, null, new TransportError(400, 'The request body ended before its end'), deps);
         audit?.failed(error);
         return errorReply(c, id, error, deps);
       }
