@@ -84,11 +84,13 @@ export async function composeGateway(config: GatewayConfig, log: Logger): Promis
   // Budgets are settled after the reply; a budget read on this instance waits for its pending writes.
   const settlements = new SettlementQueue({
     ledger: store.budget,
-    onError: (error, { agentId, granted }, willRetry) =>
-      willRetry
-        ? log.warn({ err: errorText(error), agentId }, 'budget settlement failed; retrying')
-        : log.error({ err: errorText(error), agentId, granted }, 'budget settlement given up; the reservation lapses uncharged'),
+    onError: (error, { agentId, granted }, willRetry) => {
+      metrics.storeError();
+      if (willRetry) log.warn({ err: errorText(error), agentId }, 'budget settlement failed; retrying');
+      else log.error({ err: errorText(error), agentId, granted }, 'budget settlement given up; the reservation lapses uncharged');
+    },
   });
+  metrics.countPendingSettlements(() => settlements.pending);
   const agents = new AgentService({ store, tokens, settlements });
   const catalog = new ToolCatalog();
   const refresher = new ToolRefresher({

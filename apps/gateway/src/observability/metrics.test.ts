@@ -10,6 +10,7 @@ describe('GatewayMetrics', () => {
     metrics.observe({ kind: 'tool-call', outcome: 'unknown-tool', tool: 'rm -rf', gatewayMs: 0.1 });
     metrics.breakerState('open');
     metrics.storeError();
+    metrics.countPendingSettlements(() => 3);
     const text = await metrics.text();
     expect(text).toContain('tollgate_tool_calls_total{tool="get_order",outcome="ok"} 1');
     expect(text).toContain('tollgate_tool_calls_total{tool="(none)",outcome="unknown-tool"} 1');
@@ -18,6 +19,7 @@ describe('GatewayMetrics', () => {
     expect(text).toContain('tollgate_budget_refusals_total 1');
     expect(text).toContain('tollgate_breaker_state 2');
     expect(text).toContain('tollgate_store_errors_total 1');
+    expect(text).toContain('tollgate_budget_settlements_pending 3');
     expect(text).toContain('tollgate_gateway_added_seconds_bucket{le="0.0005",tool="get_order"} 3');
     expect(text).toContain('tollgate_downstream_seconds_count{tool="get_order"} 1');
     expect(text).not.toContain('rm -rf');
