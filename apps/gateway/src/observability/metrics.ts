@@ -36,11 +36,13 @@ export class GatewayMetrics {
   readonly #breaker = new Gauge({ name: 'tollgate_breaker_state', help: 'Downstream circuit breaker: 0 closed, 1 half-open, 2 open', registers: [this.registry] });
   readonly #managementChanges = new Counter({ name: 'tollgate_management_changes_total', help: 'Management changes by kind', labelNames: ['change'], registers: [this.registry] });
   #pendingSettlements: () => number = () => 0;
-  readonly #settlementsGauge = new Gauge({
+  readonly #settlementsGauge: Gauge = new Gauge({
     name: 'tollgate_budget_settlements_pending',
     help: 'Budget settlements and releases written after the reply, not yet in the store (grows while the store is down)',
     registers: [this.registry],
-    collect: () => this.#settlementsGauge.set(this.#pendingSettlements()),
+    collect: () => {
+      this.#settlementsGauge.set(this.#pendingSettlements());
+    },
   });
 
   constructor(private readonly knownTool: (name: string) => boolean) {
