@@ -147,9 +147,18 @@ async function main() {
     ['sdkPeer', mcpLoad(peer.url, sessions.peer, undefined, expected.peer)],
   ];
   const throughputRows = {};
+  // Under load the settles and audit records of many calls share scripts and round trips.
+  const storeCommandsUnderLoad = {};
+  const countingCommands = (key) => {
+    let before;
+    return {
+      before: async () => (before = await commandCounts(redis.port)),
+      after: async (calls) => (storeCommandsUnderLoad[key] = perCall(before, await commandCounts(redis.port), calls)),
+    };
+  };
   for (const [key, options] of rows) {
     log(`throughput: ${key}, ${settings.connections} connections, ${settings.warmupSec} s warm-up + ${settings.durationSec} s`);
-    throughputRows[key] = await throughput(options);
+    throughputRows[key] = await throughput({ ...options, around: key in storeCommands ? countingCommands(key) : undefined });
   }
 
   const memory = {
@@ -167,6 +176,7 @@ async function main() {
     settings: { ...settings, privacyFilter, store: 'redis-server (loopback)', mode: 'production', pipeline: 'auth, session, allowlist/scopes, argument validation, budget reservation, forward, privacy filter, token cap, settle, audit' },
     latency,
     storeCommands,
+    storeCommandsUnderLoad,
     throughput: throughputRows,
     memory,
   };

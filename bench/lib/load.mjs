@@ -4,15 +4,21 @@
 // not as throughput.
 import autocannon from 'autocannon';
 
-/** Runs a short warm-up, then the measured run; `window` is the hrtime span of the measured run (ns, for profiles). */
-export async function throughput({ url, method = 'GET', headers = {}, body, expectBody, uniqueIds = false, connections, durationSec, warmupSec }) {
+/**
+ * Runs a short warm-up, then the measured run; `window` is the hrtime span of
+ * the measured run (ns, for profiles). `around`, when given, is awaited just
+ * before and just after the measured run (e.g. to read counters).
+ */
+export async function throughput({ url, method = 'GET', headers = {}, body, expectBody, uniqueIds = false, connections, durationSec, warmupSec, around }) {
   const target = { url, method, headers, body, connections, pipelining: 1, timeout: 10, idReplacement: uniqueIds };
   if (warmupSec > 0) await run({ ...target, duration: warmupSec });
+  await around?.before();
   const start = process.hrtime.bigint();
   const problems = new Map();
   const check = uniqueIds ? { verifyBody: (text) => withoutUniqueId(text) === expectBody } : { expectBody };
   const result = await run({ ...target, duration: durationSec, ...check }, problems);
   const end = process.hrtime.bigint();
+  await around?.after(result.requests.total);
   return {
     connections,
     durationSec: result.duration,

@@ -67,9 +67,11 @@ export function renderTables(results) {
     ['process', 'RSS after load (MB)', 'peak RSS (MB)'],
     Object.entries(memory).map(([key, row]) => [ROW_NAMES[key], row.rssMb, row.peakRssMb]),
   );
+  const commandRows = (counts, how) =>
+    Object.entries(counts ?? {}).map(([key, row]) => [`${ROW_NAMES[key]}, ${how}`, row.total, Object.entries(row.perCommand).map(([name, n]) => `${name} ${n}`).join(', ')]);
   const storeTable = table(
-    ['Redis commands per tools/call', 'total', 'by command'],
-    Object.entries(results.storeCommands).map(([key, row]) => [ROW_NAMES[key], row.total, Object.entries(row.perCommand).map(([name, n]) => `${name} ${n}`).join(', ')]),
+    ['Redis commands per tools/call (inside scripts included)', 'total', 'by command'],
+    [...commandRows(results.storeCommands, 'one call at a time'), ...commandRows(results.storeCommandsUnderLoad, `under load (${results.settings.connections} connections)`)],
   );
   const verdictTable = table(
     ['target', 'goal', 'measured', 'verdict'],
