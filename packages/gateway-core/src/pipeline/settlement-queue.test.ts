@@ -166,4 +166,16 @@ describe('SettlementQueue', () => {
     expect(writes).toEqual([]);
     expect(queue.pending).toBe(0);
   });
+
+  it('after drain, a write that fails is given up at once instead of retried', async () => {
+    const { ledger, writes } = flakyLedger({ count: Number.POSITIVE_INFINITY });
+    const reported: boolean[] = [];
+    const queue = new SettlementQueue({ ledger, onError: (_error, _reservation, willRetry) => reported.push(willRetry) });
+    await queue.drain();
+    queue.settle(await reserved(ledger), 5);
+    await queue.settled(AGENT);
+    expect(writes).toEqual(['settle']);
+    expect(reported).toEqual([false]);
+    expect(queue.pending).toBe(0);
+  });
 });

@@ -57,6 +57,8 @@ export class SettlementQueue implements Settlements {
   /** Writes waiting for their retry, by timer. */
   readonly #retrying = new Map<NodeJS.Timeout, PendingWrite>();
   #flushScheduled = false;
+  /** Set by `drain`: from then on every write is tried once, never scheduled for a retry. */
+  #draining = false;
 
   constructor(options: SettlementQueueOptions) {
     this.#options = { onError: () => {}, giveUpAfterMs: DEFAULT_RESERVATION_TTL_MS, maxReadWaitMs: 2_000, ...options };
@@ -92,8 +94,12 @@ export class SettlementQueue implements Settlements {
     clearTimeout(timer);
   }
 
-  /** Writes everything queued now, retries included, each tried once more; for a graceful shutdown. */
+  /**
+   * Writes everything queued now, retries included, each tried once more
+   * (and nothing retried after that); for a graceful shutdown.
+   */
   async drain(): Promise<void> {
+    this.#draining = true;
     const pending = [...this.#inFlight.values()].flatMap((set) => [...set]);
     for (const [timer, write] of this.#retrying) {
       clearTimeout(timer);
@@ -147,7 +153,8 @@ export class SettlementQueue implements Settlements {
       this.#finish(write);
     } catch (error) {
       write.attempts += 1;
-      const willRetry = error instanceof StoreUnavailableError && !finalAttempt && performance.now() - write.startedAt < this.#options.giveUpAfterMs;
+      const lastChance = finalAttempt || this.#draining || performance.now() - write.startedAt >= this.#options.giveUpAfterMs;
+      const willRetry = error instanceof StoreUnavailableError && !lastChance;
       this.#options.onError(error, write.reservation, willRetry);
       if (willRetry) this.#retryLater(write);
       else this.#finish(write);
@@ -160,7 +167,7 @@ export class SettlementQueue implements Settlements {
       this.#retrying.delete(timer);
       this.#queued.push(write);
       this.#flush(false);
-    }, delay);
+    }, delay).unref();
     this.#retrying.set(timer, write);
   }
 
