@@ -130,7 +130,7 @@ export function mcpRoutes(deps: McpRouteDeps): Hono {
         // Refused before the pipeline took it (authentication, session): give the reservation back.
         reservedAhead?.abandon();
         if (error instanceof BodyTooLargeError) return bodyTooLarge(c, deps);
-        if (error instanceof IncompleteBodyError) return errorReply(c, null, new TransportError(400, 'The request body ended before its end'), deps);
+        if (error instanceof IncompleteBodyError) return errorReply(c, null, new TransportError(400, 'The connection closed before the request body was complete'), deps);
         audit?.failed(error);
         return errorReply(c, id, error, deps);
       }
