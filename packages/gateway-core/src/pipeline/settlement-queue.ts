@@ -20,10 +20,9 @@ export interface SettlementQueueOptions {
   giveUpAfterMs?: number;
   /** Longest a budget read waits for this instance's writes of that agent. Default 2 s. */
   maxReadWaitMs?: number;
+  /** Backoff between retries: doubles from the first delay up to the longest. Default 100 ms to 1 s. */
+  retryDelayMs?: { first: number; longest: number };
 }
-
-const RETRY_MIN_MS = 100;
-const RETRY_MAX_MS = 1_000;
 
 interface PendingWrite {
   reservation: Reservation;
@@ -61,7 +60,13 @@ export class SettlementQueue implements Settlements {
   #draining = false;
 
   constructor(options: SettlementQueueOptions) {
-    this.#options = { onError: () => {}, giveUpAfterMs: DEFAULT_RESERVATION_TTL_MS, maxReadWaitMs: 2_000, ...options };
+    this.#options = {
+      onError: () => {},
+      giveUpAfterMs: DEFAULT_RESERVATION_TTL_MS,
+      maxReadWaitMs: 2_000,
+      retryDelayMs: { first: 100, longest: 1_000 },
+      ...options,
+    };
   }
 
   settle(reservation: Reservation, tokens: number): void {
@@ -162,7 +167,8 @@ export class SettlementQueue implements Settlements {
   }
 
   #retryLater(write: PendingWrite): void {
-    const delay = Math.min(RETRY_MIN_MS * 2 ** (write.attempts - 1), RETRY_MAX_MS);
+    const { first, longest } = this.#options.retryDelayMs;
+    const delay = Math.min(first * 2 ** (write.attempts - 1), longest);
     const timer = setTimeout(() => {
       this.#retrying.delete(timer);
       this.#queued.push(write);
