@@ -176,6 +176,14 @@ export async function composeGateway(config: GatewayConfig, log: Logger): Promis
           catalog,
           readiness,
           breakerState: () => forwarder.breakerState,
+          refreshTools: async () => {
+            try {
+              return (await refresher.refresh('dashboard', true)).tools.length;
+            } catch (error) {
+              log.warn({ err: errorText(error) }, 'tool refresh from the dashboard failed; keeping the current tools');
+              throw error;
+            }
+          },
           recordAudit: audit,
           onUnexpectedError,
         }),

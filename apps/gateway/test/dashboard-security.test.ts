@@ -192,6 +192,24 @@ describe('dashboard security, against the built gateway', () => {
       expect(out.location).toBe('/dashboard/sign-in');
       expect(out.cookies.find((cookie) => cookie.startsWith('tollgate_dashboard='))).toMatch(/^tollgate_dashboard=;.*Max-Age=0/);
     });
+
+    // Last in this group: it stops the downstream.
+    it('reloading the tools needs the token; with the downstream gone it answers 502 and keeps serving the tools it has', async () => {
+      const session = await signIn();
+      const reload = (form: Record<string, string>) => send(`${gateway.url}/dashboard/tools/refresh`, { cookie: session.cookie, form, headers: sameOrigin });
+      expect((await reload({})).status).toBe(403);
+      const done = await reload({ _csrf: session.csrf });
+      expect(done.status).toBe(303);
+      expect(done.location).toBe('/dashboard/tools?done=tools-refreshed');
+
+      await downstream.stop();
+      const failed = await reload({ _csrf: session.csrf });
+      expect(failed.status).toBe(502);
+      expect(failed.text).toContain('could not be read; the current tools stay in service');
+      expect(failed.text).toContain('data-tool="get_order"');
+      expect(failed.text).not.toContain(downstream.url);
+      expect(gateway.output()).toMatch(/tool refresh from the dashboard failed/);
+    });
   });
 });
 

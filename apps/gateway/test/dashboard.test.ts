@@ -172,6 +172,26 @@ describe.runIf(chromiumAvailable('the dashboard browser tests'))('dashboard in C
     await plain.close();
   });
 
+  it('reloads the tools from the downstream with one click, says so, and audits it', async () => {
+    await open('/dashboard/tools');
+    await page.getByRole('button', { name: 'Reload tools from the downstream' }).click();
+    await page.waitForURL(/\/dashboard\/tools\?done=tools-refreshed$/);
+    await expect(page.locator('p.notice').textContent()).resolves.toContain('Tools reloaded');
+    expect(await page.locator('article[data-tool]').count()).toBeGreaterThan(10);
+    // The audit write is batched after the reply: look until it is there.
+    await expect
+      .poll(async () => {
+        await open('/dashboard/audit?outcome=tools.refreshed');
+        return page.locator('details.entry').count();
+      })
+      .toBe(1);
+    const entry = page.locator('details.entry').first();
+    await entry.locator('summary').click();
+    const details = (await entry.locator('dl').textContent())!;
+    expect(details).toMatch(/dashboard:/);
+    expect(details).toMatch(/\d+ tools/);
+  });
+
   it('shows the last hour on the overview: calls, tokens, top agents, readiness and breaker', async () => {
     await open('/dashboard');
     const stats = await page.locator('.stats').textContent();

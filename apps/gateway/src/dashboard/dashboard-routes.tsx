@@ -54,6 +54,8 @@ export interface DashboardDeps {
   catalog: Pick<ToolCatalog, 'definitions' | 'lastLoad' | 'loaded' | 'scopes'>;
   readiness: Pick<Readiness, 'report'>;
   breakerState: () => BreakerState;
+  /** Re-reads the downstream's /gw/schema now (as POST /management/tools/refresh does); resolves with how many tools it serves. */
+  refreshTools: () => Promise<number>;
   /** Told about every change made from the dashboard, like the management API's audit hook. */
   recordAudit: (event: AuditEvent) => void;
   onUnexpectedError?: (error: unknown, path: string) => void;
@@ -74,6 +76,7 @@ const NOTICES: Record<string, string> = {
   deactivated: 'Agent deactivated: every token it held is refused from now on.',
   'budget-reset': "Today's budget usage was reset.",
   deleted: 'Agent deleted.',
+  'tools-refreshed': "Tools reloaded from the downstream's /gw/schema; every instance follows within seconds.",
 };
 
 /**
@@ -218,10 +221,25 @@ export function dashboardRoutes(deps: DashboardDeps): Hono<DashboardEnv> {
   });
 
   // --- tool library and audit ---
-  app.get('/tools', (c) => {
+  const toolsPage = (c: DashboardContext, status: ContentfulStatusCode = 200, refreshError?: string) => {
     const filter = (c.req.query('q') ?? '').slice(0, MAX_FILTER_LENGTH);
     const groups = groupToolsByCategory(deps.catalog.definitions());
-    return c.html(<ToolsPage csrfToken={c.get('csrfToken')} groups={groups} filter={filter} loaded={deps.catalog.loaded} />);
+    return c.html(
+      <ToolsPage csrfToken={c.get('csrfToken')} groups={groups} filter={filter} loaded={deps.catalog.loaded} notice={notice(c)} {...(refreshError ? { refreshError } : {})} />,
+      status,
+    );
+  };
+  app.get('/tools', (c) => toolsPage(c));
+  app.post('/tools/refresh', async (c) => {
+    let count: number;
+    try {
+      count = await deps.refreshTools();
+    } catch {
+      // The reason can name internal addresses: the log has it, the page says what it means.
+      return toolsPage(c, 502, "The downstream's /gw/schema could not be read; the current tools stay in service.");
+    }
+    deps.recordAudit({ kind: 'management', outcome: 'tools.refreshed', actor: c.get('session').actor, detail: `${count} tools` });
+    return c.redirect('/dashboard/tools?done=tools-refreshed', 303);
   });
   app.get('/audit', async (c) => {
     const filters = { agent: queryText(c, 'agent'), tool: queryText(c, 'tool'), outcome: queryText(c, 'outcome') };

@@ -1,6 +1,6 @@
 import type { ToolDefinition } from '@tollgate/gateway-core';
 import { matchesToolFilter, toolParameters, toolSearchText, type ToolGroup } from '../tool-library.js';
-import { Page } from './layout.js';
+import { Alert, CsrfField, Notice, Page } from './layout.js';
 import { Badge, formatNumber } from './parts.js';
 
 export interface ToolsPageProps {
@@ -8,6 +8,9 @@ export interface ToolsPageProps {
   groups: ToolGroup[];
   filter: string;
   loaded: boolean;
+  notice: string | null;
+  /** Why the last reload from the downstream failed. */
+  refreshError?: string;
 }
 
 const categoryId = (category: string | null) => `category-${category ?? 'uncategorised'}`.replaceAll(/[^A-Za-z0-9_-]/g, '-');
@@ -16,7 +19,7 @@ const categoryId = (category: string | null) => `category-${category ?? 'uncateg
  * Every tool is rendered; the ones the filter does not match are `hidden`,
  * so the no-JS form (`?q=`) and the live filter show exactly the same thing.
  */
-export function ToolsPage({ csrfToken, groups, filter, loaded }: ToolsPageProps) {
+export function ToolsPage({ csrfToken, groups, filter, loaded, notice, refreshError }: ToolsPageProps) {
   const shown = groups.flatMap((group) => group.tools).filter((tool) => matchesToolFilter(tool, filter)).length;
   return (
     <Page title="Tool library" session={{ section: 'tools', csrfToken }}>
@@ -30,7 +33,15 @@ export function ToolsPage({ csrfToken, groups, filter, loaded }: ToolsPageProps)
           Matches name, description, category, verb, route and scopes. <span id="tool-count" role="status" aria-live="polite">{shown === 1 ? '1 tool' : `${shown} tools`}</span>
         </p>
       </form>
+      <Notice message={notice} />
+      {refreshError && <Alert>{refreshError}</Alert>}
       {!loaded && <p class="alert">The downstream's tools are not loaded yet.</p>}
+      <form method="post" action="/dashboard/tools/refresh" class="actions">
+        <CsrfField token={csrfToken} />
+        <button type="submit" class="secondary">
+          Reload tools from the downstream
+        </button>
+      </form>
       {groups.map((group) => (
         <section aria-labelledby={categoryId(group.category)} data-category={group.category ?? ''} hidden={!group.tools.some((tool) => matchesToolFilter(tool, filter))}>
           <h2 id={categoryId(group.category)}>{group.category ?? 'Uncategorised'}</h2>
