@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, InvalidInputError } from '../errors.js';
 import { parseToolDefinitions, type ToolDefinition } from '../tools/definition.js';
-import { createOrder, getCustomer } from '../tools/test-fixtures.js';
+import { createOrder, getCustomer } from '../testing/tool-fixtures.js';
 import { DownstreamCallError } from './errors.js';
 import { HttpForwarder } from './forwarder.js';
 

@@ -4,7 +4,7 @@ import type { Forwarder } from '../forward/forwarder.js';
 import { createMemoryStore } from '../store/memory/index.js';
 import type { AgentRecord, SessionStore } from '../store/ports.js';
 import { buildToolRegistry } from '../tools/registry.js';
-import { createOrder, getCustomer } from '../tools/test-fixtures.js';
+import { createOrder, getCustomer } from '../testing/tool-fixtures.js';
 import { InvalidRequestError, MethodNotFoundError, SessionNotFoundError } from './errors.js';
 import type { JsonRpcRequest } from './jsonrpc.js';
 import { SettlementQueue } from '../pipeline/settlement-queue.js';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { StoreUnavailableError } from '../errors.js';
 import { createMemoryStore } from '../store/memory/index.js';
 import type { AgentRecord, BudgetLedger } from '../store/ports.js';
-import { testAgent } from '../tools/test-fixtures.js';
+import { testAgent } from '../testing/tool-fixtures.js';
 import { EarlyReservations } from './early-reservation.js';
 import { SettlementQueue } from './settlement-queue.js';
 

@@ -7,7 +7,7 @@ import type { AgentRecord, BudgetLedger } from '../store/ports.js';
 import { countTokens } from '../tokens/count.js';
 import type { ToolDefinition } from '../tools/definition.js';
 import { buildToolRegistry } from '../tools/registry.js';
-import { archiveCustomer, createOrder, getCustomer, testAgent } from '../tools/test-fixtures.js';
+import { archiveCustomer, createOrder, getCustomer, testAgent } from '../testing/tool-fixtures.js';
 import { SemanticCache } from '../cache/semantic-cache.js';
 import { SettlementQueue } from './settlement-queue.js';
 import { callTool, type ToolCallContext, type ToolCallDeps, type ToolCallTrace } from './tool-call.js';

@@ -10,7 +10,7 @@ import { HttpForwarder } from '../forward/forwarder.js';
 import { createMemoryStore } from '../store/memory/index.js';
 import type { AgentRecord } from '../store/ports.js';
 import { buildToolRegistry } from '../tools/registry.js';
-import { createOrder, getCustomer, testAgent } from '../tools/test-fixtures.js';
+import { createOrder, getCustomer, testAgent } from '../testing/tool-fixtures.js';
 import { SPAN_ATTRIBUTES, SPAN_NAMES } from '../tracing.js';
 import { callTool, type ToolCallContext, type ToolCallDeps } from './tool-call.js';
 

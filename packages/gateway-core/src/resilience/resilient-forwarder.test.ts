@@ -7,7 +7,7 @@ import { CircuitOpenError, ConfigError, InvalidInputError } from '../errors.js';
 import { DownstreamCallError } from '../forward/errors.js';
 import { HttpForwarder, type Forwarder } from '../forward/forwarder.js';
 import { parseToolDefinitions, type ToolDefinition } from '../tools/definition.js';
-import { createOrder, deleteCustomer, getCustomer } from '../tools/test-fixtures.js';
+import { createOrder, deleteCustomer, getCustomer } from '../testing/tool-fixtures.js';
 import type { BreakerStateChange, ResilienceOptions } from './options.js';
 import { createResilientForwarder } from './resilient-forwarder.js';
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ForbiddenError, InvalidInputError } from '../errors.js';
 import { authorizeToolCall, toolsForAgent, type ToolCaller } from './access.js';
 import { buildToolRegistry } from './registry.js';
-import { archiveCustomer, createOrder, deleteCustomer, getCustomer } from './test-fixtures.js';
+import { archiveCustomer, createOrder, deleteCustomer, getCustomer } from '../testing/tool-fixtures.js';
 
 const { registry } = buildToolRegistry([getCustomer, createOrder, deleteCustomer, archiveCustomer]);
 

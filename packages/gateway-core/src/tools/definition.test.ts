@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { describeToolProblem, parseToolDefinitions } from './definition.js';
-import { createOrder, getCustomer } from './test-fixtures.js';
+import { createOrder, getCustomer } from '../testing/tool-fixtures.js';
 
 describe('parseToolDefinitions', () => {
   it('reads valid definitions and fills the spec defaults', () => {

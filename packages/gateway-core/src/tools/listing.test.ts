@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { toolsListResult } from './listing.js';
 import { buildToolRegistry } from './registry.js';
-import { createOrder, deleteCustomer, getCustomer } from './test-fixtures.js';
+import { createOrder, deleteCustomer, getCustomer } from '../testing/tool-fixtures.js';
 
 const { registry } = buildToolRegistry([getCustomer, createOrder, deleteCustomer]);
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../errors.js';
 import { validateToolArguments } from './arguments.js';
 import { buildToolRegistry } from './registry.js';
-import { createOrder, getCustomer } from './test-fixtures.js';
+import { createOrder, getCustomer } from '../testing/tool-fixtures.js';
 
 function registryOf(...definitions: unknown[]) {
   return buildToolRegistry(definitions);

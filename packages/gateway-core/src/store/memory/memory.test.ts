@@ -1,4 +1,4 @@
-import { describeStoreContract } from '../contract.js';
+import { describeStoreContract } from '../../testing/store-contract.js';
 import { createMemoryStore } from './index.js';
 
 describeStoreContract('in-memory', async (options) => createMemoryStore(options));

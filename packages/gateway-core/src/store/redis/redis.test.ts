@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { StoreUnavailableError } from '../../errors.js';
 import { isRedisServerAvailable, startRedisServer, type RedisServer } from '../../testing/redis-server.js';
-import { describeStoreContract } from '../contract.js';
+import { describeStoreContract } from '../../testing/store-contract.js';
 import { checkStore } from '../check.js';
 import { createStore } from '../create-store.js';
 import type { StoreOptions } from '../options.js';

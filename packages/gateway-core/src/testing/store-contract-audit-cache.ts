@@ -6,8 +6,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AuditEntry, AuditRecord } from '../audit/record.js';
 import { InvalidInputError } from '../errors.js';
-import type { StoreOptions } from './options.js';
-import type { GatewayStore } from './ports.js';
+import type { StoreOptions } from '../store/options.js';
+import type { GatewayStore } from '../store/ports.js';
 
 type Factory = (options: StoreOptions) => Promise<GatewayStore>;
 

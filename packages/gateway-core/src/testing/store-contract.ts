@@ -5,9 +5,9 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { describeAuditCacheContract } from './contract-audit-cache.js';
-import type { StoreOptions } from './options.js';
-import type { AgentRecord, GatewayStore, Reservation } from './ports.js';
+import type { StoreOptions } from '../store/options.js';
+import type { AgentRecord, GatewayStore, Reservation } from '../store/ports.js';
+import { describeAuditCacheContract } from './store-contract-audit-cache.js';
 
 export type StoreFactory = (options: StoreOptions) => Promise<GatewayStore>;
 
