@@ -50,6 +50,11 @@ export function parseUpdateAgentForm(form: FormBody): FormResult<z.output<typeof
   return validated(updateAgentBody, agentBody(form));
 }
 
+/** What the user typed, to show the form again after a refusal. */
+export function formValues(form: FormBody) {
+  return { label: text(form, 'label'), dailyTokenBudget: text(form, 'dailyTokenBudget'), allowedTools: allowedToolsOf(form), scopes: texts(form.scopes) };
+}
+
 function validated<T extends z.ZodType>(schema: T, body: unknown): FormResult<z.output<T>> {
   const parsed = schema.safeParse(body);
   if (parsed.success) return { ok: true, value: parsed.data };

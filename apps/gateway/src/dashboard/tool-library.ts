@@ -28,6 +28,11 @@ export function groupToolsByCategory(tools: readonly ToolDefinition[]): ToolGrou
     .map(([category, members]) => ({ category, tools: members.sort((x, y) => x.name.localeCompare(y.name)) }));
 }
 
+/** The names the agent form and the audit filter offer. */
+export function toolNames(tools: readonly ToolDefinition[]): string[] {
+  return tools.map((tool) => tool.name);
+}
+
 export interface ToolParameter {
   name: string;
   type: string;
