@@ -1,0 +1,94 @@
+import type { AgentService, AuditEvent } from '@tollgate/gateway-core';
+import { Hono } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import type { ToolCatalog } from '../../registry/tool-catalog.js';
+import { formValues, parseCreateAgentForm, parseUpdateAgentForm, type FieldError } from '../agent-form.js';
+import { agentChanged } from '../audit-events.js';
+import type { DashboardContext, DashboardEnv } from '../env.js';
+import { notice } from '../notices.js';
+import { toolNames } from '../tool-library.js';
+import type { AgentFormValues } from '../views/agent-form.js';
+import { AgentPage, AgentsPage, DeleteAgentPage, type AgentWithBudget } from '../views/agents.js';
+
+export interface AgentsDeps {
+  agents: AgentService;
+  catalog: Pick<ToolCatalog, 'definitions' | 'scopes'>;
+  recordAudit: (event: AuditEvent) => void;
+}
+
+/** A refused form, shown again with what was typed. */
+type RefusedForm = { values: AgentFormValues; errors: FieldError[] };
+
+/**
+ * The agents: list, create, edit, (de)activate, reset today's budget,
+ * delete. Every change is audited and answered with a 303 to the page that
+ * shows its result, so a reload never repeats it.
+ */
+export function agentPages(deps: AgentsDeps): Hono<DashboardEnv> {
+  const app = new Hono<DashboardEnv>();
+  app.get('/agents', (c) => listPage(deps, c));
+  app.post('/agents', (c) => createAgent(deps, c));
+  app.get('/agents/:agentId', (c) => agentPage(deps, c, c.req.param('agentId')));
+  app.post('/agents/:agentId', (c) => updateAgent(deps, c, c.req.param('agentId')));
+  app.post('/agents/:agentId/active', (c) => setActive(deps, c, c.req.param('agentId')));
+  app.post('/agents/:agentId/budget/reset', (c) => resetBudget(deps, c, c.req.param('agentId')));
+  app.get('/agents/:agentId/delete', (c) => confirmDelete(deps, c, c.req.param('agentId')));
+  app.post('/agents/:agentId/delete', (c) => deleteAgent(deps, c, c.req.param('agentId')));
+  return app;
+}
+
+async function listPage(deps: AgentsDeps, c: DashboardContext, createForm?: RefusedForm) {
+  const agents: AgentWithBudget[] = await Promise.all((await deps.agents.list()).map(async (agent) => ({ agent, budget: await deps.agents.budget(agent.agentId) })));
+  const props = { csrfToken: c.get('csrfToken'), agents, toolNames: toolNames(deps.catalog.definitions()), knownScopes: deps.catalog.scopes() };
+  if (createForm) return c.html(<AgentsPage {...props} notice={null} createForm={createForm} />, 400);
+  return c.html(<AgentsPage {...props} notice={notice(c)} />);
+}
+
+async function agentPage(deps: AgentsDeps, c: DashboardContext, agentId: string, status: ContentfulStatusCode = 200, editForm?: RefusedForm) {
+  const [agent, budget] = await Promise.all([deps.agents.get(agentId), deps.agents.budget(agentId)]);
+  const props = { csrfToken: c.get('csrfToken'), agent, budget, toolNames: toolNames(deps.catalog.definitions()), knownScopes: deps.catalog.scopes(), notice: notice(c) };
+  return c.html(<AgentPage {...props} {...(editForm ? { editForm } : {})} />, status);
+}
+
+async function createAgent(deps: AgentsDeps, c: DashboardContext) {
+  const form = c.get('form');
+  const parsed = parseCreateAgentForm(form);
+  if (!parsed.ok) return listPage(deps, c, { values: formValues(form), errors: parsed.errors });
+  const agent = await deps.agents.create(parsed.value);
+  deps.recordAudit(agentChanged(c, 'agent.created', agent.agentId));
+  return c.redirect(`/dashboard/agents/${agent.agentId}?done=created`, 303);
+}
+
+async function updateAgent(deps: AgentsDeps, c: DashboardContext, agentId: string) {
+  const form = c.get('form');
+  const parsed = parseUpdateAgentForm(form);
+  if (!parsed.ok) return agentPage(deps, c, agentId, 400, { values: formValues(form), errors: parsed.errors });
+  const agent = await deps.agents.update(agentId, parsed.value);
+  deps.recordAudit(agentChanged(c, 'agent.updated', agent.agentId, `fields: ${Object.keys(parsed.value).sort().join(', ')}`));
+  return c.redirect(`/dashboard/agents/${agent.agentId}?done=updated`, 303);
+}
+
+async function setActive(deps: AgentsDeps, c: DashboardContext, agentId: string) {
+  const wanted = c.get('form').isActive;
+  if (wanted !== 'true' && wanted !== 'false') throw new HTTPException(400, { message: 'isActive must be true or false.' });
+  const agent = await deps.agents.update(agentId, { isActive: wanted === 'true' });
+  deps.recordAudit(agentChanged(c, 'agent.updated', agent.agentId, 'fields: isActive'));
+  return c.redirect(`/dashboard/agents/${agent.agentId}?done=${agent.isActive ? 'activated' : 'deactivated'}`, 303);
+}
+
+async function resetBudget(deps: AgentsDeps, c: DashboardContext, agentId: string) {
+  const budget = await deps.agents.resetBudget(agentId);
+  deps.recordAudit(agentChanged(c, 'agent.budget-reset', budget.agentId));
+  return c.redirect(`/dashboard/agents/${budget.agentId}?done=budget-reset`, 303);
+}
+
+async function confirmDelete(deps: AgentsDeps, c: DashboardContext, agentId: string) {
+  return c.html(<DeleteAgentPage csrfToken={c.get('csrfToken')} agent={await deps.agents.get(agentId)} />);
+}
+
+async function deleteAgent(deps: AgentsDeps, c: DashboardContext, agentId: string) {
+  await deps.agents.delete(agentId);
+  deps.recordAudit(agentChanged(c, 'agent.deleted', agentId));
+  return c.redirect('/dashboard/agents?done=deleted', 303);
+}

@@ -1,0 +1,47 @@
+import type { AuditEvent } from '@tollgate/gateway-core';
+import { Hono } from 'hono';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import type { ToolCatalog } from '../../registry/tool-catalog.js';
+import { toolsRefreshed } from '../audit-events.js';
+import type { DashboardContext, DashboardEnv } from '../env.js';
+import { notice } from '../notices.js';
+import { MAX_FILTER_LENGTH } from '../query-text.js';
+import { groupToolsByCategory } from '../tool-library.js';
+import { ToolsPage } from '../views/tools.js';
+
+export interface ToolsDeps {
+  catalog: Pick<ToolCatalog, 'definitions' | 'loaded'>;
+  /** Re-reads the downstream's /gw/schema now; resolves with how many tools it serves. */
+  refreshTools: () => Promise<number>;
+  recordAudit: (event: AuditEvent) => void;
+}
+
+/** The tool library, and reloading it from the downstream. */
+export function toolPages(deps: ToolsDeps): Hono<DashboardEnv> {
+  const app = new Hono<DashboardEnv>();
+  app.get('/tools', (c) => toolsPage(deps, c));
+  app.post('/tools/refresh', (c) => reloadTools(deps, c));
+  return app;
+}
+
+function toolsPage(deps: ToolsDeps, c: DashboardContext, status: ContentfulStatusCode = 200, refreshError?: string) {
+  // Not trimmed, unlike the audit filters: the box shows it back exactly as typed.
+  const filter = (c.req.query('q') ?? '').slice(0, MAX_FILTER_LENGTH);
+  const groups = groupToolsByCategory(deps.catalog.definitions());
+  return c.html(
+    <ToolsPage csrfToken={c.get('csrfToken')} groups={groups} filter={filter} loaded={deps.catalog.loaded} notice={notice(c)} {...(refreshError ? { refreshError } : {})} />,
+    status,
+  );
+}
+
+async function reloadTools(deps: ToolsDeps, c: DashboardContext) {
+  let count: number;
+  try {
+    count = await deps.refreshTools();
+  } catch {
+    // The reason can name internal addresses: the log has it, the page says what it means.
+    return toolsPage(deps, c, 502, "The downstream's /gw/schema could not be read; the current tools stay in service.");
+  }
+  deps.recordAudit(toolsRefreshed(c, count));
+  return c.redirect('/dashboard/tools?done=tools-refreshed', 303);
+}
