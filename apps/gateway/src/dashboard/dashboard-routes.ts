@@ -1,0 +1,60 @@
+import type { AgentService, AuditEvent, AuditLog, BreakerState, TokenService } from '@tollgate/gateway-core';
+import { Hono } from 'hono';
+import type { GatewayConfig } from '../config/gateway-config.js';
+import type { Readiness } from '../readiness.js';
+import type { ToolCatalog } from '../registry/tool-catalog.js';
+import { CsrfTokens } from './csrf.js';
+import type { DashboardEnv } from './env.js';
+import { errorPageHandler, notFoundPage } from './errors.js';
+import { formBodyLimit, requireSession, requireSessionToken, sameOrigin } from './guards.js';
+import { agentTokenPages } from './routes/agent-token.js';
+import { agentPages } from './routes/agents.js';
+import { assetPages } from './routes/assets.js';
+import { auditPages } from './routes/audit.js';
+import { overviewPages } from './routes/overview.js';
+import { signInPages } from './routes/sign-in.js';
+import { signOutPages } from './routes/sign-out.js';
+import { toolPages } from './routes/tools.js';
+import { securityHeaders } from './security-headers.js';
+
+export interface DashboardDeps {
+  config: Pick<GatewayConfig, 'development' | 'admin' | 'jwt'>;
+  tokens: TokenService;
+  agents: AgentService;
+  auditLog: AuditLog;
+  catalog: Pick<ToolCatalog, 'definitions' | 'lastLoad' | 'loaded' | 'scopes'>;
+  readiness: Pick<Readiness, 'report'>;
+  breakerState: () => BreakerState;
+  /** Re-reads the downstream's /gw/schema now (as POST /management/tools/refresh does); resolves with how many tools it serves. */
+  refreshTools: () => Promise<number>;
+  /** Told about every change made from the dashboard, like the management API's audit hook. */
+  recordAudit: (event: AuditEvent) => void;
+  onUnexpectedError?: (error: unknown, path: string) => void;
+}
+
+/**
+ * The dashboard at `/dashboard`: server-rendered pages over the same
+ * AgentService, audit log and tool catalog as the management API.
+ * Hono runs handlers in the order they are added, so the order below is
+ * the security model: what is mounted above the session guard is public.
+ */
+export function dashboardRoutes(deps: DashboardDeps): Hono<DashboardEnv> {
+  const app = new Hono<DashboardEnv>();
+  app.use('*', securityHeaders);
+  app.route('/', assetPages());
+  app.route('/', signInPages(deps));
+
+  // Everything below needs a session; every change a same-origin form with the session's CSRF token.
+  app.use('*', requireSession(deps.tokens, new CsrfTokens(deps.config.jwt.signingKey)));
+  app.on(['POST', 'PUT', 'PATCH', 'DELETE'], '*', formBodyLimit, sameOrigin, requireSessionToken);
+  app.route('/', signOutPages());
+  app.route('/', overviewPages(deps));
+  app.route('/', agentPages(deps));
+  app.route('/', agentTokenPages(deps));
+  app.route('/', toolPages(deps));
+  app.route('/', auditPages(deps));
+
+  app.notFound(notFoundPage);
+  app.onError(errorPageHandler(deps.onUnexpectedError));
+  return app;
+}
