@@ -11,7 +11,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Extractor, ExtractorConfig } from '@microsoft/api-extractor';
+import { CompilerState, Extractor, ExtractorConfig } from '@microsoft/api-extractor';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
@@ -40,22 +40,42 @@ if (configs.length === 0) {
 const stale = [];
 let failed = false;
 
-for (const configFile of configs) {
-  const config = ExtractorConfig.loadFileAndPrepare(configFile);
+const prepared = configs.flatMap((configFile) => {
+  try {
+    return [ExtractorConfig.loadFileAndPrepare(configFile)];
+  } catch (error) {
+    // Most often the entry's .d.ts is not built yet.
+    const text = String(error?.message ?? error).replace(/^Error parsing [^\n]*\n/, '');
+    console.error(`api: ${rel(configFile)}: ${text}`);
+    if (/path does not exist/.test(text)) console.error('  build first (`pnpm build`), then run this again.');
+    failed = true;
+    return [];
+  }
+});
+// One TypeScript program per package serves all of its entry points.
+const compilerStates = new Map();
+const compilerStateFor = (config) => {
+  let state = compilerStates.get(config.projectFolder);
+  if (!state) {
+    const entries = prepared
+      .filter((c) => c.projectFolder === config.projectFolder)
+      .map((c) => c.mainEntryPointFilePath);
+    state = CompilerState.create(config, { additionalEntryPoints: entries });
+    compilerStates.set(config.projectFolder, state);
+  }
+  return state;
+};
+
+for (const config of prepared) {
   const entry = config.mainEntryPointFilePath;
   const [reportConfig] = config.reportConfigs;
   const report = path.join(config.reportFolder, reportConfig.fileName);
   const label = `${config.packageJson?.name ?? rel(config.projectFolder)} (${rel(entry)})`;
 
-  if (!existsSync(entry)) {
-    console.error(`api: ${rel(entry)} is missing: build first (\`pnpm build\`), then run this again.`);
-    failed = true;
-    continue;
-  }
-
   const diffs = [];
   const result = Extractor.invoke(config, {
     localBuild: update,
+    compilerState: compilerStateFor(config),
     showVerboseMessages: verbose,
     printApiReportDiff: !update,
     messageCallback(message) {
