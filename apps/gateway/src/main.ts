@@ -1,7 +1,7 @@
 import { serve } from '@hono/node-server';
-import { ConfigError as CoreConfigError } from '@tollgate/gateway-core';
+import { ConfigError } from '@tollgate/gateway-core';
 import { composeGateway, GATEWAY_VERSION } from './compose.js';
-import { ConfigError, type GatewayConfig } from './config/gateway-config.js';
+import { withConfigKeys, type GatewayConfig } from './config/gateway-config.js';
 import { loadGatewayConfig } from './config/load.js';
 import { ConfigFileError } from './config/sources.js';
 import { createLogger } from './logger.js';
@@ -19,7 +19,7 @@ function readConfig(): GatewayConfig {
     for (const warning of warnings) process.stderr.write(`tollgate: warning: ${warning}\n`);
     return config;
   } catch (error) {
-    if (error instanceof ConfigError) refuse(error.problems);
+    if (error instanceof ConfigError) refuse(error.message.split('\n'));
     if (error instanceof ConfigFileError) refuse([error.message]);
     throw error;
   }
@@ -33,7 +33,8 @@ async function main(): Promise<void> {
   const log = createLogger();
   if (tracing) log.info('OpenTelemetry tracing on: exporting spans over OTLP/HTTP');
   const gateway = await composeGateway(config, log).catch((error: unknown) => {
-    if (error instanceof CoreConfigError) refuse([error.message]);
+    // Checked at load already; should a core constructor still refuse an option, it names the key too.
+    if (error instanceof ConfigError) refuse(withConfigKeys(error).message.split('\n'));
     throw error;
   });
 

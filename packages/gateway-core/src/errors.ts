@@ -118,18 +118,28 @@ export class StoreUnavailableError extends GatewayError {
   readonly title = 'Store unavailable';
 }
 
+/** One value that cannot be run with: where it is, and what is wrong with it. */
+export interface ConfigProblem {
+  /**
+   * Where: the option path as the core names it (`breaker.failureThreshold`,
+   * `signingKey`, `store.url`, `downstream.headers.X-Api-Key`,
+   * `privacy.rules.0.pattern`), or the name a configuration loader gave it.
+   */
+  path: string;
+  message: string;
+}
+
 /**
- * A configuration value the gateway cannot run with. Not a GatewayError: it
- * never reaches a client, it stops start-up with a one-line reason.
+ * Options the gateway cannot run with. Not a GatewayError: it never reaches
+ * a client, it stops start-up with one line per problem (`path: message`).
  */
 export class ConfigError extends Error {
-  /** The configuration key at fault, e.g. `Gw:Jwt:SigningKey`. */
-  readonly key: string;
+  readonly problems: readonly ConfigProblem[];
 
-  constructor(key: string, message: string) {
-    super(`${key}: ${message}`);
+  constructor(problems: readonly ConfigProblem[]) {
+    super(problems.map(({ path, message }) => `${path}: ${message}`).join('\n'));
     this.name = 'ConfigError';
-    this.key = key;
+    this.problems = problems;
   }
 }
 

@@ -4,11 +4,11 @@ export { utcDay, nextUtcMidnight } from './time.js';
 export type * from './store/ports.js';
 export type { StoreOptions } from './store/options.js';
 export { DEFAULT_RESERVATION_TTL_MS } from './store/options.js';
-export { createStore, STORE_CONFIG_KEY } from './store/create-store.js';
+export { createStore, parseStoreUrl } from './store/create-store.js';
 export { createMemoryStore } from './store/memory/index.js';
 export { createRedisStore, DEFAULT_KEY_PREFIX } from './store/redis/index.js';
 
-export { TokenService, TOKEN_ISSUER, ADMIN_AUDIENCE, AGENT_AUDIENCE, MIN_SIGNING_KEY_BYTES, MAX_TOKEN_LIFETIME_DAYS, SIGNING_KEY_CONFIG_KEY } from './auth/token-service.js';
+export { TokenService, TOKEN_ISSUER, ADMIN_AUDIENCE, AGENT_AUDIENCE, MIN_SIGNING_KEY_BYTES, MAX_TOKEN_LIFETIME_DAYS, checkSigningKey } from './auth/token-service.js';
 export type { TokenServiceOptions, IssuedToken, AgentTokenRequest, AgentClaims, AdminClaims } from './auth/token-service.js';
 export { apiKeyMatches } from './auth/api-key.js';
 
@@ -50,7 +50,7 @@ export { HttpForwarder, DEFAULT_TIMEOUT_MS, DEFAULT_MAX_RESPONSE_BYTES } from '.
 export type { Forwarder, ForwardResult, HttpForwarderOptions } from './forward/forwarder.js';
 export { DownstreamCallError, type DownstreamFailure } from './forward/errors.js';
 export { buildDownstreamRequest, type DownstreamRequest } from './forward/request.js';
-export { checkDownstreamHeaders, endToEndHeaders, HOP_BY_HOP_HEADERS, DOWNSTREAM_HEADERS_KEY } from './forward/headers.js';
+export { checkDownstreamHeaders, endToEndHeaders, HOP_BY_HOP_HEADERS } from './forward/headers.js';
 
 // Token counting (o200k_base) and the response cap.
 export { countTokens, tokensWithin } from './tokens/count.js';
@@ -70,8 +70,8 @@ export type { ToolCallDeps, ToolCallContext, ToolCallParams, ToolCallOutcome, To
 
 // Resilience: circuit breaker and retries around a Forwarder.
 export { createResilientForwarder, type ResilientForwarder } from './resilience/resilient-forwarder.js';
-export { RESILIENCE_CONFIG_KEYS, DEFAULT_BREAKER_OPTIONS, DEFAULT_RETRY_OPTIONS, MAX_RETRIES } from './resilience/options.js';
-export type { ResilienceOptions, BreakerOptions, BreakerMode, RetryOptions, BreakerState, BreakerStateChange } from './resilience/options.js';
+export { resolveResilienceOptions, DEFAULT_BREAKER_OPTIONS, DEFAULT_RETRY_OPTIONS, MAX_RETRIES } from './resilience/options.js';
+export type { ResilienceOptions, ResolvedResilienceOptions, BreakerOptions, BreakerMode, RetryOptions, BreakerState, BreakerStateChange } from './resilience/options.js';
 
 // Audit trail: records, the queued writer, the arguments digest.
 export { TOOL_CALL_OUTCOMES, MAX_AUDIT_DETAIL_LENGTH, MAX_AUDIT_PAGE_SIZE, isAuditCursor, checkAuditQuery } from './audit/record.js';
@@ -94,8 +94,8 @@ export { inSpan, recordFailure, SPAN_ATTRIBUTES, SPAN_NAMES, TRACER_NAME } from 
 // Privacy: the filter every downstream response goes through, its detectors and its configuration.
 export { createPrivacyFilter, MAX_FILTER_DEPTH } from './privacy/filter.js';
 export type { PrivacyFilter, PrivacyFilterResult } from './privacy/filter.js';
-export { parsePrivacyConfig, privacyConfigFromSection, readPrivacyRulesFile, PRIVACY_CONFIG_KEY, PRIVACY_RULES_FILE_KEY } from './privacy/config.js';
-export type { PrivacyConfig, ToolPrivacyOverride, PrivacySectionOptions } from './privacy/config.js';
+export { parsePrivacyConfig } from './privacy/config.js';
+export type { PrivacyConfig, ToolPrivacyOverride } from './privacy/config.js';
 export type { PrivacyRule } from './privacy/custom-rule.js';
 export { MAX_RULE_PATTERN_LENGTH } from './privacy/custom-rule.js';
 export { DETECTOR_NAMES, isDetectorName, type DetectorName } from './privacy/detectors.js';

@@ -1,8 +1,9 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ConfigError, resolveResilienceOptions } from '@tollgate/gateway-core';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, parseGatewayConfig } from './gateway-config.js';
+import { parseGatewayConfig } from './gateway-config.js';
 import { loadGatewayConfig } from './load.js';
 import { readEnvironment } from './sources.js';
 
@@ -21,7 +22,7 @@ function problemsOf(env: Record<string, string>): string[] {
   try {
     parse(env);
   } catch (error) {
-    if (error instanceof ConfigError) return error.problems;
+    if (error instanceof ConfigError) return error.message.split('\n');
     throw error;
   }
   throw new Error('expected a ConfigError');
@@ -82,7 +83,7 @@ describe('gateway configuration', () => {
     const { config } = parse({ ...base, Gw__Downstream__Headers__X_Api_Key: 'abc' });
     expect(config.downstream.headers).toEqual({ X_Api_Key: 'abc' });
     expect(problemsOf({ ...base, Gw__Downstream__Headers__X: 'a\r\nInjected: 1' })).toEqual([
-      'Gw:Downstream:Headers:X: must not contain CR or LF',
+      'Gw:Downstream:Headers:X: must not contain CR, LF or NUL',
     ]);
   });
 
@@ -93,6 +94,45 @@ describe('gateway configuration', () => {
     const { config } = loadGatewayConfig(['--config', file], { ...base, Gw__LicenseKey: 'from-env' });
     expect(config.licenseKey).toBe('from-env');
     expect(config.admin.tokenExpiryDays).toBe(5);
+  });
+});
+
+describe('resilience settings', () => {
+  it("leave unset keys to the core's defaults", () => {
+    const { config } = parse(base);
+    const defaults = resolveResilienceOptions();
+    expect(config.resilience).toEqual(defaults);
+    expect(config.downstream.timeoutMs).toBe(defaults.deadlineMs);
+  });
+
+  it('read seconds into the milliseconds the core takes', () => {
+    const { config } = parse({ ...base, Gw__Breaker__Mode: 'ratio', Gw__Breaker__WindowSeconds: '60', Gw__Breaker__BreakSeconds: '1.5', Gw__Downstream__TimeoutMs: '2500' });
+    expect(config.resilience.breaker).toMatchObject({ mode: 'ratio', windowMs: 60_000, breakMs: 1_500 });
+    expect(config.resilience.deadlineMs).toBe(2_500);
+    expect(config.downstream.timeoutMs).toBe(2_500);
+  });
+
+  it('name the key of each option the core refuses, with every other problem', () => {
+    expect(
+      problemsOf({
+        ...base,
+        Gw__Breaker__Mode: 'sometimes',
+        Gw__Breaker__FailureThreshold: '0',
+        Gw__Breaker__WindowSeconds: '-1',
+        Gw__Downstream__Retries: 'many',
+        Gw__Downstream__RetryMinDelayMs: '300',
+        Gw__Downstream__TimeoutMs: '0',
+        Gw__Admin__TokenExpiryDays: '0',
+      }),
+    ).toEqual([
+      'Gw:Admin:TokenExpiryDays: must be positive',
+      'Gw:Downstream:Retries: must be a number',
+      'Gw:Breaker:Mode: must be "consecutive" or "ratio" (got "sometimes")',
+      'Gw:Breaker:FailureThreshold: must be a whole number 1 or more (got 0)',
+      'Gw:Breaker:WindowSeconds: must be a positive number',
+      'Gw:Downstream:RetryMaxDelayMs: must be a whole number 300 or more (got 250)',
+      'Gw:Downstream:TimeoutMs: must be a positive number',
+    ]);
   });
 });
 

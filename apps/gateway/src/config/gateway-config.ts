@@ -1,6 +1,18 @@
 import { randomBytes } from 'node:crypto';
-import { ConfigError as CoreConfigError, createPrivacyFilter, privacyConfigFromSection, type PrivacyConfig } from '@tollgate/gateway-core';
+import {
+  checkDownstreamHeaders,
+  checkSigningKey,
+  ConfigError,
+  MIN_SIGNING_KEY_BYTES,
+  parseStoreUrl,
+  resolveResilienceOptions,
+  type BreakerMode,
+  type ConfigProblem,
+  type PrivacyConfig,
+  type ResolvedResilienceOptions,
+} from '@tollgate/gateway-core';
 import { z } from 'zod';
+import { privacyConfigFromSection } from './privacy-section.js';
 import { lookup, section, type FlatConfig } from './sources.js';
 
 export interface GatewayConfig {
@@ -8,6 +20,7 @@ export interface GatewayConfig {
   server: { port: number; host: string };
   licenseKey: string;
   jwt: { signingKey: string; generated: boolean };
+  /** `timeoutMs` is `resilience.deadlineMs`: one attempt and the whole call share the deadline. */
   downstream: { baseUrl: string; timeoutMs: number; headers: Record<string, string> };
   store: { connectionString: string | undefined };
   admin: { apiKey: string | undefined; tokenExpiryDays: number };
@@ -25,21 +38,49 @@ export interface GatewayConfig {
   privacy: PrivacyConfig;
   /** A separate port serving /metrics without authentication; undefined = only the admin-protected /metrics. */
   metrics: { port: number | undefined };
-  resilience: {
-    breaker: { mode: 'consecutive' | 'ratio'; failureThreshold: number; failureRatio: number; windowMs: number; minimumCalls: number; breakMs: number };
-    retry: { retries: number; minDelayMs: number; maxDelayMs: number };
-  };
+  /** Checked and completed with the core's defaults. */
+  resilience: ResolvedResilienceOptions;
   embedding: { provider: 'local' } | { provider: 'openai'; baseUrl: string; model: string; apiKey: string | undefined };
 }
 
-export class ConfigError extends Error {
-  override readonly name = 'ConfigError';
-  constructor(readonly problems: string[]) {
-    super(problems.join('\n'));
+/**
+ * The key behind each core option, so a problem the core finds names the key
+ * to fix. An entry also covers the options below it (`downstream.headers.X`
+ * → `Gw:Downstream:Headers:X`). `breaker.windowMs` and `breaker.breakMs` are
+ * set in seconds here: the core's messages about them name no unit. The
+ * privacy options map in privacy-section.ts, which knows the tool names.
+ */
+const KEY_OF_OPTION: Readonly<Record<string, string>> = {
+  signingKey: 'Gw:Jwt:SigningKey',
+  'store.url': 'ConnectionStrings:Store',
+  'downstream.headers': 'Gw:Downstream:Headers',
+  deadlineMs: 'Gw:Downstream:TimeoutMs',
+  'breaker.mode': 'Gw:Breaker:Mode',
+  'breaker.failureThreshold': 'Gw:Breaker:FailureThreshold',
+  'breaker.failureRatio': 'Gw:Breaker:FailureRatio',
+  'breaker.windowMs': 'Gw:Breaker:WindowSeconds',
+  'breaker.minimumCalls': 'Gw:Breaker:MinimumCalls',
+  'breaker.breakMs': 'Gw:Breaker:BreakSeconds',
+  'retry.retries': 'Gw:Downstream:Retries',
+  'retry.minDelayMs': 'Gw:Downstream:RetryMinDelayMs',
+  'retry.maxDelayMs': 'Gw:Downstream:RetryMaxDelayMs',
+};
+
+/** The core's option path → the key users write; a path that is no core option (already a key) is kept. */
+function configKeyOf(path: string): string {
+  const exact = KEY_OF_OPTION[path];
+  if (exact !== undefined) return exact;
+  for (const [option, key] of Object.entries(KEY_OF_OPTION)) {
+    if (path.startsWith(`${option}.`)) return `${key}:${path.slice(option.length + 1)}`;
   }
+  return path;
 }
 
-const MIN_SIGNING_KEY_BYTES = 32;
+/** The same problems, each named by its configuration key. */
+export function withConfigKeys(error: ConfigError): ConfigError {
+  return new ConfigError(error.problems.map(({ path, message }) => ({ path: configKeyOf(path), message })));
+}
+
 const DEV_DOWNSTREAM = 'http://127.0.0.1:8081';
 
 const optionalText = z
@@ -51,12 +92,10 @@ const optionalText = z
 const positiveInt = (fallback: number) =>
   z.coerce.number().int('must be a whole number').positive('must be positive').default(fallback);
 
-const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
+/** A number for a core option: the core checks its range, and applies its default when unset. */
+const optionNumber = z.coerce.number({ error: 'must be a number' }).optional();
 
-const storeAddress = optionalText.refine(
-  (value) => value === undefined || /^rediss?:\/\/[^\s]+$/.test(value),
-  'must be a redis:// or rediss:// URL (leave unset for the embedded in-memory store)',
-);
+const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
 
 const commaList = z
   .string()
@@ -69,13 +108,13 @@ const booleanFlag = (fallback: boolean) =>
     .transform((value) => value.toLowerCase() === 'true' || value === '1')
     .default(fallback);
 
-const LIST_KEYS = ['Gw:Http:AllowedOrigins', 'Gw:Http:AllowedHosts'] as const;
-
-const headerValue = z.string().refine((value) => !/[\r\n]/.test(value), 'must not contain CR or LF');
+const LIST_KEYS: readonly string[] = ['Gw:Http:AllowedOrigins', 'Gw:Http:AllowedHosts'];
 
 /**
  * The whole configuration surface, keyed by the names users write (spec 5),
- * so each validation problem names the key to fix in one line.
+ * so each validation problem names the key to fix in one line. Keys of core
+ * options are only parsed here (left undefined when unset): the core's
+ * checks and defaults apply to them, in `parseGatewayConfig`.
  */
 function schemaFor(development: boolean) {
   return z.object({
@@ -85,12 +124,10 @@ function schemaFor(development: boolean) {
       .string({ error: 'is required: the gateway refuses to start without a license key' })
       .trim()
       .min(1, 'is required: the gateway refuses to start without a license key'),
-    'Gw:Jwt:SigningKey': development
-      ? optionalText.refine(isLongEnough, signingKeyMessage)
-      : z.string({ error: 'is required (at least 32 bytes)' }).refine(isLongEnough, signingKeyMessage),
+    'Gw:Jwt:SigningKey': development ? optionalText : z.string({ error: `is required (at least ${MIN_SIGNING_KEY_BYTES} bytes)` }),
     'Gw:ToolRegistry:DownstreamBaseUrl': development ? httpUrl.default(DEV_DOWNSTREAM) : httpUrl,
-    'Gw:Downstream:TimeoutMs': positiveInt(10_000),
-    'ConnectionStrings:Store': storeAddress,
+    'Gw:Downstream:TimeoutMs': optionNumber,
+    'ConnectionStrings:Store': optionalText,
     'Gw:Admin:ApiKey': optionalText,
     'Gw:Admin:TokenExpiryDays': positiveInt(90),
     'Gw:Mcp:SessionIdleMinutes': positiveInt(30),
@@ -103,15 +140,15 @@ function schemaFor(development: boolean) {
     'Gw:Http:AllowedOrigins': commaList,
     'Gw:Http:AllowedHosts': commaList,
     'Gw:Http:ShutdownDeadlineSeconds': positiveInt(15),
-    'Gw:Breaker:Mode': z.enum(['consecutive', 'ratio']).default('consecutive'),
-    'Gw:Breaker:FailureThreshold': positiveInt(5),
-    'Gw:Breaker:FailureRatio': z.coerce.number().gt(0, 'must be above 0').lt(1, 'must be below 1').default(0.5),
-    'Gw:Breaker:WindowSeconds': positiveInt(30),
-    'Gw:Breaker:MinimumCalls': positiveInt(10),
-    'Gw:Breaker:BreakSeconds': z.coerce.number().positive('must be positive').default(30),
-    'Gw:Downstream:Retries': z.coerce.number().int('must be a whole number').min(0).max(2, 'must be at most 2').default(2),
-    'Gw:Downstream:RetryMinDelayMs': z.coerce.number().int().min(0).default(50),
-    'Gw:Downstream:RetryMaxDelayMs': z.coerce.number().int().min(0).default(250),
+    'Gw:Breaker:Mode': optionalText,
+    'Gw:Breaker:FailureThreshold': optionNumber,
+    'Gw:Breaker:FailureRatio': optionNumber,
+    'Gw:Breaker:WindowSeconds': optionNumber,
+    'Gw:Breaker:MinimumCalls': optionNumber,
+    'Gw:Breaker:BreakSeconds': optionNumber,
+    'Gw:Downstream:Retries': optionNumber,
+    'Gw:Downstream:RetryMinDelayMs': optionNumber,
+    'Gw:Downstream:RetryMaxDelayMs': optionNumber,
     'Gw:Metrics:Port': z.coerce.number().int().min(1).max(65_535, 'must be a TCP port').optional(),
     'Gw:ToolRegistry:RefreshSeconds': z.coerce.number().int('must be a whole number').min(0, 'must not be negative (0 = off)').default(300),
     'Gw:Embedding:Provider': z.enum(['local', 'openai']).default('local'),
@@ -121,39 +158,60 @@ function schemaFor(development: boolean) {
   });
 }
 
-function isLongEnough(key: string | undefined): boolean {
-  return key === undefined || Buffer.byteLength(key, 'utf8') >= MIN_SIGNING_KEY_BYTES;
-}
-
-const signingKeyMessage = `must be at least ${MIN_SIGNING_KEY_BYTES} bytes (e.g. openssl rand -hex 32)`;
-
 export interface ParsedConfig {
   config: GatewayConfig;
   warnings: string[];
 }
 
+type Values = z.output<ReturnType<typeof schemaFor>>;
+
 export function parseGatewayConfig(flat: FlatConfig): ParsedConfig {
   const development = lookup(flat, 'NODE_ENV') === 'development';
-  const schema = schemaFor(development);
-  const raw = Object.fromEntries(Object.keys(schema.shape).map((key) => [key, lookup(flat, key)]));
-  // List keys may also come as JSON arrays (`Key:0`, `Key:1`, ...).
-  for (const key of LIST_KEYS) raw[key] ??= Object.values(section(flat, key)).join(',') || undefined;
-  const parsed = schema.safeParse(raw);
-  const problems = parsed.success ? [] : parsed.error.issues.map((issue) => `${issue.path.join(':')}: ${issue.message}`);
+  const problems: ConfigProblem[] = [];
+  const values = readKeys(schemaFor(development), flat, problems);
+  /** Runs one of the core's checks, adding its problems under their keys. */
+  const core = <T>(check: () => T): T | undefined => {
+    try {
+      return check();
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      problems.push(...withConfigKeys(error).problems);
+      return undefined;
+    }
+  };
 
+  const signingKeyValue = values['Gw:Jwt:SigningKey'];
+  if (signingKeyValue !== undefined) core(() => checkSigningKey(signingKeyValue));
+  const storeUrl = core(() => parseStoreUrl(values['ConnectionStrings:Store']));
   const headers = section(flat, 'Gw:Downstream:Headers');
-  for (const [name, value] of Object.entries(headers)) {
-    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) problems.push(`Gw:Downstream:Headers:${name}: not a valid header name`);
-    if (!headerValue.safeParse(value).success) problems.push(`Gw:Downstream:Headers:${name}: must not contain CR or LF`);
-  }
-  if (parsed.success && parsed.data['Gw:Embedding:Provider'] === 'openai' && !parsed.data['Gw:Embedding:BaseUrl']) {
-    problems.push('Gw:Embedding:BaseUrl: is required when Gw:Embedding:Provider is openai');
+  core(() => checkDownstreamHeaders(headers));
+  const resilience = core(() =>
+    resolveResilienceOptions({
+      breaker: {
+        mode: values['Gw:Breaker:Mode'] as BreakerMode | undefined,
+        failureThreshold: values['Gw:Breaker:FailureThreshold'],
+        failureRatio: values['Gw:Breaker:FailureRatio'],
+        windowMs: milliseconds(values['Gw:Breaker:WindowSeconds']),
+        minimumCalls: values['Gw:Breaker:MinimumCalls'],
+        breakMs: milliseconds(values['Gw:Breaker:BreakSeconds']),
+      },
+      retry: {
+        retries: values['Gw:Downstream:Retries'],
+        minDelayMs: values['Gw:Downstream:RetryMinDelayMs'],
+        maxDelayMs: values['Gw:Downstream:RetryMaxDelayMs'],
+      },
+      deadlineMs: values['Gw:Downstream:TimeoutMs'],
+    }),
+  );
+  // `in`: a BaseUrl that did not parse is reported already.
+  if (values['Gw:Embedding:Provider'] === 'openai' && 'Gw:Embedding:BaseUrl' in values && values['Gw:Embedding:BaseUrl'] === undefined) {
+    problems.push({ path: 'Gw:Embedding:BaseUrl', message: 'is required when Gw:Embedding:Provider is openai' });
   }
   const cacheTools = perToolCache(section(flat, 'Gw:Cache:Tools'), problems);
-  const privacy = privacyConfig(section(flat, 'Gw:Privacy'), problems);
-  if (!parsed.success || problems.length > 0) throw new ConfigError(problems);
+  const privacy = core(() => privacyConfigFromSection(section(flat, 'Gw:Privacy')));
+  if (problems.length > 0 || resilience === undefined || privacy === undefined) throw new ConfigError(problems);
 
-  const data = parsed.data;
+  const data = values as Values;
   const warnings: string[] = [];
   let signingKey = data['Gw:Jwt:SigningKey'];
   const generated = signingKey === undefined;
@@ -170,10 +228,10 @@ export function parseGatewayConfig(flat: FlatConfig): ParsedConfig {
       jwt: { signingKey, generated },
       downstream: {
         baseUrl: data['Gw:ToolRegistry:DownstreamBaseUrl'],
-        timeoutMs: data['Gw:Downstream:TimeoutMs'],
+        timeoutMs: resilience.deadlineMs,
         headers,
       },
-      store: { connectionString: data['ConnectionStrings:Store'] },
+      store: { connectionString: storeUrl },
       admin: { apiKey: data['Gw:Admin:ApiKey'], tokenExpiryDays: data['Gw:Admin:TokenExpiryDays'] },
       mcp: {
         sessionIdleMinutes: data['Gw:Mcp:SessionIdleMinutes'],
@@ -195,21 +253,7 @@ export function parseGatewayConfig(flat: FlatConfig): ParsedConfig {
       toolRegistry: { refreshSeconds: data['Gw:ToolRegistry:RefreshSeconds'] },
       metrics: { port: data['Gw:Metrics:Port'] },
       privacy,
-      resilience: {
-        breaker: {
-          mode: data['Gw:Breaker:Mode'],
-          failureThreshold: data['Gw:Breaker:FailureThreshold'],
-          failureRatio: data['Gw:Breaker:FailureRatio'],
-          windowMs: data['Gw:Breaker:WindowSeconds'] * 1000,
-          minimumCalls: data['Gw:Breaker:MinimumCalls'],
-          breakMs: data['Gw:Breaker:BreakSeconds'] * 1000,
-        },
-        retry: {
-          retries: data['Gw:Downstream:Retries'],
-          minDelayMs: data['Gw:Downstream:RetryMinDelayMs'],
-          maxDelayMs: data['Gw:Downstream:RetryMaxDelayMs'],
-        },
-      },
+      resilience,
       embedding:
         data['Gw:Embedding:Provider'] === 'openai'
           ? {
@@ -224,40 +268,47 @@ export function parseGatewayConfig(flat: FlatConfig): ParsedConfig {
 }
 
 /** `Gw:Cache:Tools:<tool>:Enabled|Semantic|TtlSeconds`: per-tool opt-out and TTL. */
-function perToolCache(entries: Record<string, string>, problems: string[]): GatewayConfig['cache']['tools'] {
+function perToolCache(entries: Record<string, string>, problems: ConfigProblem[]): GatewayConfig['cache']['tools'] {
   const tools: GatewayConfig['cache']['tools'] = {};
   for (const [path, value] of Object.entries(entries)) {
     const [tool, setting, ...rest] = path.split(':');
     const key = `Gw:Cache:Tools:${path}`;
     if (!tool || !setting || rest.length > 0) {
-      problems.push(`${key}: expected Gw:Cache:Tools:<tool>:Enabled|Semantic|TtlSeconds`);
+      problems.push({ path: key, message: 'expected Gw:Cache:Tools:<tool>:Enabled|Semantic|TtlSeconds' });
       continue;
     }
     const options = (tools[tool] ??= {});
     const lowered = setting.toLowerCase();
     if (lowered === 'enabled' || lowered === 'semantic') {
-      if (!/^(true|false|1|0)$/i.test(value)) problems.push(`${key}: must be true or false`);
+      if (!/^(true|false|1|0)$/i.test(value)) problems.push({ path: key, message: 'must be true or false' });
       else options[lowered] = /^(true|1)$/i.test(value);
     } else if (lowered === 'ttlseconds') {
       const seconds = Number(value);
-      if (!Number.isInteger(seconds) || seconds <= 0) problems.push(`${key}: must be a positive whole number`);
+      if (!Number.isInteger(seconds) || seconds <= 0) problems.push({ path: key, message: 'must be a positive whole number' });
       else options.ttlMs = seconds * 1000;
     } else {
-      problems.push(`${key}: unknown setting (Enabled, Semantic or TtlSeconds)`);
+      problems.push({ path: key, message: 'unknown setting (Enabled, Semantic or TtlSeconds)' });
     }
   }
   return tools;
 }
 
-/** The privacy rules; compiling them here turns a bad pattern into a start-up problem like any other. */
-function privacyConfig(entries: Record<string, string>, problems: string[]): PrivacyConfig {
-  try {
-    const config = privacyConfigFromSection(entries);
-    createPrivacyFilter(config);
-    return config;
-  } catch (error) {
-    if (!(error instanceof CoreConfigError)) throw error;
-    problems.push(error.message);
-    return {};
+/**
+ * Each key parsed on its own, so the core's checks still run on the keys
+ * that parsed when others did not, and every problem is reported at once.
+ * List keys may also come as JSON arrays (`Key:0`, `Key:1`, ...).
+ */
+function readKeys(schema: ReturnType<typeof schemaFor>, flat: FlatConfig, problems: ConfigProblem[]): Partial<Values> {
+  const values: Record<string, unknown> = {};
+  for (const [key, field] of Object.entries(schema.shape)) {
+    const raw = lookup(flat, key) ?? (LIST_KEYS.includes(key) ? Object.values(section(flat, key)).join(',') || undefined : undefined);
+    const parsed = (field as z.ZodType).safeParse(raw);
+    if (parsed.success) values[key] = parsed.data;
+    else for (const issue of parsed.error.issues) problems.push({ path: key, message: issue.message });
   }
+  return values as Partial<Values>;
+}
+
+function milliseconds(seconds: number | undefined): number | undefined {
+  return seconds === undefined ? undefined : seconds * 1000;
 }

@@ -6,7 +6,6 @@ import { ConfigError, InvalidInputError, UnauthorizedError, type UnauthorizedRea
 export const TOKEN_ISSUER = 'tollgate';
 export const ADMIN_AUDIENCE = 'tollgate:admin';
 export const AGENT_AUDIENCE = 'tollgate:agent';
-export const SIGNING_KEY_CONFIG_KEY = 'Gw:Jwt:SigningKey';
 export const MIN_SIGNING_KEY_BYTES = 32;
 /** Ten years: anything longer is almost certainly a mistake in days vs seconds. */
 export const MAX_TOKEN_LIFETIME_DAYS = 3650;
@@ -54,6 +53,18 @@ export interface AdminClaims {
 }
 
 /**
+ * The signing key as bytes (a string counts its UTF-8 bytes). Shorter than
+ * `MIN_SIGNING_KEY_BYTES`: a ConfigError at `signingKey`.
+ */
+export function checkSigningKey(key: string | Uint8Array): Uint8Array {
+  const bytes = typeof key === 'string' ? new TextEncoder().encode(key) : key;
+  if (bytes.byteLength < MIN_SIGNING_KEY_BYTES) {
+    throw new ConfigError([{ path: 'signingKey', message: `must be at least ${MIN_SIGNING_KEY_BYTES} bytes (e.g. openssl rand -hex ${MIN_SIGNING_KEY_BYTES})` }]);
+  }
+  return bytes;
+}
+
+/**
  * Issues and verifies the gateway's own JWTs. HS256 only, and the verifier
  * accepts nothing else; `iss`, `aud` and `exp` are always checked. Admin and
  * agent tokens have different audiences, so neither works in the other's place.
@@ -65,10 +76,7 @@ export class TokenService {
   readonly #verified = new VerifiedTokenCache<VerifiedPayload>();
 
   constructor(options: TokenServiceOptions) {
-    this.#key = typeof options.signingKey === 'string' ? new TextEncoder().encode(options.signingKey) : options.signingKey;
-    if (this.#key.byteLength < MIN_SIGNING_KEY_BYTES) {
-      throw new ConfigError(SIGNING_KEY_CONFIG_KEY, `must be at least ${MIN_SIGNING_KEY_BYTES} bytes long (got ${this.#key.byteLength})`);
-    }
+    this.#key = checkSigningKey(options.signingKey);
     this.#clock = options.clock ?? (() => new Date());
   }
 

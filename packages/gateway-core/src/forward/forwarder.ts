@@ -27,11 +27,11 @@ export interface Forwarder {
 }
 
 export interface HttpForwarderOptions {
-  /** `Gw:ToolRegistry:DownstreamBaseUrl`; may carry a path prefix. */
+  /** The downstream API's base URL; may carry a path prefix. */
   baseUrl: string;
-  /** `Gw:Downstream:Headers:<Name>`: sent on every request. */
+  /** Sent on every request; see `checkDownstreamHeaders` (problems at `downstream.headers.<Name>`). */
   headers?: Readonly<Record<string, string>>;
-  /** `Gw:Downstream:TimeoutMs`: the whole call, body included. */
+  /** The whole call, body included. Default 10 s. */
   timeoutMs?: number;
   maxResponseBytes?: number;
   /** Most sockets kept open to the downstream. */

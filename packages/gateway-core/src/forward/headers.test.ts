@@ -24,7 +24,19 @@ describe('checkDownstreamHeaders', () => {
     });
   });
 
-  it('names the configuration key at fault', () => {
-    expect(() => checkDownstreamHeaders({ 'X-Api-Key': 'a\0b' })).toThrow('Gw:Downstream:Headers:X-Api-Key: must not contain CR, LF or NUL');
+  it('names the option at fault', () => {
+    expect(() => checkDownstreamHeaders({ 'X-Api-Key': 'a\0b' })).toThrow('downstream.headers.X-Api-Key: must not contain CR, LF or NUL');
+  });
+
+  it('lists every bad header at once', () => {
+    expect(() => checkDownstreamHeaders({ 'Bad Name': 'a\nb', Host: 'h', Ok: 'k' })).toThrow(
+      expect.objectContaining({
+        problems: [
+          { path: 'downstream.headers.Bad Name', message: 'not a valid header name' },
+          { path: 'downstream.headers.Bad Name', message: 'must not contain CR, LF or NUL' },
+          { path: 'downstream.headers.Host', message: 'is set by the HTTP client and cannot be configured' },
+        ],
+      }),
+    );
   });
 });

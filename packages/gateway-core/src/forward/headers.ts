@@ -1,4 +1,4 @@
-import { ConfigError } from '../errors.js';
+import { ConfigError, type ConfigProblem } from '../errors.js';
 
 /** RFC 9110 token: the characters a header name may have. */
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
@@ -26,22 +26,22 @@ export const HOP_BY_HOP_HEADERS: ReadonlySet<string> = new Set([
 
 const CLIENT_OWNED_HEADERS: ReadonlySet<string> = new Set([...HOP_BY_HOP_HEADERS, 'host', 'content-length']);
 
-export const DOWNSTREAM_HEADERS_KEY = 'Gw:Downstream:Headers';
-
 /**
- * Checks the configured downstream headers (`Gw:Downstream:Headers:<Name>`),
- * sent on every forwarded request: this is how the downstream's own
- * authentication is supplied. Returns them with lower-case names.
+ * Checks the headers sent on every forwarded request (this is how the
+ * downstream's own authentication is supplied). Returns them with lower-case
+ * names; a ConfigError lists every bad one at `downstream.headers.<Name>`.
  */
 export function checkDownstreamHeaders(headers: Readonly<Record<string, string>>): Record<string, string> {
   const checked: Record<string, string> = {};
+  const problems: ConfigProblem[] = [];
   for (const [name, value] of Object.entries(headers)) {
-    const key = `${DOWNSTREAM_HEADERS_KEY}:${name}`;
-    if (!HEADER_NAME.test(name)) throw new ConfigError(key, 'not a valid header name');
-    if (CLIENT_OWNED_HEADERS.has(name.toLowerCase())) throw new ConfigError(key, 'is set by the HTTP client and cannot be configured');
-    if (UNSAFE_VALUE.test(value)) throw new ConfigError(key, 'must not contain CR, LF or NUL');
+    const path = `downstream.headers.${name}`;
+    if (!HEADER_NAME.test(name)) problems.push({ path, message: 'not a valid header name' });
+    else if (CLIENT_OWNED_HEADERS.has(name.toLowerCase())) problems.push({ path, message: 'is set by the HTTP client and cannot be configured' });
+    if (UNSAFE_VALUE.test(value)) problems.push({ path, message: 'must not contain CR, LF or NUL' });
     checked[name.toLowerCase()] = value;
   }
+  if (problems.length > 0) throw new ConfigError(problems);
   return checked;
 }
 

@@ -1,4 +1,4 @@
-import { ConfigError } from '../errors.js';
+import { ConfigError, type ConfigProblem } from '../errors.js';
 import type { DownstreamFailure } from '../forward/errors.js';
 import { DEFAULT_TIMEOUT_MS } from '../forward/forwarder.js';
 
@@ -10,26 +10,26 @@ import { DEFAULT_TIMEOUT_MS } from '../forward/forwarder.js';
 export type BreakerMode = 'consecutive' | 'ratio';
 
 export interface BreakerOptions {
-  /** `Gw:Breaker:Mode`. Default `consecutive`. */
+  /** Default `consecutive`. */
   mode?: BreakerMode;
-  /** `Gw:Breaker:FailureThreshold`: failures in a row that open the circuit (consecutive mode). Default 5. */
+  /** Failures in a row that open the circuit (consecutive mode), a whole number of 1 or more. Default 5. */
   failureThreshold?: number;
-  /** `Gw:Breaker:FailureRatio`: share of failed calls, above which the circuit opens (ratio mode), 0 < r < 1. Default 0.5. */
+  /** Share of failed calls, above which the circuit opens (ratio mode), 0 < r < 1. Default 0.5. */
   failureRatio?: number;
-  /** `Gw:Breaker:WindowSeconds` × 1000: the sliding window of ratio mode. Default 30 s. */
+  /** The sliding window of ratio mode, positive. Default 30 s. */
   windowMs?: number;
-  /** `Gw:Breaker:MinimumCalls`: calls in the window before the ratio is judged. Default 10. */
+  /** Calls in the window before the ratio is judged, a whole number of 1 or more. Default 10. */
   minimumCalls?: number;
-  /** `Gw:Breaker:BreakSeconds` × 1000: how long the circuit stays open before one probe is let through. Default 30 s. */
+  /** How long the circuit stays open before one probe is let through, positive. Default 30 s. */
   breakMs?: number;
 }
 
 export interface RetryOptions {
-  /** `Gw:Downstream:Retries`: extra attempts for GET and HEAD, 0 to 2. Default 2. */
+  /** Extra attempts for GET and HEAD, 0 to 2. Default 2. */
   retries?: number;
-  /** `Gw:Downstream:RetryMinDelayMs`: shortest wait before a retry. Default 50. */
+  /** Shortest wait before a retry, a whole number of milliseconds, 1 or more. Default 50. */
   minDelayMs?: number;
-  /** `Gw:Downstream:RetryMaxDelayMs`: longest wait before a retry. Default 250. */
+  /** Longest wait before a retry, a whole number of milliseconds, at least `minDelayMs`. Default 250. */
   maxDelayMs?: number;
 }
 
@@ -46,28 +46,14 @@ export interface ResilienceOptions {
   breaker?: BreakerOptions;
   retry?: RetryOptions;
   /**
-   * `Gw:Downstream:TimeoutMs`: the whole call, every retry and backoff
-   * included. Give it the same value as the inner forwarder's timeout so a
-   * retry never makes a call last longer than one attempt may. Default 10 s.
+   * The whole call, every retry and backoff included, positive. Give it the
+   * same value as the inner forwarder's `timeoutMs` so a retry never makes a
+   * call last longer than one attempt may. Default 10 s.
    */
   deadlineMs?: number;
   /** Told about every state move, for metrics and logs. Must not throw; a throw is reported as a process warning. */
   onStateChange?: (change: BreakerStateChange) => void;
 }
-
-/** The configuration keys behind each option, for the app's config loader and error messages. */
-export const RESILIENCE_CONFIG_KEYS = {
-  mode: 'Gw:Breaker:Mode',
-  failureThreshold: 'Gw:Breaker:FailureThreshold',
-  failureRatio: 'Gw:Breaker:FailureRatio',
-  windowSeconds: 'Gw:Breaker:WindowSeconds',
-  minimumCalls: 'Gw:Breaker:MinimumCalls',
-  breakSeconds: 'Gw:Breaker:BreakSeconds',
-  retries: 'Gw:Downstream:Retries',
-  retryMinDelayMs: 'Gw:Downstream:RetryMinDelayMs',
-  retryMaxDelayMs: 'Gw:Downstream:RetryMaxDelayMs',
-  deadlineMs: 'Gw:Downstream:TimeoutMs',
-} as const;
 
 export const DEFAULT_BREAKER_OPTIONS: Readonly<Required<BreakerOptions>> = {
   mode: 'consecutive',
@@ -93,38 +79,47 @@ export interface ResolvedResilienceOptions {
   deadlineMs: number;
 }
 
-/** Fills defaults and refuses values the gateway cannot run with, naming the configuration key. */
+/**
+ * Fills defaults (an `undefined` value takes its default) and refuses values
+ * the gateway cannot run with: a ConfigError lists every problem by option
+ * path (`breaker.failureThreshold`, `retry.maxDelayMs`, `deadlineMs`). The
+ * messages name no unit, so they read right whatever unit a caller's
+ * configuration uses.
+ */
 export function resolveResilienceOptions(options: ResilienceOptions = {}): ResolvedResilienceOptions {
   const breaker = { ...DEFAULT_BREAKER_OPTIONS, ...defined(options.breaker) };
   const retry = { ...DEFAULT_RETRY_OPTIONS, ...defined(options.retry) };
   const deadlineMs = options.deadlineMs ?? DEFAULT_TIMEOUT_MS;
-  const keys = RESILIENCE_CONFIG_KEYS;
+  const problems: ConfigProblem[] = [];
+  const wholeNumber = (path: string, value: number, min: number, max = Number.MAX_SAFE_INTEGER) => {
+    if (Number.isSafeInteger(value) && value >= min && value <= max) return;
+    const range = max === Number.MAX_SAFE_INTEGER ? `${min} or more` : `from ${min} to ${max}`;
+    problems.push({ path, message: `must be a whole number ${range} (got ${value})` });
+  };
+  const positive = (path: string, value: number) => {
+    if (!(Number.isFinite(value) && value > 0)) problems.push({ path, message: 'must be a positive number' });
+  };
 
-  if (breaker.mode !== 'consecutive' && breaker.mode !== 'ratio') throw new ConfigError(keys.mode, `must be "consecutive" or "ratio" (got ${JSON.stringify(breaker.mode)})`);
-  requireInteger(keys.failureThreshold, breaker.failureThreshold, 1);
-  if (!(breaker.failureRatio > 0 && breaker.failureRatio < 1)) throw new ConfigError(keys.failureRatio, `must be a number between 0 and 1, both excluded (got ${breaker.failureRatio})`);
-  requirePositive(keys.windowSeconds, breaker.windowMs / 1000);
-  requireInteger(keys.minimumCalls, breaker.minimumCalls, 1);
-  requirePositive(keys.breakSeconds, breaker.breakMs / 1000);
-  requireInteger(keys.retries, retry.retries, 0, MAX_RETRIES);
-  requireInteger(keys.retryMinDelayMs, retry.minDelayMs, 1);
-  requireInteger(keys.retryMaxDelayMs, retry.maxDelayMs, retry.minDelayMs);
-  requirePositive(keys.deadlineMs, deadlineMs);
+  if (breaker.mode !== 'consecutive' && breaker.mode !== 'ratio') {
+    problems.push({ path: 'breaker.mode', message: `must be "consecutive" or "ratio" (got ${JSON.stringify(breaker.mode)})` });
+  }
+  wholeNumber('breaker.failureThreshold', breaker.failureThreshold, 1);
+  if (!(breaker.failureRatio > 0 && breaker.failureRatio < 1)) {
+    problems.push({ path: 'breaker.failureRatio', message: `must be a number between 0 and 1, both excluded (got ${breaker.failureRatio})` });
+  }
+  positive('breaker.windowMs', breaker.windowMs);
+  wholeNumber('breaker.minimumCalls', breaker.minimumCalls, 1);
+  positive('breaker.breakMs', breaker.breakMs);
+  wholeNumber('retry.retries', retry.retries, 0, MAX_RETRIES);
+  wholeNumber('retry.minDelayMs', retry.minDelayMs, 1);
+  // Against the shortest wait when that one is valid (else it is already reported).
+  wholeNumber('retry.maxDelayMs', retry.maxDelayMs, Number.isSafeInteger(retry.minDelayMs) && retry.minDelayMs >= 1 ? retry.minDelayMs : 1);
+  positive('deadlineMs', deadlineMs);
+  if (problems.length > 0) throw new ConfigError(problems);
   return { breaker, retry, deadlineMs };
 }
 
 /** Drops `undefined` values so they do not hide defaults when spread. */
 function defined<T extends object>(options: T | undefined): Partial<T> {
   return Object.fromEntries(Object.entries(options ?? {}).filter(([, value]) => value !== undefined)) as Partial<T>;
-}
-
-function requireInteger(key: string, value: number, min: number, max = Number.MAX_SAFE_INTEGER): void {
-  if (!Number.isSafeInteger(value) || value < min || value > max) {
-    const range = max === Number.MAX_SAFE_INTEGER ? `${min} or more` : `from ${min} to ${max}`;
-    throw new ConfigError(key, `must be a whole number ${range} (got ${value})`);
-  }
-}
-
-function requirePositive(key: string, value: number): void {
-  if (!(Number.isFinite(value) && value > 0)) throw new ConfigError(key, `must be a positive number (got ${value})`);
 }

@@ -407,19 +407,26 @@ describe('retries', () => {
 
 describe('options', () => {
   it.each([
-    [{ breaker: { failureThreshold: 0 } }, 'Gw:Breaker:FailureThreshold'],
-    [{ breaker: { mode: 'sometimes' as never } }, 'Gw:Breaker:Mode'],
-    [{ breaker: { failureRatio: 1 } }, 'Gw:Breaker:FailureRatio'],
-    [{ breaker: { minimumCalls: 2.5 } }, 'Gw:Breaker:MinimumCalls'],
-    [{ breaker: { windowMs: 0 } }, 'Gw:Breaker:WindowSeconds'],
-    [{ breaker: { breakMs: -1 } }, 'Gw:Breaker:BreakSeconds'],
-    [{ retry: { retries: 3 } }, 'Gw:Downstream:Retries'],
-    [{ retry: { minDelayMs: 300, maxDelayMs: 250 } }, 'Gw:Downstream:RetryMaxDelayMs'],
-    [{ deadlineMs: Number.NaN }, 'Gw:Downstream:TimeoutMs'],
-  ] as [ResilienceOptions, string][])('refuses %j naming %s', (options, key) => {
+    [{ breaker: { failureThreshold: 0 } }, 'breaker.failureThreshold'],
+    [{ breaker: { mode: 'sometimes' as never } }, 'breaker.mode'],
+    [{ breaker: { failureRatio: 1 } }, 'breaker.failureRatio'],
+    [{ breaker: { minimumCalls: 2.5 } }, 'breaker.minimumCalls'],
+    [{ breaker: { windowMs: 0 } }, 'breaker.windowMs'],
+    [{ breaker: { breakMs: -1 } }, 'breaker.breakMs'],
+    [{ retry: { retries: 3 } }, 'retry.retries'],
+    [{ retry: { minDelayMs: 300, maxDelayMs: 250 } }, 'retry.maxDelayMs'],
+    [{ deadlineMs: Number.NaN }, 'deadlineMs'],
+  ] as [ResilienceOptions, string][])('refuses %j naming %s', (options, path) => {
     const inner = countingForwarder(1000);
     expect(() => createResilientForwarder(inner, options)).toThrow(ConfigError);
-    expect(() => createResilientForwarder(inner, options)).toThrow(expect.objectContaining({ key }));
+    expect(() => createResilientForwarder(inner, options)).toThrow(expect.objectContaining({ problems: [expect.objectContaining({ path })] }));
+  });
+
+  it('lists every problem at once', () => {
+    const options: ResilienceOptions = { breaker: { failureThreshold: 0, windowMs: -1 }, retry: { retries: 5 } };
+    expect(() => createResilientForwarder(countingForwarder(1000), options)).toThrow(
+      expect.objectContaining({ problems: ['breaker.failureThreshold', 'breaker.windowMs', 'retry.retries'].map((path) => expect.objectContaining({ path })) }),
+    );
   });
 
   it('starts closed with defaults and leaves undefined values to them', async () => {

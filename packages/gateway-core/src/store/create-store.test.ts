@@ -13,11 +13,11 @@ describe('createStore', () => {
     ['http://localhost:6379', /unsupported scheme "http:"/],
     ['memcached://localhost', /unsupported scheme/],
     ['redis://', /names no host/],
-  ])('refuses %s with a ConfigError naming the key', async (address, message) => {
+  ])('refuses %s with a ConfigError naming the option', async (address, message) => {
     const attempt = createStore(address);
     await expect(attempt).rejects.toBeInstanceOf(ConfigError);
     await expect(attempt).rejects.toThrow(message);
-    await expect(attempt).rejects.toThrow(/^ConnectionStrings:Store: /);
+    await expect(attempt).rejects.toThrow(/^store\.url: /);
   });
 
   it('never repeats the address, which may hold a password', async () => {

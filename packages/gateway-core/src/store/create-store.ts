@@ -4,30 +4,34 @@ import type { StoreOptions } from './options.js';
 import type { GatewayStore } from './ports.js';
 import { createRedisStore } from './redis/index.js';
 
-export const STORE_CONFIG_KEY = 'ConnectionStrings:Store';
+const REDIS_URL = 'must be a redis:// or rediss:// URL';
 
 /**
- * The store named by `ConnectionStrings:Store`: nothing (or blank) gives the
- * embedded in-memory store, `redis://` or `rediss://` gives Redis, anything
- * else is a ConfigError. The error never repeats the address, which may
- * carry a password.
+ * Checks a store address: nothing (or blank) means the embedded in-memory
+ * store and gives `undefined`; otherwise it must be a `redis://` or
+ * `rediss://` URL naming a host, returned trimmed. Anything else is a
+ * ConfigError at `store.url`, which never repeats the address: it may carry
+ * a password.
  */
-export async function createStore(connectionString: string | undefined, options: StoreOptions = {}): Promise<GatewayStore> {
-  const address = connectionString?.trim() ?? '';
-  if (address === '') return createMemoryStore(options);
-  return createRedisStore(checkRedisUrl(address), options);
-}
-
-function checkRedisUrl(address: string): string {
+export function parseStoreUrl(address: string | undefined): string | undefined {
+  const trimmed = address?.trim() ?? '';
+  if (trimmed === '') return undefined;
+  const refuse = (message: string) => new ConfigError([{ path: 'store.url', message }]);
   let url: URL;
   try {
-    url = new URL(address);
+    url = new URL(trimmed);
   } catch {
-    throw new ConfigError(STORE_CONFIG_KEY, 'is not a valid address; expected redis://host:port or rediss://host:port');
+    throw refuse(`${REDIS_URL} (not a valid address; leave unset for the embedded in-memory store)`);
   }
   if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') {
-    throw new ConfigError(STORE_CONFIG_KEY, `unsupported scheme "${url.protocol}"; expected redis:// or rediss://`);
+    throw refuse(`${REDIS_URL} (unsupported scheme "${url.protocol}"; leave unset for the embedded in-memory store)`);
   }
-  if (url.hostname === '') throw new ConfigError(STORE_CONFIG_KEY, 'names no host; expected redis://host:port');
-  return address;
+  if (url.hostname === '') throw refuse(`${REDIS_URL} (names no host)`);
+  return trimmed;
+}
+
+/** The store at `url` (see `parseStoreUrl`): Redis, or the embedded in-memory store when there is none. */
+export async function createStore(url: string | undefined, options: StoreOptions = {}): Promise<GatewayStore> {
+  const checked = parseStoreUrl(url);
+  return checked === undefined ? createMemoryStore(options) : createRedisStore(checked, options);
 }
