@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { createServer, type AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
 /**
@@ -109,6 +110,15 @@ export function gatewayEnv(options: GatewayOptions): Record<string, string | und
 
 export function startGateway(options: GatewayOptions): Promise<RunningProcess> {
   return startProcess(GATEWAY_MAIN, gatewayEnv(options));
+}
+
+/** A port nobody listens on right now (for a process whose address must be known before it starts). */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
 }
 
 /** Polls until the predicate holds; for states that settle asynchronously (readiness, tool loading). */
