@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GatewayClient } from './support/gateway-client.js';
 import { decodeJwtPayload } from './support/jwt.js';
 import { rawRequest } from './support/raw-http.js';
-import { startDownstream, startGateway, TEST_ADMIN_KEY, type RunningProcess } from './support/processes.js';
+import { startPair, type Pair } from './support/pair.js';
+import { TEST_ADMIN_KEY, type RunningProcess } from './support/processes.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -19,23 +20,16 @@ async function expectProblem(response: Response, status: number): Promise<Record
 }
 
 describe('POST /auth/admin/token (spec 4.1, 5)', () => {
-  let downstream: RunningProcess;
+  let pair: Pair;
   let withDefaults: RunningProcess;
   let withWeekTokens: RunningProcess;
   let withoutKey: RunningProcess;
 
   beforeAll(async () => {
-    downstream = await startDownstream();
-    [withDefaults, withWeekTokens, withoutKey] = await Promise.all([
-      startGateway({ downstreamUrl: downstream.url }),
-      startGateway({ downstreamUrl: downstream.url, env: { Gw__Admin__TokenExpiryDays: '7' } }),
-      startGateway({ downstreamUrl: downstream.url, adminApiKey: null }),
-    ]);
+    pair = await startPair({ gateway: [{}, { env: { Gw__Admin__TokenExpiryDays: '7' } }, { adminApiKey: null }], ready: false });
+    [withDefaults, withWeekTokens, withoutKey] = [pair.gateways[0]!, pair.gateways[1]!, pair.gateways[2]!];
   });
-  afterAll(async () => {
-    await Promise.all([withDefaults?.stop(), withWeekTokens?.stop(), withoutKey?.stop()]);
-    await downstream?.stop();
-  });
+  afterAll(() => pair?.stop());
 
   describe('with an admin API key configured', () => {
     it('exchanges the key for a 90-day admin JWT by default', async () => {

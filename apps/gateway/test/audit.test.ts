@@ -5,6 +5,7 @@ import { auditedCall, type AuditRecord, type AuditedCall } from './support/audit
 import { GatewayClient } from './support/gateway-client.js';
 import { decodeJwtPayload } from './support/jwt.js';
 import { createAgentWithToken, openRawSession, rawCall, waitUntilReady, type TestAgent } from './support/mcp.js';
+import { startPair, type Pair } from './support/pair.js';
 import { startDownstream, startGateway, type RunningProcess } from './support/processes.js';
 import { redisServerAvailable } from './support/redis-guard.js';
 
@@ -48,24 +49,19 @@ describe('audit trail (dist/main.js + sample downstream)', () => {
   });
 
   describe(`one gateway (${redisAvailable ? 'Redis' : 'in-memory'} store)`, () => {
-    let redis: RedisServer | undefined;
+    let pair: Pair<RunningProcess, boolean>;
     let gateway: RunningProcess;
     let api: GatewayClient;
     let admin: string;
     let agent: TestAgent;
 
     beforeAll(async () => {
-      redis = redisAvailable ? await startRedisServer() : undefined;
-      gateway = await startGateway({ downstreamUrl: downstream.url, redisUrl: redis?.url });
-      await waitUntilReady(gateway.url);
-      api = new GatewayClient(gateway.url);
-      admin = await api.adminToken();
+      pair = await startPair({ downstream, redis: redisAvailable });
+      ({ gateway, api } = pair);
+      admin = await pair.adminToken();
       agent = await createAgentWithToken(api, admin, { label: 'audited', dailyTokenBudget: 1_000_000, allowedTools: ['get_order', 'search_products', 'get_product', 'get_customer', 'quote_order'] });
     });
-    afterAll(async () => {
-      await gateway?.stop();
-      await redis?.stop();
-    });
+    afterAll(() => pair?.stop());
 
     const call = (name: string, args: Record<string, unknown>, as: TestAgent = agent, token?: string) =>
       auditedCall(gateway.url, api, admin, as.token, name, args, token === undefined ? {} : { token });

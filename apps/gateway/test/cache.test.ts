@@ -1,10 +1,10 @@
 import { countTokens } from '@tollgate/gateway-core';
-import { startRedisServer, type RedisServer } from '@tollgate/gateway-core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditedCall, type AuditedCall } from './support/audited-call.js';
 import { GatewayClient } from './support/gateway-client.js';
-import { createAgentWithToken, waitUntilReady, type TestAgent } from './support/mcp.js';
-import { startDownstream, startGateway, type RunningProcess } from './support/processes.js';
+import { createAgentWithToken, type TestAgent } from './support/mcp.js';
+import { startPair, type Pair } from './support/pair.js';
+import { startDownstream, type RunningProcess } from './support/processes.js';
 import { redisServerAvailable } from './support/redis-guard.js';
 
 const redisAvailable = redisServerAvailable('the cache shared by two gateway instances on Redis');
@@ -26,9 +26,8 @@ class TestGateway {
     this.api = new GatewayClient(process.url);
   }
 
-  static async start(options: Parameters<typeof startGateway>[0]): Promise<TestGateway> {
-    const process = await startGateway(options);
-    await waitUntilReady(process.url);
+  /** A gateway of a started (and ready) pair. */
+  static async of(process: RunningProcess): Promise<TestGateway> {
     return new TestGateway(process, await new GatewayClient(process.url).adminToken());
   }
 
@@ -82,16 +81,16 @@ describe('response cache (dist/main.js + sample downstream)', () => {
   });
 
   describe('one gateway, default cache settings (get_order opted out)', () => {
+    let pair: Pair;
     let gateway: TestGateway;
     let reader: TestAgent;
 
     beforeAll(async () => {
-      gateway = await TestGateway.start({ downstreamUrl: downstream.url, env: { Gw__Cache__Tools__get_order__Enabled: 'false' } });
+      pair = await startPair({ downstream, gateway: { env: { Gw__Cache__Tools__get_order__Enabled: 'false' } } });
+      gateway = await TestGateway.of(pair.gateway);
       reader = await gateway.agent({ scopes: ['customers:read'] });
     });
-    afterAll(async () => {
-      await gateway?.process.stop();
-    });
+    afterAll(() => pair?.stop());
 
     it('answers a repeated read from the exact tier, audited as a cache hit and charged like a call', async () => {
       const before = await gateway.used(reader);
@@ -198,13 +197,13 @@ describe('response cache (dist/main.js + sample downstream)', () => {
   });
 
   describe('Gw:Cache:Enabled=false', () => {
+    let pair: Pair;
     let gateway: TestGateway;
     beforeAll(async () => {
-      gateway = await TestGateway.start({ downstreamUrl: downstream.url, env: { Gw__Cache__Enabled: 'false' } });
+      pair = await startPair({ downstream, gateway: { env: { Gw__Cache__Enabled: 'false' } } });
+      gateway = await TestGateway.of(pair.gateway);
     });
-    afterAll(async () => {
-      await gateway?.process.stop();
-    });
+    afterAll(() => pair?.stop());
 
     it('asks the downstream every time', async () => {
       const agent = await gateway.agent({});
@@ -222,21 +221,15 @@ describe('response cache (dist/main.js + sample downstream)', () => {
   });
 
   describe.runIf(redisAvailable)('two gateways on one Redis', () => {
-    let redis: RedisServer;
+    let pair: Pair<RunningProcess, true>;
     let a: TestGateway;
     let b: TestGateway;
 
     beforeAll(async () => {
-      redis = await startRedisServer();
-      [a, b] = await Promise.all([
-        TestGateway.start({ downstreamUrl: downstream.url, redisUrl: redis.url }),
-        TestGateway.start({ downstreamUrl: downstream.url, redisUrl: redis.url }),
-      ]);
+      pair = await startPair({ downstream, redis: true, instances: 2 });
+      [a, b] = await Promise.all([TestGateway.of(pair.gateways[0]!), TestGateway.of(pair.gateways[1]!)]);
     });
-    afterAll(async () => {
-      await Promise.all([a?.process.stop(), b?.process.stop()]);
-      await redis?.stop();
-    });
+    afterAll(() => pair?.stop());
 
     it('answers on B from what a call on A cached, exact and semantic', async () => {
       const agent = await a.agent({ scopes: ['catalog:write'] });

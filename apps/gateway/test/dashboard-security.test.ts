@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GatewayClient } from './support/gateway-client.js';
 import { rawRequest } from './support/raw-http.js';
-import { startDownstream, startGateway, TEST_ADMIN_KEY, type RunningProcess } from './support/processes.js';
+import { startPair, type Pair } from './support/pair.js';
+import { TEST_ADMIN_KEY, type RunningProcess } from './support/processes.js';
 
 /** A browser-like exchange with the dashboard: no redirect followed, cookies passed by hand. */
 interface Exchange {
@@ -29,6 +30,7 @@ const cookieValue = (cookies: string[], name: string) => cookies.find((cookie) =
 const csrfField = (html: string) => /name="_csrf" value="([^"]+)"/.exec(html)?.[1];
 
 describe('dashboard security, against the built gateway', () => {
+  let pair: Pair;
   let downstream: RunningProcess;
   let gateway: RunningProcess;
   let client: GatewayClient;
@@ -55,16 +57,12 @@ describe('dashboard security, against the built gateway', () => {
   const agentCount = async () => (await client.request('GET', '/management/agents', admin)).body.length as number;
 
   beforeAll(async () => {
-    downstream = await startDownstream();
-    gateway = await startGateway({ downstreamUrl: downstream.url });
-    client = new GatewayClient(gateway.url);
-    admin = await client.adminToken();
+    pair = await startPair({ ready: false });
+    ({ downstream, gateway, api: client } = pair);
+    admin = await pair.adminToken();
     sameOrigin = { Origin: gateway.url, 'Sec-Fetch-Site': 'same-origin' };
   });
-  afterAll(async () => {
-    await gateway?.stop();
-    await downstream?.stop();
-  });
+  afterAll(() => pair?.stop());
 
   describe('without a session', () => {
     it.each(['/dashboard', '/dashboard/agents', '/dashboard/agents/agt_0000000000000000000000', '/dashboard/tools', '/dashboard/audit', '/dashboard/no-such-page'])(
@@ -214,17 +212,14 @@ describe('dashboard security, against the built gateway', () => {
 });
 
 describe('dashboard development sign-in', () => {
-  let downstream: RunningProcess;
+  let pair: Pair;
   let gateway: RunningProcess;
 
   beforeAll(async () => {
-    downstream = await startDownstream();
-    gateway = await startGateway({ downstreamUrl: downstream.url, development: true });
+    pair = await startPair({ gateway: { development: true }, ready: false });
+    ({ gateway } = pair);
   });
-  afterAll(async () => {
-    await gateway?.stop();
-    await downstream?.stop();
-  });
+  afterAll(() => pair?.stop());
 
   async function devSignIn(headers: Record<string, string> = {}): Promise<Exchange> {
     const form = await send(`${gateway.url}/dashboard/sign-in`);

@@ -2,8 +2,9 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumAvailable, launchChromium, screenshot, type Browser } from './support/browser.js';
-import { connectSdkClient, resultJson, sdkRefusal, waitUntilReady } from './support/mcp.js';
-import { startDownstream, startGateway, TEST_ADMIN_KEY, type RunningProcess } from './support/processes.js';
+import { connectSdkClient, resultJson, sdkRefusal } from './support/mcp.js';
+import { startPair, type Pair } from './support/pair.js';
+import { TEST_ADMIN_KEY, type RunningProcess } from './support/processes.js';
 
 const PHONE = { width: 390, height: 844 };
 
@@ -12,7 +13,7 @@ const PHONE = { width: 390, height: 844 };
  * sample downstream: one story, step by step, sharing the browser session.
  */
 describe.runIf(chromiumAvailable('the dashboard browser tests'))('dashboard in Chromium', () => {
-  let downstream: RunningProcess;
+  let pair: Pair;
   let gateway: RunningProcess;
   let browser: Browser;
   let page: Page;
@@ -21,9 +22,8 @@ describe.runIf(chromiumAvailable('the dashboard browser tests'))('dashboard in C
   let client: Awaited<ReturnType<typeof connectSdkClient>>;
 
   beforeAll(async () => {
-    downstream = await startDownstream();
-    gateway = await startGateway({ downstreamUrl: downstream.url });
-    await waitUntilReady(gateway.url);
+    pair = await startPair();
+    ({ gateway } = pair);
     browser = await launchChromium();
     await browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: gateway.url });
     page = await browser.context.newPage();
@@ -31,8 +31,7 @@ describe.runIf(chromiumAvailable('the dashboard browser tests'))('dashboard in C
   afterAll(async () => {
     await client?.close();
     await browser?.close();
-    await gateway?.stop();
-    await downstream?.stop();
+    await pair?.stop();
   });
 
   const open = (path: string) => page.goto(`${gateway.url}${path}`);

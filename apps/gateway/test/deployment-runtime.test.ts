@@ -1,7 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,7 +10,7 @@ import { interpolate, readCompose } from './support/compose-file.js';
 import { all, copiesFrom, environment, execForm, healthcheckCommand, last, readDockerfile, stageNamed, type Stage } from './support/dockerfile.js';
 import { GatewayClient } from './support/gateway-client.js';
 import { connectSdkClient, createAgentWithToken, resultJson } from './support/mcp.js';
-import { eventually } from './support/processes.js';
+import { eventually, freePort } from './support/processes.js';
 import { redisServerAvailable } from './support/redis-guard.js';
 
 /**
@@ -48,14 +47,6 @@ function assembleImage(target: string): string {
     cpSync(join(work, source), join(app, destination), { recursive: true, verbatimSymlinks: true });
   }
   return app;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  server.close();
-  return port;
 }
 
 interface Container {

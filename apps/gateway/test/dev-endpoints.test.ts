@@ -4,7 +4,8 @@ import { GatewayClient } from './support/gateway-client.js';
 import { decodeJwtPayload } from './support/jwt.js';
 import { mcpInitialize } from './support/mcp-probe.js';
 import { rawRequest } from './support/raw-http.js';
-import { eventually, startDownstream, startGateway, type RunningProcess } from './support/processes.js';
+import { startPair, type Pair } from './support/pair.js';
+import { eventually, type RunningProcess } from './support/processes.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -18,21 +19,15 @@ function nonLoopbackAddress(): string | undefined {
 const SAMPLE_SCOPES = ['catalog:write', 'customers:read', 'customers:write', 'orders:read', 'orders:write'];
 
 describe('development endpoints (spec 4.1)', () => {
-  let downstream: RunningProcess;
+  let pair: Pair;
   let development: RunningProcess;
   let production: RunningProcess;
 
   beforeAll(async () => {
-    downstream = await startDownstream();
-    [development, production] = await Promise.all([
-      startGateway({ downstreamUrl: downstream.url, development: true, adminApiKey: null }),
-      startGateway({ downstreamUrl: downstream.url }),
-    ]);
+    pair = await startPair({ gateway: [{ development: true, adminApiKey: null }, {}], ready: false });
+    [development, production] = [pair.gateways[0]!, pair.gateways[1]!];
   });
-  afterAll(async () => {
-    await Promise.all([development?.stop(), production?.stop()]);
-    await downstream?.stop();
-  });
+  afterAll(() => pair?.stop());
 
   describe('in development mode', () => {
     it('GET /dev/admin-token from loopback: {token, expiresAt}, an admin token for Gw:Admin:TokenExpiryDays (90)', async () => {

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GatewayClient } from './support/gateway-client.js';
-import { createAgentWithToken, openRawSession, SSE_MESSAGE, waitUntilReady, type TestAgent } from './support/mcp.js';
-import { startGateway, type RunningProcess } from './support/processes.js';
-import { GET_ITEM_TOOL, startRecordingDownstream, type RecordingDownstream } from './support/recording-downstream.js';
+import { createAgentWithToken, openRawSession, SSE_MESSAGE, type TestAgent } from './support/mcp.js';
+import { startPair, type Pair } from './support/pair.js';
+import type { RunningProcess } from './support/processes.js';
+import { GET_ITEM_TOOL, type RecordingDownstream } from './support/recording-downstream.js';
 
 /**
  * Fuzzes POST /mcp of the built gateway with generated JSON-RPC-ish bodies,
@@ -44,23 +44,19 @@ const TOOLS = [
 const TOOL_NAMES = TOOLS.map((tool) => tool.name);
 
 describe('POST /mcp under generated input (dist/main.js + recording downstream)', () => {
+  let pair: Pair<RecordingDownstream>;
   let recorder: RecordingDownstream;
   let gateway: RunningProcess;
   let agent: TestAgent;
   let sessionId: string;
 
   beforeAll(async () => {
-    recorder = await startRecordingDownstream(TOOLS);
-    gateway = await startGateway({ downstreamUrl: recorder.url });
-    await waitUntilReady(gateway.url);
-    const client = new GatewayClient(gateway.url);
-    agent = await createAgentWithToken(client, await client.adminToken(), { label: 'fuzz', dailyTokenBudget: 100_000_000 });
+    pair = await startPair({ downstream: { recording: TOOLS } });
+    ({ downstream: recorder, gateway } = pair);
+    agent = await createAgentWithToken(pair.api, await pair.adminToken(), { label: 'fuzz', dailyTokenBudget: 100_000_000 });
     sessionId = (await openRawSession(gateway.url, agent.token)).sessionId;
   });
-  afterAll(async () => {
-    await gateway?.stop();
-    await recorder?.close();
-  });
+  afterAll(() => pair?.stop());
 
   it(`answers ${RUNS} generated bodies below 500, each with 202 or one well-formed JSON-RPC response`, async () => {
     await fc.assert(

@@ -1,20 +1,12 @@
 import { createHmac, generateKeyPairSync, randomUUID, sign as rsaSign } from 'node:crypto';
-import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GatewayClient } from './support/gateway-client.js';
 import { decodeJwtPayload, forgeJwt } from './support/jwt.js';
-import { createAgentWithToken, initializeRequest, mcpRaw, openRawSession, rawCall, waitUntilReady, type McpExchange, type TestAgent } from './support/mcp.js';
-import {
-  gatewayEnv,
-  GATEWAY_MAIN,
-  runToExit,
-  startDownstream,
-  startGateway,
-  TEST_SIGNING_KEY,
-  type RunningProcess,
-} from './support/processes.js';
+import { createAgentWithToken, initializeRequest, mcpRaw, openRawSession, rawCall, type McpExchange, type TestAgent } from './support/mcp.js';
+import { startPair, type Pair } from './support/pair.js';
+import { freePort, gatewayEnv, GATEWAY_MAIN, runToExit, TEST_SIGNING_KEY, type RunningProcess } from './support/processes.js';
 import { rawExchange, rawRequest, type RawReply } from './support/raw-http.js';
-import { GET_ITEM_TOOL, startRecordingDownstream, type RecordingDownstream } from './support/recording-downstream.js';
+import { GET_ITEM_TOOL, type RecordingDownstream } from './support/recording-downstream.js';
 
 /**
  * Issue 6, "hostile and malformed input": every group answered with a clear
@@ -29,6 +21,7 @@ const ALLOWED_HOST = 'gateway.test';
 const BUDGET = 50_000;
 
 describe('hostile and malformed input (dist/main.js)', () => {
+  let pair: Pair;
   let downstream: RunningProcess;
   let gateway: RunningProcess;
   let url: string;
@@ -39,30 +32,31 @@ describe('hostile and malformed input (dist/main.js)', () => {
   let victimSession: string;
 
   // A second gateway in front of a recording downstream, with an origin and a host allow-list.
+  let guardedPair: Pair<RecordingDownstream>;
   let recorder: RecordingDownstream;
   let guarded: RunningProcess;
   let guardedAgent: TestAgent;
   let guardedSession: string;
 
   beforeAll(async () => {
-    [downstream, recorder] = await Promise.all([startDownstream(), startRecordingDownstream([GET_ITEM_TOOL])]);
     // The guarded gateway's own address must be an allowed host, so its port is chosen up front.
     const guardedPort = await freePort();
-    [gateway, guarded] = await Promise.all([
-      startGateway({ downstreamUrl: downstream.url }),
-      startGateway({
-        downstreamUrl: recorder.url,
-        env: {
-          PORT: String(guardedPort),
-          Gw__Http__AllowedOrigins: ALLOWED_ORIGIN,
-          Gw__Http__AllowedHosts: `${ALLOWED_HOST}, 127.0.0.1:${guardedPort}`,
+    [pair, guardedPair] = await Promise.all([
+      startPair(),
+      startPair({
+        downstream: { recording: [GET_ITEM_TOOL] },
+        gateway: {
+          env: {
+            PORT: String(guardedPort),
+            Gw__Http__AllowedOrigins: ALLOWED_ORIGIN,
+            Gw__Http__AllowedHosts: `${ALLOWED_HOST}, 127.0.0.1:${guardedPort}`,
+          },
         },
       }),
     ]);
-    url = gateway.url;
-    await Promise.all([waitUntilReady(url), waitUntilReady(guarded.url)]);
-    client = new GatewayClient(url);
-    admin = await client.adminToken();
+    ({ downstream, gateway, url, api: client } = pair);
+    ({ downstream: recorder, gateway: guarded } = guardedPair);
+    admin = await pair.adminToken();
     victim = await createAgentWithToken(client, admin, { label: 'victim', dailyTokenBudget: BUDGET });
     victimSession = (await openRawSession(url, victim.token)).sessionId;
 
@@ -72,8 +66,7 @@ describe('hostile and malformed input (dist/main.js)', () => {
   });
 
   afterAll(async () => {
-    await Promise.all([gateway?.stop(), guarded?.stop()]);
-    await Promise.all([downstream?.stop(), recorder?.close()]);
+    await Promise.all([pair?.stop(), guardedPair?.stop()]);
   });
 
   /** A tools/call of the victim inside its session. */
@@ -667,13 +660,4 @@ class HostClient {
   initialize(token: string, headers: Record<string, string> = {}): Promise<RawReply> {
     return this.request('POST', '/mcp', { ...mcpHeaders(token), ...headers }, JSON.stringify(initializeRequest()));
   }
-}
-
-/** A port nobody listens on right now (for a process whose address must be known before it starts). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }

@@ -3,7 +3,8 @@ import { GatewayClient } from './support/gateway-client.js';
 import { decodeJwtPayload, expiredAdminToken, foreignAdminToken } from './support/jwt.js';
 import { mcpInitialize, mcpRequest } from './support/mcp-probe.js';
 import { rawRequest } from './support/raw-http.js';
-import { eventually, startDownstream, startGateway, type RunningProcess } from './support/processes.js';
+import { startPair, type Pair } from './support/pair.js';
+import { eventually, type RunningProcess } from './support/processes.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const AGENT_ID = /^agt_[A-Za-z0-9_-]{22}$/;
@@ -23,21 +24,17 @@ function expectAbout(iso: string, expectedMs: number): void {
 }
 
 describe('management API (spec 4.2) of the built gateway', () => {
-  let downstream: RunningProcess;
+  let pair: Pair;
   let gateway: RunningProcess;
   let client: GatewayClient;
   let admin: string;
 
   beforeAll(async () => {
-    downstream = await startDownstream();
-    gateway = await startGateway({ downstreamUrl: downstream.url });
-    client = new GatewayClient(gateway.url);
-    admin = await client.adminToken();
+    pair = await startPair({ ready: false });
+    ({ gateway, api: client } = pair);
+    admin = await pair.adminToken();
   });
-  afterAll(async () => {
-    await gateway?.stop();
-    await downstream?.stop();
-  });
+  afterAll(() => pair?.stop());
 
   const create = (body: unknown) => client.request('POST', '/management/agents', admin, body);
 

@@ -7,8 +7,9 @@ import { dirname, join } from 'node:path';
 import { countTokens } from '@tollgate/gateway-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GatewayClient } from './support/gateway-client.js';
-import { createAgentWithToken, waitUntilReady, type TestAgent } from './support/mcp.js';
-import { startDownstream, startGateway, type RunningProcess } from './support/processes.js';
+import { createAgentWithToken, type TestAgent } from './support/mcp.js';
+import { startPair, type Pair } from './support/pair.js';
+import type { RunningProcess } from './support/processes.js';
 
 /** The launcher behind `npx @modelcontextprotocol/inspector` (its `bin`), run with this Node. */
 const require = createRequire(import.meta.url);
@@ -28,6 +29,7 @@ interface CliRun {
  * agent authentication.
  */
 describe('MCP Inspector CLI against the built gateway', () => {
+  let pair: Pair;
   let downstream: RunningProcess;
   let gateway: RunningProcess;
   let home: string;
@@ -54,16 +56,13 @@ describe('MCP Inspector CLI against the built gateway', () => {
 
   beforeAll(async () => {
     home = await mkdtemp(join(tmpdir(), 'tollgate-inspector-'));
-    downstream = await startDownstream();
-    gateway = await startGateway({ downstreamUrl: downstream.url });
-    await waitUntilReady(gateway.url);
-    api = new GatewayClient(gateway.url);
-    admin = await api.adminToken();
+    pair = await startPair();
+    ({ downstream, gateway, api } = pair);
+    admin = await pair.adminToken();
     agent = await createAgentWithToken(api, admin, { label: 'inspector', dailyTokenBudget: 100_000, scopes: ['customers:write'] });
   });
   afterAll(async () => {
-    await gateway?.stop();
-    await downstream?.stop();
+    await pair?.stop();
     if (home) await rm(home, { recursive: true, force: true });
   });
 

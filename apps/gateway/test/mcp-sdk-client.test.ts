@@ -2,8 +2,9 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GatewayClient } from './support/gateway-client.js';
-import { connectSdkClient, createAgentWithToken, openRawSession, rawCall, resultJson, sdkRefusal, waitUntilReady, type TestAgent } from './support/mcp.js';
-import { startDownstream, startGateway, type RunningProcess } from './support/processes.js';
+import { connectSdkClient, createAgentWithToken, openRawSession, rawCall, resultJson, sdkRefusal, type TestAgent } from './support/mcp.js';
+import { startPair, type Pair } from './support/pair.js';
+import type { RunningProcess } from './support/processes.js';
 
 /**
  * The official TypeScript SDK client (Streamable HTTP, bearer token in
@@ -13,6 +14,7 @@ import { startDownstream, startGateway, type RunningProcess } from './support/pr
  * checked twice: the status the SDK reports, and the exact JSON-RPC error.
  */
 describe('MCP with the official SDK client (dist/main.js + sample downstream)', () => {
+  let pair: Pair;
   let downstream: RunningProcess;
   let gateway: RunningProcess;
   let url: string;
@@ -29,12 +31,10 @@ describe('MCP with the official SDK client (dist/main.js + sample downstream)', 
   }
 
   beforeAll(async () => {
-    downstream = await startDownstream();
-    gateway = await startGateway({ downstreamUrl: downstream.url });
-    url = gateway.url;
-    await waitUntilReady(url);
-    const api = new GatewayClient(url);
-    const admin = await api.adminToken();
+    pair = await startPair();
+    ({ downstream, gateway, url } = pair);
+    const { api } = pair;
+    const admin = await pair.adminToken();
     reader = await createAgentWithToken(api, admin, { label: 'reader', dailyTokenBudget: 100_000 });
     writer = await createAgentWithToken(api, admin, { label: 'writer', dailyTokenBudget: 100_000, scopes: ['orders:read', 'orders:write'] });
     allowlisted = await createAgentWithToken(api, admin, { label: 'allowlisted', dailyTokenBudget: 100_000, allowedTools: ['get_product'] });
@@ -42,8 +42,7 @@ describe('MCP with the official SDK client (dist/main.js + sample downstream)', 
   });
   afterAll(async () => {
     await Promise.all(clients.map((client) => client.close().catch(() => undefined)));
-    await gateway?.stop();
-    await downstream?.stop();
+    await pair?.stop();
   });
 
   describe('the happy path', () => {
@@ -202,22 +201,19 @@ describe('MCP with the official SDK client (dist/main.js + sample downstream)', 
     });
 
     describe('502 / -32002 when the downstream fails', () => {
-      let lonelyDownstream: RunningProcess;
+      let impatientPair: Pair;
+      let orphanedPair: Pair;
       let impatient: RunningProcess;
       let orphaned: RunningProcess;
 
       beforeAll(async () => {
         // One gateway that gives the downstream 1 ms, one whose downstream is gone after start-up.
-        lonelyDownstream = await startDownstream();
-        [impatient, orphaned] = await Promise.all([
-          startGateway({ downstreamUrl: downstream.url, env: { Gw__Downstream__TimeoutMs: '1' } }),
-          startGateway({ downstreamUrl: lonelyDownstream.url }),
-        ]);
-        await Promise.all([waitUntilReady(impatient.url), waitUntilReady(orphaned.url)]);
-        await lonelyDownstream.stop();
+        [impatientPair, orphanedPair] = await Promise.all([startPair({ downstream, gateway: { env: { Gw__Downstream__TimeoutMs: '1' } } }), startPair()]);
+        [impatient, orphaned] = [impatientPair.gateway, orphanedPair.gateway];
+        await orphanedPair.downstream.stop();
       });
       afterAll(async () => {
-        await Promise.all([impatient?.stop(), orphaned?.stop(), lonelyDownstream?.stop()]);
+        await Promise.all([impatientPair?.stop(), orphanedPair?.stop()]);
       });
 
       async function refusalFrom(gatewayUrl: string) {

@@ -1,17 +1,12 @@
-import { isRedisServerAvailable, startRedisServer, type RedisServer } from '@tollgate/gateway-core/testing';
 import { countTokens } from '@tollgate/gateway-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GatewayClient } from './support/gateway-client.js';
-import { connectSdkClient, createAgentWithToken, mcpRaw, openRawSession, rawCall, resultJson, waitUntilReady, type TestAgent } from './support/mcp.js';
-import { startDownstream, startGateway, type RunningProcess } from './support/processes.js';
+import { connectSdkClient, createAgentWithToken, mcpRaw, openRawSession, rawCall, resultJson, type TestAgent } from './support/mcp.js';
+import { startPair, type Pair } from './support/pair.js';
+import type { RunningProcess } from './support/processes.js';
+import { redisServerAvailable } from './support/redis-guard.js';
 
-const available = isRedisServerAvailable();
-if (!available && process.env.CI === 'true') {
-  throw new Error('redis-server is not installed, and CI=true forbids skipping the shared-session tests. Install it (apt-get install redis-server) or set REDIS_SERVER_BIN.');
-}
-if (!available) {
-  console.warn('\n⚠ redis-server not found: SKIPPING the MCP shared-session tests (set CI=true to make this a failure).\n');
-}
+const available = redisServerAvailable('the MCP shared-session tests');
 
 /**
  * Two gateway processes on one Redis: a session opened on one is served by
@@ -19,8 +14,7 @@ if (!available) {
  * live in the store so any instance can serve them).
  */
 describe.runIf(available)('MCP sessions shared by two gateways on one Redis', () => {
-  let redis: RedisServer;
-  let downstream: RunningProcess;
+  let pair: Pair<RunningProcess, true>;
   let first: RunningProcess;
   let second: RunningProcess;
   let alice: TestAgent;
@@ -29,23 +23,14 @@ describe.runIf(available)('MCP sessions shared by two gateways on one Redis', ()
   let admin: string;
 
   beforeAll(async () => {
-    redis = await startRedisServer();
-    downstream = await startDownstream();
-    [first, second] = await Promise.all([
-      startGateway({ downstreamUrl: downstream.url, redisUrl: redis.url }),
-      startGateway({ downstreamUrl: downstream.url, redisUrl: redis.url }),
-    ]);
-    await Promise.all([waitUntilReady(first.url), waitUntilReady(second.url)]);
-    api = new GatewayClient(first.url);
-    admin = await api.adminToken();
+    pair = await startPair({ redis: true, instances: 2 });
+    [first, second] = [pair.gateways[0]!, pair.gateways[1]!];
+    api = pair.api;
+    admin = await pair.adminToken();
     alice = await createAgentWithToken(api, admin, { label: 'alice', dailyTokenBudget: 100_000 });
     bob = await createAgentWithToken(api, admin, { label: 'bob', dailyTokenBudget: 100_000 });
   });
-  afterAll(async () => {
-    await Promise.all([first?.stop(), second?.stop()]);
-    await downstream?.stop();
-    await redis?.stop();
-  });
+  afterAll(() => pair?.stop());
 
   it('serves a session opened on one gateway on the other, and ends it on either', async () => {
     const { sessionId } = await openRawSession(first.url, alice.token, '2025-06-18');

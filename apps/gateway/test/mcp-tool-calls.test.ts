@@ -1,8 +1,9 @@
 import { countTokens } from '@tollgate/gateway-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GatewayClient } from './support/gateway-client.js';
-import { createAgentWithToken, openRawSession, rawCall, waitUntilReady, type McpExchange, type TestAgent } from './support/mcp.js';
-import { startDownstream, startGateway, type RunningProcess } from './support/processes.js';
+import { createAgentWithToken, openRawSession, rawCall, type McpExchange, type TestAgent } from './support/mcp.js';
+import { startPair, type Pair } from './support/pair.js';
+import type { RunningProcess } from './support/processes.js';
 
 /**
  * tools/call semantics against the built gateway and sample downstream:
@@ -10,24 +11,18 @@ import { startDownstream, startGateway, type RunningProcess } from './support/pr
  * and the maxResponseTokens cap (spec 5 rules 5-6, 7, 8).
  */
 describe('tools/call: budget, access and truncation (dist/main.js + sample downstream)', () => {
+  let pair: Pair;
   let downstream: RunningProcess;
-  let gateway: RunningProcess;
   let url: string;
   let api: GatewayClient;
   let admin: string;
 
   beforeAll(async () => {
-    downstream = await startDownstream();
-    gateway = await startGateway({ downstreamUrl: downstream.url });
-    url = gateway.url;
-    await waitUntilReady(url);
-    api = new GatewayClient(url);
-    admin = await api.adminToken();
+    pair = await startPair();
+    ({ downstream, url, api } = pair);
+    admin = await pair.adminToken();
   });
-  afterAll(async () => {
-    await gateway?.stop();
-    await downstream?.stop();
-  });
+  afterAll(() => pair?.stop());
 
   async function budgetOf(agentId: string): Promise<{ used: number; remaining: number; dailyTokenBudget: number }> {
     const reply = await api.request('GET', `/management/agents/${agentId}/budget`, admin);

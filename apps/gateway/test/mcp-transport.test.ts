@@ -1,33 +1,26 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GatewayClient } from './support/gateway-client.js';
-import { createAgentWithToken, initializeRequest, mcpRaw, openRawSession, rawCall, waitUntilReady, type TestAgent } from './support/mcp.js';
-import { startDownstream, startGateway, type RunningProcess } from './support/processes.js';
+import { createAgentWithToken, initializeRequest, mcpRaw, openRawSession, rawCall, type TestAgent } from './support/mcp.js';
+import { startPair, type Pair } from './support/pair.js';
 
 /**
  * POST/GET/DELETE /mcp at the HTTP level (spec 3.2, 4.3, 7): exact statuses,
  * JSON-RPC codes and framing, which an SDK client would hide.
  */
 describe('MCP transport (dist/main.js + sample downstream)', () => {
-  let downstream: RunningProcess;
-  let gateway: RunningProcess;
+  let pair: Pair;
   let url: string;
   let alice: TestAgent;
   let bob: TestAgent;
 
   beforeAll(async () => {
-    downstream = await startDownstream();
-    gateway = await startGateway({ downstreamUrl: downstream.url });
-    url = gateway.url;
-    await waitUntilReady(url);
-    const client = new GatewayClient(url);
-    const admin = await client.adminToken();
-    alice = await createAgentWithToken(client, admin, { label: 'alice', dailyTokenBudget: 100_000 });
-    bob = await createAgentWithToken(client, admin, { label: 'bob', dailyTokenBudget: 100_000 });
+    pair = await startPair();
+    ({ url } = pair);
+    const admin = await pair.adminToken();
+    alice = await createAgentWithToken(pair.api, admin, { label: 'alice', dailyTokenBudget: 100_000 });
+    bob = await createAgentWithToken(pair.api, admin, { label: 'bob', dailyTokenBudget: 100_000 });
   });
-  afterAll(async () => {
-    await gateway?.stop();
-    await downstream?.stop();
-  });
+  afterAll(() => pair?.stop());
 
   describe('initialize and protocol versions', () => {
     it('answers initialize as one SSE message event and returns Mcp-Session-Id', async () => {

@@ -1,19 +1,11 @@
-import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GatewayClient } from './support/gateway-client.js';
-import { createAgentWithToken, mcpRaw, openRawSession, rawCall, waitUntilReady, type TestAgent } from './support/mcp.js';
-import { eventually, startDownstream, startGateway, type RunningProcess } from './support/processes.js';
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+import { createAgentWithToken, mcpRaw, openRawSession, rawCall, type TestAgent } from './support/mcp.js';
+import { startPair, type Pair } from './support/pair.js';
+import { eventually, freePort, type RunningProcess } from './support/processes.js';
 
 describe('observability (dist/main.js + sample downstream)', () => {
-  let downstream: RunningProcess;
+  let pair: Pair;
   let gateway: RunningProcess;
   let client: GatewayClient;
   let admin: string;
@@ -21,19 +13,14 @@ describe('observability (dist/main.js + sample downstream)', () => {
   let metricsPort: number;
 
   beforeAll(async () => {
-    downstream = await startDownstream();
     metricsPort = await freePort();
-    gateway = await startGateway({ downstreamUrl: downstream.url, env: { Gw__Metrics__Port: String(metricsPort) } });
-    client = new GatewayClient(gateway.url);
-    await waitUntilReady(gateway.url);
-    admin = await client.adminToken();
+    pair = await startPair({ gateway: { env: { Gw__Metrics__Port: String(metricsPort) } } });
+    ({ gateway, api: client } = pair);
+    admin = await pair.adminToken();
     agent = await createAgentWithToken(client, admin, { label: 'observed', dailyTokenBudget: 100_000 });
   });
 
-  afterAll(async () => {
-    await gateway?.stop();
-    await downstream?.stop();
-  });
+  afterAll(() => pair?.stop());
 
   it('answers tools/call with Server-Timing (gateway and downstream) and echoes a sane X-Request-Id', async () => {
     const { sessionId } = await openRawSession(gateway.url, agent.token);

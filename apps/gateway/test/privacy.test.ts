@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentAudit } from './support/audit.js';
 import { GatewayClient } from './support/gateway-client.js';
 import { createAgentWithToken, openRawSession, rawCall, waitUntilReady, type McpExchange, type TestAgent } from './support/mcp.js';
+import { startPair, type Pair } from './support/pair.js';
 import { GATEWAY_MAIN, gatewayEnv, runToExit, startDownstream, startGateway, type RunningProcess } from './support/processes.js';
 import { monitorRedis, type RedisMonitor } from './support/redis-monitor.js';
 import { redisServerAvailable } from './support/redis-guard.js';
@@ -149,6 +150,7 @@ describe('privacy rules (dist/main.js + sample downstream)', () => {
 
   describe('a rules file and a per-tool override', () => {
     let directory: string;
+    let pair: Pair;
     let gateway: RunningProcess;
     let reader: TestAgent;
 
@@ -162,16 +164,12 @@ describe('privacy rules (dist/main.js + sample downstream)', () => {
           rules: [{ name: 'sku', pattern: '([A-Z]{2})-(\\d)\\d\\d', replacement: '$1-$2**' }],
         }),
       );
-      gateway = await startGateway({
-        downstreamUrl: downstream.url,
-        env: { Gw__Privacy__RulesFile: rulesFile, Gw__Privacy__Tools__get_customer__Enabled: 'false' },
-      });
-      await waitUntilReady(gateway.url);
-      const api = new GatewayClient(gateway.url);
-      reader = await createAgentWithToken(api, await api.adminToken(), { label: 'override reader', dailyTokenBudget: 1_000_000, scopes: ['customers:read'] });
+      pair = await startPair({ downstream, gateway: { env: { Gw__Privacy__RulesFile: rulesFile, Gw__Privacy__Tools__get_customer__Enabled: 'false' } } });
+      ({ gateway } = pair);
+      reader = await createAgentWithToken(pair.api, await pair.adminToken(), { label: 'override reader', dailyTokenBudget: 1_000_000, scopes: ['customers:read'] });
     });
     afterAll(async () => {
-      await gateway?.stop();
+      await pair?.stop();
       rmSync(directory, { recursive: true, force: true });
     });
 

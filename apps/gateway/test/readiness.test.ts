@@ -1,8 +1,9 @@
-import { startRedisServer, type RedisServer } from '@tollgate/gateway-core/testing';
+import type { RedisServer } from '@tollgate/gateway-core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GatewayClient } from './support/gateway-client.js';
 import { mcpInitialize } from './support/mcp-probe.js';
-import { eventually, startDownstream, startGateway, type RunningProcess } from './support/processes.js';
+import { startPair, type Pair } from './support/pair.js';
+import { eventually, type RunningProcess } from './support/processes.js';
 import { redisServerAvailable } from './support/redis-guard.js';
 
 const available = redisServerAvailable('the readiness tests against a Redis outage');
@@ -21,21 +22,17 @@ const HEALTHY = { status: 'Healthy', components: { cacheStore: { status: 'Health
 
 /** Spec 2.6 and 4.4: the store is checked for real, and the gateway follows it down and back up by itself. */
 describe.runIf(available)('readiness through a Redis outage (no gateway restart)', () => {
+  let pair: Pair<RunningProcess, true>;
   let redis: RedisServer;
-  let downstream: RunningProcess;
   let gateway: RunningProcess;
   let client: GatewayClient;
 
   beforeAll(async () => {
-    [redis, downstream] = await Promise.all([startRedisServer(), startDownstream()]);
-    gateway = await startGateway({ downstreamUrl: downstream.url, redisUrl: redis.url });
-    client = new GatewayClient(gateway.url);
+    // Not waited for: the first test watches the gateway become ready.
+    pair = await startPair({ redis: true, ready: false });
+    ({ redis, gateway, api: client } = pair);
   });
-  afterAll(async () => {
-    await gateway?.stop();
-    await downstream?.stop();
-    await redis?.stop();
-  });
+  afterAll(() => pair?.stop());
 
   it('goes Unhealthy (503, cacheStore described) when Redis stops and Healthy again when it returns', async () => {
     const ready = await eventually(() => probe(`${gateway.url}/health/ready`), (reply) => reply.status === 200);

@@ -2,10 +2,11 @@ import { countTokens } from '@tollgate/gateway-core';
 import { performance } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentAudit, countOutcomes } from './support/audit.js';
-import { startControlledDownstream, type ControlledDownstream } from './support/controlled-downstream.js';
+import type { ControlledDownstream } from './support/controlled-downstream.js';
 import { GatewayClient } from './support/gateway-client.js';
-import { createAgentWithToken, openRawSession, rawCall, waitUntilReady, type McpExchange, type TestAgent } from './support/mcp.js';
-import { eventually, startGateway, type RunningProcess } from './support/processes.js';
+import { createAgentWithToken, openRawSession, rawCall, type McpExchange, type TestAgent } from './support/mcp.js';
+import { startPair, type Pair } from './support/pair.js';
+import { eventually, type RunningProcess } from './support/processes.js';
 
 const FAILURE_THRESHOLD = 3;
 const BREAK_MS = 1000;
@@ -21,32 +22,30 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * breaker refused reaches the downstream or the budget.
  */
 describe('circuit breaker and retries (dist/main.js + a controlled downstream)', () => {
+  let pair: Pair<ControlledDownstream>;
   let downstream: ControlledDownstream;
   let gateway: RunningProcess;
   let api: GatewayClient;
   let admin: string;
 
   beforeAll(async () => {
-    downstream = await startControlledDownstream();
-    gateway = await startGateway({
-      downstreamUrl: downstream.url,
-      env: {
-        Gw__Breaker__FailureThreshold: String(FAILURE_THRESHOLD),
-        Gw__Breaker__BreakSeconds: String(BREAK_MS / 1000),
-        Gw__Downstream__RetryMinDelayMs: '10',
-        Gw__Downstream__RetryMaxDelayMs: '30',
-        // Every call must reach the downstream for the counts below to mean anything.
-        Gw__Cache__Enabled: 'false',
+    pair = await startPair({
+      downstream: 'controlled',
+      gateway: {
+        env: {
+          Gw__Breaker__FailureThreshold: String(FAILURE_THRESHOLD),
+          Gw__Breaker__BreakSeconds: String(BREAK_MS / 1000),
+          Gw__Downstream__RetryMinDelayMs: '10',
+          Gw__Downstream__RetryMaxDelayMs: '30',
+          // Every call must reach the downstream for the counts below to mean anything.
+          Gw__Cache__Enabled: 'false',
+        },
       },
     });
-    await waitUntilReady(gateway.url);
-    api = new GatewayClient(gateway.url);
-    admin = await api.adminToken();
+    ({ downstream, gateway, api } = pair);
+    admin = await pair.adminToken();
   });
-  afterAll(async () => {
-    await gateway?.stop();
-    await downstream?.kill();
-  });
+  afterAll(() => pair?.stop());
 
   async function newCaller(label: string, dailyTokenBudget = 100_000): Promise<{ agent: TestAgent; call: (name: string, args: object) => Promise<McpExchange & { ms: number }> }> {
     const agent = await createAgentWithToken(api, admin, { label, dailyTokenBudget });

@@ -1,10 +1,10 @@
 import { countTokens } from '@tollgate/gateway-core';
-import { startRedisServer, type RedisServer } from '@tollgate/gateway-core/testing';
 import { performance } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { COUNT_ITEMS, CREATE_ITEM, GET_ITEM, startControlledDownstream, type ControlledDownstream } from './support/controlled-downstream.js';
+import { COUNT_ITEMS, CREATE_ITEM, GET_ITEM, type ControlledDownstream } from './support/controlled-downstream.js';
 import { GatewayClient } from './support/gateway-client.js';
 import { createAgentWithToken, openRawSession, rawCall, resultJson, waitUntilReady, type McpExchange, type TestAgent } from './support/mcp.js';
+import { startPair, type Pair } from './support/pair.js';
 import { eventually, startGateway, type RunningProcess } from './support/processes.js';
 import { redisServerAvailable } from './support/redis-guard.js';
 
@@ -38,7 +38,7 @@ const toolNames = (reply: McpExchange): string[] => reply.message.result.tools.m
  * the downstream's `/gw/schema` on demand, across instances and periodically.
  */
 describe.runIf(available)('many instances on one Redis (dist/main.js × 2 + controlled downstream)', () => {
-  let redis: RedisServer;
+  let pair: Pair<ControlledDownstream, true>;
   let downstream: ControlledDownstream;
   let first: RunningProcess;
   let second: RunningProcess;
@@ -46,18 +46,12 @@ describe.runIf(available)('many instances on one Redis (dist/main.js × 2 + cont
   let admin: string;
 
   beforeAll(async () => {
-    [redis, downstream] = await Promise.all([startRedisServer(), startControlledDownstream()]);
-    const options = { downstreamUrl: downstream.url, redisUrl: redis.url, env: { Gw__Cache__Enabled: 'false' } };
-    [first, second] = await Promise.all([startGateway(options), startGateway(options)]);
-    await Promise.all([waitUntilReady(first.url), waitUntilReady(second.url)]);
-    api = new GatewayClient(first.url);
-    admin = await api.adminToken();
+    pair = await startPair({ downstream: 'controlled', redis: true, instances: 2, gateway: { env: { Gw__Cache__Enabled: 'false' } } });
+    ({ downstream, api } = pair);
+    [first, second] = [pair.gateways[0]!, pair.gateways[1]!];
+    admin = await pair.adminToken();
   });
-  afterAll(async () => {
-    await Promise.all([first?.stop(), second?.stop()]);
-    await downstream?.kill();
-    await redis?.stop();
-  });
+  afterAll(() => pair?.stop());
 
   it(`${AGENTS} agents × ${CALLS_PER_AGENT} calls spread over both instances: no 5xx, no budget overshoot, exact charges`, async () => {
     const gateways = [first.url, second.url];

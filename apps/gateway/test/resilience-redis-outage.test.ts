@@ -1,10 +1,11 @@
 import { countTokens } from '@tollgate/gateway-core';
-import { startRedisServer, type RedisServer } from '@tollgate/gateway-core/testing';
+import type { RedisServer } from '@tollgate/gateway-core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startControlledDownstream, type ControlledDownstream } from './support/controlled-downstream.js';
+import type { ControlledDownstream } from './support/controlled-downstream.js';
 import { GatewayClient } from './support/gateway-client.js';
-import { createAgentWithToken, openRawSession, rawCall, waitUntilReady, type McpExchange } from './support/mcp.js';
-import { eventually, startGateway, type RunningProcess } from './support/processes.js';
+import { createAgentWithToken, openRawSession, rawCall, type McpExchange } from './support/mcp.js';
+import { startPair, type Pair } from './support/pair.js';
+import { eventually, type RunningProcess } from './support/processes.js';
 import { redisServerAvailable } from './support/redis-guard.js';
 
 const available = redisServerAvailable('the Redis outage load test');
@@ -20,22 +21,16 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * production Redis with persistence does.
  */
 describe.runIf(available)('Redis restarted mid-load (dist/main.js + controlled downstream + redis-server)', () => {
+  let pair: Pair<ControlledDownstream, true>;
   let redis: RedisServer;
-  let downstream: ControlledDownstream;
   let gateway: RunningProcess;
   let api: GatewayClient;
 
   beforeAll(async () => {
-    [redis, downstream] = await Promise.all([startRedisServer({ persistent: true }), startControlledDownstream()]);
-    gateway = await startGateway({ downstreamUrl: downstream.url, redisUrl: redis.url, env: { Gw__Cache__Enabled: 'false' } });
-    await waitUntilReady(gateway.url);
-    api = new GatewayClient(gateway.url);
+    pair = await startPair({ downstream: 'controlled', redis: { persistent: true }, gateway: { env: { Gw__Cache__Enabled: 'false' } } });
+    ({ redis, gateway, api } = pair);
   });
-  afterAll(async () => {
-    await gateway?.stop();
-    await downstream?.kill();
-    await redis?.stop();
-  });
+  afterAll(() => pair?.stop());
 
   it('answers 503 during the outage, recovers by itself, and charges exactly the successful calls', async () => {
     const admin = await api.adminToken();

@@ -1,13 +1,14 @@
 import { countTokens } from '@tollgate/gateway-core';
-import { startRedisServer, type RedisServer } from '@tollgate/gateway-core/testing';
+import type { RedisServer } from '@tollgate/gateway-core/testing';
 import { once } from 'node:events';
 import { Agent, request } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentAudit } from './support/audit.js';
-import { startControlledDownstream, type ControlledDownstream } from './support/controlled-downstream.js';
+import type { ControlledDownstream } from './support/controlled-downstream.js';
 import { GatewayClient } from './support/gateway-client.js';
 import { createAgentWithToken, openRawSession, rawCall, resultJson, waitUntilReady } from './support/mcp.js';
+import { startPair, type Pair } from './support/pair.js';
 import { eventually, startGateway, type RunningProcess } from './support/processes.js';
 import { redisServerAvailable } from './support/redis-guard.js';
 
@@ -28,27 +29,24 @@ async function terminate(gateway: RunningProcess): Promise<{ code: number | null
  * exit 0. The state lives in Redis, so a second instance checks it.
  */
 describe.runIf(available)('graceful shutdown on SIGTERM (dist/main.js × 2 on one Redis)', () => {
+  let pair: Pair<ControlledDownstream, true>;
   let redis: RedisServer;
   let downstream: ControlledDownstream;
   let witness: RunningProcess;
   let api: GatewayClient;
   let admin: string;
 
-  const gatewayOn = (env: Record<string, string> = {}) =>
-    startGateway({ downstreamUrl: downstream.url, redisUrl: redis.url, env: { Gw__Cache__Enabled: 'false', ...env } });
+  const NO_CACHE = { Gw__Cache__Enabled: 'false' };
+  const gatewayOn = (env: Record<string, string> = {}) => startGateway({ downstreamUrl: downstream.url, redisUrl: redis.url, env: { ...NO_CACHE, ...env } });
 
   beforeAll(async () => {
-    [redis, downstream] = await Promise.all([startRedisServer(), startControlledDownstream()]);
-    witness = await gatewayOn();
-    await waitUntilReady(witness.url);
-    api = new GatewayClient(witness.url);
-    admin = await api.adminToken();
+    pair = await startPair({ downstream: 'controlled', redis: true, gateway: { env: NO_CACHE } });
+    ({ redis, downstream, gateway: witness, api } = pair);
+    admin = await pair.adminToken();
   });
   afterAll(async () => {
-    downstream.delayMs = 0;
-    await witness?.stop();
-    await downstream?.kill();
-    await redis?.stop();
+    if (downstream) downstream.delayMs = 0;
+    await pair?.stop();
   });
 
   it('finishes the call in flight with its result, settles its budget, flushes its audit record, exits 0', async () => {

@@ -1,9 +1,10 @@
 import { performance } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startControlledDownstream, type ControlledDownstream } from './support/controlled-downstream.js';
+import type { ControlledDownstream } from './support/controlled-downstream.js';
 import { GatewayClient } from './support/gateway-client.js';
-import { connectSdkClient, createAgentWithToken, openRawSession, resultJson, SSE_MESSAGE, waitUntilReady, type TestAgent } from './support/mcp.js';
-import { startGateway, type RunningProcess } from './support/processes.js';
+import { connectSdkClient, createAgentWithToken, openRawSession, resultJson, SSE_MESSAGE, type TestAgent } from './support/mcp.js';
+import { startPair, type Pair } from './support/pair.js';
+import type { RunningProcess } from './support/processes.js';
 
 const KEEP_ALIVE_MS = 300;
 const TIMEOUT_MS = 2000;
@@ -43,6 +44,7 @@ async function streamedCall(gatewayUrl: string, agent: TestAgent, sessionId: str
  * with the message event — the result, or the timeout as a JSON-RPC error.
  */
 describe('slow downstream: SSE keep-alive and the downstream timeout (dist/main.js)', () => {
+  let pair: Pair<ControlledDownstream>;
   let downstream: ControlledDownstream;
   let gateway: RunningProcess;
   let api: GatewayClient;
@@ -51,25 +53,22 @@ describe('slow downstream: SSE keep-alive and the downstream timeout (dist/main.
   let sessionId: string;
 
   beforeAll(async () => {
-    downstream = await startControlledDownstream();
-    gateway = await startGateway({
-      downstreamUrl: downstream.url,
-      env: {
-        Gw__Mcp__KeepAliveSeconds: String(KEEP_ALIVE_MS / 1000),
-        Gw__Downstream__TimeoutMs: String(TIMEOUT_MS),
-        Gw__Cache__Enabled: 'false',
+    pair = await startPair({
+      downstream: 'controlled',
+      gateway: {
+        env: {
+          Gw__Mcp__KeepAliveSeconds: String(KEEP_ALIVE_MS / 1000),
+          Gw__Downstream__TimeoutMs: String(TIMEOUT_MS),
+          Gw__Cache__Enabled: 'false',
+        },
       },
     });
-    await waitUntilReady(gateway.url);
-    api = new GatewayClient(gateway.url);
-    admin = await api.adminToken();
+    ({ downstream, gateway, api } = pair);
+    admin = await pair.adminToken();
     agent = await createAgentWithToken(api, admin, { label: 'patient', dailyTokenBudget: 100_000 });
     ({ sessionId } = await openRawSession(gateway.url, agent.token));
   });
-  afterAll(async () => {
-    await gateway?.stop();
-    await downstream?.kill();
-  });
+  afterAll(() => pair?.stop());
 
   const used = async () => (await api.request('GET', `/management/agents/${agent.agentId}/budget`, admin)).body.used;
 

@@ -1,8 +1,8 @@
-import { startRedisServer, type RedisServer } from '@tollgate/gateway-core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GatewayClient } from './support/gateway-client.js';
 import { mcpInitialize, mcpRequest, type McpReply } from './support/mcp-probe.js';
-import { eventually, startDownstream, startGateway, type RunningProcess } from './support/processes.js';
+import { startPair, type Pair } from './support/pair.js';
+import type { RunningProcess } from './support/processes.js';
 import { redisServerAvailable } from './support/redis-guard.js';
 
 const available = redisServerAvailable('the token revocation tests across gateway instances');
@@ -18,8 +18,7 @@ function expectRefused(reply: McpReply): void {
  * real redis-server.
  */
 describe.runIf(available)('token revocation across two gateways on one Redis', () => {
-  let redis: RedisServer;
-  let downstream: RunningProcess;
+  let pair: Pair<RunningProcess, true>;
   let gatewayA: RunningProcess;
   let gatewayB: RunningProcess;
   let a: GatewayClient;
@@ -27,22 +26,14 @@ describe.runIf(available)('token revocation across two gateways on one Redis', (
   let admin: string;
 
   beforeAll(async () => {
-    [redis, downstream] = await Promise.all([startRedisServer(), startDownstream()]);
-    [gatewayA, gatewayB] = await Promise.all([
-      startGateway({ downstreamUrl: downstream.url, redisUrl: redis.url }),
-      startGateway({ downstreamUrl: downstream.url, redisUrl: redis.url }),
-    ]);
-    a = new GatewayClient(gatewayA.url);
+    // Both must pass the readiness gate before any refusal below can mean "revoked": startPair waits for it.
+    pair = await startPair({ redis: true, instances: 2 });
+    [gatewayA, gatewayB] = [pair.gateways[0]!, pair.gateways[1]!];
+    a = pair.api;
     b = new GatewayClient(gatewayB.url);
-    admin = await a.adminToken();
-    // Both must pass the readiness gate before any refusal below can mean "revoked".
-    await Promise.all([gatewayA, gatewayB].map((g) => eventually(() => fetch(`${g.url}/health/ready`).then((r) => r.status), (s) => s === 200)));
+    admin = await pair.adminToken();
   });
-  afterAll(async () => {
-    await Promise.all([gatewayA?.stop(), gatewayB?.stop()]);
-    await downstream?.stop();
-    await redis?.stop();
-  });
+  afterAll(() => pair?.stop());
 
   /** An agent created on A with a token, and a session opened with it on B. */
   async function agentInSessionOnB(label: string) {
