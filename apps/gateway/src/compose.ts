@@ -19,7 +19,6 @@ import {
 import { Hono } from 'hono';
 import { createHash } from 'node:crypto';
 import type { GatewayConfig } from './config/gateway-config.js';
-import { dashboardRoutes } from './dashboard/index.js';
 import { createGatewayApp } from './gateway-app.js';
 import type { Logger } from './logger.js';
 import { createReadiness } from './readiness.js';
@@ -27,10 +26,7 @@ import { ToolCatalog } from './registry/tool-catalog.js';
 import { ToolRefresher } from './registry/tool-refresher.js';
 import { GatewayMetrics } from './observability/metrics.js';
 import { currentRequestId, requestContext } from './observability/request-context.js';
-import { auditRoutes } from './routes/audit.js';
 import { metricsRoutes } from './routes/metrics.js';
-import { mcpRoutes } from './routes/mcp.js';
-import { toolRoutes } from './routes/tools.js';
 
 export const GATEWAY_VERSION = '0.1.0';
 
@@ -60,85 +56,25 @@ const errorText = (error: unknown) => (error instanceof Error ? error.message : 
 
 /** Wires every part of the gateway from its configuration; the one place that knows them all. */
 export async function composeGateway(config: GatewayConfig, log: Logger): Promise<Gateway> {
-  let onStoreError = (): void => undefined;
-  const store = await createStore(config.store.connectionString, {
-    onError: (error) => {
-      onStoreError();
-      log.error({ err: errorText(error) }, 'store unavailable');
-    },
-  });
-  const tokens = new TokenService({ signingKey: config.jwt.signingKey });
-  const auditTrail = new AuditTrail({
-    log: store.audit,
-    logLine: (entry) => log.info({ audit: entry }, 'audit'),
-    onError: (error) => log.warn({ err: errorText(error) }, 'audit write failed; will retry'),
-  });
-  const metrics = new GatewayMetrics((name) => catalog.registry.get(name) !== undefined);
-  onStoreError = () => metrics.storeError();
-  // One event feeds the trail and the metrics, so they can never disagree.
-  const audit = (event: AuditEvent) => {
-    const withRequest = { requestId: currentRequestId() ?? null, ...event };
-    auditTrail.record(withRequest);
-    metrics.observe(withRequest);
-  };
-  // Budgets are settled after the reply; a budget read on this instance waits for its pending writes.
-  const settlements = new SettlementQueue({
-    ledger: store.budget,
-    onError: (error, { agentId, granted }, willRetry) => {
-      metrics.storeError();
-      if (willRetry) log.warn({ err: errorText(error), agentId }, 'budget settlement failed; retrying');
-      else log.error({ err: errorText(error), agentId, granted }, 'budget settlement given up; the reservation lapses uncharged');
-    },
-  });
-  metrics.countPendingSettlements(() => settlements.pending);
-  const agents = new AgentService({ store, tokens, settlements });
   const catalog = new ToolCatalog();
-  const refresher = new ToolRefresher({
-    catalog,
-    downstreamBaseUrl: config.downstream.baseUrl,
-    refreshIntervalMs: config.toolRegistry.refreshSeconds * 1000,
-    state: store.toolRegistryState,
-    onLoaded: (load, reason) => {
-      for (const problem of load.problems) log.error({ problem }, 'tool definition left out');
-      log.info({ tools: load.tools, reason }, `loaded ${load.tools.length} tools from the downstream`);
-    },
-    onRetry: (attempt, reason) => log.warn({ attempt, reason }, 'downstream /gw/schema not reachable yet; retrying'),
-    onError: (error, reason) => log.warn({ err: errorText(error), reason }, 'tool refresh failed; keeping the current tools'),
-  });
-  const httpForwarder = new HttpForwarder({
-    baseUrl: config.downstream.baseUrl,
-    headers: config.downstream.headers,
-    timeoutMs: config.downstream.timeoutMs,
-  });
-  const forwarder = createResilientForwarder(httpForwarder, {
-    ...config.resilience,
-    deadlineMs: config.downstream.timeoutMs,
-    onStateChange: ({ from, to, failure }) => {
-      metrics.breakerState(to);
-      log.warn({ from, to, failure }, `circuit breaker ${to}`);
-    },
-  });
+  const metrics = new GatewayMetrics((name) => catalog.registry.get(name) !== undefined);
+  const store = await openStore(config, log, metrics);
+  const tokens = new TokenService({ signingKey: config.jwt.signingKey });
+  const { auditTrail, audit } = auditing(store, log, metrics);
+  const settlements = settlementQueue(store, log, metrics);
+  const agents = new AgentService({ store, tokens, settlements, audit });
+  const refresher = toolRefresher(config, store, catalog, log, audit);
+  const httpForwarder = new HttpForwarder({ baseUrl: config.downstream.baseUrl, headers: config.downstream.headers, timeoutMs: config.downstream.timeoutMs });
+  const forwarder = resilientForwarder(config, httpForwarder, log, metrics);
   const embeddingModel = loadEmbeddingModel(config);
-  const cache = new SemanticCache({
-    cache: store.cache,
-    generation: store.cacheGeneration,
-    // With several instances, a write through one must be seen by the next read through any:
-    // re-read the shared generation on every lookup (one Redis GET) rather than once a second.
-    generationRefreshMs: store.kind === 'redis' ? 0 : 1_000,
-    keySecret: derivedKey(config, 'cache keys'),
-    // The model loads in the background; until then the semantic tier is off and the exact tier works.
-    model: null,
-    enabled: config.cache.enabled,
-    semantic: config.cache.semantic,
-    threshold: config.cache.similarityThreshold,
-    ttlMs: config.cache.ttlMs,
-    tools: config.cache.tools,
-    onError: (error) =>
-      error instanceof EmbeddingModelError
-        ? log.warn({ err: errorText(error) }, 'semantic cache skipped for this call: the arguments could not be embedded')
-        : log.warn({ err: errorText(error) }, 'cache unavailable; answering from the downstream'),
-  });
+  const cache = responseCache(config, store, log);
+  const readiness = createReadiness({ store, embeddingModel });
+  const onUnexpectedError = (error: unknown) => log.error({ err: error instanceof Error ? error.stack : String(error) }, 'unexpected error');
   const mcp = new McpService({
+    agents,
+    audit,
+    isReady: async () => catalog.loaded && (await readiness.ready()),
+    onUnexpectedError,
     sessions: store.sessions,
     sessionIdleMs: config.mcp.sessionIdleMinutes * 60_000,
     toolCall: {
@@ -152,57 +88,20 @@ export async function composeGateway(config: GatewayConfig, log: Logger): Promis
     },
     serverInfo: { name: 'tollgate', version: GATEWAY_VERSION },
   });
-  const readiness = createReadiness({ store, embeddingModel });
-  const onUnexpectedError = (error: unknown) => log.error({ err: error instanceof Error ? error.stack : String(error) }, 'unexpected error');
-
   const app = createGatewayApp({
     config,
     agents,
     tokens,
+    mcp,
     readiness,
-    audit,
+    auditLog: store.audit,
+    catalog,
+    refresher,
+    metrics,
+    breakerState: () => forwarder.breakerState,
     requestContext: requestContext(log),
-    knownScopes: () => catalog.scopes(),
     onUnexpectedError,
-    mount: (root) => {
-      root.route('/metrics', metricsRoutes(metrics, tokens));
-      root.route(
-        '/dashboard',
-        dashboardRoutes({
-          config,
-          tokens,
-          agents,
-          auditLog: store.audit,
-          catalog,
-          readiness,
-          breakerState: () => forwarder.breakerState,
-          refreshTools: async () => {
-            try {
-              return (await refresher.refresh('dashboard', true)).tools.length;
-            } catch (error) {
-              log.warn({ err: errorText(error) }, 'tool refresh from the dashboard failed; keeping the current tools');
-              throw error;
-            }
-          },
-          recordAudit: audit,
-          onUnexpectedError,
-        }),
-      );
-      root.route('/management/tools', toolRoutes({ tokens, catalog, refresher, audit }));
-      root.route('/management', auditRoutes({ tokens, agents, log: store.audit }));
-      root.route(
-        '/mcp',
-        mcpRoutes({
-          mcp,
-          agents,
-          isReady: async () => catalog.loaded && (await readiness.ready()),
-          maxBodyBytes: config.mcp.maxBodyBytes,
-          keepAliveMs: config.mcp.keepAliveMs,
-          audit,
-          onUnexpectedError,
-        }),
-      );
-    },
+    onRefreshError: (error) => log.warn({ err: errorText(error) }, 'tool refresh from the dashboard failed; keeping the current tools'),
   });
 
   return {
@@ -227,4 +126,91 @@ export async function composeGateway(config: GatewayConfig, log: Logger): Promis
       await Promise.allSettled([httpForwarder.close(), store.close()]);
     },
   };
+}
+
+function openStore(config: GatewayConfig, log: Logger, metrics: GatewayMetrics): Promise<GatewayStore> {
+  return createStore(config.store.connectionString, {
+    onError: (error) => {
+      metrics.storeError();
+      log.error({ err: errorText(error) }, 'store unavailable');
+    },
+  });
+}
+
+/** The audit trail and the one event that feeds both it and the metrics, so they can never disagree. */
+function auditing(store: GatewayStore, log: Logger, metrics: GatewayMetrics) {
+  const auditTrail = new AuditTrail({
+    log: store.audit,
+    logLine: (entry) => log.info({ audit: entry }, 'audit'),
+    onError: (error) => log.warn({ err: errorText(error) }, 'audit write failed; will retry'),
+  });
+  const audit = (event: AuditEvent) => {
+    const withRequest = { requestId: currentRequestId() ?? null, ...event };
+    auditTrail.record(withRequest);
+    metrics.observe(withRequest);
+  };
+  return { auditTrail, audit };
+}
+
+/** Budgets are settled after the reply; a budget read on this instance waits for its pending writes. */
+function settlementQueue(store: GatewayStore, log: Logger, metrics: GatewayMetrics): SettlementQueue {
+  const settlements = new SettlementQueue({
+    ledger: store.budget,
+    onError: (error, { agentId, granted }, willRetry) => {
+      metrics.storeError();
+      if (willRetry) log.warn({ err: errorText(error), agentId }, 'budget settlement failed; retrying');
+      else log.error({ err: errorText(error), agentId, granted }, 'budget settlement given up; the reservation lapses uncharged');
+    },
+  });
+  metrics.countPendingSettlements(() => settlements.pending);
+  return settlements;
+}
+
+function toolRefresher(config: GatewayConfig, store: GatewayStore, catalog: ToolCatalog, log: Logger, audit: (event: AuditEvent) => void): ToolRefresher {
+  return new ToolRefresher({
+    catalog,
+    downstreamBaseUrl: config.downstream.baseUrl,
+    refreshIntervalMs: config.toolRegistry.refreshSeconds * 1000,
+    state: store.toolRegistryState,
+    audit,
+    onLoaded: (load, reason) => {
+      for (const problem of load.problems) log.error({ problem }, 'tool definition left out');
+      log.info({ tools: load.tools, reason }, `loaded ${load.tools.length} tools from the downstream`);
+    },
+    onRetry: (attempt, reason) => log.warn({ attempt, reason }, 'downstream /gw/schema not reachable yet; retrying'),
+    onError: (error, reason) => log.warn({ err: errorText(error), reason }, 'tool refresh failed; keeping the current tools'),
+  });
+}
+
+function resilientForwarder(config: GatewayConfig, httpForwarder: HttpForwarder, log: Logger, metrics: GatewayMetrics) {
+  return createResilientForwarder(httpForwarder, {
+    ...config.resilience,
+    deadlineMs: config.downstream.timeoutMs,
+    onStateChange: ({ from, to, failure }) => {
+      metrics.breakerState(to);
+      log.warn({ from, to, failure }, `circuit breaker ${to}`);
+    },
+  });
+}
+
+function responseCache(config: GatewayConfig, store: GatewayStore, log: Logger): SemanticCache {
+  return new SemanticCache({
+    cache: store.cache,
+    generation: store.cacheGeneration,
+    // With several instances, a write through one must be seen by the next read through any:
+    // re-read the shared generation on every lookup (one Redis GET) rather than once a second.
+    generationRefreshMs: store.kind === 'redis' ? 0 : 1_000,
+    keySecret: derivedKey(config, 'cache keys'),
+    // The model loads in the background; until then the semantic tier is off and the exact tier works.
+    model: null,
+    enabled: config.cache.enabled,
+    semantic: config.cache.semantic,
+    threshold: config.cache.similarityThreshold,
+    ttlMs: config.cache.ttlMs,
+    tools: config.cache.tools,
+    onError: (error) =>
+      error instanceof EmbeddingModelError
+        ? log.warn({ err: errorText(error) }, 'semantic cache skipped for this call: the arguments could not be embedded')
+        : log.warn({ err: errorText(error) }, 'cache unavailable; answering from the downstream'),
+  });
 }

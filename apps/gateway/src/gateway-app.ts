@@ -1,67 +1,79 @@
-import { NotFoundError, type AgentService, type AuditEvent, type TokenService } from '@tollgate/gateway-core';
+import { describeError, NotFoundError, type AgentService, type AuditLog, type BreakerState, type McpService, type TokenService } from '@tollgate/gateway-core';
 import { Hono, type MiddlewareHandler } from 'hono';
 import type { GatewayConfig } from './config/gateway-config.js';
+import { dashboardRoutes } from './dashboard/index.js';
 import { errorResponse, jsonRpcErrorResponse } from './http/error-response.js';
 import { checkOrigin, checkSingleAuthorization, type OriginPolicy } from './http/request-guards.js';
+import type { GatewayMetrics } from './observability/metrics.js';
 import type { Readiness } from './readiness.js';
+import type { ToolCatalog } from './registry/tool-catalog.js';
+import type { ToolRefresher } from './registry/tool-refresher.js';
 import { adminAuthRoutes } from './routes/admin-auth.js';
 import { devTokenRoutes } from './routes/dev-tokens.js';
 import { healthRoutes } from './routes/health.js';
 import { managementRoutes } from './routes/management.js';
+import { mcpRoutes } from './routes/mcp.js';
+import { metricsRoutes } from './routes/metrics.js';
 
+/** The parts the routes serve; built by `composeGateway`. */
 export interface GatewayAppDeps {
   config: GatewayConfig;
   agents: AgentService;
   tokens: TokenService;
+  mcp: McpService;
   readiness: Readiness;
+  auditLog: AuditLog;
+  catalog: ToolCatalog;
+  refresher: ToolRefresher;
+  metrics: GatewayMetrics;
+  breakerState: () => BreakerState;
   /** Request id and access log; runs first. */
   requestContext?: MiddlewareHandler;
-  /** Records one audit event; never throws or waits. */
-  audit: (event: AuditEvent) => void;
-  /** Every scope required by the currently registered tools. */
-  knownScopes: () => string[];
-  /** Extra route groups (the MCP endpoint), mounted before the 404 fallback. */
-  mount?: (app: Hono) => void;
   onUnexpectedError?: (error: unknown, path: string) => void;
+  /** Told about a dashboard reload of the tools that failed (the page says only that it failed). */
+  onRefreshError?: (error: unknown) => void;
 }
 
-/** The gateway's HTTP surface; every thrown error is mapped in one place. */
+/** The gateway's HTTP surface: one route table, and every thrown error mapped in one place. */
 export function createGatewayApp(deps: GatewayAppDeps): Hono {
-  const { config, agents, tokens, readiness } = deps;
+  const { config, agents, tokens, readiness, catalog, refresher } = deps;
   const app = new Hono();
-  const originPolicy = originPolicyOf(config);
   if (deps.requestContext) app.use('*', deps.requestContext);
-
   // Health probes come from orchestrators with any Host; everything else is guarded.
-  for (const path of ['/management/*', '/auth/*', '/dev/*', '/mcp']) {
-    app.use(path, async (c, next) => {
-      checkOrigin(c, originPolicy);
-      checkSingleAuthorization(c);
-      await next();
-    });
-  }
+  const guard = requestGuard(originPolicyOf(config));
+  for (const path of ['/management/*', '/auth/*', '/dev/*', '/mcp']) app.use(path, guard);
 
   app.route('/health', healthRoutes(readiness));
   app.route('/auth', adminAuthRoutes({ tokens, apiKey: config.admin.apiKey, tokenExpiryDays: config.admin.tokenExpiryDays }));
-  app.route(
-    '/dev',
-    devTokenRoutes({
-      development: config.development,
-      agents,
-      tokens,
-      adminTokenExpiryDays: config.admin.tokenExpiryDays,
-      knownScopes: deps.knownScopes,
-    }),
-  );
-  app.route('/management', managementRoutes({ agents, tokens, audit: deps.audit }));
-  deps.mount?.(app);
+  app.route('/dev', devTokenRoutes({ development: config.development, agents, tokens, adminTokenExpiryDays: config.admin.tokenExpiryDays, knownScopes: () => catalog.scopes() }));
+  app.route('/management', managementRoutes({ agents, tokens, auditLog: deps.auditLog, catalog, refresher }));
+  app.route('/metrics', metricsRoutes(deps.metrics, tokens));
+  app.route('/dashboard', dashboardRoutes({ ...deps, refreshTools: (actor) => reloadFromDashboard(deps, actor) }));
+  app.route('/mcp', mcpRoutes({ mcp: deps.mcp, maxBodyBytes: config.mcp.maxBodyBytes, keepAliveMs: config.mcp.keepAliveMs }));
 
   app.notFound((c) => errorResponse(c, new NotFoundError('Not found')));
   app.onError((error, c) => {
-    if (!(error instanceof Error && 'httpStatus' in error)) deps.onUnexpectedError?.(error, c.req.path);
+    if (!describeError(error).expected) deps.onUnexpectedError?.(error, c.req.path);
     return c.req.path === '/mcp' ? jsonRpcErrorResponse(c, error) : errorResponse(c, error);
   });
   return app;
+}
+
+function requestGuard(policy: OriginPolicy): MiddlewareHandler {
+  return async (c, next) => {
+    checkOrigin(c, policy);
+    checkSingleAuthorization(c);
+    await next();
+  };
+}
+
+async function reloadFromDashboard(deps: GatewayAppDeps, actor: string): Promise<number> {
+  try {
+    return (await deps.refresher.reload(actor, 'dashboard')).tools.length;
+  } catch (error) {
+    deps.onRefreshError?.(error);
+    throw error;
+  }
 }
 
 export function originPolicyOf(config: GatewayConfig): OriginPolicy {

@@ -5,11 +5,18 @@ import {
   describeError,
   DownstreamError,
   ForbiddenError,
+  InvalidArgumentsError,
   InvalidInputError,
   NotFoundError,
+  NotReadyError,
+  SessionNotFoundError,
   StoreUnavailableError,
+  ToolRefusedError,
+  TransportError,
   UnauthorizedError,
+  UnknownToolError,
 } from './errors.js';
+import { ERROR_CATALOGUE, FAILURE_OUTCOMES } from './error-catalogue.js';
 
 describe('describeError', () => {
   it.each([
@@ -22,7 +29,7 @@ describe('describeError', () => {
     [new InvalidInputError('bad body'), 400, -32602],
     [new StoreUnavailableError('redis down'), 503, -32003],
   ])('maps %s to the spec status and code', (error, httpStatus, jsonRpcCode) => {
-    expect(describeError(error)).toEqual({ httpStatus, jsonRpcCode, title: error.title, detail: error.message, expected: true });
+    expect(describeError(error)).toEqual({ code: error.code, httpStatus, jsonRpcCode, title: error.title, outcome: error.kind.outcome, detail: error.message, expected: true });
     expect(error.name).toBe(error.constructor.name);
   });
 
@@ -31,5 +38,38 @@ describe('describeError', () => {
     expect(described).toMatchObject({ httpStatus: 500, jsonRpcCode: -32603, expected: false });
     expect(described.detail).not.toMatch(/pw/);
     expect(describeError('a thrown string').httpStatus).toBe(500);
+    expect(described).toMatchObject({ code: 'internal', outcome: 'internal-error' });
+  });
+});
+
+describe('the error catalogue', () => {
+  it('names how each kind of failed tools/call is audited', () => {
+    const outcome = (error: unknown) => describeError(error).outcome;
+    expect(outcome(new UnauthorizedError('x', 'expired'))).toBe('unauthorized');
+    expect(outcome(new ToolRefusedError('missing-scopes', 'x'))).toBe('forbidden');
+    expect(outcome(new ToolRefusedError('not-allowlisted', 'x'))).toBe('not-allowlisted');
+    expect(outcome(new ToolRefusedError('write-blocked', 'x'))).toBe('write-blocked');
+    expect(outcome(new UnknownToolError('x', []))).toBe('unknown-tool');
+    expect(outcome(new InvalidArgumentsError('x', []))).toBe('invalid-arguments');
+    expect(outcome(new InvalidInputError('x'))).toBe('invalid-request');
+    expect(outcome(new BudgetExhaustedError('x', '2030-01-02T00:00:00.000Z'))).toBe('budget-exhausted');
+    expect(outcome(new CircuitOpenError('x'))).toBe('circuit-open');
+    expect(outcome(new DownstreamError('x'))).toBe('downstream-error');
+    expect(outcome(new StoreUnavailableError('x'))).toBe('store-unavailable');
+    expect(outcome(new NotReadyError('x'))).toBe('unavailable');
+    expect(outcome(new SessionNotFoundError())).toBe('invalid-request');
+    expect(outcome(new TransportError('body-too-large', 'x'))).toMatch('invalid-request');
+  });
+
+  it('keeps the JSON-RPC codes of contract 7 and the outcomes the audit trail knows', () => {
+    for (const [code, kind] of Object.entries(ERROR_CATALOGUE)) {
+      expect(FAILURE_OUTCOMES, code).toContain(kind.outcome);
+      expect(kind.httpStatus, code).toBeGreaterThanOrEqual(200);
+    }
+    expect(ERROR_CATALOGUE['budget-exhausted']).toMatchObject({ httpStatus: 429, jsonRpcCode: -32029 });
+    expect(ERROR_CATALOGUE['downstream-error']).toMatchObject({ httpStatus: 502, jsonRpcCode: -32002 });
+    expect(ERROR_CATALOGUE['circuit-open']).toMatchObject({ httpStatus: 503, jsonRpcCode: -32003 });
+    expect(ERROR_CATALOGUE.forbidden).toMatchObject({ httpStatus: 403, jsonRpcCode: -32003 });
+    expect(ERROR_CATALOGUE.unauthorized).toMatchObject({ httpStatus: 401, jsonRpcCode: -32001 });
   });
 });

@@ -1,22 +1,42 @@
+import { ERROR_CATALOGUE, type ErrorCode, type ErrorKind, type FailureOutcome } from './error-catalogue.js';
+
 /**
- * Typed errors carrying the spec's HTTP status and JSON-RPC code (spec 7).
- * Code anywhere in the gateway throws these; the HTTP layer turns any thrown
- * value into a response through `describeError`, the one place that maps.
+ * The gateway's errors. Each carries a `code` of the error catalogue, which
+ * decides its HTTP status, JSON-RPC code, title and audit outcome; the
+ * classes only add what a caller can act on (a reason, fields, a reset time,
+ * the downstream's failure). Code anywhere in the gateway throws these; the
+ * transports turn any thrown value into an answer through `describeError`.
  */
 
 export interface GatewayErrorOptions {
   cause?: unknown;
 }
 
-export abstract class GatewayError extends Error {
-  abstract readonly httpStatus: number;
-  abstract readonly jsonRpcCode: number;
-  /** Short, stable summary of the error kind (RFC 9457 `title`). */
-  abstract readonly title: string;
+export class GatewayError extends Error {
+  readonly code: ErrorCode;
 
-  constructor(message: string, options: GatewayErrorOptions = {}) {
+  constructor(code: ErrorCode, message: string, options: GatewayErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
+    this.code = code;
+  }
+
+  /** This error's row of the catalogue. */
+  get kind(): ErrorKind {
+    return ERROR_CATALOGUE[this.code];
+  }
+
+  get httpStatus(): number {
+    return this.kind.httpStatus;
+  }
+
+  get jsonRpcCode(): number {
+    return this.kind.jsonRpcCode;
+  }
+
+  /** Short, stable summary of the error kind (RFC 9457 `title`). */
+  get title(): string {
+    return this.kind.title;
   }
 }
 
@@ -33,59 +53,103 @@ export type UnauthorizedReason =
   | 'revoked'
   | 'api-key';
 
-/** 401 / -32001: missing or invalid credential. */
+/** Missing or invalid credential. */
 export class UnauthorizedError extends GatewayError {
-  readonly httpStatus = 401;
-  readonly jsonRpcCode = -32001;
-  readonly title = 'Unauthorized';
   readonly reason: UnauthorizedReason;
 
   constructor(message: string, reason: UnauthorizedReason, options?: GatewayErrorOptions) {
-    super(message, options);
+    super('unauthorized', message, options);
     this.reason = reason;
   }
 }
 
-/** 403 / -32003: a required scope is absent, or a write is blocked. */
+/** A required scope is absent, or a write is blocked. */
 export class ForbiddenError extends GatewayError {
-  readonly httpStatus = 403;
-  readonly jsonRpcCode = -32003;
-  readonly title = 'Forbidden';
+  constructor(message: string, options?: GatewayErrorOptions & { code?: 'forbidden' | 'not-allowlisted' | 'write-blocked' }) {
+    super(options?.code ?? 'forbidden', message, options);
+  }
 }
 
-/** 429 / -32029: the agent's daily token budget is exhausted. */
+/** The access rule that refused a tool to an agent. */
+export type ToolRefusal = 'not-allowlisted' | 'missing-scopes' | 'write-blocked';
+
+/** A tool the agent may not call, with the rule that refused it. */
+export class ToolRefusedError extends ForbiddenError {
+  constructor(
+    readonly reason: ToolRefusal,
+    message: string,
+  ) {
+    super(message, { code: reason === 'missing-scopes' ? 'forbidden' : reason });
+  }
+}
+
+/** The agent's daily token budget is exhausted. */
 export class BudgetExhaustedError extends GatewayError {
-  readonly httpStatus = 429;
-  readonly jsonRpcCode = -32029;
-  readonly title = 'Daily token budget exhausted';
   /** ISO 8601 instant at which the budget rolls over (next 00:00 UTC). */
   readonly resetsAt: string;
 
   constructor(message: string, resetsAt: string, options?: GatewayErrorOptions) {
-    super(message, options);
+    super('budget-exhausted', message, options);
     this.resetsAt = resetsAt;
   }
 }
 
-/** 502 / -32002: the downstream API failed or answered with an error. */
+/**
+ * Why a forwarded call failed, sent to the agent as `error.data`. The reason
+ * also lets a circuit breaker or retry policy tell failures of the downstream
+ * (network, timeout, 5xx) from answers it gave on purpose (4xx).
+ */
+export type DownstreamFailure =
+  | { reason: 'status'; downstreamStatus: number }
+  | { reason: 'timeout'; timeoutMs: number }
+  | { reason: 'network'; code: string | null }
+  | { reason: 'aborted' }
+  | { reason: 'response-too-large'; limitBytes: number }
+  | { reason: 'response-too-deep'; limitDepth: number };
+
+/** The downstream API failed or answered with an error. */
 export class DownstreamError extends GatewayError {
-  readonly httpStatus = 502;
-  readonly jsonRpcCode = -32002;
-  readonly title = 'Downstream API error';
+  constructor(message: string, options?: GatewayErrorOptions) {
+    super('downstream-error', message, options);
+  }
 }
 
-/** 503 / -32003: the circuit breaker is open; the downstream is isolated. */
+/** A forwarded call that failed, with the failure as data. */
+export class DownstreamCallError extends DownstreamError {
+  readonly data: DownstreamFailure;
+
+  constructor(message: string, data: DownstreamFailure, options?: GatewayErrorOptions) {
+    super(message, options);
+    this.data = data;
+  }
+}
+
+/** The circuit breaker is open; the downstream is isolated. */
 export class CircuitOpenError extends GatewayError {
-  readonly httpStatus = 503;
-  readonly jsonRpcCode = -32003;
-  readonly title = 'Downstream isolated (circuit open)';
+  constructor(message: string, options?: GatewayErrorOptions) {
+    super('circuit-open', message, options);
+  }
 }
 
-/** 404 / -32602: an unknown agent, tool or resource. */
+/** The key-value store cannot be reached. */
+export class StoreUnavailableError extends GatewayError {
+  constructor(message: string, options?: GatewayErrorOptions) {
+    super('store-unavailable', message, options);
+  }
+}
+
+/** The store, the embedding model or the tools are not ready yet. */
+export class NotReadyError extends GatewayError {
+  constructor(message: string) {
+    super('not-ready', message);
+  }
+}
+
+/** An unknown agent or resource. */
 export class NotFoundError extends GatewayError {
-  readonly httpStatus = 404;
-  readonly jsonRpcCode = -32602;
-  readonly title = 'Not found';
+  constructor(message: string, options?: GatewayErrorOptions) {
+    super('not-found', message, options);
+  }
 }
 
 export interface InvalidField {
@@ -94,28 +158,67 @@ export interface InvalidField {
   message: string;
 }
 
-/** 400 / -32602: the request is well-formed but its values are not acceptable. */
+/** The request is well-formed but its values are not acceptable. */
 export class InvalidInputError extends GatewayError {
-  readonly httpStatus = 400;
-  readonly jsonRpcCode = -32602;
-  readonly title = 'Invalid input';
   readonly fields: InvalidField[];
 
-  constructor(message: string, fields: InvalidField[] = [], options?: GatewayErrorOptions) {
-    super(message, options);
+  constructor(message: string, fields: InvalidField[] = [], options?: GatewayErrorOptions & { code?: 'invalid-input' | 'unknown-tool' | 'invalid-arguments' }) {
+    super(options?.code ?? 'invalid-input', message, options);
     this.fields = fields;
   }
 }
 
+/** tools/call named no tool, or one the registry does not know. */
+export class UnknownToolError extends InvalidInputError {
+  constructor(message: string, fields: InvalidField[]) {
+    super(message, fields, { code: 'unknown-tool' });
+  }
+}
+
+/** Arguments that do not fit the tool, or cannot be sent to the downstream. */
+export class InvalidArgumentsError extends InvalidInputError {
+  constructor(message: string, fields: InvalidField[]) {
+    super(message, fields, { code: 'invalid-arguments' });
+  }
+}
+
+/** The body is not JSON. */
+export class ParseError extends GatewayError {
+  constructor(message: string) {
+    super('parse-error', message);
+  }
+}
+
+/** JSON, but not a JSON-RPC message the gateway accepts; or a request at the wrong moment. */
+export class InvalidRequestError extends GatewayError {
+  constructor(message: string) {
+    super('invalid-request', message);
+  }
+}
+
+/** A well-formed request for a method the gateway does not serve (answered in HTTP 200, see the catalogue). */
+export class MethodNotFoundError extends GatewayError {
+  constructor(method: string) {
+    super('method-not-found', `Method not found: ${method}`);
+  }
+}
+
 /**
- * 503 / -32003: the key-value store cannot be reached. Same code as an open
- * breaker on purpose: both mean "the gateway cannot serve this now, retry
- * later", and nothing is charged or forwarded.
+ * The Mcp-Session-Id names no live session of this agent. Unknown, expired,
+ * ended and another agent's sessions look the same, so a session id reveals
+ * nothing about sessions the caller does not own.
  */
-export class StoreUnavailableError extends GatewayError {
-  readonly httpStatus = 503;
-  readonly jsonRpcCode = -32003;
-  readonly title = 'Store unavailable';
+export class SessionNotFoundError extends GatewayError {
+  constructor() {
+    super('session-not-found', 'Session not found: initialize a new session');
+  }
+}
+
+/** The HTTP request is not one the endpoint accepts: method, media type, size, or a body cut short. */
+export class TransportError extends GatewayError {
+  constructor(code: 'method-not-allowed' | 'not-acceptable' | 'body-too-large' | 'unsupported-media-type' | 'incomplete-body', message: string, options?: GatewayErrorOptions) {
+    super(code, message, options);
+  }
 }
 
 /** One value that cannot be run with: where it is, and what is wrong with it. */
@@ -144,34 +247,29 @@ export class ConfigError extends Error {
 }
 
 export interface ErrorDescription {
+  /** The catalogue's code; `internal` for anything that is not a GatewayError. */
+  code: ErrorCode;
   httpStatus: number;
   jsonRpcCode: number;
   title: string;
   /** Safe to send to the caller. */
   detail: string;
+  /** How a tools/call that ended with this error is audited and counted. */
+  outcome: FailureOutcome;
   /** False for unexpected errors: log them, never show their message. */
   expected: boolean;
 }
 
+const INTERNAL_DETAIL = 'The gateway failed to handle the request.';
+
 /**
- * The one mapping from a thrown value to what the caller sees. Anything that
- * is not a GatewayError is an internal error whose message stays in the logs.
+ * The one mapping from a thrown value to what the caller sees, through the
+ * catalogue. Anything that is not a GatewayError is an internal error whose
+ * message stays in the logs.
  */
 export function describeError(error: unknown): ErrorDescription {
-  if (error instanceof GatewayError) {
-    return {
-      httpStatus: error.httpStatus,
-      jsonRpcCode: error.jsonRpcCode,
-      title: error.title,
-      detail: error.message,
-      expected: true,
-    };
-  }
-  return {
-    httpStatus: 500,
-    jsonRpcCode: -32603,
-    title: 'Internal error',
-    detail: 'The gateway failed to handle the request.',
-    expected: false,
-  };
+  const known = error instanceof GatewayError;
+  const code = known ? error.code : 'internal';
+  const { httpStatus, jsonRpcCode, title, outcome } = ERROR_CATALOGUE[code];
+  return { code, httpStatus, jsonRpcCode, title, outcome, detail: known ? error.message : INTERNAL_DETAIL, expected: known };
 }

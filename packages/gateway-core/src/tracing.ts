@@ -1,6 +1,5 @@
 import { INVALID_SPAN_CONTEXT, SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
-import { describeError } from './errors.js';
-import { DownstreamCallError } from './forward/errors.js';
+import { describeError, DownstreamCallError } from './errors.js';
 
 /**
  * OpenTelemetry tracing through the API only: the application decides

@@ -1,4 +1,4 @@
-import type { AgentService, AuditEvent, AuditLog, BreakerState, TokenService } from '@tollgate/gateway-core';
+import type { AgentService, AuditLog, BreakerState, TokenService } from '@tollgate/gateway-core';
 import { Hono } from 'hono';
 import type { GatewayConfig } from '../config/gateway-config.js';
 import type { Readiness } from '../readiness.js';
@@ -25,10 +25,8 @@ export interface DashboardDeps {
   catalog: Pick<ToolCatalog, 'definitions' | 'lastLoad' | 'loaded' | 'scopes'>;
   readiness: Pick<Readiness, 'report'>;
   breakerState: () => BreakerState;
-  /** Re-reads the downstream's /gw/schema now (as POST /management/tools/refresh does); resolves with how many tools it serves. */
-  refreshTools: () => Promise<number>;
-  /** Told about every change made from the dashboard, like the management API's audit hook. */
-  recordAudit: (event: AuditEvent) => void;
+  /** Re-reads the downstream's /gw/schema now, as this actor (audited as the management API's refresh is); resolves with how many tools it serves. */
+  refreshTools: (actor: string) => Promise<number>;
   onUnexpectedError?: (error: unknown, path: string) => void;
 }
 

@@ -1,3 +1,4 @@
+import { TransportError } from '@tollgate/gateway-core';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Context } from 'hono';
 
@@ -15,25 +16,24 @@ interface NodeBindings {
 
 const utf8 = new TextDecoder();
 
-export class BodyTooLargeError extends Error {
-  override readonly name = 'BodyTooLargeError';
-}
-
-/** The client closed the connection before sending all of its body. */
-export class IncompleteBodyError extends Error {
-  override readonly name = 'IncompleteBodyError';
-}
-
-/** The body as UTF-8 text, refused as soon as the declared or streamed size passes `maxBytes`. */
+/**
+ * The body as UTF-8 text, refused (`body-too-large`) as soon as the declared
+ * or streamed size passes `maxBytes`; `incomplete-body` when the client
+ * leaves before sending all of it.
+ */
 export async function readBodyText(c: Context, maxBytes: number): Promise<string> {
   const incoming = (c.env as NodeBindings | undefined)?.incoming;
   if (incoming === undefined) {
     const text = await c.req.text();
-    if (Buffer.byteLength(text) > maxBytes) throw new BodyTooLargeError();
+    if (Buffer.byteLength(text) > maxBytes) throw tooLarge(maxBytes);
     return text;
   }
-  if (Number(incoming.headers['content-length'] ?? 0) > maxBytes) throw new BodyTooLargeError();
+  if (Number(incoming.headers['content-length'] ?? 0) > maxBytes) throw tooLarge(maxBytes);
   return readLimited(incoming, maxBytes);
+}
+
+function tooLarge(maxBytes: number): TransportError {
+  return new TransportError('body-too-large', `Request body is larger than ${maxBytes} bytes`);
 }
 
 /**
@@ -50,12 +50,12 @@ function readLimited(incoming: IncomingMessage, maxBytes: number): Promise<strin
       if (size <= maxBytes) return void chunks.push(chunk);
       stop();
       incoming.pause();
-      reject(new BodyTooLargeError());
+      reject(tooLarge(maxBytes));
     };
     // TextDecoder, like Request.text(): a leading byte order mark is dropped (RFC 8259 8.1).
     const onEnd = () => (stop(), resolve(utf8.decode(Buffer.concat(chunks, size))));
     // Before its end, the stream fails or closes only when the client went away ('aborted').
-    const onError = (error?: Error) => (stop(), reject(new IncompleteBodyError('the client closed the connection before the end of the request body', { cause: error })));
+    const onError = (error?: Error) => (stop(), reject(new TransportError('incomplete-body', 'The connection closed before the request body was complete', { cause: error })));
     const onClose = () => onError();
     const stop = () => {
       incoming.off('data', onData).off('end', onEnd).off('error', onError).off('close', onClose);

@@ -1,3 +1,4 @@
+import type { AuditEvent } from '@tollgate/gateway-core';
 import type { CatalogLoad, ToolCatalog } from './tool-catalog.js';
 import { fetchToolSchema } from './fetch-tool-schema.js';
 
@@ -18,6 +19,8 @@ export interface ToolRefresherOptions {
   onLoaded?: (load: CatalogLoad, reason: string) => void;
   onError?: (error: unknown, reason: string) => void;
   onRetry?: (attempt: number, reason: string) => void;
+  /** Told about every reload an operator asked for, with who asked. */
+  audit?: (event: AuditEvent) => void;
 }
 
 /** A refresh that cannot reach the downstream gives up after this long and keeps the old tools. */
@@ -59,6 +62,13 @@ export class ToolRefresher {
     });
     const load = this.#apply(schema, reason);
     if (announce && this.#options.state) this.#seenGeneration = await this.#options.state.bump();
+    return load;
+  }
+
+  /** An operator's reload (management API, dashboard): announced to the other instances and audited with who asked. */
+  async reload(actor: string | null, reason: string): Promise<CatalogLoad> {
+    const load = await this.refresh(reason, true);
+    this.#options.audit?.({ kind: 'management', outcome: 'tools.refreshed', actor, detail: `${load.tools.length} tools` });
     return load;
   }
 

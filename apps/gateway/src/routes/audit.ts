@@ -1,11 +1,10 @@
-import { checkAuditQuery, type AgentService, type AuditLog, type AuditQuery, type TokenService } from '@tollgate/gateway-core';
+import { checkAuditQuery, type AgentService, type AuditLog, type AuditQuery } from '@tollgate/gateway-core';
 import { Hono, type Context } from 'hono';
-import { requireAdmin, type AdminEnv } from '../http/admin-guard.js';
+import type { AdminEnv } from '../http/admin-guard.js';
 
 const DEFAULT_PAGE_SIZE = 50;
 
 export interface AuditRoutesDeps {
-  tokens: TokenService;
   agents: AgentService;
   log: AuditLog;
 }
@@ -15,9 +14,8 @@ export interface AuditRoutesDeps {
  * `GET /management/audit?agentId=&tool=&outcome=&limit=&before=` and
  * `GET /management/agents/{agentId}/audit?tool=&outcome=&limit=&before=`.
  */
-export function auditRoutes({ tokens, agents, log }: AuditRoutesDeps): Hono<AdminEnv> {
+export function auditRoutes({ agents, log }: AuditRoutesDeps): Hono<AdminEnv> {
   const app = new Hono<AdminEnv>();
-  app.use('*', requireAdmin(tokens));
   app.get('/audit', async (c) => c.json(await log.query(auditQuery(c, c.req.query('agentId')))));
   app.get('/agents/:agentId/audit', async (c) => {
     const agentId = c.req.param('agentId');

@@ -6,6 +6,8 @@ import { isLoopbackRequest } from '../http/loopback.js';
 const DEV_TOKEN_DAYS = 8 / 24;
 const DEV_AGENT_LABEL = 'development agent';
 const DEV_AGENT_BUDGET = 1_000_000;
+/** Changes made by the development endpoints are audited under this actor. */
+const DEV_ACTOR = 'dev';
 
 export interface DevTokenDeps {
   development: boolean;
@@ -35,7 +37,7 @@ export function devTokenRoutes(deps: DevTokenDeps): Hono {
   app.get('/token', async (c) => {
     const agentId = await devAgent();
     c.header('Cache-Control', 'no-store');
-    return c.json(await deps.agents.issueToken(agentId, DEV_TOKEN_DAYS));
+    return c.json(await deps.agents.issueToken(agentId, DEV_TOKEN_DAYS, DEV_ACTOR));
   });
   return app;
 }
@@ -51,10 +53,10 @@ function developmentAgent({ agents, knownScopes }: DevTokenDeps): () => Promise<
     const scopes = knownScopes();
     const existing = (await agents.list()).find((agent) => agent.label === DEV_AGENT_LABEL);
     if (!existing) {
-      return (await agents.create({ label: DEV_AGENT_LABEL, dailyTokenBudget: DEV_AGENT_BUDGET, scopes })).agentId;
+      return (await agents.create({ label: DEV_AGENT_LABEL, dailyTokenBudget: DEV_AGENT_BUDGET, scopes }, DEV_ACTOR)).agentId;
     }
     if (!existing.isActive || scopes.some((scope) => !existing.scopes.includes(scope))) {
-      await agents.update(existing.agentId, { isActive: true, scopes: [...new Set([...existing.scopes, ...scopes])] });
+      await agents.update(existing.agentId, { isActive: true, scopes: [...new Set([...existing.scopes, ...scopes])] }, DEV_ACTOR);
     }
     return existing.agentId;
   };

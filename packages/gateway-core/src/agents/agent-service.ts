@@ -1,8 +1,7 @@
-import type { IssuedToken, TokenService } from '../auth/token-service.js';
+import type { AuditEvent } from '../audit/trail.js';
+import type { AgentClaims, IssuedToken, TokenService } from '../auth/token-service.js';
 import { NotFoundError, UnauthorizedError } from '../errors.js';
-import type { AgentClaims } from '../auth/token-service.js';
 import type { AgentPatch, AgentRecord, GatewayStore } from '../store/ports.js';
-import type { SettlementQueue } from '../pipeline/settlement-queue.js';
 import { nextUtcMidnight } from '../time.js';
 import { newAgentId } from './agent-id.js';
 
@@ -37,31 +36,46 @@ export interface AgentServiceOptions {
    * Budget writes this instance has not landed yet (settled after the reply):
    * a budget read waits for the agent's, so it sees the calls already answered.
    */
-  settlements?: Pick<SettlementQueue, 'settled'>;
+  settlements?: PendingBudgetWrites;
+  /** Told about every change (never about reads), with who made it; must not throw or wait. */
+  audit?: (event: AuditEvent) => void;
   clock?: () => Date;
 }
 
+/** Budget writes still on their way to the store (a SettlementQueue). */
+export interface PendingBudgetWrites {
+  /** Resolves once the agent's writes queued so far have landed or been given up. */
+  settled(agentId: string): Promise<void>;
+}
+
+/** Who made a management change (`admin:<token id>`, `dashboard:<session>`…), for the audit trail; null when unknown. */
+export type Actor = string | null;
+
 /**
- * What the management API and the MCP entry do with agents, with the rules
- * that tie the stores together in one place: deactivation revokes every
- * token issued so far; reactivation does not bring them back; deleting an
- * agent makes its tokens unknown. Unknown ids throw NotFoundError (404).
- * Input validation (types, ranges, unknown fields) is the HTTP layer's job.
+ * What the management API, the dashboard and the MCP entry do with agents,
+ * with the rules that tie the stores together in one place: deactivation
+ * revokes every token issued so far; reactivation does not bring them back;
+ * deleting an agent makes its tokens unknown. Every change is audited here,
+ * with the actor the caller names, so no entry point can forget it. Unknown
+ * ids throw NotFoundError (404). Input validation (types, ranges, unknown
+ * fields) is the HTTP layer's job.
  */
 export class AgentService {
   readonly #store: AgentServiceOptions['store'];
   readonly #tokens: TokenService;
   readonly #clock: () => Date;
   readonly #settlements: AgentServiceOptions['settlements'];
+  readonly #audit: (event: AuditEvent) => void;
 
   constructor(options: AgentServiceOptions) {
     this.#store = options.store;
     this.#tokens = options.tokens;
     this.#settlements = options.settlements;
+    this.#audit = options.audit ?? (() => undefined);
     this.#clock = options.clock ?? (() => new Date());
   }
 
-  async create(input: NewAgent): Promise<AgentRecord> {
+  async create(input: NewAgent, actor: Actor = null): Promise<AgentRecord> {
     const now = this.#clock().toISOString();
     const agent: AgentRecord = {
       agentId: newAgentId(),
@@ -74,6 +88,7 @@ export class AgentService {
       updatedAt: now,
     };
     await this.#store.agents.create(agent);
+    this.#changed('agent.created', agent.agentId, actor);
     return agent;
   }
 
@@ -86,24 +101,28 @@ export class AgentService {
   }
 
   /** Partial: omitted fields keep their value. */
-  async update(agentId: string, patch: AgentPatch): Promise<AgentRecord> {
+  async update(agentId: string, patch: AgentPatch, actor: Actor = null): Promise<AgentRecord> {
     const updated = found(agentId, await this.#store.agents.update(agentId, patch, this.#clock().toISOString()));
     // Bumping the generation even when the agent already was inactive is
     // harmless, and covers a revocation lost to a store outage last time.
     if (patch.isActive === false) await this.#store.revocation.revokeAll(agentId);
+    this.#changed('agent.updated', agentId, actor, `fields: ${Object.keys(patch).sort().join(', ') || 'none'}`);
     return updated;
   }
 
-  async delete(agentId: string): Promise<void> {
+  async delete(agentId: string, actor: Actor = null): Promise<void> {
     if (!(await this.#store.agents.delete(agentId))) throw notFound(agentId);
     await this.#store.revocation.forget(agentId);
+    this.#changed('agent.deleted', agentId, actor);
   }
 
   /** Issues a token carrying the agent's scopes and current revocation generation. */
-  async issueToken(agentId: string, expiresInDays: number): Promise<IssuedToken> {
+  async issueToken(agentId: string, expiresInDays: number, actor: Actor = null): Promise<IssuedToken> {
     const agent = await this.get(agentId);
     const generation = await this.#store.revocation.generation(agentId);
-    return this.#tokens.issueAgentToken({ agentId, scopes: agent.scopes, generation, expiresInDays });
+    const issued = await this.#tokens.issueAgentToken({ agentId, scopes: agent.scopes, generation, expiresInDays });
+    this.#changed('agent.token-issued', agentId, actor, `expiresInDays: ${expiresInDays}`);
+    return issued;
   }
 
   async budget(agentId: string): Promise<BudgetView> {
@@ -121,30 +140,42 @@ export class AgentService {
   }
 
   /** Clears today's usage; calls in flight are still charged when they settle. */
-  async resetBudget(agentId: string): Promise<BudgetView> {
+  async resetBudget(agentId: string, actor: Actor = null): Promise<BudgetView> {
     await this.get(agentId);
     await this.#store.budget.reset(agentId, this.#clock());
+    this.#changed('agent.budget-reset', agentId, actor);
     return this.budget(agentId);
   }
 
   /**
-   * The full check of an agent bearer token: signature and claims, then the
-   * agent exists, is active, and the token is of its current generation.
+   * The full check of an agent bearer token: `verifyToken`, then `agentFor`.
    * Store failures propagate (StoreUnavailableError): never fail open.
-   * `alongside` runs once the token itself checked out, as the store reads
-   * leave: work it starts shares their round trip (and is the caller's to
-   * undo if authentication then fails).
    */
-  async authenticate(token: string, alongside?: (claims: AgentClaims) => void): Promise<AuthenticatedAgent> {
-    const claims = await this.#tokens.verifyAgentToken(token);
-    const reads = Promise.all([this.#store.agents.get(claims.agentId), this.#store.revocation.generation(claims.agentId)]);
-    // Store work started here travels in the same round trip as the two reads.
-    alongside?.(claims);
-    const [agent, generation] = await reads;
+  async authenticate(token: string): Promise<AuthenticatedAgent> {
+    const claims = await this.verifyToken(token);
+    return { agent: await this.agentFor(claims), claims };
+  }
+
+  /** Signature, audience and expiry of an agent token: no store read. */
+  verifyToken(token: string): Promise<AgentClaims> {
+    return this.#tokens.verifyAgentToken(token);
+  }
+
+  /**
+   * The agent behind verified claims: it exists, is active, and the token is
+   * of its current generation. Its two store reads leave before the first
+   * await, so store work the caller sends right before shares their round trip.
+   */
+  async agentFor(claims: AgentClaims): Promise<AgentRecord> {
+    const [agent, generation] = await Promise.all([this.#store.agents.get(claims.agentId), this.#store.revocation.generation(claims.agentId)]);
     if (!agent) throw new UnauthorizedError('Invalid token', 'unknown-agent');
     if (!agent.isActive) throw new UnauthorizedError('Agent is deactivated', 'inactive');
     if (claims.generation !== generation) throw new UnauthorizedError('Token has been revoked', 'revoked');
-    return { agent, claims };
+    return agent;
+  }
+
+  #changed(outcome: `agent.${string}`, agentId: string, actor: Actor, detail: string | null = null): void {
+    this.#audit({ kind: 'management', outcome, agentId, actor, detail });
   }
 }
 

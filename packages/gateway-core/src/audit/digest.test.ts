@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson } from '../cache/canonical-json.js';
+import { canonicalJson } from '../util/canonical-json.js';
 import { argsDigest } from './digest.js';
 
 describe('canonicalJson', () => {

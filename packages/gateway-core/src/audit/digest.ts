@@ -1,4 +1,4 @@
-import { canonicalJson } from '../cache/canonical-json.js';
+import { canonicalJson } from '../util/canonical-json.js';
 import { sha256Hex } from '../crypto/sha256.js';
 
 /**

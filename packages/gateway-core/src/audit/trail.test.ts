@@ -3,7 +3,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { createMemoryStore } from '../store/memory/index.js';
 import type { AuditLog } from '../store/ports.js';
 import { argsDigest } from './digest.js';
-import type { AuditEntry } from './record.js';
+import type { AuditEntry } from '../store/audit-records.js';
 import { AuditTrail, type AuditEvent } from './trail.js';
 
 const call = (overrides: Partial<AuditEvent> = {}): AuditEvent => ({ kind: 'tool-call', outcome: 'ok', agentId: 'agt_a', tool: 'search', ...overrides });

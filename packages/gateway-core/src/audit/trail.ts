@@ -1,5 +1,5 @@
 import type { AuditLog } from '../store/ports.js';
-import { MAX_AUDIT_DETAIL_LENGTH, type AuditEntry } from './record.js';
+import { MAX_AUDIT_DETAIL_LENGTH, type AuditEntry } from '../store/audit-records.js';
 
 /** What a caller reports: `kind` and `outcome`, and whichever other fields apply (the rest default to null or 0). */
 export type AuditEvent = Pick<AuditEntry, 'kind' | 'outcome'> & Partial<Omit<AuditEntry, 'kind' | 'outcome'>>;

@@ -2,9 +2,9 @@ import { sha256Hex } from '../crypto/sha256.js';
 import type { EmbeddingModel } from '../embedding/port.js';
 import type { GenerationCounter, ResponseCache, SemanticCandidate } from '../store/ports.js';
 import type { ToolDefinition } from '../tools/definition.js';
-import type { CacheTier } from '../audit/record.js';
+import type { CacheTier } from '../store/audit-records.js';
 import { normalizeText, splitArguments, type SplitArguments } from './arguments.js';
-import { canonicalJson } from './canonical-json.js';
+import { canonicalJson } from '../util/canonical-json.js';
 
 /** What the cache needs to know of a tool. */
 export type CacheableTool = Pick<ToolDefinition, 'name' | 'httpMethod' | 'allowWrite' | 'inputSchema'>;

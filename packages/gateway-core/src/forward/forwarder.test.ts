@@ -2,10 +2,9 @@ import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError, InvalidInputError } from '../errors.js';
+import { ConfigError, DownstreamCallError, InvalidInputError } from '../errors.js';
 import { parseToolDefinitions, type ToolDefinition } from '../tools/definition.js';
 import { createOrder, getCustomer } from '../testing/tool-fixtures.js';
-import { DownstreamCallError } from './errors.js';
 import { HttpForwarder } from './forwarder.js';
 
 interface Seen {

@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { Pool } from 'undici';
 import { TimedAbort } from '../abort/timed-abort.js';
 import type { ToolDefinition } from '../tools/definition.js';
-import { DownstreamCallError } from './errors.js';
+import { DownstreamCallError } from '../errors.js';
 import { checkDownstreamHeaders, endToEndHeaders } from './headers.js';
 import { buildDownstreamRequest } from './request.js';
 import { decodeBody, readLimited } from './response-body.js';

@@ -1,4 +1,4 @@
-import { InvalidInputError } from '../errors.js';
+import { InvalidArgumentsError } from '../errors.js';
 import { ROUTE_PARAMETER, type HttpMethod } from '../tools/definition.js';
 import type { ToolDefinition } from '../tools/definition.js';
 
@@ -75,8 +75,8 @@ function safeDecode(text: string): string {
   }
 }
 
-function refusedRouteValue(name: string, message: string): InvalidInputError {
-  return new InvalidInputError(`Route value ${name} ${message}`, [{ path: name, message }]);
+function refusedRouteValue(name: string, message: string): InvalidArgumentsError {
+  return new InvalidArgumentsError(`Route value ${name} ${message}`, [{ path: name, message }]);
 }
 
 /** Arrays repeat the parameter (`tag=a&tag=b`); objects travel as JSON text. */

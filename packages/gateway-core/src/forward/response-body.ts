@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import { MAX_PRUNE_DEPTH } from '../tokens/prune.js';
-import { DownstreamCallError } from './errors.js';
+import { DownstreamCallError } from '../errors.js';
 
 /**
  * Reads the body, refusing more than `limitBytes` so a runaway downstream

@@ -1,34 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidInputError } from '../errors.js';
+import { AgentService } from '../agents/agent-service.js';
+import type { AuditEvent } from '../audit/trail.js';
+import { TokenService } from '../auth/token-service.js';
 import type { Forwarder } from '../forward/forwarder.js';
-import { createMemoryStore } from '../store/memory/index.js';
-import type { AgentRecord, SessionStore } from '../store/ports.js';
-import { buildToolRegistry } from '../tools/registry.js';
-import { createOrder, getCustomer } from '../testing/tool-fixtures.js';
-import { InvalidRequestError, MethodNotFoundError, SessionNotFoundError } from './errors.js';
-import type { JsonRpcRequest } from './jsonrpc.js';
 import { SettlementQueue } from '../pipeline/settlement-queue.js';
-import { McpService, type McpCaller } from './mcp-service.js';
+import { createMemoryStore } from '../store/memory/index.js';
+import type { SessionStore } from '../store/ports.js';
+import { createOrder, getCustomer } from '../testing/tool-fixtures.js';
+import { buildToolRegistry } from '../tools/registry.js';
+import { McpService, streamedMessage, type McpAnswer, type McpPost, type McpReply } from './mcp-service.js';
 
 const IDLE_MS = 60_000;
 const { registry } = buildToolRegistry([getCustomer, createOrder]);
-
-function agent(agentId: string, overrides: Partial<AgentRecord> = {}): AgentRecord {
-  return {
-    agentId,
-    label: agentId,
-    dailyTokenBudget: 10_000,
-    isActive: true,
-    allowedTools: null,
-    scopes: [],
-    createdAt: '2025-05-01T00:00:00.000Z',
-    updatedAt: '2025-05-01T00:00:00.000Z',
-    ...overrides,
-  };
-}
-
-const alice: McpCaller = { agent: agent('agt_alice'), tokenScopes: [] };
-const bob: McpCaller = { agent: agent('agt_bob'), tokenScopes: [] };
 
 const initializeParams = (protocolVersion = '2024-11-05') => ({
   protocolVersion,
@@ -36,13 +19,13 @@ const initializeParams = (protocolVersion = '2024-11-05') => ({
   clientInfo: { name: 'test-client', version: '1.0.0' },
 });
 
-function request(method: string, params?: Record<string, unknown>): JsonRpcRequest {
-  return { jsonrpc: '2.0', id: 1, method, ...(params === undefined ? {} : { params }) } as JsonRpcRequest;
-}
-
-/** The service over the memory store, with a clock the test moves and a count of session lookups. */
-function setup() {
+/**
+ * The service over the memory store, with real agents and tokens, a clock
+ * the test moves, a count of session lookups and the audit events it wrote.
+ */
+async function setup(options: { settled?: boolean; ready?: boolean } = {}) {
   let now = Date.parse('2025-05-01T12:00:00Z');
+  const clock = () => new Date(now);
   const store = createMemoryStore({ clock: () => now });
   let lookups = 0;
   const sessions: SessionStore = {
@@ -53,189 +36,279 @@ function setup() {
     },
     delete: (id) => store.sessions.delete(id),
   };
+  const tokens = new TokenService({ signingKey: 's'.repeat(32), clock });
+  const agents = new AgentService({ store, tokens, clock });
+  const settlements = options.settled ? new SettlementQueue({ ledger: store.budget }) : undefined;
   const forwarder: Forwarder = { forward: async () => ({ status: 200, headers: {}, body: { ok: true }, durationMs: 1 }) };
+  const audited: AuditEvent[] = [];
   const service = new McpService({
+    agents,
     sessions,
     sessionIdleMs: IDLE_MS,
-    toolCall: { registry: () => registry, budget: store.budget, forwarder, clock: () => new Date(now) },
+    toolCall: { registry: () => registry, budget: store.budget, settlements, forwarder, clock },
     serverInfo: { name: 'tollgate', version: '0.0.0-test' },
+    audit: (event) => audited.push(event),
+    isReady: async () => options.ready ?? true,
   });
-  return {
-    service,
-    advance: (ms: number) => (now += ms),
-    lookups: () => lookups,
+  const tokenFor = async (label: string, scopes: string[] = []) => {
+    const agent = await agents.create({ label, dailyTokenBudget: 10_000, scopes });
+    return { agentId: agent.agentId, token: `Bearer ${(await agents.issueToken(agent.agentId, 1)).token}` };
   };
+  const usage = async (agentId: string) => {
+    await settlements?.settled(agentId);
+    return store.budget.usage(agentId, clock());
+  };
+  return { service, agents, audited, usage, tokenFor, advance: (ms: number) => (now += ms), lookups: () => lookups };
+}
+
+type Service = McpService;
+
+/** The answer of a request, waiting for a tools/call's. */
+async function answered(reply: McpReply | Promise<McpReply>): Promise<McpAnswer> {
+  const settled = await reply;
+  if (settled.kind === 'pending') return settled.answer;
+  if (settled.kind !== 'answer') throw new Error(`expected an answer, got ${settled.kind}`);
+  return settled;
+}
+
+function rpc(method: string, params?: Record<string, unknown>, id = 1): string {
+  return JSON.stringify({ jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) });
+}
+
+function send(service: Service, authorization: string, body: string, headers: Partial<McpPost> = {}): Promise<McpReply> {
+  return service.post({ authorization, sessionId: undefined, protocolVersion: undefined, body, ...headers });
+}
+
+async function initialize(service: Service, authorization: string, version = '2024-11-05') {
+  const reply = await answered(send(service, authorization, rpc('initialize', initializeParams(version))));
+  return { sessionId: reply.sessionId!, result: (reply.message as { result: { protocolVersion: string } }).result, reply };
+}
+
+/** A request inside a session; `ping` unless told otherwise. */
+function inSession(service: Service, authorization: string, sessionId: string | undefined, protocolVersion?: string, body = rpc('ping')) {
+  return answered(send(service, authorization, body, { sessionId, protocolVersion }));
 }
 
 describe('McpService', () => {
   it('opens a session in the version the client asked for, or 2024-11-05', async () => {
-    const { service } = setup();
-    const current = await service.initialize(alice, initializeParams('2025-06-18'));
+    const { service, tokenFor } = await setup();
+    const { token } = await tokenFor('alice');
+    const current = await initialize(service, token, '2025-06-18');
     expect(current.sessionId).toMatch(/^[A-Za-z0-9_-]{32}$/);
     expect(current.result).toMatchObject({ protocolVersion: '2025-06-18', serverInfo: { name: 'tollgate' }, capabilities: { tools: {} } });
 
-    const unknown = await service.initialize(alice, initializeParams('1999-01-01'));
+    const unknown = await initialize(service, token, '1999-01-01');
     expect(unknown.result.protocolVersion).toBe('2024-11-05');
     expect(unknown.sessionId).not.toBe(current.sessionId);
   });
 
   it('refuses initialize params without clientInfo with -32602', async () => {
-    const { service } = setup();
-    await expect(service.initialize(alice, { protocolVersion: '2024-11-05', capabilities: {} })).rejects.toBeInstanceOf(InvalidInputError);
+    const { service, tokenFor } = await setup();
+    const { token } = await tokenFor('alice');
+    const reply = await answered(send(service, token, rpc('initialize', { protocolVersion: '2024-11-05', capabilities: {} })));
+    expect(reply.failure).toMatchObject({ code: 'invalid-input', httpStatus: 400, jsonRpcCode: -32602 });
   });
 
   it("resumes the agent's own session in its negotiated version", async () => {
-    const { service } = setup();
-    const { sessionId } = await service.initialize(alice, initializeParams('2025-03-26'));
-    const session = await service.resumeSession(alice, sessionId, undefined);
-    expect(session).toMatchObject({ protocolVersion: '2025-03-26', record: { sessionId, agentId: 'agt_alice' } });
-    expect(await service.resumeSession(alice, sessionId, '2025-03-26')).toMatchObject({ protocolVersion: '2025-03-26' });
+    const { service, tokenFor } = await setup();
+    const { token } = await tokenFor('alice');
+    const { sessionId } = await initialize(service, token, '2025-03-26');
+    const listed = await inSession(service, token, sessionId, undefined, rpc('tools/list', {}));
+    // Annotations arrived in 2025-03-26: the list speaks the session's version.
+    expect((listed.message as { result: { tools: Array<{ annotations?: unknown }> } }).result.tools[0]!.annotations).toBeDefined();
+    expect((await inSession(service, token, sessionId, '2025-03-26')).failure).toBeUndefined();
   });
 
   it("answers another agent's session id with 404, exactly like an unknown one", async () => {
-    const { service } = setup();
-    const { sessionId } = await service.initialize(alice, initializeParams());
-    const stolen = service.resumeSession(bob, sessionId, undefined);
-    await expect(stolen).rejects.toBeInstanceOf(SessionNotFoundError);
-    await expect(stolen).rejects.toMatchObject({ httpStatus: 404 });
-    await expect(service.resumeSession(bob, 'A'.repeat(32), undefined)).rejects.toThrow(new SessionNotFoundError().message);
+    const { service, tokenFor } = await setup();
+    const alice = await tokenFor('alice');
+    const bob = await tokenFor('bob');
+    const { sessionId } = await initialize(service, alice.token);
+    const stolen = await inSession(service, bob.token, sessionId);
+    expect(stolen.failure).toMatchObject({ code: 'session-not-found', httpStatus: 404 });
+    const unknown = await inSession(service, bob.token, 'A'.repeat(32));
+    expect(unknown.message).toEqual(stolen.message);
     // Bob's attempt does not end Alice's session.
-    await expect(service.resumeSession(alice, sessionId, undefined)).resolves.toMatchObject({ record: { sessionId } });
+    expect((await inSession(service, alice.token, sessionId)).failure).toBeUndefined();
   });
 
   it('requires a session id: 400 / -32600 when it is missing or empty', async () => {
-    const { service, lookups } = setup();
+    const { service, tokenFor, lookups } = await setup();
+    const { token } = await tokenFor('alice');
     for (const missing of [undefined, '']) {
-      const attempt = service.resumeSession(alice, missing, undefined);
-      await expect(attempt).rejects.toBeInstanceOf(InvalidRequestError);
-      await expect(attempt).rejects.toMatchObject({ httpStatus: 400, jsonRpcCode: -32600 });
+      const reply = await inSession(service, token, missing);
+      expect(reply.failure).toMatchObject({ code: 'invalid-request', httpStatus: 400, jsonRpcCode: -32600 });
     }
     expect(lookups()).toBe(0);
   });
 
   it('answers malformed or oversized session ids with 404 without asking the store', async () => {
-    const { service, lookups } = setup();
+    const { service, tokenFor, lookups } = await setup();
+    const { token } = await tokenFor('alice');
     for (const id of ['short', 'x'.repeat(33), 'x'.repeat(10_000), 'a/b'.padEnd(32, 'c'), 'tollgate:session:*'.padEnd(32, '*'), ' '.repeat(32)]) {
-      await expect(service.resumeSession(alice, id, undefined)).rejects.toBeInstanceOf(SessionNotFoundError);
+      expect((await inSession(service, token, id)).failure?.code).toBe('session-not-found');
     }
     expect(lookups()).toBe(0);
   });
 
   it('expires a session after the idle time, and each request extends it', async () => {
-    const { service, advance } = setup();
-    const { sessionId } = await service.initialize(alice, initializeParams());
+    const { service, tokenFor, advance } = await setup();
+    const { token } = await tokenFor('alice');
+    const { sessionId } = await initialize(service, token);
     advance(IDLE_MS - 1);
-    await service.resumeSession(alice, sessionId, undefined);
+    await inSession(service, token, sessionId);
     advance(IDLE_MS - 1);
-    await expect(service.resumeSession(alice, sessionId, undefined)).resolves.toBeDefined();
+    expect((await inSession(service, token, sessionId)).failure).toBeUndefined();
     advance(IDLE_MS);
-    await expect(service.resumeSession(alice, sessionId, undefined)).rejects.toBeInstanceOf(SessionNotFoundError);
+    expect((await inSession(service, token, sessionId)).failure?.code).toBe('session-not-found');
   });
 
-  it('ends a session: the id is then unknown', async () => {
-    const { service } = setup();
-    const { sessionId } = await service.initialize(alice, initializeParams());
-    await service.endSession(await service.resumeSession(alice, sessionId, undefined));
-    await expect(service.resumeSession(alice, sessionId, undefined)).rejects.toBeInstanceOf(SessionNotFoundError);
+  it('ends a session: the id is then unknown; only its owner can end it', async () => {
+    const { service, tokenFor } = await setup();
+    const alice = await tokenFor('alice');
+    const bob = await tokenFor('bob');
+    const { sessionId } = await initialize(service, alice.token);
+    expect(await answered(service.end({ authorization: bob.token, sessionId, protocolVersion: undefined }))).toMatchObject({ failure: { code: 'session-not-found' } });
+    expect(await service.end({ authorization: alice.token, sessionId, protocolVersion: undefined })).toEqual({ kind: 'ended' });
+    expect((await inSession(service, alice.token, sessionId)).failure?.code).toBe('session-not-found');
   });
 
   it('refuses an MCP-Protocol-Version header that is unsupported or differs from the session with 400', async () => {
-    const { service } = setup();
-    const { sessionId } = await service.initialize(alice, initializeParams('2025-06-18'));
+    const { service, tokenFor } = await setup();
+    const { token } = await tokenFor('alice');
+    const { sessionId } = await initialize(service, token, '2025-06-18');
     for (const header of ['2025-03-26', '2099-01-01', 'garbage']) {
-      const attempt = service.resumeSession(alice, sessionId, header);
-      await expect(attempt).rejects.toBeInstanceOf(InvalidRequestError);
-      await expect(attempt).rejects.toMatchObject({ httpStatus: 400 });
+      expect((await inSession(service, token, sessionId, header)).failure).toMatchObject({ code: 'invalid-request', httpStatus: 400 });
     }
   });
 
   it('answers ping with an empty result', async () => {
-    const { service } = setup();
-    const { sessionId } = await service.initialize(alice, initializeParams());
-    const session = await service.resumeSession(alice, sessionId, undefined);
-    expect(await service.handle(alice, session, request('ping'))).toEqual({ method: 'ping', result: {} });
+    const { service, tokenFor } = await setup();
+    const { token } = await tokenFor('alice');
+    const { sessionId } = await initialize(service, token);
+    expect((await inSession(service, token, sessionId)).message).toEqual({ jsonrpc: '2.0', id: 1, result: {} });
   });
 
   it('lists the tools the token allows, and calls them', async () => {
-    const { service } = setup();
-    const writer: McpCaller = { agent: agent('agt_alice'), tokenScopes: ['orders:write'] };
-    const { sessionId } = await service.initialize(writer, initializeParams());
-    const session = await service.resumeSession(writer, sessionId, undefined);
-
-    const names = async (caller: McpCaller) => {
-      const listed = await service.handle(caller, session, request('tools/list', {}));
-      return (listed.result as { tools: Array<{ name: string }> }).tools.map((tool) => tool.name);
+    const { service, tokenFor } = await setup();
+    const writer = await tokenFor('writer', ['orders:write']);
+    const reader = await tokenFor('reader');
+    const names = async (token: string) => {
+      const { sessionId } = await initialize(service, token);
+      const listed = await inSession(service, token, sessionId, undefined, rpc('tools/list', {}));
+      return (listed.message as { result: { tools: Array<{ name: string }> } }).result.tools.map((tool) => tool.name);
     };
-    expect(await names(writer)).toEqual(['getCustomer', 'createOrder']);
-    expect(await names(alice)).toEqual(['getCustomer']);
+    expect(await names(writer.token)).toEqual(['getCustomer', 'createOrder']);
+    expect(await names(reader.token)).toEqual(['getCustomer']);
 
-    const called = await service.handle(writer, session, request('tools/call', { name: 'createOrder', arguments: { customerId: '1', sku: 'A', quantity: 2 } }));
-    expect(called.result).toEqual({ content: [{ type: 'text', text: '{"ok":true}' }] });
+    const { sessionId } = await initialize(service, writer.token);
+    const called = await inSession(service, writer.token, sessionId, undefined, rpc('tools/call', { name: 'createOrder', arguments: { customerId: '1', sku: 'A', quantity: 2 } }));
+    expect((called.message as { result: unknown }).result).toEqual({ content: [{ type: 'text', text: '{"ok":true}' }] });
+    expect(called.serverTiming).toMatch(/^gateway;dur=\d+\.\d\d, downstream;dur=1\.00$/);
   });
 
-  it('answers an unknown method with -32601', async () => {
-    const { service } = setup();
-    const { sessionId } = await service.initialize(alice, initializeParams());
-    const session = await service.resumeSession(alice, sessionId, undefined);
-    const attempt = service.handle(alice, session, request('resources/list'));
-    await expect(attempt).rejects.toBeInstanceOf(MethodNotFoundError);
-    await expect(attempt).rejects.toMatchObject({ jsonRpcCode: -32601, message: 'Method not found: resources/list' });
+  it('answers an unknown method with -32601 in a 200', async () => {
+    const { service, tokenFor } = await setup();
+    const { token } = await tokenFor('alice');
+    const { sessionId } = await initialize(service, token);
+    const reply = await inSession(service, token, sessionId, undefined, rpc('resources/list'));
+    expect(reply.failure).toMatchObject({ code: 'method-not-found', httpStatus: 200, jsonRpcCode: -32601 });
+    expect(reply.message).toMatchObject({ error: { code: -32601, message: 'Method not found: resources/list' } });
   });
 
-  it('refuses initialize inside an initialized session', async () => {
-    const { service } = setup();
-    const { sessionId } = await service.initialize(alice, initializeParams());
-    const session = await service.resumeSession(alice, sessionId, undefined);
-    const attempt = service.handle(alice, session, request('initialize', initializeParams()));
-    await expect(attempt).rejects.toBeInstanceOf(InvalidRequestError);
-    await expect(attempt).rejects.toThrow(/already initialized/);
+  it('opens a new session for initialize even when it names one (a client starting over)', async () => {
+    const { service, tokenFor } = await setup();
+    const { token } = await tokenFor('alice');
+    const first = await initialize(service, token);
+    const again = await answered(send(service, token, rpc('initialize', initializeParams()), { sessionId: first.sessionId }));
+    expect(again.failure).toBeUndefined();
+    expect(again.sessionId).toMatch(/^[A-Za-z0-9_-]{32}$/);
+    expect(again.sessionId).not.toBe(first.sessionId);
+  });
+
+  it('accepts notifications without an answer, once the session checks out', async () => {
+    const { service, tokenFor } = await setup();
+    const { token } = await tokenFor('alice');
+    const { sessionId } = await initialize(service, token);
+    const notification = JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    expect(await send(service, token, notification, { sessionId })).toEqual({ kind: 'accepted' });
+    expect(await answered(send(service, token, notification, { sessionId: 'A'.repeat(32) }))).toMatchObject({ failure: { code: 'session-not-found' } });
+  });
+
+  it('authenticates before judging the message: an invalid body from a stranger is 401', async () => {
+    const { service, tokenFor } = await setup();
+    expect(await answered(send(service, 'Bearer nope', '{"not json'))).toMatchObject({ failure: { code: 'unauthorized', httpStatus: 401 } });
+    const { token } = await tokenFor('alice');
+    expect(await answered(send(service, token, '{"not json'))).toMatchObject({ failure: { code: 'parse-error', httpStatus: 400 }, message: { id: null } });
+  });
+
+  it('refuses everything while not ready, and audits a refused tools/call', async () => {
+    const { service, tokenFor, audited } = await setup({ ready: false });
+    const { token } = await tokenFor('alice');
+    expect(await answered(send(service, token, rpc('initialize', initializeParams())))).toMatchObject({ failure: { code: 'not-ready', httpStatus: 503 } });
+    await answered(send(service, token, rpc('tools/call', { name: 'getCustomer', arguments: { id: '7' } })));
+    expect(audited).toEqual([expect.objectContaining({ kind: 'tool-call', outcome: 'unavailable', agentId: null, tool: null, httpStatus: 503, jsonRpcCode: -32003 })]);
+  });
+
+  it('audits every tools/call exactly once, with what each step learnt', async () => {
+    const { service, tokenFor, audited } = await setup();
+    const { token, agentId } = await tokenFor('alice');
+    const { sessionId } = await initialize(service, token);
+    const call = (name: string, args: unknown, session: string | undefined = sessionId) =>
+      inSession(service, token, session, undefined, rpc('tools/call', { name, arguments: args }));
+    await call('getCustomer', { id: '7' });
+    await call('createOrder', { customerId: '1', sku: 'A', quantity: 1 });
+    await call('getCustomer', { id: 7 });
+    await call('getCustomer', { id: '7' }, 'A'.repeat(32));
+    await answered(send(service, 'Bearer forged', rpc('tools/call', { name: 'getCustomer' }), { sessionId }));
+    expect(audited.filter((event) => event.kind === 'tool-call').map(({ outcome, agentId, sessionId, tool, httpStatus }) => ({ outcome, agentId, sessionId, tool, httpStatus }))).toEqual([
+      { outcome: 'ok', agentId, sessionId, tool: 'getCustomer', httpStatus: 200 },
+      { outcome: 'forbidden', agentId, sessionId, tool: 'createOrder', httpStatus: 403 },
+      { outcome: 'invalid-arguments', agentId, sessionId, tool: 'getCustomer', httpStatus: 400 },
+      { outcome: 'invalid-request', agentId, sessionId: null, tool: null, httpStatus: 404 },
+      { outcome: 'unauthorized', agentId: null, sessionId: null, tool: null, httpStatus: 401 },
+    ]);
+  });
+
+  it('puts the HTTP status of an answer sent after its stream started into the error data', () => {
+    const { message } = streamedInput();
+    expect(streamedMessage({ kind: 'answer', message, failure: { code: 'downstream-error', httpStatus: 502, jsonRpcCode: -32002, title: 't', detail: 'd', outcome: 'downstream-error', expected: true } })).toEqual({
+      ...message,
+      error: { ...message.error, data: { reason: 'timeout', httpStatus: 502 } },
+    });
+    const success = { jsonrpc: '2.0' as const, id: 1, result: {} };
+    expect(streamedMessage({ kind: 'answer', message: success })).toBe(success);
   });
 
   describe('reserving ahead (the budget reservation leaves with the authentication reads)', () => {
-    function withLedger() {
-      const store = createMemoryStore();
-      const settlements = new SettlementQueue({ ledger: store.budget });
-      const forwarder: Forwarder = { forward: async () => ({ status: 200, headers: {}, body: { ok: true }, durationMs: 1 }) };
-      const service = new McpService({
-        sessions: store.sessions,
-        sessionIdleMs: IDLE_MS,
-        toolCall: { registry: () => registry, budget: store.budget, settlements, forwarder },
-        serverInfo: { name: 'tollgate', version: '0.0.0-test' },
-      });
-      const usage = async (agentId: string) => {
-        await settlements.settled(agentId);
-        return store.budget.usage(agentId, new Date());
-      };
-      return { service, usage };
-    }
-
-    it('starts nothing for an unknown tool or an agent not seen yet, then reserves the tool’s cap', async () => {
-      const { service, usage } = withLedger();
-      expect(service.reserveAhead('agt_alice', { name: 'getCustomer' })).toBeNull();
-      const { sessionId } = await service.initialize(alice, initializeParams());
-      const session = await service.resumeSession(alice, sessionId, undefined);
-      await service.handle(alice, session, request('ping'));
-      expect(service.reserveAhead('agt_alice', { name: 'no_such_tool' })).toBeNull();
-      expect(service.reserveAhead('agt_alice', 'not params')).toBeNull();
-      const ahead = service.reserveAhead('agt_alice', { name: 'getCustomer' });
-      expect(ahead).not.toBeNull();
-      expect(await usage('agt_alice')).toMatchObject({ reserved: getCustomer.maxResponseTokens });
-
-      const outcome = await service.handle(alice, session, request('tools/call', { name: 'getCustomer', arguments: { id: '7' } }), { reservedAhead: ahead });
-      expect(outcome.method).toBe('tools/call');
+    it('reserves once the agent was seen, uses that reservation, and settles the answer', async () => {
+      const { service, tokenFor, usage } = await setup({ settled: true });
+      const { token, agentId } = await tokenFor('alice');
+      const { sessionId } = await initialize(service, token);
+      const call = rpc('tools/call', { name: 'getCustomer', arguments: { id: '7' } });
+      const pending = send(service, token, call, { sessionId });
+      const reply = await pending;
+      expect(reply.kind).toBe('pending');
+      const done = await answered(reply);
       // One reservation, settled: nothing held, the answer charged.
-      expect(await usage('agt_alice')).toMatchObject({ used: (outcome as { call: { tokensCharged: number } }).call.tokensCharged, reserved: 0 });
+      expect((await usage(agentId)).reserved).toBe(0);
+      expect((await usage(agentId)).used).toBeGreaterThan(0);
+      expect(done.failure).toBeUndefined();
     });
 
-    it('gives the reservation back when the call is refused before its budget step', async () => {
-      const { service, usage } = withLedger();
-      const { sessionId } = await service.initialize(alice, initializeParams());
-      const session = await service.resumeSession(alice, sessionId, undefined);
-      await service.handle(alice, session, request('ping'));
-      const ahead = service.reserveAhead('agt_alice', { name: 'getCustomer' });
-      const refused = service.handle(alice, session, request('tools/call', { name: 'getCustomer', arguments: { id: 7 } }), { reservedAhead: ahead });
-      await expect(refused).rejects.toBeInstanceOf(InvalidInputError);
-      expect(await usage('agt_alice')).toMatchObject({ used: 0, reserved: 0 });
+    it('gives the reservation back when the call is refused before its budget step, or before the pipeline', async () => {
+      const { service, tokenFor, usage } = await setup({ settled: true });
+      const { token, agentId } = await tokenFor('alice');
+      const { sessionId } = await initialize(service, token);
+      const refused = await inSession(service, token, sessionId, undefined, rpc('tools/call', { name: 'getCustomer', arguments: { id: 7 } }));
+      expect(refused.failure?.code).toBe('invalid-arguments');
+      const noSession = await inSession(service, token, 'A'.repeat(32), undefined, rpc('tools/call', { name: 'getCustomer', arguments: { id: '7' } }));
+      expect(noSession.failure?.code).toBe('session-not-found');
+      expect(await usage(agentId)).toMatchObject({ used: 0, reserved: 0 });
     });
   });
 });
+
+function streamedInput() {
+  return { message: { jsonrpc: '2.0' as const, id: 1, error: { code: -32002, message: 'Downstream timed out', data: { reason: 'timeout' } } } };
+}

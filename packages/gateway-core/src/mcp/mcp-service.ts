@@ -1,13 +1,19 @@
+import { context as traceContext } from '@opentelemetry/api';
 import { randomBytes } from 'node:crypto';
-import type { AgentRecord, SessionRecord, SessionStore } from '../store/ports.js';
+import type { AgentService } from '../agents/agent-service.js';
+import type { AuditEvent } from '../audit/trail.js';
+import { bearerToken } from '../auth/bearer.js';
+import { describeError, InvalidRequestError, MethodNotFoundError, NotReadyError, SessionNotFoundError, type ErrorDescription } from '../errors.js';
 import { EarlyReservations, type EarlyReservation } from '../pipeline/early-reservation.js';
-import { callTool, type ToolCallDeps, type ToolCallOutcome, type ToolCallTrace } from '../pipeline/tool-call.js';
+import { callTool, type ToolCallDeps, type ToolCallReport } from '../pipeline/tool-call.js';
+import { buildInitializeResult, parseInitializeParams, type ServerInfo } from '../protocol/initialize.js';
+import { jsonRpcErrorFrom, jsonRpcResult, parseJsonRpcBody, type IncomingMessage, type JsonRpcId, type JsonRpcRequest, type JsonRpcResponse } from '../protocol/jsonrpc.js';
+import { protocolVersionForRequest, type ProtocolVersion } from '../protocol/protocol-version.js';
+import type { AgentRecord, SessionRecord, SessionStore } from '../store/ports.js';
 import { toolsForAgent } from '../tools/access.js';
 import { toolsListResult } from '../tools/listing.js';
-import { InvalidRequestError, MethodNotFoundError, SessionNotFoundError } from './errors.js';
-import { buildInitializeResult, parseInitializeParams, type InitializeResult, type ServerInfo } from './initialize.js';
-import type { JsonRpcRequest } from './jsonrpc.js';
-import { protocolVersionForRequest, type ProtocolVersion } from './protocol-version.js';
+import { judgedLater } from '../util/judged-later.js';
+import { ToolCallRecord, type HeaderRecord } from './tool-call-record.js';
 
 /** 32 base64url characters: 192 random bits. Anything else is not ours and skips the store. */
 const SESSION_ID_PATTERN = /^[A-Za-z0-9_-]{32}$/;
@@ -15,39 +21,85 @@ const SESSION_ID_PATTERN = /^[A-Za-z0-9_-]{32}$/;
 export interface McpServiceOptions {
   sessions: SessionStore;
   sessionIdleMs: number;
+  agents: AgentService;
   toolCall: ToolCallDeps;
   serverInfo: ServerInfo;
+  /** Told about every tools/call once, whichever step ended it; must not throw or wait. */
+  audit: (event: AuditEvent) => void;
+  /** Whether agent traffic may flow (contract 4.4); until then every request is refused as not ready. */
+  isReady: () => Promise<boolean>;
+  /** Told about errors outside the catalogue, whose message never reaches the caller. */
+  onUnexpectedError?: (error: unknown) => void;
   clock?: () => Date;
 }
 
+/** One POST to the MCP endpoint, as the transport received it. */
+export interface McpPost {
+  /** The `Authorization` header. */
+  authorization: string | undefined;
+  /** The `Mcp-Session-Id` header. */
+  sessionId: string | undefined;
+  /** The `MCP-Protocol-Version` header. */
+  protocolVersion: string | undefined;
+  /** The body, read by the transport within its size limit. */
+  body: string;
+  /** Aborts when the client goes away, so a downstream call nobody waits for is stopped. */
+  signal?: AbortSignal;
+  /** The request headers, for the W3C trace context a tools/call continues. */
+  headers?: HeaderRecord;
+}
+
+/** A request to end a session (DELETE on the MCP endpoint). */
+export type McpSessionEnd = Pick<McpPost, 'authorization' | 'sessionId' | 'protocolVersion'>;
+
+/** A JSON-RPC message to send back. */
+export interface McpAnswer {
+  kind: 'answer';
+  message: JsonRpcResponse;
+  /** Set when `message` is an error: the catalogue's description of it (the HTTP status among it). */
+  failure?: ErrorDescription;
+  /** Set by `initialize`: the new session, for the `Mcp-Session-Id` header. */
+  sessionId?: string;
+  /** Set for a tools/call that reached the pipeline: its `Server-Timing`. */
+  serverTiming?: string;
+}
+
+/**
+ * What the transport does with a request. `pending` is a tools/call under
+ * way: its answer may take as long as the downstream does, so the transport
+ * may start its stream (and keep it alive) before the answer arrives.
+ */
+export type McpReply = McpAnswer | { kind: 'accepted' } | { kind: 'ended' } | { kind: 'pending'; answer: Promise<McpAnswer> };
+
 /** The authenticated agent behind a request. */
-export interface McpCaller {
+interface McpCaller {
   agent: AgentRecord;
   tokenScopes: readonly string[];
-  signal?: AbortSignal;
+  signal: AbortSignal | undefined;
 }
 
-/** Per-request extras of a tools/call. */
-export interface McpCallOptions {
-  trace?: ToolCallTrace;
-  /** From `reserveAhead`: used by the budget step, or given back if the call ends before it. */
-  reservedAhead?: EarlyReservation | null;
-}
-
-export interface McpSession {
+interface McpSession {
   record: SessionRecord;
   /** The version this request speaks: the negotiated one, confirmed by the header. */
   protocolVersion: ProtocolVersion;
 }
 
-export type McpRequestOutcome =
-  | { method: 'tools/call'; result: ToolCallOutcome['result']; call: ToolCallOutcome }
-  | { method: string; result: unknown };
+/** Who is asking and in which session (none for `initialize`), or why they may not ask. */
+type Admission =
+  | { ok: true; caller: McpCaller; session: McpSession | null; reservedAhead: EarlyReservation | null }
+  | { ok: false; error: unknown; agentId: string | null };
+
+/** A failure before the pipeline started: nothing was learnt about the call. */
+const NOTHING_LEARNT = { tool: null, argsDigest: null, cacheTier: null, downstreamStatus: null, downstreamMs: null, tokensCharged: 0 };
 
 /**
- * MCP methods over the store-backed sessions (spec 3.2, 4.3). Transport
- * concerns (headers, SSE, HTTP status) stay in the HTTP layer; this decides
- * what each method means for an authenticated agent.
+ * The MCP endpoint as one use-case (contract 3.2, 4.3): a request in, an
+ * answer out, nothing of HTTP in between. It owns the order of the checks
+ * (readiness, one store round trip for the agent, its revocation, its
+ * session and a tools/call's early budget reservation; then the session's
+ * owner), the dispatch of each method, and the guarantee that every
+ * tools/call is audited exactly once, whichever step ends it. Failures are
+ * answers built from the error catalogue; `post` never rejects.
  */
 export class McpService {
   readonly #options: McpServiceOptions;
@@ -59,50 +111,86 @@ export class McpService {
     this.#early = new EarlyReservations({ ledger: budget, settlements, clock });
   }
 
+  async post(request: McpPost): Promise<McpReply> {
+    const incoming = parseJsonRpcBody(request.body);
+    const call = incoming.kind === 'request' && incoming.message.method === 'tools/call' ? incoming.message : null;
+    // Opened before any check, so a call refused at any step is on record too.
+    const record = call ? new ToolCallRecord(this.#options.audit, request.headers) : null;
+    const admission = await this.#admit(request, incoming, call);
+    if (!admission.ok) {
+      record?.end({ agentId: admission.agentId, sessionId: null }, { ok: false, error: admission.error, ...NOTHING_LEARNT });
+      return this.#failure(replyId(incoming), admission.error);
+    }
+    const { caller, session } = admission;
+    this.#early.remember(caller.agent);
+    // Notifications, and responses to requests this server never sends, need no answer.
+    if (incoming.kind !== 'request') return { kind: 'accepted' };
+    if (record && session) return { kind: 'pending', answer: this.#toolCall(caller, session, incoming.message, record, admission.reservedAhead) };
+    try {
+      return await this.#answer(caller, session, incoming.message);
+    } catch (error) {
+      return this.#failure(incoming.message.id, error);
+    }
+  }
+
+  /** Ends the caller's session: `ended`, or the refusal as an answer. */
+  async end(request: McpSessionEnd): Promise<McpReply> {
+    try {
+      const caller = await this.#authenticate(request.authorization);
+      const session = this.#claimSession(caller, await this.#touchSession(request.sessionId), request.protocolVersion);
+      await this.#options.sessions.delete(session.record.sessionId);
+      return { kind: 'ended' };
+    } catch (error) {
+      return this.#failure(null, error);
+    }
+  }
+
   /**
-   * Starts the budget reservation of a tools/call before its checks, so it
-   * shares the authentication's store round trip. Null when there is nothing
-   * to start: a tool the registry does not know, or an agent not seen yet.
-   * Whatever is started is used or given back by `handle`.
+   * Readiness, then authentication, whose store reads share one round trip
+   * with the session lookup and a tools/call's budget reservation; then the
+   * session must belong to the caller. A message refused as invalid is
+   * answered only once its sender is authenticated.
    */
-  reserveAhead(agentId: string, params: unknown): EarlyReservation | null {
+  async #admit(request: McpPost, incoming: IncomingMessage, call: JsonRpcRequest | null): Promise<Admission> {
+    let agentId: string | null = null;
+    let reservedAhead: EarlyReservation | null = null;
+    try {
+      if (!(await this.#options.isReady())) throw new NotReadyError('The gateway is not ready: see /health/ready');
+      const opensSession = incoming.kind === 'request' && incoming.message.method === 'initialize';
+      // What this lookup finds only counts once the caller is known to own it.
+      const lookup = opensSession || incoming.kind === 'invalid' ? null : judgedLater(this.#touchSession(request.sessionId));
+      const claims = await this.#options.agents.verifyToken(bearerToken(request.authorization));
+      // Sent just before the agent's reads: one round trip. Used by the budget step, or given back.
+      reservedAhead = call ? this.#reserveAhead(claims.agentId, call.params) : null;
+      const caller = { agent: await this.#options.agents.agentFor(claims), tokenScopes: claims.scopes, signal: request.signal };
+      agentId = caller.agent.agentId;
+      if (incoming.kind === 'invalid') throw incoming.error;
+      const session = lookup ? this.#claimSession(caller, await lookup, request.protocolVersion) : null;
+      return { ok: true, caller, session, reservedAhead };
+    } catch (error) {
+      reservedAhead?.abandon();
+      return { ok: false, error, agentId };
+    }
+  }
+
+  async #authenticate(authorization: string | undefined): Promise<McpCaller> {
+    const claims = await this.#options.agents.verifyToken(bearerToken(authorization));
+    return { agent: await this.#options.agents.agentFor(claims), tokenScopes: claims.scopes, signal: undefined };
+  }
+
+  /**
+   * Starts the budget reservation of a tools/call before its checks. Null
+   * when there is nothing to start: a tool the registry does not know, or an
+   * agent not seen yet.
+   */
+  #reserveAhead(agentId: string, params: unknown): EarlyReservation | null {
     const name = typeof params === 'object' && params !== null ? (params as { name?: unknown }).name : undefined;
     const tool = typeof name === 'string' ? this.#options.toolCall.registry().get(name) : undefined;
     return tool === undefined ? null : this.#early.start(agentId, tool.definition.maxResponseTokens);
   }
 
-  /** Opens a session bound to the agent; the id goes back in `Mcp-Session-Id`. */
-  async initialize(caller: McpCaller, params: unknown): Promise<{ sessionId: string; result: InitializeResult }> {
-    const parsed = parseInitializeParams(params);
-    const result = buildInitializeResult({ requestedVersion: parsed.protocolVersion, serverInfo: this.#options.serverInfo });
-    const sessionId = randomBytes(24).toString('base64url');
-    await this.#options.sessions.create(
-      {
-        sessionId,
-        agentId: caller.agent.agentId,
-        protocolVersion: result.protocolVersion,
-        clientInfo: parsed.clientInfo,
-        createdAt: (this.#options.clock?.() ?? new Date()).toISOString(),
-      },
-      this.#options.sessionIdleMs,
-    );
-    return { sessionId, result };
-  }
-
-  /**
-   * The caller's live session, its idle expiry extended. Missing header: 400;
-   * unknown, expired or another agent's: 404 alike.
-   */
-  async resumeSession(caller: McpCaller, sessionId: string | undefined, versionHeader: string | undefined): Promise<McpSession> {
-    return this.claimSession(caller, await this.touchSession(sessionId), versionHeader);
-  }
-
-  /**
-   * The first half of `resumeSession`, which needs no caller: it can run
-   * alongside authentication, so both store reads share one round trip.
-   * Its result means nothing until `claimSession` checks the owner.
-   */
-  async touchSession(sessionId: string | undefined): Promise<SessionRecord | null> {
+  /** The session named by the header, its idle expiry extended. Missing header: 400; not ours: see `#claimSession`. */
+  async #touchSession(sessionId: string | undefined): Promise<SessionRecord | null> {
     if (sessionId === undefined || sessionId === '') {
       throw new InvalidRequestError('Mcp-Session-Id header is required: call initialize first');
     }
@@ -110,59 +198,92 @@ export class McpService {
     return this.#options.sessions.touch(sessionId, this.#options.sessionIdleMs);
   }
 
-  /** The second half: the session must exist and belong to the authenticated caller. */
-  claimSession(caller: McpCaller, record: SessionRecord | null, versionHeader: string | undefined): McpSession {
+  /** Unknown, expired or another agent's session: 404 alike. */
+  #claimSession(caller: McpCaller, record: SessionRecord | null, versionHeader: string | undefined): McpSession {
     if (record === null || record.agentId !== caller.agent.agentId) throw new SessionNotFoundError();
     const protocolVersion = protocolVersionForRequest(versionHeader, record.protocolVersion as ProtocolVersion);
     return { record, protocolVersion };
   }
 
-  async endSession(session: McpSession): Promise<void> {
-    await this.#options.sessions.delete(session.record.sessionId);
-  }
-
-  /** A request inside a session (anything but initialize). */
-  async handle(caller: McpCaller, session: McpSession, request: JsonRpcRequest, options: McpCallOptions = {}): Promise<McpRequestOutcome> {
-    this.#early.remember(caller.agent);
-    try {
-      return await this.#handle(caller, session, request, options);
-    } finally {
-      // Taken by the budget step, this does nothing; otherwise the call ended first.
-      options.reservedAhead?.abandon();
-    }
-  }
-
-  async #handle(caller: McpCaller, session: McpSession, request: JsonRpcRequest, options: McpCallOptions): Promise<McpRequestOutcome> {
+  /** Every method but tools/call; `initialize` is the one that comes without a session. */
+  async #answer(caller: McpCaller, session: McpSession | null, request: JsonRpcRequest): Promise<McpAnswer> {
+    if (session === null) return this.#initialize(caller, request);
     switch (request.method) {
       case 'ping':
-        return { method: 'ping', result: {} };
+        return answer(jsonRpcResult(request.id, {}));
       case 'tools/list': {
-        const tools = toolsForAgent(this.#options.toolCall.registry(), {
-          allowedTools: caller.agent.allowedTools,
-          tokenScopes: caller.tokenScopes,
-        });
-        return { method: 'tools/list', result: toolsListResult(tools, session.protocolVersion) };
+        const tools = toolsForAgent(this.#options.toolCall.registry(), { allowedTools: caller.agent.allowedTools, tokenScopes: caller.tokenScopes });
+        return answer(jsonRpcResult(request.id, toolsListResult(tools, session.protocolVersion)));
       }
-      case 'tools/call': {
-        const params = request.params ?? {};
-        const call = await callTool(
-          this.#options.toolCall,
-          {
-            agent: caller.agent,
-            tokenScopes: caller.tokenScopes,
-            protocolVersion: session.protocolVersion,
-            signal: caller.signal,
-            trace: options.trace,
-            reservedAhead: options.reservedAhead,
-          },
-          { name: params.name, arguments: params.arguments },
-        );
-        return { method: 'tools/call', result: call.result, call };
-      }
-      case 'initialize':
-        throw new InvalidRequestError('This session is already initialized');
       default:
         throw new MethodNotFoundError(request.method);
     }
   }
+
+  /** Opens a session bound to the agent; its id goes back in `Mcp-Session-Id`. */
+  async #initialize(caller: McpCaller, request: JsonRpcRequest): Promise<McpAnswer> {
+    const parsed = parseInitializeParams(request.params);
+    const result = buildInitializeResult({ requestedVersion: parsed.protocolVersion, serverInfo: this.#options.serverInfo });
+    const sessionId = randomBytes(24).toString('base64url');
+    const createdAt = (this.#options.clock?.() ?? new Date()).toISOString();
+    await this.#options.sessions.create(
+      { sessionId, agentId: caller.agent.agentId, protocolVersion: result.protocolVersion, clientInfo: parsed.clientInfo, createdAt },
+      this.#options.sessionIdleMs,
+    );
+    return { ...answer(jsonRpcResult(request.id, result)), sessionId };
+  }
+
+  /** The pipeline, in the call's trace; audited once when it ends. Never rejects. */
+  async #toolCall(caller: McpCaller, session: McpSession, request: JsonRpcRequest, record: ToolCallRecord, reservedAhead: EarlyReservation | null): Promise<McpAnswer> {
+    const params = request.params ?? {};
+    const run = () =>
+      callTool(
+        this.#options.toolCall,
+        { agent: caller.agent, tokenScopes: caller.tokenScopes, protocolVersion: session.protocolVersion, signal: caller.signal, reservedAhead },
+        { name: params.name, arguments: params.arguments },
+      );
+    let report: ToolCallReport;
+    try {
+      report = await traceContext.with(record.context, run);
+    } finally {
+      // Taken by the budget step, this does nothing; otherwise the call ended first.
+      reservedAhead?.abandon();
+    }
+    const serverTiming = record.end({ agentId: caller.agent.agentId, sessionId: session.record.sessionId }, report);
+    const reply = report.ok ? answer(jsonRpcResult(request.id, report.result)) : this.#failure(request.id, report.error);
+    return { ...reply, serverTiming };
+  }
+
+  #failure(id: JsonRpcId | null, error: unknown): McpAnswer {
+    const failure = describeError(error);
+    if (!failure.expected) this.#options.onUnexpectedError?.(error);
+    return { kind: 'answer', message: jsonRpcErrorFrom(id, error), failure };
+  }
+}
+
+function answer(message: JsonRpcResponse): McpAnswer {
+  return { kind: 'answer', message };
+}
+
+/** The id to answer with: a refused message's id too, when it is itself valid. */
+function replyId(incoming: IncomingMessage): JsonRpcId | null {
+  if (incoming.kind === 'request') return incoming.message.id;
+  return incoming.kind === 'invalid' ? incoming.id : null;
+}
+
+/**
+ * An answer sent after its stream started: the status line is already
+ * sent, so the HTTP status it would have had travels in the error's `data`.
+ */
+export function streamedMessage(reply: McpAnswer): JsonRpcResponse {
+  if (!reply.failure || !('error' in reply.message)) return reply.message;
+  const { error } = reply.message;
+  const httpStatus = reply.failure.httpStatus;
+  const data = typeof error.data === 'object' && error.data !== null ? { ...error.data, httpStatus } : { httpStatus };
+  return { ...reply.message, error: { ...error, data } };
+}
+
+/** An answer refusing a request the transport itself cannot accept (method, media type, size). */
+export function transportFailure(error: unknown): McpAnswer {
+  return { kind: 'answer', message: jsonRpcErrorFrom(null, error), failure: describeError(error) };
 }

@@ -1,7 +1,6 @@
 import type { AgentRecord, BudgetLedger, Reservation, ReserveResult } from '../store/ports.js';
+import { judgedLater } from '../util/judged-later.js';
 import type { Settlements } from './settlement-queue.js';
-
-type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
 
 /**
  * A budget reservation asked for before the call's checks have run, so its
@@ -11,7 +10,7 @@ type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
  * and `abandon` gives it back when the call ends before that step.
  */
 export class EarlyReservation {
-  readonly #pending: Promise<Settled<ReserveResult>>;
+  readonly #pending: Promise<ReserveResult>;
   readonly #giveBack: GiveBack;
   #claimed = false;
 
@@ -22,10 +21,7 @@ export class EarlyReservation {
     pending: Promise<ReserveResult>,
     giveBack: GiveBack,
   ) {
-    this.#pending = pending.then(
-      (value) => ({ ok: true, value }),
-      (error: unknown) => ({ ok: false, error }),
-    );
+    this.#pending = judgedLater(pending);
     this.#giveBack = giveBack;
   }
 
@@ -36,10 +32,9 @@ export class EarlyReservation {
    */
   async take(agent: AgentRecord, wanted: number): Promise<ReserveResult | null> {
     this.#claimed = true;
-    const settled = await this.#pending;
-    if (!settled.ok) throw settled.error;
-    if (agent.agentId === this.agentId && agent.dailyTokenBudget === this.dailyBudget && wanted === this.wanted) return settled.value;
-    this.#giveBack(this.agentId, Promise.resolve(grantOf(settled)));
+    const reserved = await this.#pending;
+    if (agent.agentId === this.agentId && agent.dailyTokenBudget === this.dailyBudget && wanted === this.wanted) return reserved;
+    this.#giveBack(this.agentId, Promise.resolve(grantOf(reserved)));
     return null;
   }
 
@@ -47,15 +42,15 @@ export class EarlyReservation {
   abandon(): void {
     if (this.#claimed) return;
     this.#claimed = true;
-    this.#giveBack(this.agentId, this.#pending.then(grantOf));
+    this.#giveBack(this.agentId, this.#pending.then(grantOf, () => null));
   }
 }
 
 /** Frees a reservation once the ledger has answered, if it granted one. */
 type GiveBack = (agentId: string, pending: Promise<Reservation | null>) => void;
 
-function grantOf(settled: Settled<ReserveResult>): Reservation | null {
-  return settled.ok && settled.value.ok ? settled.value.reservation : null;
+function grantOf(reserved: ReserveResult): Reservation | null {
+  return reserved.ok ? reserved.reservation : null;
 }
 
 export interface EarlyReservationsOptions {

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BudgetExhaustedError, ForbiddenError, InvalidInputError } from '../errors.js';
-import { DownstreamCallError } from '../forward/errors.js';
+import { BudgetExhaustedError, DownstreamCallError, ForbiddenError, InvalidInputError } from '../errors.js';
 import type { Forwarder, ForwardResult } from '../forward/forwarder.js';
 import { createMemoryStore } from '../store/memory/index.js';
 import type { AgentRecord, BudgetLedger } from '../store/ports.js';
@@ -10,7 +9,8 @@ import { buildToolRegistry } from '../tools/registry.js';
 import { archiveCustomer, createOrder, getCustomer, testAgent } from '../testing/tool-fixtures.js';
 import { SemanticCache } from '../cache/semantic-cache.js';
 import { SettlementQueue } from './settlement-queue.js';
-import { callTool, type ToolCallContext, type ToolCallDeps, type ToolCallTrace } from './tool-call.js';
+import { callToolOrThrow as callTool } from '../testing/call-tool.js';
+import { callTool as reportToolCall, type ToolCallContext, type ToolCallDeps } from './tool-call.js';
 
 const NOW = new Date('2025-05-01T12:00:00Z');
 const { registry } = buildToolRegistry([getCustomer, createOrder, archiveCustomer]);
@@ -144,10 +144,10 @@ describe('callTool', () => {
       await new Promise((resolve) => setTimeout(resolve, 5));
       throw new DownstreamCallError('Downstream answered 404', { reason: 'status', downstreamStatus: 404 });
     });
-    const trace: ToolCallTrace = {};
-    await expect(callTool(deps, caller({ trace }), { name: 'getCustomer', arguments: { id: '404' } })).rejects.toBeInstanceOf(DownstreamCallError);
-    expect(trace).toMatchObject({ tool: 'getCustomer', downstreamStatus: 404, argsDigest: expect.stringMatching(/^[0-9a-f]{64}$/) });
-    expect(trace.downstreamMs).toBeGreaterThanOrEqual(4);
+    const report = await reportToolCall(deps, caller(), { name: 'getCustomer', arguments: { id: '404' } });
+    expect(report.ok || report.error).toBeInstanceOf(DownstreamCallError);
+    expect(report).toMatchObject({ tool: 'getCustomer', downstreamStatus: 404, argsDigest: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(report.downstreamMs).toBeGreaterThanOrEqual(4);
   });
 
   it('releases the reservation when forwarding fails unexpectedly', async () => {
@@ -214,12 +214,13 @@ describe('callTool', () => {
 
   it('traces the tool a refused call named, when the registry knows it, and never an unknown name', async () => {
     const { deps } = setup();
-    const refused: ToolCallTrace = {};
-    await expect(callTool(deps, caller({ trace: refused }), { name: 'createOrder', arguments: { customerId: '1' } })).rejects.toBeInstanceOf(ForbiddenError);
-    expect(refused).toEqual({ tool: 'createOrder', argsDigest: expect.stringMatching(/^[0-9a-f]{64}$/) });
-    const unknown: ToolCallTrace = {};
-    await expect(callTool(deps, caller({ trace: unknown }), { name: 'dropDatabase' })).rejects.toBeInstanceOf(InvalidInputError);
-    expect(unknown.tool).toBeUndefined();
+    const refused = await reportToolCall(deps, caller(), { name: 'createOrder', arguments: { customerId: '1' } });
+    expect(refused.ok || refused.error).toBeInstanceOf(ForbiddenError);
+    const { ok: _ok, error: _error, ...facts } = refused as { ok: false; error: unknown };
+    expect(facts).toEqual({ tool: 'createOrder', argsDigest: expect.stringMatching(/^[0-9a-f]{64}$/), cacheTier: null, downstreamStatus: null, downstreamMs: null, tokensCharged: 0 });
+    const unknown = await reportToolCall(deps, caller(), { name: 'dropDatabase' });
+    expect(unknown.ok || unknown.error).toBeInstanceOf(InvalidInputError);
+    expect(unknown.tool).toBeNull();
   });
 
   it('never lets concurrent calls spend past the budget', async () => {
@@ -297,16 +298,15 @@ describe('callTool with the response cache and a privacy filter', () => {
 
   it('answers a repeated read from the cache, filtered, and charges it like a call', async () => {
     const { deps, calls, cache, usage } = cached();
-    const trace = {};
-    const first = await callTool(deps, caller({ trace }), read);
+    const first = await callTool(deps, caller(), read);
     await cache.idle();
-    const second = await callTool(deps, caller({ trace }), read);
+    const second = await callTool(deps, caller(), read);
     expect(calls).toHaveLength(1);
     expect(second.cacheTier).toBe('exact');
     expect(second.result).toEqual(first.result);
     expect(first.result.content[0].text).toBe('{"id":"7","email":"[REDACTED:email]"}');
     expect((await usage()).used).toBe(first.tokensCharged * 2);
-    expect(trace).toMatchObject({ tool: 'getCustomer', cacheTier: 'exact', tokensCharged: first.tokensCharged });
+    expect(second).toMatchObject({ tool: 'getCustomer', cacheTier: 'exact', tokensCharged: first.tokensCharged });
   });
 
   it('goes back to the downstream after a write through the gateway', async () => {

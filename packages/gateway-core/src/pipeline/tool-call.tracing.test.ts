@@ -12,7 +12,8 @@ import type { AgentRecord } from '../store/ports.js';
 import { buildToolRegistry } from '../tools/registry.js';
 import { createOrder, getCustomer, testAgent } from '../testing/tool-fixtures.js';
 import { SPAN_ATTRIBUTES, SPAN_NAMES } from '../tracing.js';
-import { callTool, type ToolCallContext, type ToolCallDeps } from './tool-call.js';
+import { callToolOrThrow as callTool } from '../testing/call-tool.js';
+import type { ToolCallContext, ToolCallDeps } from './tool-call.js';
 
 const NOW = new Date('2025-05-01T12:00:00Z');
 const { registry } = buildToolRegistry([getCustomer, createOrder]);

@@ -1,12 +1,11 @@
 import { SpanKind } from '@opentelemetry/api';
 import { argsDigest } from '../audit/digest.js';
-import type { CacheTier } from '../audit/record.js';
+import type { CacheTier } from '../store/audit-records.js';
 import type { SemanticCache } from '../cache/semantic-cache.js';
-import { BudgetExhaustedError, DownstreamError } from '../errors.js';
-import { DownstreamCallError } from '../forward/errors.js';
+import { BudgetExhaustedError, DownstreamCallError, DownstreamError } from '../errors.js';
 import type { Forwarder } from '../forward/forwarder.js';
-import type { ProtocolVersion } from '../mcp/protocol-version.js';
-import { buildToolCallResult, type ToolCallResult } from '../mcp/tool-result.js';
+import type { ProtocolVersion } from '../protocol/protocol-version.js';
+import { buildToolCallResult, type ToolCallResult } from '../protocol/tool-result.js';
 import type { AgentRecord, BudgetLedger, Reservation } from '../store/ports.js';
 import { nextUtcMidnight } from '../time.js';
 import type { EarlyReservation } from './early-reservation.js';
@@ -46,24 +45,12 @@ export interface ToolCallDeps {
 
 export interface ToolCallContext {
   agent: AgentRecord;
-  /** Scopes of the token presented, not of the agent record (spec 5 rule 6). */
+  /** Scopes of the token presented, not of the agent record (contract 5 rule 6). */
   tokenScopes: readonly string[];
   protocolVersion: ProtocolVersion;
   signal?: AbortSignal;
-  /** Filled in as the call goes, so a failed call can be audited with what was known. */
-  trace?: ToolCallTrace;
   /** A reservation started alongside authentication; used by the budget step when it still fits. */
   reservedAhead?: EarlyReservation | null;
-}
-
-/** What the audit trail needs of a call, success or not. */
-export interface ToolCallTrace {
-  tool?: string;
-  argsDigest?: string;
-  cacheTier?: CacheTier;
-  downstreamStatus?: number;
-  downstreamMs?: number;
-  tokensCharged?: number;
 }
 
 export interface ToolCallParams {
@@ -71,15 +58,31 @@ export interface ToolCallParams {
   arguments?: unknown;
 }
 
-export interface ToolCallOutcome {
-  result: ToolCallResult;
-  tool: RegisteredTool;
-  tokensCharged: number;
-  truncated: boolean;
+/** What the audit trail needs of a call, whichever way it ended; null where the call never got that far. */
+export interface ToolCallFacts {
+  /** The tool called, once the registry knows the name (any other name is caller input, never recorded). */
+  tool: string | null;
+  argsDigest: string | null;
   cacheTier: CacheTier | null;
   downstreamStatus: number | null;
   downstreamMs: number | null;
+  tokensCharged: number;
 }
+
+export interface ToolCallSuccess extends ToolCallFacts {
+  ok: true;
+  result: ToolCallResult;
+  truncated: boolean;
+}
+
+export interface ToolCallFailure extends ToolCallFacts {
+  ok: false;
+  /** A GatewayError of the catalogue, or an unexpected error. */
+  error: unknown;
+}
+
+/** How one tools/call ended: never thrown, so its facts reach the audit trail either way. */
+export type ToolCallReport = ToolCallSuccess | ToolCallFailure;
 
 /** The filtered downstream answer as JSON text, and where it came from. */
 interface Answer {
@@ -90,20 +93,34 @@ interface Answer {
 }
 
 /**
- * One tools/call after authentication and session checks (DESIGN.md, the
- * pipeline): authorize → validate arguments → reserve budget → cache lookup
- * → forward (breaker, retries, timeout) → privacy filter → cap to what was
- * reserved → settle. Reads top-down; each step throws the typed error of
- * spec 7, and the reservation is released on every failure. Each step runs
- * in its own trace span (a no-op unless an OpenTelemetry SDK is registered).
+ * One tools/call after authentication and session checks (docs/contract.md,
+ * the pipeline): authorize → validate arguments → reserve budget → cache
+ * lookup → forward (breaker, retries, timeout) → privacy filter → cap to what
+ * was reserved → settle. Reads top-down; each step throws the typed error of
+ * the catalogue, and the reservation is released on every failure. Each step
+ * runs in its own trace span (a no-op unless an OpenTelemetry SDK is
+ * registered). The report says how the call ended and what was learnt.
  */
-export async function callTool(deps: ToolCallDeps, caller: ToolCallContext, params: ToolCallParams): Promise<ToolCallOutcome> {
-  const trace = caller.trace ?? {};
+export async function callTool(deps: ToolCallDeps, caller: ToolCallContext, params: ToolCallParams): Promise<ToolCallReport> {
+  const facts: ToolCallFacts = { tool: null, argsDigest: null, cacheTier: null, downstreamStatus: null, downstreamMs: null, tokensCharged: 0 };
+  try {
+    return { ok: true, ...(await runPipeline(deps, caller, params, facts)) };
+  } catch (error) {
+    return { ok: false, error, ...facts };
+  }
+}
+
+async function runPipeline(
+  deps: ToolCallDeps,
+  caller: ToolCallContext,
+  params: ToolCallParams,
+  facts: ToolCallFacts,
+): Promise<Omit<ToolCallSuccess, 'ok'>> {
   const registry = deps.registry();
   // Known before the access check, so a refusal is audited with what was attempted;
   // only a name the registry knows, since any other is caller input.
-  if (typeof params.name === 'string' && registry.get(params.name) !== undefined) trace.tool = params.name;
-  trace.argsDigest = argsDigest(params.arguments ?? {}, deps.argsDigestKey);
+  if (typeof params.name === 'string' && registry.get(params.name) !== undefined) facts.tool = params.name;
+  facts.argsDigest = argsDigest(params.arguments ?? {}, deps.argsDigestKey);
   const tool = inSpan(SPAN_NAMES.authorize, (span) => {
     const authorized = authorizeToolCall(registry, params.name, {
       allowedTools: caller.agent.allowedTools,
@@ -121,8 +138,8 @@ export async function callTool(deps: ToolCallDeps, caller: ToolCallContext, para
   try {
     // Read before the downstream is asked, so an answer is never filed under a later write's generation.
     const generation = deps.cache?.isCacheable(tool.definition) ? await deps.cache.generation() : 0;
-    const answer = (await fromCache(deps, tool, args, generation)) ?? (await fromDownstream(deps, tool, args, generation, trace, caller.signal));
-    Object.assign(trace, withoutNulls({ cacheTier: answer.cacheTier, downstreamStatus: answer.downstreamStatus, downstreamMs: answer.downstreamMs }));
+    const answer = (await fromCache(deps, tool, args, generation)) ?? (await fromDownstream(deps, tool, args, generation, facts, caller.signal));
+    Object.assign(facts, { cacheTier: answer.cacheTier, downstreamStatus: answer.downstreamStatus, downstreamMs: answer.downstreamMs });
     const capped = inSpan(SPAN_NAMES.cap, (span) => {
       const result = capResponse(answer.value, reservation.granted);
       span.setAttribute(ATTR.truncated, result.truncated);
@@ -133,14 +150,12 @@ export async function callTool(deps: ToolCallDeps, caller: ToolCallContext, para
       if (deps.settlements) deps.settlements.settle(reservation, capped.tokens);
       else await deps.budget.settle(reservation, capped.tokens);
     });
-    trace.tokensCharged = capped.tokens;
+    facts.tokensCharged = capped.tokens;
     return {
       // Uncut, the text is the answer's own JSON: structuredContent can reuse the value.
       result: buildToolCallResult(capped.text, caller.protocolVersion, capped.truncated ? undefined : { value: answer.value ?? null }),
-      tool,
-      tokensCharged: capped.tokens,
       truncated: capped.truncated,
-      ...answer,
+      ...facts,
     };
   } catch (error) {
     if (deps.settlements) deps.settlements.release(reservation);
@@ -167,7 +182,7 @@ async function fromDownstream(
   tool: RegisteredTool,
   args: Record<string, unknown>,
   generation: number,
-  trace: ToolCallTrace,
+  facts: ToolCallFacts,
   signal?: AbortSignal,
 ): Promise<Answer> {
   const started = performance.now();
@@ -183,8 +198,8 @@ async function fromDownstream(
   ).catch((error: unknown) => {
     // A failed call still spent time at the downstream, and may have its answer's status.
     if (error instanceof DownstreamError) {
-      trace.downstreamMs = performance.now() - started;
-      if (error instanceof DownstreamCallError && error.data.reason === 'status') trace.downstreamStatus = error.data.downstreamStatus;
+      facts.downstreamMs = performance.now() - started;
+      if (error instanceof DownstreamCallError && error.data.reason === 'status') facts.downstreamStatus = error.data.downstreamStatus;
     }
     throw error;
   });
@@ -216,8 +231,4 @@ async function reserveBudget(deps: ToolCallDeps, caller: ToolCallContext, maxRes
     throw new BudgetExhaustedError(`Daily token budget of ${agent.dailyTokenBudget} tokens is exhausted; it resets at ${resetsAt}`, resetsAt);
   }
   return reserved.reservation;
-}
-
-function withoutNulls<T extends object>(value: T): { [K in keyof T]?: NonNullable<T[K]> } {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null)) as { [K in keyof T]?: NonNullable<T[K]> };
 }

@@ -9,8 +9,7 @@ import {
   type FailureReason,
   type IBreaker,
 } from 'cockatiel';
-import { CircuitOpenError } from '../errors.js';
-import { DownstreamCallError, type DownstreamFailure } from '../forward/errors.js';
+import { CircuitOpenError, DownstreamCallError, type DownstreamFailure } from '../errors.js';
 import { isDownstreamAnswer, isDownstreamFault } from './failures.js';
 import type { BreakerOptions, BreakerState, BreakerStateChange } from './options.js';
 

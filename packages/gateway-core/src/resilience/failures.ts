@@ -1,4 +1,4 @@
-import { DownstreamCallError } from '../forward/errors.js';
+import { DownstreamCallError } from '../errors.js';
 
 /**
  * Failures that say the downstream itself is unwell: it could not be reached,

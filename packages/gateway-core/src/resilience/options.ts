@@ -1,5 +1,4 @@
-import { ConfigError, type ConfigProblem } from '../errors.js';
-import type { DownstreamFailure } from '../forward/errors.js';
+import { ConfigError, type ConfigProblem, type DownstreamFailure } from '../errors.js';
 import { DEFAULT_TIMEOUT_MS } from '../forward/forwarder.js';
 
 /**

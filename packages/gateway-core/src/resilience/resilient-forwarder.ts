@@ -1,5 +1,4 @@
-import { GatewayError } from '../errors.js';
-import { DownstreamCallError } from '../forward/errors.js';
+import { DownstreamCallError, GatewayError } from '../errors.js';
 import type { Forwarder, ForwardResult } from '../forward/forwarder.js';
 import type { ToolDefinition } from '../tools/definition.js';
 import { DownstreamBreaker } from './breaker.js';

@@ -5,7 +5,7 @@
  * One contract suite (`contract.ts`) runs against every adapter.
  */
 
-import type { AuditEntry, AuditPage, AuditQuery } from '../audit/record.js';
+import type { AuditEntry, AuditPage, AuditQuery } from './audit-records.js';
 
 export interface AgentRecord {
   agentId: string;

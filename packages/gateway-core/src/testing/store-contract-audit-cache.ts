@@ -4,7 +4,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { AuditEntry, AuditRecord } from '../audit/record.js';
+import type { AuditEntry, AuditRecord } from '../store/audit-records.js';
 import { InvalidInputError } from '../errors.js';
 import type { StoreOptions } from '../store/options.js';
 import type { GatewayStore } from '../store/ports.js';

@@ -1,4 +1,4 @@
-import { ForbiddenError, InvalidInputError } from '../errors.js';
+import { ToolRefusedError, UnknownToolError, type ToolRefusal } from '../errors.js';
 import type { HttpMethod } from './definition.js';
 import type { RegisteredTool, ToolRegistry } from './registry.js';
 
@@ -11,7 +11,7 @@ export interface ToolCaller {
 
 export type ToolAccess =
   | { allowed: true }
-  | { allowed: false; reason: 'not-allowlisted' | 'missing-scopes' | 'write-blocked'; message: string };
+  | { allowed: false; reason: ToolRefusal; message: string };
 
 const MUTATING_METHODS: ReadonlySet<HttpMethod> = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
@@ -53,24 +53,14 @@ export function toolsForAgent(registry: ToolRegistry, caller: ToolCaller): Regis
  */
 export function authorizeToolCall(registry: ToolRegistry, name: unknown, caller: ToolCaller): RegisteredTool {
   if (typeof name !== 'string' || name === '') {
-    throw new InvalidInputError('tools/call needs the name of a tool', [{ path: 'name', message: 'must be a non-empty string' }]);
+    throw new UnknownToolError('tools/call needs the name of a tool', [{ path: 'name', message: 'must be a non-empty string' }]);
   }
   const tool = registry.get(name);
   if (tool === undefined) {
     // JSON.stringify: the name is the caller's input, echoed without letting it shape the message.
-    throw new InvalidInputError(`Unknown tool: ${JSON.stringify(name.slice(0, 128))}`, [{ path: 'name', message: 'no tool has this name' }]);
+    throw new UnknownToolError(`Unknown tool: ${JSON.stringify(name.slice(0, 128))}`, [{ path: 'name', message: 'no tool has this name' }]);
   }
   const access = toolAccess(tool, caller);
   if (!access.allowed) throw new ToolRefusedError(access.reason, access.message);
   return tool;
-}
-
-/** 403 / -32003 with the rule that refused, for the audit trail and metrics. */
-export class ToolRefusedError extends ForbiddenError {
-  constructor(
-    readonly reason: Extract<ToolAccess, { allowed: false }>['reason'],
-    message: string,
-  ) {
-    super(message);
-  }
 }

@@ -1,5 +1,5 @@
 import type { ErrorObject } from 'ajv';
-import { InvalidInputError, type InvalidField } from '../errors.js';
+import { InvalidArgumentsError, type InvalidField } from '../errors.js';
 import type { RegisteredTool } from './registry.js';
 
 /** Enough to fix a call; a hostile input cannot make the error itself huge. */
@@ -15,12 +15,12 @@ export function validateToolArguments(tool: RegisteredTool, args: unknown): Reco
   const value = args ?? {};
   const name = tool.definition.name;
   if (typeof value !== 'object' || Array.isArray(value)) {
-    throw new InvalidInputError(`Invalid arguments for tool ${name}: arguments must be an object`, [{ path: '', message: 'must be an object' }]);
+    throw new InvalidArgumentsError(`Invalid arguments for tool ${name}: arguments must be an object`, [{ path: '', message: 'must be an object' }]);
   }
   if (tool.validateArguments(value)) return value as Record<string, unknown>;
   const fields = (tool.validateArguments.errors ?? []).slice(0, MAX_REPORTED_FIELDS).map(toField);
   const summary = fields.map((field) => (field.path ? `${field.path} ${field.message}` : field.message)).join('; ');
-  throw new InvalidInputError(`Invalid arguments for tool ${name}: ${summary}`, fields);
+  throw new InvalidArgumentsError(`Invalid arguments for tool ${name}: ${summary}`, fields);
 }
 
 function toField(error: ErrorObject): InvalidField {

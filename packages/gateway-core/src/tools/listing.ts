@@ -1,4 +1,4 @@
-import { isAtLeast, type ProtocolVersion } from '../mcp/protocol-version.js';
+import { isAtLeast, type ProtocolVersion } from '../protocol/protocol-version.js';
 import { isMutating } from './access.js';
 import type { RegisteredTool, ToolInputSchema } from './registry.js';
 

@@ -1,9 +1,9 @@
-import type { AgentService, AuditEvent } from '@tollgate/gateway-core';
+import type { AgentService } from '@tollgate/gateway-core';
 import { Hono, type Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { issueTokenBody } from '../../routes/management-schemas.js';
 import type { FormBody } from '../agent-form.js';
-import { agentChanged } from '../audit-events.js';
+import { actor } from '../actor.js';
 import type { DashboardContext, DashboardEnv } from '../env.js';
 import { mcpClientConfig } from '../mcp-client-config.js';
 import { isHttps } from '../session.js';
@@ -11,7 +11,6 @@ import { TokenIssuedPage } from '../views/agents.js';
 
 export interface AgentTokenDeps {
   agents: AgentService;
-  recordAudit: (event: AuditEvent) => void;
 }
 
 /**
@@ -26,8 +25,7 @@ export function agentTokenPages(deps: AgentTokenDeps): Hono<DashboardEnv> {
 
 async function issueToken(deps: AgentTokenDeps, c: DashboardContext, agentId: string) {
   const days = expiresInDays(c.get('form'));
-  const [agent, issued] = await Promise.all([deps.agents.get(agentId), deps.agents.issueToken(agentId, days)]);
-  deps.recordAudit(agentChanged(c, 'agent.token-issued', agentId, `expiresInDays: ${days}`));
+  const [agent, issued] = await Promise.all([deps.agents.get(agentId), deps.agents.issueToken(agentId, days, actor(c))]);
   const clientConfig = mcpClientConfig(gatewayOrigin(c), issued.token);
   return c.html(<TokenIssuedPage csrfToken={c.get('csrfToken')} agent={agent} token={issued.token} expiresAt={issued.expiresAt} clientConfig={clientConfig} />);
 }

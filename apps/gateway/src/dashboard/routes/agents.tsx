@@ -1,10 +1,10 @@
-import type { AgentService, AuditEvent } from '@tollgate/gateway-core';
+import type { AgentService } from '@tollgate/gateway-core';
 import { Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { ToolCatalog } from '../../registry/tool-catalog.js';
 import { formValues, parseCreateAgentForm, parseUpdateAgentForm, type FieldError } from '../agent-form.js';
-import { agentChanged } from '../audit-events.js';
+import { actor } from '../actor.js';
 import type { DashboardContext, DashboardEnv } from '../env.js';
 import { notice } from '../notices.js';
 import { toolNames } from '../tool-library.js';
@@ -14,7 +14,6 @@ import { AgentPage, AgentsPage, DeleteAgentPage, type AgentWithBudget } from '..
 export interface AgentsDeps {
   agents: AgentService;
   catalog: Pick<ToolCatalog, 'definitions' | 'scopes'>;
-  recordAudit: (event: AuditEvent) => void;
 }
 
 /** A refused form, shown again with what was typed. */
@@ -55,8 +54,7 @@ async function createAgent(deps: AgentsDeps, c: DashboardContext) {
   const form = c.get('form');
   const parsed = parseCreateAgentForm(form);
   if (!parsed.ok) return listPage(deps, c, { values: formValues(form), errors: parsed.errors });
-  const agent = await deps.agents.create(parsed.value);
-  deps.recordAudit(agentChanged(c, 'agent.created', agent.agentId));
+  const agent = await deps.agents.create(parsed.value, actor(c));
   return c.redirect(`/dashboard/agents/${agent.agentId}?done=created`, 303);
 }
 
@@ -64,22 +62,19 @@ async function updateAgent(deps: AgentsDeps, c: DashboardContext, agentId: strin
   const form = c.get('form');
   const parsed = parseUpdateAgentForm(form);
   if (!parsed.ok) return agentPage(deps, c, agentId, 400, { values: formValues(form), errors: parsed.errors });
-  const agent = await deps.agents.update(agentId, parsed.value);
-  deps.recordAudit(agentChanged(c, 'agent.updated', agent.agentId, `fields: ${Object.keys(parsed.value).sort().join(', ')}`));
+  const agent = await deps.agents.update(agentId, parsed.value, actor(c));
   return c.redirect(`/dashboard/agents/${agent.agentId}?done=updated`, 303);
 }
 
 async function setActive(deps: AgentsDeps, c: DashboardContext, agentId: string) {
   const wanted = c.get('form').isActive;
   if (wanted !== 'true' && wanted !== 'false') throw new HTTPException(400, { message: 'isActive must be true or false.' });
-  const agent = await deps.agents.update(agentId, { isActive: wanted === 'true' });
-  deps.recordAudit(agentChanged(c, 'agent.updated', agent.agentId, 'fields: isActive'));
+  const agent = await deps.agents.update(agentId, { isActive: wanted === 'true' }, actor(c));
   return c.redirect(`/dashboard/agents/${agent.agentId}?done=${agent.isActive ? 'activated' : 'deactivated'}`, 303);
 }
 
 async function resetBudget(deps: AgentsDeps, c: DashboardContext, agentId: string) {
-  const budget = await deps.agents.resetBudget(agentId);
-  deps.recordAudit(agentChanged(c, 'agent.budget-reset', budget.agentId));
+  const budget = await deps.agents.resetBudget(agentId, actor(c));
   return c.redirect(`/dashboard/agents/${budget.agentId}?done=budget-reset`, 303);
 }
 
@@ -88,7 +83,6 @@ async function confirmDelete(deps: AgentsDeps, c: DashboardContext, agentId: str
 }
 
 async function deleteAgent(deps: AgentsDeps, c: DashboardContext, agentId: string) {
-  await deps.agents.delete(agentId);
-  deps.recordAudit(agentChanged(c, 'agent.deleted', agentId));
+  await deps.agents.delete(agentId, actor(c));
   return c.redirect('/dashboard/agents?done=deleted', 303);
 }

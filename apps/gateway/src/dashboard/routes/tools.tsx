@@ -1,8 +1,7 @@
-import type { AuditEvent } from '@tollgate/gateway-core';
 import { Hono } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { ToolCatalog } from '../../registry/tool-catalog.js';
-import { toolsRefreshed } from '../audit-events.js';
+import { actor } from '../actor.js';
 import type { DashboardContext, DashboardEnv } from '../env.js';
 import { notice } from '../notices.js';
 import { MAX_FILTER_LENGTH } from '../query-text.js';
@@ -12,8 +11,8 @@ import { ToolsPage } from '../views/tools.js';
 export interface ToolsDeps {
   catalog: Pick<ToolCatalog, 'definitions' | 'loaded'>;
   /** Re-reads the downstream's /gw/schema now; resolves with how many tools it serves. */
-  refreshTools: () => Promise<number>;
-  recordAudit: (event: AuditEvent) => void;
+  /** Reloads the tools as this actor; resolves with how many tools are served. */
+  refreshTools: (actor: string) => Promise<number>;
 }
 
 /** The tool library, and reloading it from the downstream. */
@@ -37,11 +36,10 @@ function toolsPage(deps: ToolsDeps, c: DashboardContext, status: ContentfulStatu
 async function reloadTools(deps: ToolsDeps, c: DashboardContext) {
   let count: number;
   try {
-    count = await deps.refreshTools();
+    count = await deps.refreshTools(actor(c));
   } catch {
     // The reason can name internal addresses: the log has it, the page says what it means.
     return toolsPage(deps, c, 502, "The downstream's /gw/schema could not be read; the current tools stay in service.");
   }
-  deps.recordAudit(toolsRefreshed(c, count));
   return c.redirect('/dashboard/tools?done=tools-refreshed', 303);
 }

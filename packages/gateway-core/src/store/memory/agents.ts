@@ -1,3 +1,4 @@
+import { byCreation, definedFields } from '../agent-records.js';
 import type { AgentPatch, AgentRecord, AgentStore } from '../ports.js';
 
 export class MemoryAgentStore implements AgentStore {
@@ -28,14 +29,4 @@ export class MemoryAgentStore implements AgentStore {
   async delete(agentId: string): Promise<boolean> {
     return this.#agents.delete(agentId);
   }
-}
-
-/** Oldest first, ties broken by id, so listings are stable across adapters. */
-export function byCreation(a: AgentRecord, b: AgentRecord): number {
-  return a.createdAt.localeCompare(b.createdAt) || a.agentId.localeCompare(b.agentId);
-}
-
-/** A patch field set to `undefined` means "keep", exactly like an omitted one. */
-export function definedFields(patch: AgentPatch): AgentPatch {
-  return Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined));
 }

@@ -1,4 +1,4 @@
-import { byCreation, definedFields } from '../memory/agents.js';
+import { byCreation, definedFields } from '../agent-records.js';
 import type { AgentPatch, AgentRecord, AgentStore } from '../ports.js';
 import { command, type RedisClient } from './connection.js';
 import type { Keys } from './keys.js';

@@ -8,7 +8,7 @@ import { checkStore } from '../check.js';
 import { createStore } from '../create-store.js';
 import type { StoreOptions } from '../options.js';
 import type { GatewayStore } from '../ports.js';
-import type { AuditEntry } from '../../audit/record.js';
+import type { AuditEntry } from '../audit-records.js';
 import { AUDIT_SCAN_LIMIT } from './audit.js';
 
 const available = isRedisServerAvailable();

@@ -1,7 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DownstreamError, InvalidInputError } from '../errors.js';
-import { InvalidRequestError, ParseError } from './errors.js';
+import { DownstreamError, InvalidInputError, InvalidRequestError, ParseError } from '../errors.js';
 import { classifyMessage, jsonRpcErrorFrom, jsonRpcResult, MAX_MESSAGE_DEPTH, parseJsonRpcBody, type IncomingMessage } from './jsonrpc.js';
 
 function refusal(message: IncomingMessage) {

@@ -1,4 +1,4 @@
-import { InvalidRequestError } from './errors.js';
+import { InvalidRequestError } from '../errors.js';
 
 /** Newest first. Dates compare correctly as strings. */
 export const SUPPORTED_PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'] as const;

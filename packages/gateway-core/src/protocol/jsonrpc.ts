@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { describeError, InvalidInputError, type GatewayError } from '../errors.js';
-import { InvalidRequestError, ParseError } from './errors.js';
+import { describeError, type GatewayError, InvalidInputError, InvalidRequestError, ParseError } from '../errors.js';
 
 /**
  * JSON-RPC 2.0 messages as MCP uses them: ids are strings or integers, params

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidRequestError } from './errors.js';
+import { InvalidRequestError } from '../errors.js';
 import { isAtLeast, negotiateProtocolVersion, protocolVersionForRequest } from './protocol-version.js';
 
 describe('negotiateProtocolVersion', () => {

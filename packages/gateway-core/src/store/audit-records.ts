@@ -1,3 +1,4 @@
+import { FAILURE_OUTCOMES } from '../error-catalogue.js';
 import { InvalidInputError, type InvalidField } from '../errors.js';
 
 /**
@@ -7,26 +8,8 @@ import { InvalidInputError, type InvalidField } from '../errors.js';
  * log system and read by operators without becoming a store of customer data.
  */
 
-/** Outcomes of a tools/call, one per way a call can end. */
-export const TOOL_CALL_OUTCOMES = [
-  'ok',
-  'cache-hit',
-  'unauthorized',
-  'forbidden',
-  'not-allowlisted',
-  'write-blocked',
-  'invalid-arguments',
-  'unknown-tool',
-  'budget-exhausted',
-  'circuit-open',
-  'downstream-error',
-  'store-unavailable',
-  /** Not ready yet (readiness failing or tools not loaded). */
-  'unavailable',
-  /** Refused before the call was understood: session, protocol version, transport. */
-  'invalid-request',
-  'internal-error',
-] as const;
+/** Outcomes of a tools/call, one per way a call can end: success, a cache hit, or a failure of the catalogue. */
+export const TOOL_CALL_OUTCOMES = ['ok', 'cache-hit', ...FAILURE_OUTCOMES] as const;
 
 export type ToolCallAuditOutcome = (typeof TOOL_CALL_OUTCOMES)[number];
 

@@ -1,0 +1,101 @@
+/**
+ * Every way a request to the gateway can fail, in one table (contract 7):
+ * the stable code, the title a person reads, the HTTP status, the JSON-RPC
+ * code, and the outcome the audit trail and the metrics record for a
+ * tools/call that ends this way (the outcome is also the `outcome` metric
+ * label). Error classes carry a code; every mapping (HTTP, JSON-RPC,
+ * problem+json, audit, metrics, traces) reads this table, never the class.
+ */
+
+/** How a failed tools/call is named in the audit trail and the metrics, in the order dashboards list them. */
+export const FAILURE_OUTCOMES = [
+  'unauthorized',
+  'forbidden',
+  'not-allowlisted',
+  'write-blocked',
+  'invalid-arguments',
+  'unknown-tool',
+  'budget-exhausted',
+  'circuit-open',
+  'downstream-error',
+  'store-unavailable',
+  /** Not ready yet (readiness failing or tools not loaded). */
+  'unavailable',
+  /** Refused before the call was understood: session, protocol version, transport. */
+  'invalid-request',
+  'internal-error',
+] as const;
+
+export type FailureOutcome = (typeof FAILURE_OUTCOMES)[number];
+
+export interface ErrorKind {
+  title: string;
+  httpStatus: number;
+  jsonRpcCode: number;
+  outcome: FailureOutcome;
+}
+
+// JSON-RPC codes: contract 7 for the gateway's own failures, JSON-RPC 2.0 for protocol errors.
+const UNAUTHORIZED = -32001;
+const DOWNSTREAM = -32002;
+const REFUSED = -32003;
+const BUDGET = -32029;
+const PARSE = -32700;
+const INVALID_REQUEST = -32600;
+const METHOD_NOT_FOUND = -32601;
+const INVALID_PARAMS = -32602;
+const INTERNAL = -32603;
+
+const kind = (httpStatus: number, jsonRpcCode: number, title: string, outcome: FailureOutcome): ErrorKind => ({ httpStatus, jsonRpcCode, title, outcome });
+
+export const ERROR_CATALOGUE = {
+  // Contract 7: the gateway's refusals and failures.
+  unauthorized: kind(401, UNAUTHORIZED, 'Unauthorized', 'unauthorized'),
+  /** A required scope is absent (contract 5 rule 6). */
+  forbidden: kind(403, REFUSED, 'Forbidden', 'forbidden'),
+  'not-allowlisted': kind(403, REFUSED, 'Forbidden', 'not-allowlisted'),
+  'write-blocked': kind(403, REFUSED, 'Forbidden', 'write-blocked'),
+  'budget-exhausted': kind(429, BUDGET, 'Daily token budget exhausted', 'budget-exhausted'),
+  'downstream-error': kind(502, DOWNSTREAM, 'Downstream API error', 'downstream-error'),
+  'circuit-open': kind(503, REFUSED, 'Downstream isolated (circuit open)', 'circuit-open'),
+  /**
+   * Same code as an open breaker on purpose: both mean "the gateway cannot
+   * serve this now, retry later", and nothing is charged or forwarded.
+   */
+  'store-unavailable': kind(503, REFUSED, 'Store unavailable', 'store-unavailable'),
+  /** Until the store, the embedding model and the tools are ready (contract 4.4). */
+  'not-ready': kind(503, REFUSED, 'Service unavailable', 'unavailable'),
+
+  // Input the gateway cannot act on.
+  'not-found': kind(404, INVALID_PARAMS, 'Not found', 'invalid-request'),
+  'invalid-input': kind(400, INVALID_PARAMS, 'Invalid input', 'invalid-request'),
+  /** tools/call named no tool, or one the registry does not know. */
+  'unknown-tool': kind(400, INVALID_PARAMS, 'Invalid input', 'unknown-tool'),
+  /** The arguments do not fit the tool's input schema, or cannot be sent. */
+  'invalid-arguments': kind(400, INVALID_PARAMS, 'Invalid input', 'invalid-arguments'),
+
+  // JSON-RPC and MCP protocol errors.
+  'parse-error': kind(400, PARSE, 'Parse error', 'invalid-request'),
+  'invalid-request': kind(400, INVALID_REQUEST, 'Invalid Request', 'invalid-request'),
+  /**
+   * The HTTP exchange itself succeeded, so the error travels inside the SSE
+   * stream like any other response (as the official SDK server does). A 404
+   * would be wrong: on Streamable HTTP a 404 tells the client its session is gone.
+   */
+  'method-not-found': kind(200, METHOD_NOT_FOUND, 'Method not found', 'invalid-request'),
+  /** Streamable HTTP clients react to the 404 by initializing again. */
+  'session-not-found': kind(404, INVALID_REQUEST, 'Session not found', 'invalid-request'),
+
+  // Transport: the HTTP request itself is not one /mcp accepts.
+  'method-not-allowed': kind(405, INVALID_REQUEST, 'Invalid Request', 'invalid-request'),
+  'not-acceptable': kind(406, INVALID_REQUEST, 'Invalid Request', 'invalid-request'),
+  'body-too-large': kind(413, INVALID_REQUEST, 'Invalid Request', 'invalid-request'),
+  'unsupported-media-type': kind(415, INVALID_REQUEST, 'Invalid Request', 'invalid-request'),
+  /** The client closed the connection before sending all of its body. */
+  'incomplete-body': kind(400, INVALID_REQUEST, 'Invalid Request', 'invalid-request'),
+
+  /** Anything that is not a GatewayError: its message stays in the logs. */
+  internal: kind(500, INTERNAL, 'Internal error', 'internal-error'),
+} as const satisfies Record<string, ErrorKind>;
+
+export type ErrorCode = keyof typeof ERROR_CATALOGUE;

@@ -1,0 +1,86 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * The folders of gateway-core from the bottom up: a module may import its
+ * own folder and the folders below it, never one above. The files at the
+ * root (errors, the error catalogue, time, tracing) sit just above the
+ * helpers they use. `testing/` and `index.ts` are above everything.
+ */
+const LAYERS = [
+  'util',
+  'crypto',
+  'abort',
+  '(root)',
+  'protocol',
+  'embedding',
+  'store',
+  'tools',
+  'tokens',
+  'privacy',
+  'forward',
+  'resilience',
+  'auth',
+  'audit',
+  'cache',
+  'agents',
+  'pipeline',
+  'mcp',
+  'testing',
+  '(index)',
+];
+
+const SRC = dirname(fileURLToPath(import.meta.url));
+const IMPORT = /^(?:import|export)\s[^;]*?from\s+'(\.{1,2}\/[^']+)'/gm;
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(path);
+    return entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts') ? [path] : [];
+  });
+}
+
+function layerOf(file: string): string {
+  const path = relative(SRC, file);
+  if (path === 'index.ts') return '(index)';
+  return path.includes('/') ? path.slice(0, path.indexOf('/')) : '(root)';
+}
+
+function imports(): Array<{ from: string; to: string; file: string; target: string }> {
+  return sourceFiles(SRC).flatMap((file) =>
+    [...readFileSync(file, 'utf8').matchAll(IMPORT)].map((match) => {
+      const target = resolve(dirname(file), match[1]!);
+      return { from: layerOf(file), to: layerOf(target), file: relative(SRC, file), target: relative(SRC, target) };
+    }),
+  );
+}
+
+describe('gateway-core layers', () => {
+  it('knows every folder', () => {
+    const folders = new Set(sourceFiles(SRC).map(layerOf));
+    for (const folder of folders) expect(LAYERS, folder).toContain(folder);
+  });
+
+  it('has no import pointing up a layer', () => {
+    const upward = imports()
+      .filter(({ from, to }) => LAYERS.indexOf(to) > LAYERS.indexOf(from))
+      .map(({ file, target }) => `${file} -> ${target}`);
+    expect(upward).toEqual([]);
+  });
+
+  it('has no adapter borrowing from another adapter', () => {
+    const across = imports()
+      .filter(({ file, target }) => /^store\/(memory|redis)\//.test(file) && /^store\/(memory|redis)\//.test(target))
+      .filter(({ file, target }) => file.split('/')[1] !== target.split('/')[1]);
+    expect(across).toEqual([]);
+  });
+
+  it('reads the imports it checks (the check can fail)', () => {
+    const found = imports();
+    expect(found.length).toBeGreaterThan(100);
+    expect(found).toContainEqual(expect.objectContaining({ file: 'mcp/mcp-service.ts', to: 'pipeline' }));
+  });
+});
