@@ -84,7 +84,7 @@ async function main() {
       ConnectionStrings__Store: redis.url,
       Gw__Cache__Enabled: String(cacheEnabled),
     };
-    // Ready = store answers and the embedding model is loaded (spec 2.6).
+    // Ready = store answers and the embedding model is loaded (contract 2.6).
     return startNode(name, [...nodeFlags, GATEWAY_MAIN], { env, ready: answers(url, '/health/ready'), timeoutMs: 90_000 });
   };
   const [gatewayOff, gatewayOn, peer] = await Promise.all([

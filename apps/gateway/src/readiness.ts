@@ -1,6 +1,6 @@
 import { checkEmbeddingModel, checkStore, type ComponentHealth, type EmbeddingModel, type GatewayStore } from '@tollgate/gateway-core';
 
-/** Spec 2.6. */
+/** Contract 2.6. */
 export interface ReadinessReport {
   status: 'Healthy' | 'Unhealthy';
   components: { cacheStore: ComponentHealth; embeddingModel: ComponentHealth };

@@ -72,7 +72,7 @@ describe('GET /gw/schema', () => {
     });
   });
 
-  it('serves the full definition with exactly the spec 2.5 fields, sorted by name', async () => {
+  it('serves the full definition with exactly the contract 2.5 fields, sorted by name', async () => {
     const app = mapped((app) => {
       app.post(
         '/orders/:orderId{[0-9]+}/refunds',

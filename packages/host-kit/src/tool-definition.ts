@@ -1,6 +1,6 @@
 /**
  * The wire contract between a downstream API and the gateway: one entry of the
- * JSON array served at `GET /gw/schema` (spec 2.5). Both ways of marking a tool
+ * JSON array served at `GET /gw/schema` (contract 2.5). Both ways of marking a tool
  * (annotation and endpoint metadata) must produce exactly this shape.
  */
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -39,7 +39,7 @@ export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,128}$/;
 
 export const DEFAULT_MAX_RESPONSE_TOKENS = 2000;
 
-/** The settings both marking forms share (spec 4.6); the endpoint form adds a name and inputs. */
+/** The settings both marking forms share (contract 4.6); the endpoint form adds a name and inputs. */
 export interface AgentToolSettings {
   /** Shown to the agent in the tool manifest. Required, non-empty. */
   description: string;

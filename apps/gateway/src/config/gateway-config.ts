@@ -111,7 +111,7 @@ const booleanFlag = (fallback: boolean) =>
 const LIST_KEYS: readonly string[] = ['Gw:Http:AllowedOrigins', 'Gw:Http:AllowedHosts'];
 
 /**
- * The whole configuration surface, keyed by the names users write (spec 5),
+ * The whole configuration surface, keyed by the names users write (contract 5),
  * so each validation problem names the key to fix in one line. Keys of core
  * options are only parsed here (left undefined when unset): the core's
  * checks and defaults apply to them, in `parseGatewayConfig`.

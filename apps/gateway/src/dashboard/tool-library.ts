@@ -16,7 +16,7 @@ export function matchesToolFilter(tool: ToolDefinition, filter: string): boolean
   return needle === '' || toolSearchText(tool).includes(needle);
 }
 
-/** Spec 2.5/4.6: tools grouped by category, categories in name order, uncategorised last; tools by name. */
+/** Contract 2.5/4.6: tools grouped by category, categories in name order, uncategorised last; tools by name. */
 export function groupToolsByCategory(tools: readonly ToolDefinition[]): ToolGroup[] {
   const groups = new Map<string | null, ToolDefinition[]>();
   for (const tool of tools) {

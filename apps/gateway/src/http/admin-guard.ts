@@ -4,7 +4,7 @@ import { createMiddleware } from 'hono/factory';
 /** Hono env of admin routes: the actor is set once the admin token checks out. */
 export type AdminEnv = { Variables: { adminActor: string } };
 
-/** Every management call needs an admin JWT (spec 5 rule 1); agent tokens carry another audience. */
+/** Every management call needs an admin JWT (contract 5 rule 1); agent tokens carry another audience. */
 export function requireAdmin(tokens: TokenService) {
   return createMiddleware<AdminEnv>(async (c, next) => {
     const claims = await tokens.verifyAdminToken(bearerToken(c.req.header('Authorization')));

@@ -3,7 +3,7 @@ import type { Context } from 'hono';
 
 const SSE_HEADERS = { 'Content-Type': SSE_CONTENT_TYPE, 'Cache-Control': 'no-cache' };
 
-/** One JSON-RPC response as one SSE `message` event (spec 4.3). */
+/** One JSON-RPC response as one SSE `message` event (contract 4.3). */
 export function sseReply(c: Context, message: JsonRpcResponse): Response {
   return c.body(sseMessage(message), 200, SSE_HEADERS);
 }

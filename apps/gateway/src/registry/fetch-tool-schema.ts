@@ -10,7 +10,7 @@ export interface FetchToolSchemaOptions {
 }
 
 /**
- * Reads `GET {downstream}/gw/schema` (spec 4.5). The downstream may start
+ * Reads `GET {downstream}/gw/schema` (contract 4.5). The downstream may start
  * after the gateway, so unreachable or 5xx answers are retried with jittered
  * backoff; a 4xx or a body that is not JSON will not fix itself and fails at once.
  */

@@ -5,7 +5,7 @@ import { adminTokenBody } from './management-schemas.js';
 
 export interface AdminAuthDeps {
   tokens: TokenService;
-  /** undefined = the endpoint does not exist (spec 5 rule 2). */
+  /** undefined = the endpoint does not exist (contract 5 rule 2). */
   apiKey: string | undefined;
   tokenExpiryDays: number;
 }

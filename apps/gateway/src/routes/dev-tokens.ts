@@ -19,7 +19,7 @@ export interface DevTokenDeps {
 }
 
 /**
- * GET /dev/admin-token and GET /dev/token (spec 4.1). Outside development
+ * GET /dev/admin-token and GET /dev/token (contract 4.1). Outside development
  * mode the routes answer 404 exactly like any path that does not exist,
  * so a production gateway does not even reveal that they could.
  */

@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import type { Readiness } from '../readiness.js';
 
-/** Spec 4.4: liveness never touches dependencies; readiness checks them for real. */
+/** Contract 4.4: liveness never touches dependencies; readiness checks them for real. */
 export function healthRoutes(readiness: Readiness): Hono {
   const app = new Hono();
   app.get('/live', (c) => c.json({ status: 'Healthy' }));

@@ -2,7 +2,7 @@ import { MAX_TOKEN_LIFETIME_DAYS } from '@tollgate/gateway-core';
 import { z } from 'zod';
 
 /**
- * Request bodies of the management API (spec 4.2). Objects are strict:
+ * Request bodies of the management API (contract 4.2). Objects are strict:
  * an unknown field is most likely a typo, and silently ignoring it would
  * leave the agent configured differently from what the caller meant.
  */

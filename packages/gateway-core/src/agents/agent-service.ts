@@ -12,7 +12,7 @@ export interface NewAgent {
   scopes?: string[];
 }
 
-/** The budget record of spec 2.4 as the management API returns it. */
+/** The budget record of contract 2.4 as the management API returns it. */
 export interface BudgetView {
   agentId: string;
   dailyTokenBudget: number;

@@ -1,6 +1,6 @@
 import type { EmbeddingModel } from './port.js';
 
-/** One component of the readiness report (spec 2.6). */
+/** One component of the readiness report (contract 2.6). */
 export type ComponentHealth = { status: 'Healthy' } | { status: 'Unhealthy'; description: string };
 
 const TEST_SENTENCE = 'Tollgate readiness check.';

@@ -16,7 +16,7 @@ describe('initialize', () => {
     expect(result.instructions).toBe('Use the tools.');
   });
 
-  it('accepts the params of spec 4.3', () => {
+  it('accepts the params of contract 4.3', () => {
     expect(parseInitializeParams(params)).toEqual(params);
   });
 

@@ -5,7 +5,7 @@ export const SUPPORTED_PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03
 
 export type ProtocolVersion = (typeof SUPPORTED_PROTOCOL_VERSIONS)[number];
 
-/** The version of the gateway's contract (spec 9); offered to clients asking for one it does not know. */
+/** The version of the gateway's contract (contract 9); offered to clients asking for one it does not know. */
 export const FALLBACK_PROTOCOL_VERSION: ProtocolVersion = '2024-11-05';
 
 export const PROTOCOL_VERSION_HEADER = 'MCP-Protocol-Version';

@@ -1,7 +1,7 @@
 import type { JsonRpcNotification, JsonRpcResponse } from './jsonrpc.js';
 
 /**
- * Server-Sent Events framing of MCP responses (spec 4.3): one `message` event
+ * Server-Sent Events framing of MCP responses (contract 4.3): one `message` event
  * per JSON-RPC message. JSON.stringify escapes CR and LF inside strings, so
  * the JSON always fits on the single `data:` line and cannot end the event
  * early or inject another one.

@@ -7,7 +7,7 @@ export interface ToolCallResult {
 
 /**
  * The tools/call result for the (capped) JSON text returned to the agent
- * (spec 4.3). From 2025-06-18 on, the same data also goes as
+ * (contract 4.3). From 2025-06-18 on, the same data also goes as
  * `structuredContent`, which MCP requires to be an object: any other JSON
  * value is wrapped as `{"result": value}`. Pass `parsed` when `text` is
  * exactly `JSON.stringify(parsed.value)`, to skip parsing it again.

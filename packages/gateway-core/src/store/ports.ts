@@ -12,7 +12,7 @@ export interface AgentRecord {
   label: string;
   dailyTokenBudget: number;
   isActive: boolean;
-  /** null = every tool is allowed (spec 2.1). */
+  /** null = every tool is allowed (contract 2.1). */
   allowedTools: string[] | null;
   scopes: string[];
   createdAt: string;
@@ -93,7 +93,7 @@ export interface BudgetLedger {
   release(reservation: Reservation): Promise<boolean>;
   usage(agentId: string, now: Date): Promise<BudgetUsage>;
   /**
-   * Clears today's settled usage (spec 4.2 budget reset). Reservations of
+   * Clears today's settled usage (contract 4.2 budget reset). Reservations of
    * calls in flight stay, so those calls are still charged when they settle.
    */
   reset(agentId: string, now: Date): Promise<void>;

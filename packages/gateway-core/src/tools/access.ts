@@ -4,7 +4,7 @@ import type { RegisteredTool, ToolRegistry } from './registry.js';
 
 /** Who is calling: the agent's allowlist and the scopes of the token presented. */
 export interface ToolCaller {
-  /** null or empty: every tool (spec 2.1). */
+  /** null or empty: every tool (contract 2.1). */
   allowedTools: readonly string[] | null;
   tokenScopes: readonly string[];
 }

@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 /**
  * The gateway's reading of one tool definition served at `GET /gw/schema`
- * (spec 2.5). Defined here, not imported from the host kit: the gateway talks
+ * (contract 2.5). Defined here, not imported from the host kit: the gateway talks
  * to any downstream that serves this JSON, whatever produced it.
  */
 

@@ -62,7 +62,7 @@ export function buildToolRegistry(schemaJson: unknown): BuiltToolRegistry {
 }
 
 /**
- * The schema as enforced: `description: null` (allowed by spec 2.5, invalid
+ * The schema as enforced: `description: null` (allowed by contract 2.5, invalid
  * JSON Schema) is dropped, and unknown arguments are refused unless the
  * definition says otherwise: an argument the tool does not declare is most
  * likely a misspelt one, and forwarding without it would silently change the

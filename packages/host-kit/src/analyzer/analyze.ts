@@ -301,7 +301,7 @@ class Analysis {
 
 /**
  * A body property that shares its name with a route or query input is sent
- * there, not in the body (precedence, spec 4.6 rule 2), so the binding must
+ * there, not in the body (precedence, contract 4.6 rule 2), so the binding must
  * not demand it in the body.
  */
 function withShadowedFieldsOptional(parameters: ParameterBinding[], inputs: InputCandidate[]): ParameterBinding[] {

@@ -32,7 +32,7 @@ const MARKERS: Record<string, Source> = {
 };
 
 /**
- * Spec 4.6's classification: an explicit marker wins; a name matching a route
+ * Contract 4.6's classification: an explicit marker wins; a name matching a route
  * segment is route; a simple type is query; a class, interface or object is
  * the body, its public properties becoming inputs. Framework parameters,
  * services and headers are bound but never shown to the agent.
@@ -107,7 +107,7 @@ function wholeBody(parameter: ParameterDeclaration, type: Type, optional: boolea
     name,
     source: 'body' as const,
     property: toInputProperty(description === null ? shape.schema : { ...shape.schema, description }),
-    // A nullable body parameter makes all its properties optional (spec 4.6 rule 4).
+    // A nullable body parameter makes all its properties optional (contract 4.6 rule 4).
     required: !optional && !propertyOptional,
   }));
   const fields = read.properties.map(({ name, shape, optional: propertyOptional }) => ({
@@ -148,7 +148,7 @@ const PLATFORM_TYPES: Record<string, FrameworkKind> = {
   ReadableStream: 'body-stream',
 };
 
-/** Parameters the kit supplies itself (spec 4.6 rule 1). Matched on library declarations only, never a user class of the same name. */
+/** Parameters the kit supplies itself (contract 4.6 rule 1). Matched on library declarations only, never a user class of the same name. */
 function frameworkKindOf(type: Type): FrameworkKind | null {
   const name = type.getSymbol()?.getName();
   if (!name) return null;

@@ -4,7 +4,7 @@ import type { JsonSchema } from '../schema/json-schema-property.js';
 import type { KitSymbols } from './kit-symbols.js';
 
 /**
- * How a TypeScript type travels as JSON (spec 4.6 rule 3): `Int` and bigint
+ * How a TypeScript type travels as JSON (contract 4.6 rule 3): `Int` and bigint
  * are `integer`, number is `number`, boolean is `boolean`, every other scalar
  * is `string`; arrays and objects keep their JSON Schema shape (the same
  * decision as the endpoint form). `kind` tells the runtime how to convert.

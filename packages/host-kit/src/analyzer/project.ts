@@ -13,7 +13,7 @@ export interface LoadedProject {
  * pinned to what the user's own compiler would use (`strictNullChecks ??
  * strict ?? TypeScript >= 6`, where `strict` became the default) because the
  * analyzer's bundled TypeScript may be a different major than the project's,
- * and nullability decides which inputs are optional (spec 4.6 rule 6).
+ * and nullability decides which inputs are optional (contract 4.6 rule 6).
  */
 export function loadProject(tsconfig: string, typescriptVersion?: string): LoadedProject {
   const tsConfigFilePath = resolve(tsconfig);

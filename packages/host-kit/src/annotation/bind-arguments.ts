@@ -84,7 +84,7 @@ function objectBody(body: unknown, fields: readonly BodyField[], optional: boole
   if (!isJsonObject(body)) throw new BadRequestInput('request body must be a JSON object');
   const bound: Record<string, unknown> = { ...body };
   for (const field of fields) {
-    // A nullable body parameter makes all its properties optional (spec 4.6 rule 4).
+    // A nullable body parameter makes all its properties optional (contract 4.6 rule 4).
     const value = jsonValue(body[field.name], field.kind, !optional && !field.optional, `body property "${field.name}"`);
     if (value !== undefined) bound[field.name] = value;
   }

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { analyzeProject } from '../analyzer/index.js';
 import { mapAgentToolSchema, withAgentTool } from '../index.js';
 
-// Spec 4.6: both forms produce the same tool definition, indistinguishable to the gateway.
+// Contract 4.6: both forms produce the same tool definition, indistinguishable to the gateway.
 const tsconfig = fileURLToPath(new URL('../../test-fixtures/parity/tsconfig.json', import.meta.url));
 
 async function schemaOf(app: Hono): Promise<unknown> {

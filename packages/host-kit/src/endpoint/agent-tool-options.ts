@@ -5,7 +5,7 @@ import { DEFAULT_MAX_RESPONSE_TOKENS, TOOL_NAME_PATTERN, type AgentToolSettings,
 import { HTTP_METHODS } from './resolve-verb.js';
 import { isZodObject, zodObjectInputs, zodTypeOf, type ZodObjectSchema } from '../schema/zod-inputs.js';
 
-/** Options of `withAgentTool` (spec 4.6: the endpoint form adds a required name). */
+/** Options of `withAgentTool` (contract 4.6: the endpoint form adds a required name). */
 export interface AgentToolOptions extends AgentToolSettings {
   /** Tool identifier the agent calls; the MCP tool-name rule `^[A-Za-z0-9_.-]{1,128}$`. */
   name: string;
@@ -33,7 +33,7 @@ export interface AgentToolMetadata {
 
 
 
-/** Validates options once, at registration, so a mistake fails startup (spec 7). */
+/** Validates options once, at registration, so a mistake fails startup (contract 7). */
 export function toAgentToolMetadata(options: AgentToolOptions): AgentToolMetadata {
   if (typeof options !== 'object' || options === null) fail('options must be an object');
   const name = requireText(options.name, 'name');
@@ -89,7 +89,7 @@ function scopesOf(value: unknown, tool: string): string[] {
   if (!Array.isArray(value) || !value.every((scope) => typeof scope === 'string' && scope.trim() !== '')) {
     fail(`requiredScopes of tool "${tool}" must be an array of non-blank strings or null`);
   }
-  // A copy: the caller keeps its array, and changing it later has no effect (spec 4.6).
+  // A copy: the caller keeps its array, and changing it later has no effect (contract 4.6).
   return [...value];
 }
 
@@ -117,7 +117,7 @@ function queryInputsOf(schema: unknown, tool: string): InputCandidate[] {
 function bodyInputsOf(schema: unknown, tool: string): InputCandidate[] {
   if (schema === undefined) return [];
   if (isZodObject(schema)) return zodObjectInputs(schema, 'body');
-  // An optional or nullable body: every property becomes optional (spec 4.6 rule 4).
+  // An optional or nullable body: every property becomes optional (contract 4.6 rule 4).
   const wrapperType = zodTypeOf(schema);
   const inner = (schema as { _zod?: { def?: { innerType?: unknown } } } | undefined)?._zod?.def?.innerType;
   if ((wrapperType === 'optional' || wrapperType === 'nullable') && isZodObject(inner)) {

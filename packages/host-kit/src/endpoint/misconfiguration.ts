@@ -1,4 +1,4 @@
-/** A marked endpoint the schema endpoint cannot describe (spec 7: 500 naming tool, route and fix). */
+/** A marked endpoint the schema endpoint cannot describe (contract 7: 500 naming tool, route and fix). */
 export interface Misconfiguration {
   tool: string;
   /** The route as registered, e.g. `ALL /orders/:id`. */

@@ -5,7 +5,7 @@ export const HTTP_METHODS: readonly HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH
 export type VerbResolution = { ok: true; verb: HttpMethod } | { ok: false; problem: string; fix: string };
 
 /**
- * Spec 4.6 verb resolution. `served` holds the methods of the routing-table
+ * Contract 4.6 verb resolution. `served` holds the methods of the routing-table
  * entries carrying the tool: one verb for `app.get` & co, `ALL` for
  * `app.all`, several for a multi-verb `app.on`. A declared verb must be one
  * the endpoint serves: anything else would advertise a call that always
@@ -38,7 +38,7 @@ export function resolveVerb(served: ReadonlySet<string>, declared: HttpMethod | 
   };
 }
 
-// HEAD served beside GET is the same endpoint, not a second verb (spec 4.6).
+// HEAD served beside GET is the same endpoint, not a second verb (contract 4.6).
 function withoutImplicitHead(served: ReadonlySet<string>): string[] {
   const verbs = [...served];
   return served.has('GET') ? verbs.filter((verb) => verb !== 'HEAD') : verbs;

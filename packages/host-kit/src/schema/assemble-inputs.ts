@@ -16,8 +16,8 @@ export interface AssembledInputs {
 const PRECEDENCE: Record<ParameterSource, number> = { route: 0, query: 1, body: 2 };
 
 /**
- * Merges the inputs of both marking forms into the spec 2.5 fields. On a
- * shared name route beats query beats body (spec 4.6 rule 2); route inputs
+ * Merges the inputs of both marking forms into the contract 2.5 fields. On a
+ * shared name route beats query beats body (contract 4.6 rule 2); route inputs
  * are always required (rule 5). Shared by the endpoint form and the analyzer
  * so the two forms cannot drift apart.
  */

@@ -7,7 +7,7 @@ const SCALAR_TYPES = new Set(['integer', 'number', 'boolean']);
 const STRUCTURED_TYPES = new Set(['array', 'object']);
 
 /**
- * One input's schema per spec 4.6 rule 3: `integer`, `number` and `boolean`
+ * One input's schema per contract 4.6 rule 3: `integer`, `number` and `boolean`
  * stay, every other scalar becomes `string`, and a nullable type maps like
  * its underlying type. Arrays and nested objects keep their JSON Schema shape
  * (`items`, `properties`, ...): an agent told "string" would send a string

@@ -46,7 +46,7 @@ describe('mergeTools', () => {
     ]);
   });
 
-  it('serves exactly the spec 2.5 fields', () => {
+  it('serves exactly the contract 2.5 fields', () => {
     const { tools } = mergeTools([tool('a', 'GET', '/a', { bindings: [], source: 'x' })], []);
     expect(Object.keys(tools[0]!).sort()).toEqual(
       ['allowWrite', 'category', 'description', 'httpMethod', 'inputSchema', 'maxResponseTokens', 'name', 'parameterSources', 'requiredScopes', 'routePattern'].sort(),

@@ -9,7 +9,7 @@ export interface MergedTools {
 /**
  * Annotated and endpoint tools as one list, sorted by name. Tools are keyed
  * on verb plus route; on a clash the annotated tool wins and the endpoint
- * tool is dropped (spec 4.5 rule 2). Two tools left with one name would be
+ * tool is dropped (contract 4.5 rule 2). Two tools left with one name would be
  * indistinguishable to the agent, so that is reported instead.
  */
 export function mergeTools(annotated: readonly ToolDefinition[], endpoint: readonly ToolDefinition[]): MergedTools {
@@ -27,7 +27,7 @@ function routeKey({ httpMethod, routePattern }: ToolDefinition): string {
   return `${httpMethod} ${routePattern.replace(/\{[^}]*\}/g, '{}')}`;
 }
 
-/** Exactly the spec 2.5 fields, whatever else the source object carried. */
+/** Exactly the contract 2.5 fields, whatever else the source object carried. */
 function toWireShape(tool: ToolDefinition): ToolDefinition {
   return {
     name: tool.name,

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { isZodObject, zodObjectInputs } from './zod-inputs.js';
 
 describe('zodObjectInputs', () => {
-  it('maps zod types per spec rule 3 and keeps .describe() text', () => {
+  it('maps zod types per contract 4.6 rule 3 and keeps .describe() text', () => {
     const schema = z.object({
       id: z.int().describe('Order id'),
       price: z.number(),

@@ -8,7 +8,7 @@ export type ZodObjectSchema = z.ZodObject;
 
 /**
  * The inputs one zod object contributes, one per property. Optional means
- * zod optional, nullable or with a default (spec 4.6 rule 4); the `input`
+ * zod optional, nullable or with a default (contract 4.6 rule 4); the `input`
  * view of zod's own JSON Schema already leaves optional and defaulted
  * properties out of `required`. `allOptional` is the "nullable body
  * parameter" case: every property becomes optional.
