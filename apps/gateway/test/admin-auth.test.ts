@@ -19,7 +19,7 @@ async function expectProblem(response: Response, status: number): Promise<Record
   return body;
 }
 
-describe('POST /auth/admin/token (spec 4.1, 5)', () => {
+describe('POST /auth/admin/token (contract 4.1, 5)', () => {
   let pair: Pair;
   let withDefaults: RunningProcess;
   let withWeekTokens: RunningProcess;

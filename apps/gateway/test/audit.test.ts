@@ -34,7 +34,7 @@ async function walk(api: GatewayClient, admin: string, path: string, limit: numb
 
 /**
  * The audit trail at process level (issue 7): exactly one record per
- * tools/call whatever its outcome, with the fields of spec 1 and never the
+ * tools/call whatever its outcome, with the fields of contract 1 and never the
  * raw arguments; management changes with the admin token as actor; newest
  * first, cursor pages, filters, bad queries; kept across a graceful shutdown.
  */

@@ -18,7 +18,7 @@ function nonLoopbackAddress(): string | undefined {
 
 const SAMPLE_SCOPES = ['catalog:write', 'customers:read', 'customers:write', 'orders:read', 'orders:write'];
 
-describe('development endpoints (spec 4.1)', () => {
+describe('development endpoints (contract 4.1)', () => {
   let pair: Pair;
   let development: RunningProcess;
   let production: RunningProcess;

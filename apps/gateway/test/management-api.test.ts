@@ -23,7 +23,7 @@ function expectAbout(iso: string, expectedMs: number): void {
   expect(Math.abs(Date.parse(iso) - expectedMs)).toBeLessThan(60_000);
 }
 
-describe('management API (spec 4.2) of the built gateway', () => {
+describe('management API (contract 4.2) of the built gateway', () => {
   let pair: Pair;
   let gateway: RunningProcess;
   let client: GatewayClient;

@@ -9,7 +9,7 @@ import type { RunningProcess } from './support/processes.js';
 /**
  * The official TypeScript SDK client (Streamable HTTP, bearer token in
  * requestInit) against the built gateway and the sample downstream: the happy
- * path and every error of spec 7 this setup can provoke (the breaker's 503
+ * path and every error of contract 7 this setup can provoke (the breaker's 503
  * needs a failing downstream and is tested with the breaker). Each refusal is
  * checked twice: the status the SDK reports, and the exact JSON-RPC error.
  */
@@ -101,7 +101,7 @@ describe('MCP with the official SDK client (dist/main.js + sample downstream)', 
     });
   });
 
-  describe('errors of spec 7', () => {
+  describe('errors of contract 7', () => {
     it.each([
       ['no token', undefined],
       ['a token that is not a JWT', 'garbage'],

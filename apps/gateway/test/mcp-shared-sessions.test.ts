@@ -10,7 +10,7 @@ const available = redisServerAvailable('the MCP shared-session tests');
 
 /**
  * Two gateway processes on one Redis: a session opened on one is served by
- * the other, ended on either, and the budget is one budget (spec 3.2; sessions
+ * the other, ended on either, and the budget is one budget (contract 3.2; sessions
  * live in the store so any instance can serve them).
  */
 describe.runIf(available)('MCP sessions shared by two gateways on one Redis', () => {

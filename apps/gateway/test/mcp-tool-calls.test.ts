@@ -8,7 +8,7 @@ import type { RunningProcess } from './support/processes.js';
 /**
  * tools/call semantics against the built gateway and sample downstream:
  * budgets under concurrency, list/call agreement for allowlists and scopes,
- * and the maxResponseTokens cap (spec 5 rules 5-6, 7, 8).
+ * and the maxResponseTokens cap (contract 5 rules 5-6, 7, 8).
  */
 describe('tools/call: budget, access and truncation (dist/main.js + sample downstream)', () => {
   let pair: Pair;

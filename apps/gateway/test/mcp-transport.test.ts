@@ -4,7 +4,7 @@ import { createAgentWithToken, initializeRequest, mcpRaw, openRawSession, rawCal
 import { startPair, type Pair } from './support/pair.js';
 
 /**
- * POST/GET/DELETE /mcp at the HTTP level (spec 3.2, 4.3, 7): exact statuses,
+ * POST/GET/DELETE /mcp at the HTTP level (contract 3.2, 4.3, 7): exact statuses,
  * JSON-RPC codes and framing, which an SDK client would hide.
  */
 describe('MCP transport (dist/main.js + sample downstream)', () => {

@@ -20,7 +20,7 @@ async function probe(url: string): Promise<Probe> {
 
 const HEALTHY = { status: 'Healthy', components: { cacheStore: { status: 'Healthy' }, embeddingModel: { status: 'Healthy' } } };
 
-/** Spec 2.6 and 4.4: the store is checked for real, and the gateway follows it down and back up by itself. */
+/** Contract 2.6 and 4.4: the store is checked for real, and the gateway follows it down and back up by itself. */
 describe.runIf(available)('readiness through a Redis outage (no gateway restart)', () => {
   let pair: Pair<RunningProcess, true>;
   let redis: RedisServer;

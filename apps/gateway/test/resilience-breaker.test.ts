@@ -16,7 +16,7 @@ const FAIL_FAST_MS = 100;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * The circuit breaker and retries of spec 3.3 against a downstream the test
+ * The circuit breaker and retries of contract 3.3 against a downstream the test
  * controls (dist/main.js, in-memory store): which failures count, how fast an
  * open circuit answers, the single half-open probe, and that nothing the
  * breaker refused reaches the downstream or the budget.

@@ -39,7 +39,7 @@ async function streamedCall(gatewayUrl: string, agent: TestAgent, sessionId: str
 }
 
 /**
- * A slow downstream (spec 4.3 and issue 6): the client's SSE stream carries
+ * A slow downstream (contract 4.3 and issue 6): the client's SSE stream carries
  * keep-alive comments while the call runs, so proxies keep it open, and ends
  * with the message event — the result, or the timeout as a JSON-RPC error.
  */

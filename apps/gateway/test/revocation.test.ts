@@ -13,7 +13,7 @@ function expectRefused(reply: McpReply): void {
 }
 
 /**
- * Spec 3.1 and 5 rule 7: deactivating an agent rejects its tokens at once,
+ * Contract 3.1 and 5 rule 7: deactivating an agent rejects its tokens at once,
  * on every gateway that shares the store, here two gateway processes on one
  * real redis-server.
  */

@@ -2,7 +2,7 @@
  * Store ports in domain words. The gateway never sees a generic get/set: each
  * port says what the domain needs, so the Redis adapter can make each
  * operation one atomic round trip and the in-memory adapter stays obvious.
- * One contract suite (`contract.ts`) runs against every adapter.
+ * One contract suite (`testing/store-contract.ts`) runs against every adapter.
  */
 
 import type { AuditEntry, AuditPage, AuditQuery } from './audit-records.js';
