@@ -13,4 +13,6 @@ export default defineConfig({
   sourcemap: true,
   clean: true,
   target: 'node22',
+  // The store contract suite in `testing` runs inside the consumer's vitest: never bundle it.
+  external: ['vitest'],
 });

@@ -1,9 +1,13 @@
 /**
  * Test support for packages and apps built on gateway-core: `@tollgate/gateway-core/testing`.
+ * Never loaded by the runtime entry.
  *
- * The folder also holds the package's own test support, imported by relative
- * path and not exported: the GatewayStore contract suite (`store-contract.ts`,
- * which imports vitest, so exporting it would bundle vitest into this entry)
- * and the tool-definition fixtures (`tool-fixtures.ts`).
+ * - `startRedisServer`: a real redis-server on a free port, for store tests.
+ * - `describeStoreContract`: the contract every GatewayStore adapter passes
+ *   (the memory and Redis adapters run it); it declares vitest suites, so
+ *   it needs vitest in the consumer's tests (imported, never bundled).
+ * - Tool definitions and an agent record for pipeline tests.
  */
 export { startRedisServer, isRedisServerAvailable, type RedisServer, type RedisServerOptions } from './redis-server.js';
+export { describeStoreContract, type StoreFactory } from './store-contract.js';
+export { getCustomer, createOrder, deleteCustomer, archiveCustomer, testAgent } from './tool-fixtures.js';
