@@ -1,8 +1,8 @@
-import { describeError, NotFoundError, type AgentService, type AuditLog, type BreakerState, type McpService, type TokenService } from '@tollgate/gateway-core';
+import { describeError, NotFoundError, transportFailure, type AgentService, type AuditLog, type BreakerState, type McpService, type TokenService } from '@tollgate/gateway-core';
 import { Hono, type MiddlewareHandler } from 'hono';
 import type { GatewayConfig } from './config/gateway-config.js';
 import { dashboardRoutes } from './dashboard/index.js';
-import { errorResponse, jsonRpcErrorResponse } from './http/error-response.js';
+import { errorResponse } from './http/error-response.js';
 import { checkOrigin, checkSingleAuthorization, type OriginPolicy } from './http/request-guards.js';
 import type { GatewayMetrics } from './observability/metrics.js';
 import type { Readiness } from './readiness.js';
@@ -12,7 +12,7 @@ import { adminAuthRoutes } from './routes/admin-auth.js';
 import { devTokenRoutes } from './routes/dev-tokens.js';
 import { healthRoutes } from './routes/health.js';
 import { managementRoutes } from './routes/management.js';
-import { mcpRoutes } from './routes/mcp.js';
+import { mcpRoutes, sendMcpAnswer } from './routes/mcp.js';
 import { metricsRoutes } from './routes/metrics.js';
 
 /** The parts the routes serve; built by `composeGateway`. */
@@ -54,7 +54,8 @@ export function createGatewayApp(deps: GatewayAppDeps): Hono {
   app.notFound((c) => errorResponse(c, new NotFoundError('Not found')));
   app.onError((error, c) => {
     if (!describeError(error).expected) deps.onUnexpectedError?.(error, c.req.path);
-    return c.req.path === '/mcp' ? jsonRpcErrorResponse(c, error) : errorResponse(c, error);
+    // /mcp clients read JSON-RPC errors: a guard's refusal there is written like the route's own.
+    return c.req.path === '/mcp' ? sendMcpAnswer(c, transportFailure(error)) : errorResponse(c, error);
   });
   return app;
 }

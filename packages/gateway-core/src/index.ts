@@ -34,7 +34,8 @@ export { McpService, streamedMessage, transportFailure } from './mcp/mcp-service
 export type { McpServiceOptions, McpPost, McpSessionEnd, McpReply, McpAnswer } from './mcp/mcp-service.js';
 export type { HeaderRecord } from './mcp/tool-call-record.js';
 export { SSE_CONTENT_TYPE, SSE_KEEP_ALIVE, sseMessage } from './protocol/sse.js';
-export { jsonRpcErrorFrom, type JsonRpcResponse, type JsonRpcId } from './protocol/jsonrpc.js';
+export { type JsonRpcResponse, type JsonRpcId } from './protocol/jsonrpc.js';
+export { PROTOCOL_VERSION_HEADER } from './protocol/protocol-version.js';
 export type { ServerInfo } from './protocol/initialize.js';
 
 // Agents and tokens.

@@ -1,4 +1,4 @@
-import { describeError, jsonRpcErrorFrom } from '@tollgate/gateway-core';
+import { describeError } from '@tollgate/gateway-core';
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { problem } from './problem.js';
@@ -18,11 +18,4 @@ export function errorResponse(c: Context, error: unknown): Response {
     detail: described.detail,
     ...(fields?.length ? { errors: fields.map((field) => `${field.path}: ${field.message}`) } : {}),
   });
-}
-
-/** The same mapping for `/mcp`, whose clients expect JSON-RPC error bodies. */
-export function jsonRpcErrorResponse(c: Context, error: unknown): Response {
-  const status = describeError(error).httpStatus as ContentfulStatusCode;
-  if (status === 401) c.header('WWW-Authenticate', 'Bearer');
-  return c.json(jsonRpcErrorFrom(null, error), status);
 }

@@ -1,4 +1,4 @@
-import { McpService, streamedMessage, transportFailure, TransportError, type McpAnswer } from '@tollgate/gateway-core';
+import { McpService, PROTOCOL_VERSION_HEADER, streamedMessage, transportFailure, TransportError, type McpAnswer } from '@tollgate/gateway-core';
 import { Hono, type Context } from 'hono';
 import { clientGoneSignal, readBodyText, requestHeaders } from '../http/node-request.js';
 import { replyWithKeepAlive, sseReply } from '../http/sse.js';
@@ -30,43 +30,43 @@ export function mcpRoutes(deps: McpRouteDeps): Hono {
       body = await readBodyText(c, deps.maxBodyBytes);
       checkTransportHeaders(c);
     } catch (error) {
-      return send(c, transportFailure(error));
+      return sendMcpAnswer(c, transportFailure(error));
     }
     const reply = await deps.mcp.post({
       authorization: c.req.header('Authorization'),
       sessionId: c.req.header(SESSION_HEADER),
-      protocolVersion: c.req.header('MCP-Protocol-Version'),
+      protocolVersion: c.req.header(PROTOCOL_VERSION_HEADER),
       body,
       signal: clientGoneSignal(c),
       headers: requestHeaders(c),
     });
     if (reply.kind === 'accepted') return c.body(null, 202);
     if (reply.kind === 'ended') return c.body(null, 204);
-    if (reply.kind === 'answer') return send(c, reply);
+    if (reply.kind === 'answer') return sendMcpAnswer(c, reply);
     const raced = await replyWithKeepAlive(c, reply.answer, deps.keepAliveMs, streamedMessage);
-    return 'streamed' in raced ? raced.streamed : send(c, raced.early);
+    return 'streamed' in raced ? raced.streamed : sendMcpAnswer(c, raced.early);
   });
 
   app.delete('/', async (c) => {
     const reply = await deps.mcp.end({
       authorization: c.req.header('Authorization'),
       sessionId: c.req.header(SESSION_HEADER),
-      protocolVersion: c.req.header('MCP-Protocol-Version'),
+      protocolVersion: c.req.header(PROTOCOL_VERSION_HEADER),
     });
-    return reply.kind === 'answer' ? send(c, reply) : c.body(null, 204);
+    return reply.kind === 'answer' ? sendMcpAnswer(c, reply) : c.body(null, 204);
   });
 
   // GET (no server stream is offered), PUT, OPTIONS...: the endpoint exists, the method does not (RFC 9110 15.5.6).
   app.all('/', (c) => {
     c.header('Allow', ALLOWED_METHODS);
     const hint = c.req.method === 'GET' ? 'This gateway offers no server stream: use POST' : `${c.req.method} is not supported on /mcp: use POST`;
-    return send(c, transportFailure(new TransportError('method-not-allowed', hint)));
+    return sendMcpAnswer(c, transportFailure(new TransportError('method-not-allowed', hint)));
   });
   return app;
 }
 
 /** An answer as HTTP: SSE when it is 200, else the catalogue's status with the JSON-RPC error as JSON. */
-function send(c: Context, answer: McpAnswer): Response {
+export function sendMcpAnswer(c: Context, answer: McpAnswer): Response {
   if (answer.sessionId) c.header(SESSION_HEADER, answer.sessionId);
   if (answer.serverTiming) c.header('Server-Timing', answer.serverTiming);
   const status = answer.failure?.httpStatus ?? 200;

@@ -136,7 +136,8 @@ export class McpService {
   /** Ends the caller's session: `ended`, or the refusal as an answer. */
   async end(request: McpSessionEnd): Promise<McpReply> {
     try {
-      const caller = await this.#authenticate(request.authorization);
+      const { agent, claims } = await this.#options.agents.authenticate(bearerToken(request.authorization));
+      const caller = { agent, tokenScopes: claims.scopes, signal: undefined };
       const session = this.#claimSession(caller, await this.#touchSession(request.sessionId), request.protocolVersion);
       await this.#options.sessions.delete(session.record.sessionId);
       return { kind: 'ended' };
@@ -171,11 +172,6 @@ export class McpService {
       reservedAhead?.abandon();
       return { ok: false, error, agentId };
     }
-  }
-
-  async #authenticate(authorization: string | undefined): Promise<McpCaller> {
-    const claims = await this.#options.agents.verifyToken(bearerToken(authorization));
-    return { agent: await this.#options.agents.agentFor(claims), tokenScopes: claims.scopes, signal: undefined };
   }
 
   /**
@@ -283,7 +279,7 @@ export function streamedMessage(reply: McpAnswer): JsonRpcResponse {
   return { ...reply.message, error: { ...error, data } };
 }
 
-/** An answer refusing a request the transport itself cannot accept (method, media type, size). */
+/** An answer refusing a request before it reached the service: the transport (method, media type, size) or a request guard (origin, headers). */
 export function transportFailure(error: unknown): McpAnswer {
   return { kind: 'answer', message: jsonRpcErrorFrom(null, error), failure: describeError(error) };
 }
