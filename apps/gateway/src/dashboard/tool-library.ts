@@ -46,7 +46,8 @@ export function toolParameters(tool: ToolDefinition): ToolParameter[] {
   const { properties, required } = tool.inputSchema;
   return Object.entries(properties).map(([name, property]) => ({
     name,
-    type: Array.isArray(property.type) ? property.type.join(' | ') : property.type,
+    // A property may be only a `$ref` (to `#/$defs/…`): its reference is what it is.
+    type: property.type === undefined ? String(property.$ref) : Array.isArray(property.type) ? property.type.join(' | ') : property.type,
     source: tool.parameterSources[name] ?? '',
     required: required.includes(name),
     description: property.description ?? null,

@@ -62,4 +62,108 @@ describe('parseToolDefinitions', () => {
   it('reports a schema that is not an array', () => {
     expect(parseToolDefinitions({ tools: [] }).problems[0]?.issues[0]?.message).toMatch(/JSON array/);
   });
+
+  describe('JSON Schema dialects and $ref', () => {
+    const DRAFT_2020_12 = 'https://json-schema.org/draft/2020-12/schema';
+    const DRAFT_07 = 'http://json-schema.org/draft-07/schema#';
+    const findOrders = {
+      name: 'findOrders',
+      description: 'Orders of a customer.',
+      httpMethod: 'POST',
+      routePattern: '/customers/{customerId}/orders/search',
+      parameterSources: { customerId: 'route', status: 'query', filter: 'body' },
+      inputSchema: {
+        $schema: DRAFT_2020_12,
+        type: 'object',
+        $defs: {
+          CustomerId: { type: 'string', pattern: '^c[0-9]+$' },
+          Status: { $ref: '#/$defs/StatusName' },
+          StatusName: { type: 'string', enum: ['open', 'shipped'] },
+          Filter: { type: 'object', properties: { since: { type: 'string' } }, additionalProperties: false },
+        },
+        properties: {
+          customerId: { $ref: '#/$defs/CustomerId' },
+          status: { $ref: '#/$defs/Status', description: 'Order status.' },
+          filter: { $ref: '#/$defs/Filter' },
+        },
+        required: ['customerId'],
+        additionalProperties: false,
+      },
+    };
+    const withInput = (source: string, ref: string, defs: Record<string, unknown> = findOrders.inputSchema.$defs) => ({
+      ...findOrders,
+      parameterSources: { ...findOrders.parameterSources, status: source },
+      routePattern: source === 'route' ? '/customers/{customerId}/orders/{status}' : findOrders.routePattern,
+      inputSchema: { ...findOrders.inputSchema, $defs: defs, properties: { ...findOrders.inputSchema.properties, status: { $ref: ref } }, required: ['customerId', 'status'] },
+    });
+
+    it('reads a 2020-12 schema with $schema, $defs, $ref-only properties and additionalProperties, keeping them', () => {
+      const { tools, problems } = parseToolDefinitions([findOrders]);
+      expect(problems).toEqual([]);
+      expect(tools[0]?.inputSchema).toEqual(findOrders.inputSchema);
+    });
+
+    it.each([DRAFT_07, 'http://json-schema.org/draft-07/schema', `${DRAFT_2020_12}#`])('reads the dialect %s', (dialect) => {
+      const draft07 = { ...findOrders, inputSchema: { ...findOrders.inputSchema, $schema: dialect } };
+      expect(parseToolDefinitions([draft07]).problems).toEqual([]);
+    });
+
+    it('refuses an unknown dialect, naming the tool, and keeps the other tools', () => {
+      const odd = { ...findOrders, name: 'oddDialect', inputSchema: { ...findOrders.inputSchema, $schema: 'https://json-schema.org/draft/2019-09/schema' } };
+      const { tools, problems } = parseToolDefinitions([getCustomer, odd]);
+      expect(tools.map((tool) => tool.name)).toEqual(['getCustomer']);
+      expect(describeToolProblem(problems[0]!)).toBe(
+        'tool "oddDialect" (#1): inputSchema.$schema: unsupported JSON Schema dialect "https://json-schema.org/draft/2019-09/schema": ' +
+          'use https://json-schema.org/draft/2020-12/schema or http://json-schema.org/draft-07/schema#',
+      );
+    });
+
+    it('refuses a property with neither type nor $ref', () => {
+      const untyped = { ...getCustomer, inputSchema: { ...getCustomer.inputSchema, properties: { ...getCustomer.inputSchema.properties, expand: { description: 'x' } } } };
+      expect(describeToolProblem(parseToolDefinitions([untyped]).problems[0]!)).toContain('inputSchema.properties.expand.type: must have a type or a $ref');
+    });
+
+    it('accepts a route or query input whose $ref resolves, through other $refs, to a typed definition', () => {
+      expect(parseToolDefinitions([withInput('route', '#/$defs/Status')]).problems).toEqual([]);
+      const draft07 = {
+        ...getCustomer,
+        inputSchema: {
+          $schema: DRAFT_07,
+          type: 'object',
+          definitions: { Id: { type: 'string' }, Flag: { type: 'boolean' } },
+          properties: { id: { $ref: '#/definitions/Id' }, expand: { $ref: '#/definitions/Flag' } },
+          required: ['id'],
+        },
+      };
+      expect(parseToolDefinitions([draft07]).problems).toEqual([]);
+    });
+
+    it.each([
+      ['a remote $ref', 'https://example.com/schemas/status.json', 'must point into this schema\'s $defs or definitions'],
+      ['a $ref to a missing definition', '#/$defs/Nope', 'must point into this schema\'s $defs or definitions'],
+      ['an anchor', '#StatusName', 'must point into this schema\'s $defs or definitions'],
+      ['a $ref to an untyped definition', '#/$defs/Either', 'resolves to a schema without a type'],
+      ['a $ref cycle', '#/$defs/Loop', 'goes through more than 8 $refs'],
+    ])('refuses a route or query input with %s, which leaves its type unknown', (_name, ref, message) => {
+      const defs = { ...findOrders.inputSchema.$defs, Either: { anyOf: [{ type: 'string' }, { type: 'integer' }] }, Loop: { $ref: '#/$defs/Loop' } };
+      for (const source of ['route', 'query']) {
+        const { tools, problems } = parseToolDefinitions([withInput(source, ref, defs)]);
+        expect(tools).toEqual([]);
+        expect(describeToolProblem(problems[0]!)).toContain(`inputSchema.properties.status.$ref: ${source} input "status": $ref ${JSON.stringify(ref)} ${message}`);
+      }
+    });
+
+    it('lets a body input $ref any definition, typed or not', () => {
+      const defs = { ...findOrders.inputSchema.$defs, Either: { anyOf: [{ type: 'string' }, { type: 'integer' }] } };
+      expect(parseToolDefinitions([withInput('body', '#/$defs/Either', defs)]).problems).toEqual([]);
+    });
+
+    it('still requires route inputs to be declared and required when they are $refs', () => {
+      const optional = { ...findOrders, inputSchema: { ...findOrders.inputSchema, required: [] } };
+      expect(describeToolProblem(parseToolDefinitions([optional]).problems[0]!)).toContain('route input "customerId" must be required');
+      const { customerId: _dropped, ...properties } = findOrders.inputSchema.properties;
+      const undeclared = { ...findOrders, inputSchema: { ...findOrders.inputSchema, properties } };
+      expect(describeToolProblem(parseToolDefinitions([undeclared]).problems[0]!)).toContain('"customerId" is not an input of inputSchema');
+    });
+  });
 });

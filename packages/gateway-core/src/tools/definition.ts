@@ -24,12 +24,40 @@ export const ROUTE_PARAMETER = /\{([^{}/]+)\}/g;
 // `#`, spaces and backslashes, which would change what the URL means.
 const ROUTE_PATTERN_CHARS = /^\/[A-Za-z0-9\-._~!$&'()*+,;=:@%/{}]*$/;
 
-const InputPropertySchema = z.looseObject({
-  type: z.union([z.string(), z.array(z.string())]),
-  description: z.string().nullable().optional(),
-});
+/**
+ * The JSON Schema dialects an input schema may declare in `$schema`. Without
+ * one, a schema is read as 2020-12, MCP's default dialect since 2025-11-25.
+ * Trailing `#` or not, as both forms are in use.
+ */
+export const JSON_SCHEMA_DIALECTS = {
+  'https://json-schema.org/draft/2020-12/schema': '2020-12',
+  'https://json-schema.org/draft/2020-12/schema#': '2020-12',
+  'http://json-schema.org/draft-07/schema#': 'draft-07',
+  'http://json-schema.org/draft-07/schema': 'draft-07',
+} as const;
+export type JsonSchemaDialect = (typeof JSON_SCHEMA_DIALECTS)[keyof typeof JSON_SCHEMA_DIALECTS];
+
+const DIALECT_HINT = 'use https://json-schema.org/draft/2020-12/schema or http://json-schema.org/draft-07/schema#';
+
+/** The dialect of an input schema that passed `ToolDefinitionSchema`. */
+export function schemaDialect(schema: { $schema?: string | undefined }): JsonSchemaDialect {
+  return schema.$schema === undefined ? '2020-12' : JSON_SCHEMA_DIALECTS[schema.$schema as keyof typeof JSON_SCHEMA_DIALECTS];
+}
+
+/** An input has a `type`, a `$ref` to one (2020-12 and draft-07 `$defs`/`definitions`), or both. */
+const InputPropertySchema = z
+  .looseObject({
+    type: z.union([z.string(), z.array(z.string())]).optional(),
+    $ref: z.string().min(1).optional(),
+    description: z.string().nullable().optional(),
+  })
+  .refine((property) => property.type !== undefined || property.$ref !== undefined, { message: 'must have a type or a $ref', path: ['type'] });
 
 const InputSchemaSchema = z.looseObject({
+  $schema: z
+    .string()
+    .refine((uri) => Object.hasOwn(JSON_SCHEMA_DIALECTS, uri), { error: (issue) => `unsupported JSON Schema dialect ${JSON.stringify(issue.input)}: ${DIALECT_HINT}` })
+    .optional(),
   type: z.literal('object'),
   properties: z.record(z.string(), InputPropertySchema),
   required: z.array(z.string()).default([]),
@@ -90,6 +118,56 @@ function checkInputsAgree(tool: z.output<typeof ToolDefinitionObject>, context: 
   if (tool.routePattern.split('/').some((segment) => segment === '.' || segment === '..')) {
     issue(['routePattern'], 'must not contain . or .. segments');
   }
+  for (const [name, source] of Object.entries(tool.parameterSources)) {
+    const property = tool.inputSchema.properties[name];
+    if (source === 'body' || property === undefined || property.type !== undefined) continue;
+    const problem = unresolvedType(tool.inputSchema, property.$ref as string);
+    if (problem) issue(['inputSchema', 'properties', name, '$ref'], `${source} input "${name}": ${problem}`);
+  }
+}
+
+/** How many `$ref`s in a row are followed to find a route or query input's type. */
+const MAX_REF_HOPS = 8;
+
+/**
+ * A route or query input whose property is only a `$ref` must resolve, inside
+ * this input schema, to a definition with a `type`: those values go into the
+ * URL, so the gateway must know what they are as surely as for an input with
+ * its own `type` (the dashboard shows it, the cache tells text from ids by it).
+ * Body inputs travel as JSON and may `$ref` anything ajv can compile.
+ * Returns why not, or null when the type is known.
+ */
+function unresolvedType(root: Record<string, unknown>, ref: string): string | null {
+  let target: unknown = { $ref: ref };
+  for (let hop = 0; hop < MAX_REF_HOPS; hop++) {
+    if (!isObject(target)) return `$ref ${JSON.stringify(ref)} does not resolve to a schema`;
+    if (target.type !== undefined) return null;
+    if (typeof target.$ref !== 'string') return `$ref ${JSON.stringify(ref)} resolves to a schema without a type`;
+    target = resolvePointer(root, target.$ref);
+    if (target === undefined) return `$ref ${JSON.stringify(ref)} must point into this schema's $defs or definitions`;
+  }
+  return `$ref ${JSON.stringify(ref)} goes through more than ${MAX_REF_HOPS} $refs`;
+}
+
+/** A same-document JSON pointer (`#/$defs/OrderId`), or undefined when `ref` is not one or leads nowhere. */
+function resolvePointer(root: Record<string, unknown>, ref: string): unknown {
+  if (!ref.startsWith('#/')) return undefined;
+  let node: unknown = root;
+  for (const raw of ref.slice(2).split('/')) {
+    let segment: string;
+    try {
+      segment = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
+    } catch {
+      return undefined;
+    }
+    if (!isObject(node) || !Object.hasOwn(node, segment)) return undefined;
+    node = node[segment];
+  }
+  return node;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** One entry of /gw/schema that cannot be used, and why. */

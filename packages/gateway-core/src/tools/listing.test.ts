@@ -24,4 +24,18 @@ describe('toolsListResult', () => {
   it('never shows null descriptions, which are not valid JSON Schema', () => {
     expect(JSON.stringify(toolsListResult(registry.list(), '2025-06-18'))).not.toContain('null');
   });
+
+  it('passes a 2020-12 schema through with $schema, $defs and $ref intact', () => {
+    const inputSchema = {
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'object',
+      $defs: { Id: { type: 'string', description: 'Customer id' } },
+      properties: { id: { $ref: '#/$defs/Id' } },
+      required: ['id'],
+      additionalProperties: false,
+    };
+    const { registry: withRefs, problems } = buildToolRegistry([{ ...getCustomer, parameterSources: { id: 'route' }, inputSchema }]);
+    expect(problems).toEqual([]);
+    expect(JSON.parse(JSON.stringify(toolsListResult(withRefs.list(), '2025-11-25'))).tools[0].inputSchema).toEqual(inputSchema);
+  });
 });

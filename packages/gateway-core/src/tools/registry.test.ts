@@ -80,3 +80,93 @@ describe('validateToolArguments', () => {
     expect(error.fields).toEqual([{ path: 'id', message: 'must be string' }]);
   });
 });
+
+describe('JSON Schema dialects', () => {
+  const searchOrders = {
+    name: 'searchOrders',
+    description: 'Finds orders.',
+    httpMethod: 'POST',
+    routePattern: '/customers/{customerId}/orders/search',
+    parameterSources: { customerId: 'route', status: 'query', filter: 'body', window: 'body' },
+    inputSchema: {
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'object',
+      $defs: {
+        CustomerId: { type: 'string', pattern: '^c[0-9]+$' },
+        Status: { type: 'string', enum: ['open', 'shipped'] },
+        Filter: { type: 'object', properties: { since: { type: 'string', format: 'date' } }, required: ['since'], additionalProperties: false },
+      },
+      properties: {
+        customerId: { $ref: '#/$defs/CustomerId' },
+        status: { $ref: '#/$defs/Status', description: 'Order status.' },
+        filter: { $ref: '#/$defs/Filter' },
+        window: { type: 'array', prefixItems: [{ type: 'integer' }, { type: 'integer' }], items: false },
+      },
+      required: ['customerId'],
+      additionalProperties: false,
+    },
+  };
+  const draft07 = {
+    ...searchOrders,
+    name: 'searchOrders07',
+    parameterSources: { customerId: 'route', status: 'query', filter: 'body', window: 'body' },
+    inputSchema: {
+      $schema: 'http://json-schema.org/draft-07/schema#',
+      type: 'object',
+      definitions: searchOrders.inputSchema.$defs,
+      properties: {
+        customerId: { $ref: '#/definitions/CustomerId' },
+        status: { $ref: '#/definitions/Status' },
+        filter: { $ref: '#/definitions/Filter' },
+        window: { type: 'array', items: [{ type: 'integer' }, { type: 'integer' }], additionalItems: false },
+      },
+      required: ['customerId'],
+    },
+  };
+  const { registry, problems } = registryOf(searchOrders, draft07, getCustomer);
+
+  it('compiles 2020-12 and draft-07 schemas, keeping $schema and $defs as served', () => {
+    expect(problems).toEqual([]);
+    expect(registry.get('searchOrders')?.inputSchema).toEqual(searchOrders.inputSchema);
+    expect(registry.get('searchOrders07')?.inputSchema).toEqual({ ...draft07.inputSchema, additionalProperties: false });
+  });
+
+  it.each(['searchOrders', 'searchOrders07'])('validates %s arguments against the $ref\'d definitions', (name) => {
+    const tool = registry.get(name)!;
+    const good = { customerId: 'c42', status: 'open', filter: { since: '2025-05-01' }, window: [1, 2] };
+    expect(validateToolArguments(tool, good)).toBe(good);
+    const error = refusal(() => validateToolArguments(tool, { customerId: 'x', status: 'lost', filter: { since: '2025-05-01', until: 'x' }, window: [1, 2, 3] }));
+    expect(error.fields).toEqual([
+      { path: 'customerId', message: 'must match pattern "^c[0-9]+$"' },
+      { path: 'status', message: 'must be equal to one of the allowed values' },
+      { path: 'filter.until', message: 'is not an input of this tool' },
+      { path: 'window', message: expect.stringMatching(/must NOT have more than 2 items/) },
+    ]);
+    expect(refusal(() => validateToolArguments(tool, { customerId: 'c1', filter: {} })).fields).toEqual([{ path: 'filter.since', message: 'is required' }]);
+    expect(refusal(() => validateToolArguments(tool, { customerId: 'c1', extra: 1 })).fields).toEqual([{ path: 'extra', message: 'is not an input of this tool' }]);
+  });
+
+  it('reads a schema without $schema as 2020-12', () => {
+    const { $schema: _dialect, ...noDialect } = searchOrders.inputSchema;
+    const { registry: plain, problems: none } = registryOf({ ...searchOrders, inputSchema: noDialect });
+    expect(none).toEqual([]);
+    expect(() => validateToolArguments(plain.get('searchOrders')!, { customerId: 'c1', window: [1, 2] })).not.toThrow();
+    expect(refusal(() => validateToolArguments(plain.get('searchOrders')!, { customerId: 'c1', window: [1, 'x'] })).fields).toEqual([
+      { path: 'window.1', message: 'must be integer' },
+    ]);
+  });
+
+  it('leaves out a tool with an unknown dialect, naming it, and builds the others', () => {
+    const odd = { ...searchOrders, name: 'oddDialect', inputSchema: { ...searchOrders.inputSchema, $schema: 'http://json-schema.org/draft-04/schema#' } };
+    const built = registryOf(getCustomer, odd, createOrder);
+    expect(built.registry.list().map((tool) => tool.definition.name)).toEqual(['getCustomer', 'createOrder']);
+    expect(built.problems).toMatchObject([{ index: 1, name: 'oddDialect', issues: [{ path: 'inputSchema.$schema', message: expect.stringContaining('unsupported JSON Schema dialect') }] }]);
+  });
+
+  it('leaves out a tool whose body $ref ajv cannot resolve, naming it', () => {
+    const dangling = { ...searchOrders, name: 'dangling', inputSchema: { ...searchOrders.inputSchema, properties: { ...searchOrders.inputSchema.properties, filter: { $ref: '#/$defs/Nope' } } } };
+    const built = registryOf(dangling);
+    expect(built.registry.size).toBe(0);
+    expect(built.problems).toMatchObject([{ name: 'dangling', issues: [{ path: 'inputSchema', message: expect.stringContaining('#/$defs/Nope') }] }]);
+  });
+});

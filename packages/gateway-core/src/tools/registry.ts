@@ -1,5 +1,13 @@
-import { Ajv, type ValidateFunction } from 'ajv';
-import { parseToolDefinitions, type InputSchema, type ToolDefinition, type ToolDefinitionProblem } from './definition.js';
+import { Ajv, type Options, type ValidateFunction } from 'ajv';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import {
+  parseToolDefinitions,
+  schemaDialect,
+  type InputSchema,
+  type JsonSchemaDialect,
+  type ToolDefinition,
+  type ToolDefinitionProblem,
+} from './definition.js';
 
 /** The JSON Schema agents are shown for a tool, and the one its arguments are checked against. */
 export type ToolInputSchema = Record<string, unknown> & { type: 'object'; properties: Record<string, unknown>; required: string[] };
@@ -45,13 +53,12 @@ export interface BuiltToolRegistry {
  */
 export function buildToolRegistry(schemaJson: unknown): BuiltToolRegistry {
   const { tools, problems } = parseToolDefinitions(schemaJson);
-  // One ajv per build: ajv caches every compiled schema, so a long-lived
-  // instance would grow with each registry refresh.
-  const ajv = new Ajv({ allErrors: true, strict: false, logger: false });
+  const compilers = new Compilers();
   const registered: RegisteredTool[] = [];
   tools.forEach((definition) => {
     const inputSchema = effectiveInputSchema(definition.inputSchema);
     try {
+      const ajv = compilers.for(schemaDialect(definition.inputSchema));
       registered.push({ definition, inputSchema, validateArguments: ajv.compile(inputSchema) });
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
@@ -59,6 +66,28 @@ export function buildToolRegistry(schemaJson: unknown): BuiltToolRegistry {
     }
   });
   return { registry: new ToolRegistry(registered), problems: problems.sort((a, b) => a.index - b.index) };
+}
+
+const AJV_OPTIONS: Options = { allErrors: true, strict: false, logger: false };
+
+/**
+ * One ajv per dialect and per build, made when first needed: ajv caches every
+ * compiled schema, so a long-lived instance would grow with each registry
+ * refresh. 2020-12 (also for schemas without `$schema`) and draft-07 differ
+ * in their keywords (`prefixItems`, `unevaluatedProperties`, `$defs` vs
+ * `items` arrays, `additionalItems`), so each is compiled by its own.
+ */
+class Compilers {
+  readonly #byDialect = new Map<JsonSchemaDialect, Ajv>();
+
+  for(dialect: JsonSchemaDialect): Ajv {
+    let ajv = this.#byDialect.get(dialect);
+    if (!ajv) {
+      ajv = dialect === 'draft-07' ? new Ajv(AJV_OPTIONS) : new Ajv2020(AJV_OPTIONS);
+      this.#byDialect.set(dialect, ajv);
+    }
+    return ajv;
+  }
 }
 
 /**
