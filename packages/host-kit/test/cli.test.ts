@@ -30,6 +30,13 @@ describe('host-kit CLI', () => {
     expect((await runNode([cli, 'check', '--out', out], fixture('basic'))).code).toBe(1);
   }, 60_000);
 
+  it('builds the README example under "strict": true (optional framework parameter c?: Context)', async () => {
+    const out = join(scratch, 'readme.json');
+    const build = await runNode([cli, 'build', '--out', out], fixture('readme-annotation-form'));
+    expect(build).toMatchObject({ code: 0, stderr: '' });
+    expect(readFileSync(out, 'utf8')).toBe(readFileSync(join(fixture('readme-annotation-form'), 'expected.json'), 'utf8'));
+  }, 60_000);
+
   it('prints every diagnostic as file:line:col - error HKnnn: message, exits 1 and writes nothing', async () => {
     const out = join(scratch, 'broken.json');
     const result = await runNode([cli, 'build', '--out', out], fixture('build-fails'));

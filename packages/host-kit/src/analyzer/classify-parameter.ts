@@ -148,8 +148,14 @@ const PLATFORM_TYPES: Record<string, FrameworkKind> = {
   ReadableStream: 'body-stream',
 };
 
-/** Parameters the kit supplies itself (contract 4.6 rule 1). Matched on library declarations only, never a user class of the same name. */
-function frameworkKindOf(type: Type): FrameworkKind | null {
+/**
+ * Parameters the kit supplies itself (contract 4.6 rule 1). Matched on library
+ * declarations only, never a user class of the same name. An optional one
+ * (`c?: Context`, `ctx: Context | undefined`) is still one: under
+ * `strictNullChecks` its type is a union with `undefined`, which is set aside.
+ */
+function frameworkKindOf(declared: Type): FrameworkKind | null {
+  const type = withoutUndefined(declared);
   const name = type.getSymbol()?.getName();
   if (!name) return null;
   const hono = HONO_TYPES[name];
@@ -158,6 +164,13 @@ function frameworkKindOf(type: Type): FrameworkKind | null {
   }
   const platform = PLATFORM_TYPES[name];
   return platform && isLibraryType(type, name) ? platform : null;
+}
+
+/** `T | undefined` as `T`; any other type as it is. */
+function withoutUndefined(type: Type): Type {
+  if (!type.isUnion()) return type;
+  const defined = type.getUnionTypes().filter((member) => !member.isUndefined());
+  return defined.length === 1 ? (defined[0] as Type) : type;
 }
 
 function serviceToken(type: Type): string {

@@ -34,3 +34,14 @@ describe.each(fixtures.map((dir) => [relative(fixturesDir, dir), dir]))('fixture
     }
   }, 30_000);
 });
+
+describe('the README', () => {
+  it('shows the annotation form exactly as the readme-annotation-form fixture (built there under "strict": true)', () => {
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const start = readme.indexOf('// src/controllers/orders.controller.ts');
+    const example = readme.slice(start, readme.indexOf('```', start));
+    const fixture = readFileSync(join(fixturesDir, 'readme-annotation-form', 'controllers', 'orders.controller.ts'), 'utf8');
+    expect(start).toBeGreaterThan(0);
+    expect(fixture.slice(fixture.indexOf('\n') + 1)).toBe(example);
+  });
+});
