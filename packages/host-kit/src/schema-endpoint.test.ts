@@ -1,11 +1,15 @@
 import { Hono } from 'hono';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { withAgentTool } from './endpoint/with-agent-tool.js';
 import { mapAgentToolSchema } from './schema-endpoint.js';
 import type { ToolDefinition } from './tool-definition.js';
 
 const ok = () => new Response('ok');
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
 
 async function schemaOf(app: Hono): Promise<ToolDefinition[]> {
   const res = await app.request('/gw/schema');
@@ -45,10 +49,12 @@ describe('GET /gw/schema', () => {
     const build = (app: Hono) => app.get('/customers', withAgentTool({ name: 'list_customers', description: 'All customers' }), ok);
 
     it('serves only annotated tools by default', async () => {
+      const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
       const app = new Hono();
       mapAgentToolSchema(app, { manifest: { tools: [annotatedTool] } });
       build(app);
       expect((await schemaOf(app)).map((t) => t.name)).toEqual(['GetOrder']);
+      expect(warn).toHaveBeenCalledOnce();
     });
 
     it('serves only annotated tools with includeMappedEndpoints: false, and [] without a manifest', async () => {
@@ -282,11 +288,59 @@ describe('GET /gw/schema', () => {
       expect((await errorOf(app)).message).toContain('Agent tool "dup" on GET /a and POST /b: two tools share this name');
     });
 
-    it('only when endpoints are included: the default form never reads the routing table', async () => {
+    it('only when endpoints are included: the default form serves none of them, misconfigured or not', async () => {
+      vi.spyOn(console, 'warn').mockImplementation(() => {});
       const app = new Hono();
       mapAgentToolSchema(app);
       app.all('/x', withAgentTool({ name: 'x', description: 'd' }), ok);
       expect(await schemaOf(app)).toEqual([]);
+    });
+  });
+
+  describe('the warning about marked routes left out', () => {
+    const markTwo = (app: Hono) => {
+      app.get('/customers', withAgentTool({ name: 'list_customers', description: 'All customers' }), ok);
+      app.route('/v2', new Hono().post('/orders', withAgentTool({ name: 'place_order', description: 'Order', allowWrite: true }), ok));
+      app.get('/health', ok);
+    };
+
+    it('is logged once, on the first request, naming the marked routes and the option, when includeMappedEndpoints is not set', async () => {
+      const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+      const app = new Hono();
+      mapAgentToolSchema(app, { manifest: { tools: [annotatedTool] } });
+      markTwo(app);
+      expect(warn).not.toHaveBeenCalled();
+      await Promise.all([schemaOf(app), schemaOf(app)]);
+      expect((await schemaOf(app)).map((t) => t.name)).toEqual(['GetOrder']);
+      expect(warn).toHaveBeenCalledOnce();
+      expect(warn).toHaveBeenCalledWith(
+        '@tollgate/host-kit: /gw/schema leaves out 2 routes marked with withAgentTool: list_customers (GET /customers), place_order (POST /v2/orders). ' +
+          'Pass { includeMappedEndpoints: true } to mapAgentToolSchema to serve them (false to keep them out without this warning).',
+      );
+    });
+
+    it('is logged once per schema endpoint', async () => {
+      const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+      const apps = [new Hono(), new Hono()].map((app) => {
+        mapAgentToolSchema(app);
+        markTwo(app);
+        return app;
+      });
+      for (const app of [...apps, ...apps]) await schemaOf(app);
+      expect(warn).toHaveBeenCalledTimes(2);
+    });
+
+    it.each([
+      ['includeMappedEndpoints: true', { includeMappedEndpoints: true }, markTwo],
+      ['includeMappedEndpoints: false', { includeMappedEndpoints: false }, markTwo],
+      ['no marked routes', {}, (app: Hono) => app.get('/customers', ok)],
+    ])('is not logged with %s', async (_name, options, build) => {
+      const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+      const app = new Hono();
+      mapAgentToolSchema(app, options);
+      build(app);
+      await schemaOf(app);
+      expect(warn).not.toHaveBeenCalled();
     });
   });
 

@@ -1,5 +1,5 @@
 import type { Context, Hono } from 'hono';
-import { collectEndpointTools, type RouteEntry } from './endpoint/collect-endpoint-tools.js';
+import { collectEndpointTools, markedRoutes, type RouteEntry } from './endpoint/collect-endpoint-tools.js';
 import { describeMisconfiguration, type Misconfiguration } from './endpoint/misconfiguration.js';
 import type { AgentToolManifest } from './manifest.js';
 import { mergeTools } from './schema/merge-tools.js';
@@ -8,7 +8,11 @@ import type { ToolDefinition } from './tool-definition.js';
 export const SCHEMA_PATH = '/gw/schema';
 
 export interface AgentToolSchemaOptions {
-  /** Also serve routes marked with `withAgentTool` (read from `app.routes`). Default false. */
+  /**
+   * Also serve routes marked with `withAgentTool` (read from `app.routes`).
+   * Default false; left unset while routes are marked, the first request logs
+   * one warning naming them.
+   */
   includeMappedEndpoints?: boolean;
   /** Output of the annotation form's build step; its tools are always served. */
   manifest?: Pick<AgentToolManifest, 'tools'>;
@@ -28,7 +32,10 @@ export function mapAgentToolSchema<App extends Hono<any, any, any>>(app: App, op
   let cached: SchemaResult | undefined;
   // Synchronous from start to end: concurrent first requests cannot interleave
   // inside it, so the walk happens exactly once.
-  const schema = (): SchemaResult => (cached ??= buildSchema(annotated, includeEndpoints ? app.routes : null));
+  const schema = (): SchemaResult => {
+    if (!cached && options.includeMappedEndpoints === undefined) warnLeftOut(markedRoutes(app.routes));
+    return (cached ??= buildSchema(annotated, includeEndpoints ? app.routes : null));
+  };
 
   app.get(SCHEMA_PATH, (c: Context) => {
     const result = schema();
@@ -43,6 +50,19 @@ export function mapAgentToolSchema<App extends Hono<any, any, any>>(app: App, op
     );
   });
   return app;
+}
+
+/**
+ * Contract 4.5 serves only annotated tools by default, so marked routes are
+ * left out unless asked for. Said once, since an empty tool list is otherwise
+ * silent; setting the option either way is a choice and says nothing.
+ */
+function warnLeftOut(marked: readonly string[]): void {
+  if (marked.length === 0) return;
+  console.warn(
+    `@tollgate/host-kit: ${SCHEMA_PATH} leaves out ${marked.length} route${marked.length === 1 ? '' : 's'} marked with withAgentTool: ` +
+      `${marked.join(', ')}. Pass { includeMappedEndpoints: true } to mapAgentToolSchema to serve them (false to keep them out without this warning).`,
+  );
 }
 
 function buildSchema(annotated: readonly ToolDefinition[], routes: readonly RouteEntry[] | null): SchemaResult {

@@ -42,6 +42,11 @@ export function collectEndpointTools(routes: readonly RouteEntry[]): CollectedTo
   return { tools, problems };
 }
 
+/** The routes marked with `withAgentTool`, as `name (VERB /path)`, in routing-table order. */
+export function markedRoutes(routes: readonly RouteEntry[]): string[] {
+  return placementsOf(routes).map(({ metadata, methods, paths }) => `${metadata.name} (${[...methods].join(',')} ${[...paths].join(', ')})`);
+}
+
 function placementsOf(routes: readonly RouteEntry[]): Placement[] {
   const placements = new Map<AgentToolMetadata, Placement>();
   for (const { method, path, handler } of routes) {
