@@ -1,6 +1,7 @@
 import { describeError, NotFoundError, transportFailure, type AgentService, type AuditLog, type BreakerState, type McpService, type TokenService } from '@tollgate/gateway-core';
 import { Hono, type MiddlewareHandler } from 'hono';
 import type { GatewayConfig } from './config/gateway-config.js';
+import { serveFavicon } from './dashboard/favicon.js';
 import { dashboardRoutes } from './dashboard/index.js';
 import { errorResponse } from './http/error-response.js';
 import { checkOrigin, checkSingleAuthorization, type OriginPolicy } from './http/request-guards.js';
@@ -48,6 +49,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Hono {
   app.route('/dev', devTokenRoutes({ development: config.development, agents, tokens, adminTokenExpiryDays: config.admin.tokenExpiryDays, knownScopes: () => catalog.scopes() }));
   app.route('/management', managementRoutes({ agents, tokens, auditLog: deps.auditLog, catalog, refresher }));
   app.route('/metrics', metricsRoutes(deps.metrics, tokens));
+  app.get('/favicon.ico', serveFavicon);
   app.route('/dashboard', dashboardRoutes({ ...deps, refreshTools: (actor) => reloadFromDashboard(deps, actor) }));
   app.route('/mcp', mcpRoutes({ mcp: deps.mcp, maxBodyBytes: config.mcp.maxBodyBytes, keepAliveMs: config.mcp.keepAliveMs }));
 

@@ -1,12 +1,13 @@
 /// <reference lib="dom" />
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromiumAvailable, launchChromium, screenshot, type Browser } from './support/browser.js';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { chromiumAvailable, collectConsoleErrors, launchChromium, screenshot, type Browser, type ConsoleErrors } from './support/browser.js';
 import { connectSdkClient, resultJson, sdkRefusal } from './support/mcp.js';
 import { startPair, type Pair } from './support/pair.js';
 import { TEST_ADMIN_KEY, type RunningProcess } from './support/processes.js';
 
 const PHONE = { width: 390, height: 844 };
+const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 401: 'Unauthorized' };
 
 /**
  * The dashboard driven in real Chromium against the built gateway and the
@@ -17,6 +18,7 @@ describe.runIf(chromiumAvailable('the dashboard browser tests'))('dashboard in C
   let gateway: RunningProcess;
   let browser: Browser;
   let page: Page;
+  let consoleErrors: ConsoleErrors;
   let agentId: string;
   let agentToken: string;
   let client: Awaited<ReturnType<typeof connectSdkClient>>;
@@ -27,6 +29,11 @@ describe.runIf(chromiumAvailable('the dashboard browser tests'))('dashboard in C
     browser = await launchChromium();
     await browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: gateway.url });
     page = await browser.context.newPage();
+    consoleErrors = collectConsoleErrors(page);
+  });
+  // Every page each step visited loaded cleanly: no 404 (the favicon), no CSP refusal, no script error.
+  afterEach(() => {
+    if (consoleErrors) expect(consoleErrors.take()).toEqual([]);
   });
   afterAll(async () => {
     await client?.close();
@@ -35,6 +42,14 @@ describe.runIf(chromiumAvailable('the dashboard browser tests'))('dashboard in C
   });
 
   const open = (path: string) => page.goto(`${gateway.url}${path}`);
+  /**
+   * A refused form comes back with its 4xx status, which Chromium logs as the
+   * document's own failed load: that one line, nothing else.
+   */
+  const expectOnlyOwnStatus = (path: string, status: number) => {
+    const own = `${gateway.url}${path}`;
+    expect(consoleErrors.take()).toEqual([`${own}: Failed to load resource: the server responded with a status of ${status} (${STATUS_TEXT[status]}) (${own})`]);
+  };
 
   it('sends a visitor without a session to the sign-in page', async () => {
     await open('/dashboard/agents');
@@ -46,6 +61,7 @@ describe.runIf(chromiumAvailable('the dashboard browser tests'))('dashboard in C
     await page.getByLabel('Admin API key').fill('not-the-key');
     await page.getByRole('button', { name: 'Sign in' }).click();
     await expect(page.getByRole('alert').textContent()).resolves.toContain('not the admin API key');
+    expectOnlyOwnStatus('/dashboard/sign-in', 401);
     await screenshot(page, '01-sign-in');
 
     await page.getByLabel('Admin API key').fill(TEST_ADMIN_KEY);
@@ -87,6 +103,7 @@ describe.runIf(chromiumAvailable('the dashboard browser tests'))('dashboard in C
     await form.getByRole('button', { name: 'Create agent' }).click();
     await expect(page.getByRole('alert').textContent()).resolves.toMatch(/Daily token budget: .*negative/);
     expect(await page.locator('#create-agent-label').inputValue()).toBe('Broken');
+    expectOnlyOwnStatus('/dashboard/agents', 400);
   });
 
   it('issues a token shown once, with a copy button and a ready-to-paste MCP client configuration', async () => {
@@ -164,10 +181,13 @@ describe.runIf(chromiumAvailable('the dashboard browser tests'))('dashboard in C
 
   it('filters the tool library without the script too, through ?q=', async () => {
     const plain = await browser.context.newPage();
+    const plainErrors = collectConsoleErrors(plain);
     await plain.route('**/dashboard/assets/*.js', (route) => route.abort());
     await plain.goto(`${gateway.url}/dashboard/tools?q=inventory`);
     expect(await plain.locator('article[data-tool]:visible h3').allTextContents()).toEqual(['restockProduct', 'stockLevel']);
     expect(await plain.locator('#tool-count').textContent()).toBe('2 tools');
+    // The script this test blocks is the one error the page may log.
+    expect(plainErrors.take().filter((error) => !/\/dashboard\/assets\/dashboard\.\w+\.js\)$/.test(error))).toEqual([]);
     await plain.close();
   });
 

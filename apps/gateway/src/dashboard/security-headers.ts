@@ -7,6 +7,6 @@ export const securityHeaders = createMiddleware(async (c, next) => {
   c.header('X-Content-Type-Options', 'nosniff');
   c.header('X-Frame-Options', 'DENY');
   c.header('Referrer-Policy', 'same-origin');
-  // Only the hashed assets set their own: they may be cached for good.
+  // Only the assets (hashed, cached for good) and the icon set their own.
   if (!c.res.headers.has('Cache-Control')) c.header('Cache-Control', 'no-store');
 });

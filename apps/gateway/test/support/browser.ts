@@ -28,14 +28,28 @@ export interface Browser {
   close(): Promise<void>;
 }
 
+export interface LaunchOptions {
+  /** Host names resolved to 127.0.0.1 (`--host-resolver-rules`): pages on other origins served from this machine. */
+  loopbackHosts?: readonly string[];
+}
+
 /** Headless Chromium with a fresh profile, nothing talking to the network but the pages under test. */
-export async function launchChromium(): Promise<Browser> {
+export async function launchChromium(options: LaunchOptions = {}): Promise<Browser> {
   const profile = await mkdtemp(join(tmpdir(), 'tollgate-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM_BIN,
     headless: true,
     viewport: { width: 1280, height: 860 },
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-dev-shm-usage'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+      '--disable-dev-shm-usage',
+      ...(options.loopbackHosts?.length ? [`--host-resolver-rules=${options.loopbackHosts.map((host) => `MAP ${host} 127.0.0.1`).join(', ')}`] : []),
+    ],
   });
   return {
     context,
@@ -52,4 +66,31 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   const path = join(SCREENSHOT_DIR, `${name}.png`);
   await page.screenshot({ path, fullPage: true });
   return path;
+}
+
+export interface ConsoleErrors {
+  /** The errors seen since the last call (console errors and uncaught exceptions, each with the page's URL), and forgets them. */
+  take(): string[];
+}
+
+/**
+ * Collects what a page logs as an error: `console.error`, the browser's own
+ * messages (a resource that failed to load, a CSP violation, a CORS refusal)
+ * and uncaught exceptions. A test asserts `take()` is empty after each visit.
+ */
+export function collectConsoleErrors(page: Page): ConsoleErrors {
+  let seen: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() !== 'error') return;
+    const { url } = message.location();
+    seen.push(`${page.url()}: ${message.text()}${url ? ` (${url})` : ''}`);
+  });
+  page.on('pageerror', (error) => seen.push(`${page.url()}: uncaught ${error.message}`));
+  return {
+    take() {
+      const taken = seen;
+      seen = [];
+      return taken;
+    },
+  };
 }

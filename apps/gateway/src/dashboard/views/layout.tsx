@@ -1,6 +1,7 @@
 import { raw } from 'hono/html';
 import type { Child } from 'hono/jsx';
 import { ENHANCEMENT_SCRIPT, STYLESHEET } from '../assets.js';
+import { FAVICON_PATH } from '../favicon.js';
 
 export type Section = 'overview' | 'agents' | 'tools' | 'audit';
 
@@ -28,6 +29,7 @@ export function Page({ title, session, children }: PageProps) {
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>{`${title} · Tollgate`}</title>
+        <link rel="icon" type="image/svg+xml" href={FAVICON_PATH} />
         <link rel="stylesheet" href={`/dashboard${STYLESHEET.path}`} />
         <script src={`/dashboard${ENHANCEMENT_SCRIPT.path}`} defer></script>
       </head>
