@@ -103,7 +103,7 @@ describe('client matrix: @ai-sdk/mcp createMCPClient over HTTP', { timeout: 30_0
       name: 'MCPClientError',
       code: BUDGET_CODE,
       message: expect.stringMatching(/budget/i),
-      data: { resetsAt: expect.any(String), dailyTokenBudget: 0, remaining: 0 },
+      data: { resetsAt: expect.any(String), retryAfterSeconds: expect.any(Number), dailyTokenBudget: 0, remaining: 0 },
     });
   });
 

@@ -106,7 +106,7 @@ describe('client matrix: mcp-remote (stdio bridge) driven by the SDK over stdio'
     const { client } = await bridge(matrix.broke.token);
     const error = await client.callTool({ name: 'get_order', arguments: { id: KNOWN_ORDER } }).catch((failure: unknown) => failure);
     expect(error).toBeInstanceOf(McpError);
-    expect(error).toMatchObject({ code: BUDGET_CODE, data: { resetsAt: expect.any(String), dailyTokenBudget: 0, remaining: 0 } });
+    expect(error).toMatchObject({ code: BUDGET_CODE, data: { resetsAt: expect.any(String), retryAfterSeconds: expect.any(Number), dailyTokenBudget: 0, remaining: 0 } });
     expect((error as McpError).message).toMatch(/budget/i);
   });
 

@@ -7,6 +7,7 @@ import {
   DOWNSTREAM_ERROR_META,
   DOWNSTREAM_MESSAGE,
   INVALID_ARGUMENTS,
+  INVALID_PARAMS,
   KNOWN_ORDER,
   MISSING_ORDER,
   SAMPLE_TOOLS,
@@ -16,6 +17,7 @@ import {
   startMatrix,
   type Matrix,
 } from './support/client-matrix.js';
+import { openRawSession, rawCall } from './support/mcp.js';
 
 /** Client matrix, official TypeScript SDK 1.32: `Client` + `StreamableHTTPClientTransport`, token in requestInit headers. */
 describe('client matrix: @modelcontextprotocol/sdk Client over Streamable HTTP', { timeout: 30_000 }, () => {
@@ -77,6 +79,14 @@ describe('client matrix: @modelcontextprotocol/sdk Client over Streamable HTTP',
     expectFieldsNamed(resultText(result));
   });
 
+  it('invalid arguments in a session at an older revision (2025-06-18; no SDK client sends it, so raw): JSON-RPC -32602 in HTTP 200 naming each field', async () => {
+    const { sessionId } = await openRawSession(matrix.pair.url, matrix.reader.token, '2025-06-18');
+    const reply = await rawCall(matrix.pair.url, matrix.reader.token, sessionId, 'tools/call', { name: 'get_order', arguments: { ...INVALID_ARGUMENTS } }, 7);
+    expect(reply.status).toBe(200);
+    expect(reply.message).toMatchObject({ jsonrpc: '2.0', id: 7, error: { code: INVALID_PARAMS } });
+    expectFieldsNamed(reply.message.error.message);
+  });
+
   it('unknown tool: McpError -32602', async () => {
     const client = await connect(matrix.reader.token);
     const error = await client.callTool({ name: 'drop_tables', arguments: {} }).catch((failure: unknown) => failure);
@@ -90,7 +100,7 @@ describe('client matrix: @modelcontextprotocol/sdk Client over Streamable HTTP',
     expect(error).toBeInstanceOf(McpError);
     const refusal = error as McpError;
     expect(refusal.code).toBe(BUDGET_CODE);
-    expect(refusal.data).toMatchObject({ resetsAt: expect.stringMatching(/T00:00:00\.000Z$/), dailyTokenBudget: 0, remaining: 0 });
+    expect(refusal.data).toMatchObject({ resetsAt: expect.stringMatching(/T00:00:00\.000Z$/), retryAfterSeconds: expect.any(Number), dailyTokenBudget: 0, remaining: 0 });
     expect(refusal.message).toMatch(/budget/i);
   });
 
