@@ -3,6 +3,7 @@ import { Hono, type MiddlewareHandler } from 'hono';
 import type { GatewayConfig } from './config/gateway-config.js';
 import { serveFavicon } from './dashboard/favicon.js';
 import { dashboardRoutes } from './dashboard/index.js';
+import { mcpCors } from './http/cors.js';
 import { errorResponse } from './http/error-response.js';
 import { checkOrigin, checkSingleAuthorization, type OriginPolicy } from './http/request-guards.js';
 import type { GatewayMetrics } from './observability/metrics.js';
@@ -40,6 +41,8 @@ export function createGatewayApp(deps: GatewayAppDeps): Hono {
   const { config, agents, tokens, readiness, catalog, refresher } = deps;
   const app = new Hono();
   if (deps.requestContext) app.use('*', deps.requestContext);
+  // Browser CORS for /mcp, before the guard and the route: preflights are answered (or refused) here, and every answer carries its headers.
+  app.use('/mcp', mcpCors(originPolicyOf(config)));
   // Health probes come from orchestrators with any Host; everything else is guarded.
   const guard = requestGuard(originPolicyOf(config));
   for (const path of ['/management/*', '/auth/*', '/dev/*', '/mcp']) app.use(path, guard);

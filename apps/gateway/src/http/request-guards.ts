@@ -33,7 +33,8 @@ export function checkOrigin(c: Context, policy: OriginPolicy): void {
   }
 }
 
-function isAllowedOrigin(origin: string, policy: OriginPolicy): boolean {
+/** Whether a browser page on `origin` may call the gateway: a listed origin, or any http(s) loopback one. */
+export function isAllowedOrigin(origin: string, policy: OriginPolicy): boolean {
   if (policy.allowedOrigins.includes(origin)) return true;
   try {
     const url = new URL(origin);
