@@ -21,6 +21,7 @@ import {
   startMatrix,
   type Matrix,
 } from './support/client-matrix.js';
+import { eventually } from './support/processes.js';
 
 const MCP_REMOTE_BIN = binOf('mcp-remote', 'mcp-remote');
 
@@ -112,9 +113,13 @@ describe('client matrix: mcp-remote (stdio bridge) driven by the SDK over stdio'
 
   it('session end: after the session is deleted the next request is answered 404; mcp-remote re-initializes by itself and the request succeeds', async () => {
     const { client, stderr } = await bridge(matrix.reader.token);
-    // One round trip first, so the host's notifications/initialized has gone through the bridge.
-    await client.ping();
+    // The bridge forwards the host's notifications/initialized on its own time: wait until the gateway has it.
     const sessionId = matrix.lastSessionId();
+    await eventually(
+      async () => posts(matrix.observer.exchanges).some((exchange) => exchange.sessionId === sessionId && exchange.rpc.includes('notifications/initialized') && exchange.status === 202),
+      (forwarded) => forwarded,
+      5_000,
+    );
     expect(await matrix.endSession(sessionId, matrix.reader.token)).toBe(204);
     const mark = matrix.observer.exchanges.length;
     const names = (await client.listTools()).tools.map((tool) => tool.name);
