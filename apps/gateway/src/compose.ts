@@ -77,6 +77,7 @@ export async function composeGateway(config: GatewayConfig, log: Logger): Promis
     onUnexpectedError,
     sessions: store.sessions,
     sessionIdleMs: config.mcp.sessionIdleMinutes * 60_000,
+    errorDelivery: config.mcp.errorDelivery,
     toolCall: {
       registry: () => catalog.registry,
       budget: store.budget,

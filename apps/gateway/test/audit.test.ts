@@ -8,6 +8,7 @@ import { createAgentWithToken, openRawSession, rawCall, waitUntilReady, type Tes
 import { startPair, type Pair } from './support/pair.js';
 import { startDownstream, startGateway, type RunningProcess } from './support/processes.js';
 import { redisServerAvailable } from './support/redis-guard.js';
+import { HTTP_STATUS_DELIVERY } from './support/delivery.js';
 
 const redisAvailable = redisServerAvailable('the audit trail on Redis (pagination over streams, records kept across a graceful shutdown)');
 
@@ -56,7 +57,7 @@ describe('audit trail (dist/main.js + sample downstream)', () => {
     let agent: TestAgent;
 
     beforeAll(async () => {
-      pair = await startPair({ downstream, redis: redisAvailable });
+      pair = await startPair({ downstream, redis: redisAvailable, gateway: { env: HTTP_STATUS_DELIVERY } });
       ({ gateway, api } = pair);
       admin = await pair.adminToken();
       agent = await createAgentWithToken(api, admin, { label: 'audited', dailyTokenBudget: 1_000_000, allowedTools: ['get_order', 'search_products', 'get_product', 'get_customer', 'quote_order'] });

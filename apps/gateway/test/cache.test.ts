@@ -6,6 +6,7 @@ import { createAgentWithToken, type TestAgent } from './support/mcp.js';
 import { startPair, type Pair } from './support/pair.js';
 import { startDownstream, type RunningProcess } from './support/processes.js';
 import { redisServerAvailable } from './support/redis-guard.js';
+import { HTTP_STATUS_DELIVERY } from './support/delivery.js';
 
 const redisAvailable = redisServerAvailable('the cache shared by two gateway instances on Redis');
 
@@ -86,7 +87,7 @@ describe('response cache (dist/main.js + sample downstream)', () => {
     let reader: TestAgent;
 
     beforeAll(async () => {
-      pair = await startPair({ downstream, gateway: { env: { Gw__Cache__Tools__get_order__Enabled: 'false' } } });
+      pair = await startPair({ downstream, gateway: { env: { ...HTTP_STATUS_DELIVERY, Gw__Cache__Tools__get_order__Enabled: 'false' } } });
       gateway = await TestGateway.of(pair.gateway);
       reader = await gateway.agent({ scopes: ['customers:read'] });
     });

@@ -7,6 +7,7 @@ import { startPair, type Pair } from './support/pair.js';
 import { freePort, gatewayEnv, GATEWAY_MAIN, runToExit, TEST_SIGNING_KEY, type RunningProcess } from './support/processes.js';
 import { rawExchange, rawRequest, type RawReply } from './support/raw-http.js';
 import { GET_ITEM_TOOL, type RecordingDownstream } from './support/recording-downstream.js';
+import { HTTP_STATUS_DELIVERY } from './support/delivery.js';
 
 /**
  * Issue 6, "hostile and malformed input": every group answered with a clear
@@ -42,11 +43,12 @@ describe('hostile and malformed input (dist/main.js)', () => {
     // The guarded gateway's own address must be an allowed host, so its port is chosen up front.
     const guardedPort = await freePort();
     [pair, guardedPair] = await Promise.all([
-      startPair(),
+      startPair({ gateway: { env: HTTP_STATUS_DELIVERY } }),
       startPair({
         downstream: { recording: [GET_ITEM_TOOL] },
         gateway: {
           env: {
+            ...HTTP_STATUS_DELIVERY,
             PORT: String(guardedPort),
             Gw__Http__AllowedOrigins: ALLOWED_ORIGIN,
             Gw__Http__AllowedHosts: `${ALLOWED_HOST}, 127.0.0.1:${guardedPort}`,

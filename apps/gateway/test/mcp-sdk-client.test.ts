@@ -5,6 +5,7 @@ import { GatewayClient } from './support/gateway-client.js';
 import { connectSdkClient, createAgentWithToken, openRawSession, rawCall, resultJson, sdkRefusal, type TestAgent } from './support/mcp.js';
 import { startPair, type Pair } from './support/pair.js';
 import type { RunningProcess } from './support/processes.js';
+import { HTTP_STATUS_DELIVERY } from './support/delivery.js';
 
 /**
  * The official TypeScript SDK client (Streamable HTTP, bearer token in
@@ -31,7 +32,7 @@ describe('MCP with the official SDK client (dist/main.js + sample downstream)', 
   }
 
   beforeAll(async () => {
-    pair = await startPair();
+    pair = await startPair({ gateway: { env: HTTP_STATUS_DELIVERY } });
     ({ downstream, gateway, url } = pair);
     const { api } = pair;
     const admin = await pair.adminToken();
@@ -208,7 +209,7 @@ describe('MCP with the official SDK client (dist/main.js + sample downstream)', 
 
       beforeAll(async () => {
         // One gateway that gives the downstream 1 ms, one whose downstream is gone after start-up.
-        [impatientPair, orphanedPair] = await Promise.all([startPair({ downstream, gateway: { env: { Gw__Downstream__TimeoutMs: '1' } } }), startPair()]);
+        [impatientPair, orphanedPair] = await Promise.all([startPair({ downstream, gateway: { env: { ...HTTP_STATUS_DELIVERY, Gw__Downstream__TimeoutMs: '1' } } }), startPair({ gateway: { env: HTTP_STATUS_DELIVERY } })]);
         [impatient, orphaned] = [impatientPair.gateway, orphanedPair.gateway];
         await orphanedPair.downstream.stop();
       });

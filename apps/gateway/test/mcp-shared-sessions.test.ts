@@ -5,6 +5,7 @@ import { connectSdkClient, createAgentWithToken, mcpRaw, openRawSession, rawCall
 import { startPair, type Pair } from './support/pair.js';
 import type { RunningProcess } from './support/processes.js';
 import { redisServerAvailable } from './support/redis-guard.js';
+import { HTTP_STATUS_DELIVERY } from './support/delivery.js';
 
 const available = redisServerAvailable('the MCP shared-session tests');
 
@@ -23,7 +24,7 @@ describe.runIf(available)('MCP sessions shared by two gateways on one Redis', ()
   let admin: string;
 
   beforeAll(async () => {
-    pair = await startPair({ redis: true, instances: 2 });
+    pair = await startPair({ redis: true, instances: 2, gateway: { env: HTTP_STATUS_DELIVERY } });
     [first, second] = [pair.gateways[0]!, pair.gateways[1]!];
     api = pair.api;
     admin = await pair.adminToken();

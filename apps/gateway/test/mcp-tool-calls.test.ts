@@ -4,6 +4,7 @@ import { GatewayClient } from './support/gateway-client.js';
 import { createAgentWithToken, openRawSession, rawCall, type McpExchange, type TestAgent } from './support/mcp.js';
 import { startPair, type Pair } from './support/pair.js';
 import type { RunningProcess } from './support/processes.js';
+import { HTTP_STATUS_DELIVERY } from './support/delivery.js';
 
 /**
  * tools/call semantics against the built gateway and sample downstream:
@@ -18,7 +19,7 @@ describe('tools/call: budget, access and truncation (dist/main.js + sample downs
   let admin: string;
 
   beforeAll(async () => {
-    pair = await startPair();
+    pair = await startPair({ gateway: { env: HTTP_STATUS_DELIVERY } });
     ({ downstream, url, api } = pair);
     admin = await pair.adminToken();
   });

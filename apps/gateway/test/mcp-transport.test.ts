@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GatewayClient } from './support/gateway-client.js';
 import { createAgentWithToken, initializeRequest, mcpRaw, openRawSession, rawCall, type TestAgent } from './support/mcp.js';
 import { startPair, type Pair } from './support/pair.js';
+import { HTTP_STATUS_DELIVERY } from './support/delivery.js';
 
 /**
  * POST/GET/DELETE /mcp at the HTTP level (contract 3.2, 4.3, 7): exact statuses,
@@ -14,7 +15,7 @@ describe('MCP transport (dist/main.js + sample downstream)', () => {
   let bob: TestAgent;
 
   beforeAll(async () => {
-    pair = await startPair();
+    pair = await startPair({ gateway: { env: HTTP_STATUS_DELIVERY } });
     ({ url } = pair);
     const admin = await pair.adminToken();
     alice = await createAgentWithToken(pair.api, admin, { label: 'alice', dailyTokenBudget: 100_000 });
@@ -41,9 +42,9 @@ describe('MCP transport (dist/main.js + sample downstream)', () => {
       expect(initialized.message.result.protocolVersion).toBe(version);
     });
 
-    it('answers an unknown version with 2024-11-05', async () => {
+    it('answers an unknown version with the newest it supports (2025-11-25)', async () => {
       const { initialized } = await openRawSession(url, alice.token, '2099-12-31');
-      expect(initialized.message.result.protocolVersion).toBe('2024-11-05');
+      expect(initialized.message.result.protocolVersion).toBe('2025-11-25');
     });
 
     it('gives structuredContent and annotations to 2025-06-18 clients only', async () => {
@@ -62,12 +63,14 @@ describe('MCP transport (dist/main.js + sample downstream)', () => {
       expect(currentTools.find((tool: any) => tool.name === 'get_order').annotations).toMatchObject({ readOnlyHint: true });
     });
 
-    it('honours a matching MCP-Protocol-Version header and refuses another or an unknown one with 400', async () => {
+    it('accepts any supported MCP-Protocol-Version header in a session and refuses an unsupported or malformed one with 400', async () => {
       const { sessionId } = await openRawSession(url, alice.token, '2025-06-18');
       const ping = { jsonrpc: '2.0', id: 3, method: 'ping' };
-      const matching = await mcpRaw(url, ping, { token: alice.token, sessionId, headers: { 'MCP-Protocol-Version': '2025-06-18' } });
-      expect(matching.status).toBe(200);
-      for (const version of ['2025-03-26', '1.0']) {
+      for (const version of ['2025-06-18', '2025-03-26', '2025-11-25']) {
+        const accepted = await mcpRaw(url, ping, { token: alice.token, sessionId, headers: { 'MCP-Protocol-Version': version } });
+        expect(accepted.status).toBe(200);
+      }
+      for (const version of ['2099-01-01', '1.0']) {
         const refused = await mcpRaw(url, ping, { token: alice.token, sessionId, headers: { 'MCP-Protocol-Version': version } });
         expect(refused.status).toBe(400);
         expect(refused.message).toMatchObject({ jsonrpc: '2.0', id: 3, error: { code: -32600 } });

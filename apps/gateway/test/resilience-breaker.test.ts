@@ -7,6 +7,7 @@ import { GatewayClient } from './support/gateway-client.js';
 import { createAgentWithToken, openRawSession, rawCall, type McpExchange, type TestAgent } from './support/mcp.js';
 import { startPair, type Pair } from './support/pair.js';
 import { eventually, type RunningProcess } from './support/processes.js';
+import { HTTP_STATUS_DELIVERY } from './support/delivery.js';
 
 const FAILURE_THRESHOLD = 3;
 const BREAK_MS = 1000;
@@ -33,6 +34,7 @@ describe('circuit breaker and retries (dist/main.js + a controlled downstream)',
       downstream: 'controlled',
       gateway: {
         env: {
+          ...HTTP_STATUS_DELIVERY,
           Gw__Breaker__FailureThreshold: String(FAILURE_THRESHOLD),
           Gw__Breaker__BreakSeconds: String(BREAK_MS / 1000),
           Gw__Downstream__RetryMinDelayMs: '10',

@@ -7,6 +7,7 @@ import { createAgentWithToken, openRawSession, rawCall, resultJson, waitUntilRea
 import { startPair, type Pair } from './support/pair.js';
 import { eventually, startGateway, type RunningProcess } from './support/processes.js';
 import { redisServerAvailable } from './support/redis-guard.js';
+import { HTTP_STATUS_DELIVERY } from './support/delivery.js';
 
 const available = redisServerAvailable('the many-instances tests');
 
@@ -46,7 +47,7 @@ describe.runIf(available)('many instances on one Redis (dist/main.js × 2 + cont
   let admin: string;
 
   beforeAll(async () => {
-    pair = await startPair({ downstream: 'controlled', redis: true, instances: 2, gateway: { env: { Gw__Cache__Enabled: 'false' } } });
+    pair = await startPair({ downstream: 'controlled', redis: true, instances: 2, gateway: { env: { ...HTTP_STATUS_DELIVERY, Gw__Cache__Enabled: 'false' } } });
     ({ downstream, api } = pair);
     [first, second] = [pair.gateways[0]!, pair.gateways[1]!];
     admin = await pair.adminToken();
@@ -157,7 +158,7 @@ describe.runIf(available)('many instances on one Redis (dist/main.js × 2 + cont
 
     it('refreshes periodically with Gw:ToolRegistry:RefreshSeconds', async () => {
       downstream.tools = [GET_ITEM, CREATE_ITEM, COUNT_ITEMS];
-      const periodic = await startGateway({ downstreamUrl: downstream.url, env: { Gw__ToolRegistry__RefreshSeconds: '1' } });
+      const periodic = await startGateway({ downstreamUrl: downstream.url, env: { ...HTTP_STATUS_DELIVERY, Gw__ToolRegistry__RefreshSeconds: '1' } });
       try {
         await waitUntilReady(periodic.url);
         const client = new GatewayClient(periodic.url);

@@ -5,6 +5,7 @@ import { GatewayClient } from './support/gateway-client.js';
 import { connectSdkClient, createAgentWithToken, openRawSession, resultJson, SSE_MESSAGE, type TestAgent } from './support/mcp.js';
 import { startPair, type Pair } from './support/pair.js';
 import type { RunningProcess } from './support/processes.js';
+import { HTTP_STATUS_DELIVERY } from './support/delivery.js';
 
 const KEEP_ALIVE_MS = 300;
 const TIMEOUT_MS = 2000;
@@ -57,6 +58,7 @@ describe('slow downstream: SSE keep-alive and the downstream timeout (dist/main.
       downstream: 'controlled',
       gateway: {
         env: {
+          ...HTTP_STATUS_DELIVERY,
           Gw__Mcp__KeepAliveSeconds: String(KEEP_ALIVE_MS / 1000),
           Gw__Downstream__TimeoutMs: String(TIMEOUT_MS),
           Gw__Cache__Enabled: 'false',

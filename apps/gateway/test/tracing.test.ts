@@ -5,6 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { GatewayClient } from './support/gateway-client.js';
 import { createAgentWithToken, mcpRaw, openRawSession, waitUntilReady, type TestAgent } from './support/mcp.js';
 import { eventually, startGateway, type RunningProcess } from './support/processes.js';
+import { HTTP_STATUS_DELIVERY } from './support/delivery.js';
 
 /** An argument value that must never leave the gateway in a span. */
 const SECRET_ID = 'item-secret-4111111111111111';
@@ -121,7 +122,7 @@ describe('OpenTelemetry tracing (dist/main.js, OTLP/HTTP to a local collector)',
     collector = await startCollector();
     gateway = await startGateway({
       downstreamUrl: downstream.url,
-      env: { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${collector.url}/v1/traces`, OTEL_BSP_SCHEDULE_DELAY: '100' },
+      env: { ...HTTP_STATUS_DELIVERY, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${collector.url}/v1/traces`, OTEL_BSP_SCHEDULE_DELAY: '100' },
     });
     agent = await agentFor(gateway);
   });

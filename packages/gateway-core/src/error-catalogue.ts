@@ -28,11 +28,23 @@ export const FAILURE_OUTCOMES = [
 
 export type FailureOutcome = (typeof FAILURE_OUTCOMES)[number];
 
+/**
+ * How the MCP endpoint delivers an error by default (MCP's own rules; the
+ * `http-status` setting answers every error with `httpStatus` instead):
+ * - `tool-error`: a tools/call result with `isError: true`, in HTTP 200, so
+ *   the model reads what went wrong and can correct itself;
+ * - `in-band`: a JSON-RPC error in HTTP 200 (a refusal the client can act on);
+ * - `http`: the HTTP status, with the JSON-RPC error as the body (credentials,
+ *   sessions, malformed requests, outages: what MCP's transport rules give a status).
+ */
+export type Delivery = 'tool-error' | 'in-band' | 'http';
+
 export interface ErrorKind {
   title: string;
   httpStatus: number;
   jsonRpcCode: number;
   outcome: FailureOutcome;
+  delivery: Delivery;
 }
 
 // JSON-RPC codes: contract 7 for the gateway's own failures, JSON-RPC 2.0 for protocol errors.
@@ -46,18 +58,25 @@ const METHOD_NOT_FOUND = -32601;
 const INVALID_PARAMS = -32602;
 const INTERNAL = -32603;
 
-const kind = (httpStatus: number, jsonRpcCode: number, title: string, outcome: FailureOutcome): ErrorKind => ({ httpStatus, jsonRpcCode, title, outcome });
+const kind = (httpStatus: number, jsonRpcCode: number, title: string, outcome: FailureOutcome, delivery: Delivery = 'http'): ErrorKind => ({
+  httpStatus,
+  jsonRpcCode,
+  title,
+  outcome,
+  delivery,
+});
 
 export const ERROR_CATALOGUE = {
   // Contract 7: the gateway's refusals and failures.
   unauthorized: kind(401, UNAUTHORIZED, 'Unauthorized', 'unauthorized'),
   /** A required scope is absent (contract 5 rule 6). */
-  forbidden: kind(403, REFUSED, 'Forbidden', 'forbidden'),
-  'not-allowlisted': kind(403, REFUSED, 'Forbidden', 'not-allowlisted'),
-  'write-blocked': kind(403, REFUSED, 'Forbidden', 'write-blocked'),
-  'budget-exhausted': kind(429, BUDGET, 'Daily token budget exhausted', 'budget-exhausted'),
-  'downstream-error': kind(502, DOWNSTREAM, 'Downstream API error', 'downstream-error'),
-  'circuit-open': kind(503, REFUSED, 'Downstream isolated (circuit open)', 'circuit-open'),
+  forbidden: kind(403, REFUSED, 'Forbidden', 'forbidden', 'in-band'),
+  'not-allowlisted': kind(403, REFUSED, 'Forbidden', 'not-allowlisted', 'in-band'),
+  'write-blocked': kind(403, REFUSED, 'Forbidden', 'write-blocked', 'in-band'),
+  'budget-exhausted': kind(429, BUDGET, 'Daily token budget exhausted', 'budget-exhausted', 'in-band'),
+  /** The downstream answered an error, timed out, or its answer could not be read: the tool failed. */
+  'downstream-error': kind(502, DOWNSTREAM, 'Downstream API error', 'downstream-error', 'tool-error'),
+  'circuit-open': kind(503, REFUSED, 'Downstream isolated (circuit open)', 'circuit-open', 'in-band'),
   /**
    * Same code as an open breaker on purpose: both mean "the gateway cannot
    * serve this now, retry later", and nothing is charged or forwarded.
@@ -68,11 +87,15 @@ export const ERROR_CATALOGUE = {
 
   // Input the gateway cannot act on.
   'not-found': kind(404, INVALID_PARAMS, 'Not found', 'invalid-request'),
-  'invalid-input': kind(400, INVALID_PARAMS, 'Invalid input', 'invalid-request'),
+  'invalid-input': kind(400, INVALID_PARAMS, 'Invalid input', 'invalid-request', 'in-band'),
   /** tools/call named no tool, or one the registry does not know. */
-  'unknown-tool': kind(400, INVALID_PARAMS, 'Invalid input', 'unknown-tool'),
-  /** The arguments do not fit the tool's input schema, or cannot be sent. */
-  'invalid-arguments': kind(400, INVALID_PARAMS, 'Invalid input', 'invalid-arguments'),
+  'unknown-tool': kind(400, INVALID_PARAMS, 'Invalid input', 'unknown-tool', 'in-band'),
+  /**
+   * The arguments do not fit the tool's input schema, or cannot be sent. A
+   * tool error from MCP 2025-11-25 on (SEP-1303: the model can fix its call);
+   * before it, a JSON-RPC error in HTTP 200.
+   */
+  'invalid-arguments': kind(400, INVALID_PARAMS, 'Invalid input', 'invalid-arguments', 'tool-error'),
 
   // JSON-RPC and MCP protocol errors.
   'parse-error': kind(400, PARSE, 'Parse error', 'invalid-request'),
@@ -82,7 +105,7 @@ export const ERROR_CATALOGUE = {
    * stream like any other response (as the official SDK server does). A 404
    * would be wrong: on Streamable HTTP a 404 tells the client its session is gone.
    */
-  'method-not-found': kind(200, METHOD_NOT_FOUND, 'Method not found', 'invalid-request'),
+  'method-not-found': kind(200, METHOD_NOT_FOUND, 'Method not found', 'invalid-request', 'in-band'),
   /** Streamable HTTP clients react to the 404 by initializing again. */
   'session-not-found': kind(404, INVALID_REQUEST, 'Session not found', 'invalid-request'),
 

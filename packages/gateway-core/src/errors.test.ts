@@ -29,7 +29,7 @@ describe('describeError', () => {
     [new InvalidInputError('bad body'), 400, -32602],
     [new StoreUnavailableError('redis down'), 503, -32003],
   ])('maps %s to the spec status and code', (error, httpStatus, jsonRpcCode) => {
-    expect(describeError(error)).toEqual({ code: error.code, httpStatus, jsonRpcCode, title: error.title, outcome: error.kind.outcome, detail: error.message, expected: true });
+    expect(describeError(error)).toEqual({ code: error.code, httpStatus, jsonRpcCode, title: error.title, outcome: error.kind.outcome, delivery: error.kind.delivery, detail: error.message, expected: true });
     expect(error.name).toBe(error.constructor.name);
   });
 

@@ -1,4 +1,4 @@
-import { ERROR_CATALOGUE, type ErrorCode, type ErrorKind, type FailureOutcome } from './error-catalogue.js';
+import { ERROR_CATALOGUE, type Delivery, type ErrorCode, type ErrorKind, type FailureOutcome } from './error-catalogue.js';
 
 /**
  * The gateway's errors. Each carries a `code` of the error catalogue, which
@@ -73,13 +73,17 @@ export class ForbiddenError extends GatewayError {
 /** The access rule that refused a tool to an agent. */
 export type ToolRefusal = 'not-allowlisted' | 'missing-scopes' | 'write-blocked';
 
-/** A tool the agent may not call, with the rule that refused it. */
+/** A tool the agent may not call, with the rule that refused it (and, for scopes, which are missing). */
 export class ToolRefusedError extends ForbiddenError {
+  readonly data: { reason: ToolRefusal; missingScopes?: string[] };
+
   constructor(
     readonly reason: ToolRefusal,
     message: string,
+    missingScopes?: readonly string[],
   ) {
     super(message, { code: reason === 'missing-scopes' ? 'forbidden' : reason });
+    this.data = missingScopes ? { reason, missingScopes: [...missingScopes] } : { reason };
   }
 }
 
@@ -87,10 +91,15 @@ export class ToolRefusedError extends ForbiddenError {
 export class BudgetExhaustedError extends GatewayError {
   /** ISO 8601 instant at which the budget rolls over (next 00:00 UTC). */
   readonly resetsAt: string;
+  /** What a client can act on: when to come back, and the budget it ran out of. */
+  readonly data: { resetsAt: string; retryAfterSeconds: number; dailyTokenBudget?: number; remaining: number };
 
-  constructor(message: string, resetsAt: string, options?: GatewayErrorOptions) {
+  constructor(message: string, resetsAt: string, options?: GatewayErrorOptions & { dailyTokenBudget?: number; now?: Date }) {
     super('budget-exhausted', message, options);
     this.resetsAt = resetsAt;
+    const now = options?.now ?? new Date();
+    const retryAfterSeconds = Math.max(Math.ceil((Date.parse(resetsAt) - now.getTime()) / 1000), 1);
+    this.data = { resetsAt, retryAfterSeconds, ...(options?.dailyTokenBudget === undefined ? {} : { dailyTokenBudget: options.dailyTokenBudget }), remaining: 0 };
   }
 }
 
@@ -107,6 +116,14 @@ export type DownstreamFailure =
   | { reason: 'response-too-large'; limitBytes: number }
   | { reason: 'response-too-deep'; limitDepth: number };
 
+export interface DownstreamCallErrorOptions extends GatewayErrorOptions {
+  /**
+   * What the downstream answered with its error status (decoded, bounded), for
+   * the model to read once filtered. Never sent as `data`: it is unfiltered.
+   */
+  answer?: unknown;
+}
+
 /** The downstream API failed or answered with an error. */
 export class DownstreamError extends GatewayError {
   constructor(message: string, options?: GatewayErrorOptions) {
@@ -117,17 +134,22 @@ export class DownstreamError extends GatewayError {
 /** A forwarded call that failed, with the failure as data. */
 export class DownstreamCallError extends DownstreamError {
   readonly data: DownstreamFailure;
+  readonly answer: unknown;
 
-  constructor(message: string, data: DownstreamFailure, options?: GatewayErrorOptions) {
+  constructor(message: string, data: DownstreamFailure, options?: DownstreamCallErrorOptions) {
     super(message, options);
     this.data = data;
+    this.answer = options?.answer;
   }
 }
 
 /** The circuit breaker is open; the downstream is isolated. */
 export class CircuitOpenError extends GatewayError {
-  constructor(message: string, options?: GatewayErrorOptions) {
+  readonly data: { retryAfterSeconds: number } | undefined;
+
+  constructor(message: string, options?: GatewayErrorOptions & { retryAfterSeconds?: number }) {
     super('circuit-open', message, options);
+    this.data = options?.retryAfterSeconds === undefined ? undefined : { retryAfterSeconds: options.retryAfterSeconds };
   }
 }
 
@@ -256,6 +278,8 @@ export interface ErrorDescription {
   detail: string;
   /** How a tools/call that ended with this error is audited and counted. */
   outcome: FailureOutcome;
+  /** How the MCP endpoint delivers it by default. */
+  delivery: Delivery;
   /** False for unexpected errors: log them, never show their message. */
   expected: boolean;
 }
@@ -270,6 +294,6 @@ const INTERNAL_DETAIL = 'The gateway failed to handle the request.';
 export function describeError(error: unknown): ErrorDescription {
   const known = error instanceof GatewayError;
   const code = known ? error.code : 'internal';
-  const { httpStatus, jsonRpcCode, title, outcome } = ERROR_CATALOGUE[code];
-  return { code, httpStatus, jsonRpcCode, title, outcome, detail: known ? error.message : INTERNAL_DETAIL, expected: known };
+  const { httpStatus, jsonRpcCode, title, outcome, delivery } = ERROR_CATALOGUE[code];
+  return { code, httpStatus, jsonRpcCode, title, outcome, delivery, detail: known ? error.message : INTERNAL_DETAIL, expected: known };
 }

@@ -24,7 +24,8 @@ export interface GatewayConfig {
   downstream: { baseUrl: string; timeoutMs: number; headers: Record<string, string> };
   store: { connectionString: string | undefined };
   admin: { apiKey: string | undefined; tokenExpiryDays: number };
-  mcp: { sessionIdleMinutes: number; maxBodyBytes: number; keepAliveMs: number };
+  /** `errorDelivery`: MCP's rules (tool errors and refusals in HTTP 200), or contract 7's HTTP statuses. */
+  mcp: { sessionIdleMinutes: number; maxBodyBytes: number; keepAliveMs: number; errorDelivery: 'mcp' | 'http-status' };
   cache: {
     enabled: boolean;
     semantic: boolean;
@@ -133,6 +134,7 @@ function schemaFor(development: boolean) {
     'Gw:Mcp:SessionIdleMinutes': positiveInt(30),
     'Gw:Mcp:MaxBodyBytes': positiveInt(1024 * 1024),
     'Gw:Mcp:KeepAliveSeconds': z.coerce.number().positive('must be positive').default(5),
+    'Gw:Mcp:ErrorDelivery': z.enum(['mcp', 'http-status'], { error: 'must be mcp or http-status' }).default('mcp'),
     'Gw:Cache:Enabled': booleanFlag(true),
     'Gw:Cache:Semantic': booleanFlag(true),
     'Gw:Cache:SimilarityThreshold': z.coerce.number().gt(0, 'must be above 0').max(1, 'must be at most 1').default(0.92),
@@ -237,6 +239,7 @@ export function parseGatewayConfig(flat: FlatConfig): ParsedConfig {
         sessionIdleMinutes: data['Gw:Mcp:SessionIdleMinutes'],
         maxBodyBytes: data['Gw:Mcp:MaxBodyBytes'],
         keepAliveMs: data['Gw:Mcp:KeepAliveSeconds'] * 1000,
+        errorDelivery: data['Gw:Mcp:ErrorDelivery'],
       },
       cache: {
         enabled: data['Gw:Cache:Enabled'],

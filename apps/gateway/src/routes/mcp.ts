@@ -69,7 +69,7 @@ export function mcpRoutes(deps: McpRouteDeps): Hono {
 export function sendMcpAnswer(c: Context, answer: McpAnswer): Response {
   if (answer.sessionId) c.header(SESSION_HEADER, answer.sessionId);
   if (answer.serverTiming) c.header('Server-Timing', answer.serverTiming);
-  const status = answer.failure?.httpStatus ?? 200;
+  const status = answer.status;
   if (status === 200) return sseReply(c, answer.message);
   if (status === 401) c.header('WWW-Authenticate', 'Bearer');
   // The rest of a too-large body is never read, so this connection cannot carry another request:

@@ -6,7 +6,7 @@ import type { ToolDefinition } from '../tools/definition.js';
 import { DownstreamCallError } from '../errors.js';
 import { checkDownstreamHeaders, endToEndHeaders } from './headers.js';
 import { buildDownstreamRequest } from './request.js';
-import { decodeBody, readLimited } from './response-body.js';
+import { decodeBody, readErrorAnswer, readLimited } from './response-body.js';
 
 export interface ForwardResult {
   status: number;
@@ -80,11 +80,13 @@ export class HttpForwarder implements Forwarder {
         signal: abort.signal,
       });
       if (response.statusCode >= 400) {
-        await response.body.dump().catch(() => undefined);
-        throw new DownstreamCallError(`Downstream answered ${response.statusCode} for tool ${tool.name}`, {
-          reason: 'status',
-          downstreamStatus: response.statusCode,
-        });
+        // What the downstream says went wrong (a problem+json title/detail, say) is for the model to read.
+        const answer = await readErrorAnswer(response.body, response.headers['content-type']);
+        throw new DownstreamCallError(
+          `Downstream answered ${response.statusCode} for tool ${tool.name}`,
+          { reason: 'status', downstreamStatus: response.statusCode },
+          { answer },
+        );
       }
       const raw = await readLimited(response.body, this.#maxResponseBytes);
       const headers = endToEndHeaders(response.headers);

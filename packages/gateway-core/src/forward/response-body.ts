@@ -20,6 +20,25 @@ export async function readLimited(body: Readable, limitBytes: number): Promise<B
   return Buffer.concat(chunks, length);
 }
 
+/** An error answer is read only this far: enough for any problem description, never a large body. */
+export const MAX_ERROR_ANSWER_BYTES = 16 * 1024;
+
+/**
+ * The body of an error answer, decoded like any answer, or undefined when
+ * there is none, it is longer than `MAX_ERROR_ANSWER_BYTES` (the rest is not
+ * read), or it cannot be read.
+ */
+export async function readErrorAnswer(body: Readable, contentType: string | string[] | undefined): Promise<unknown> {
+  try {
+    const raw = await readLimited(body, MAX_ERROR_ANSWER_BYTES);
+    const decoded = decodeBody(raw, Array.isArray(contentType) ? contentType[0] : contentType);
+    return decoded ?? undefined;
+  } catch {
+    body.destroy();
+    return undefined;
+  }
+}
+
 /**
  * JSON bodies (any `json` media type) are parsed; anything else, or JSON that
  * does not parse, is passed on as text; an empty body is null. Deeper nesting

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { AgentService } from '../agents/agent-service.js';
 import type { AuditEvent } from '../audit/trail.js';
 import { TokenService } from '../auth/token-service.js';
+import { DownstreamCallError } from '../errors.js';
 import type { Forwarder } from '../forward/forwarder.js';
 import { SettlementQueue } from '../pipeline/settlement-queue.js';
 import { createMemoryStore } from '../store/memory/index.js';
@@ -23,7 +24,7 @@ const initializeParams = (protocolVersion = '2024-11-05') => ({
  * The service over the memory store, with real agents and tokens, a clock
  * the test moves, a count of session lookups and the audit events it wrote.
  */
-async function setup(options: { settled?: boolean; ready?: boolean } = {}) {
+async function setup(options: { settled?: boolean; ready?: boolean; forwarder?: Forwarder; errorDelivery?: 'mcp' | 'http-status'; budget?: number } = {}) {
   let now = Date.parse('2025-05-01T12:00:00Z');
   const clock = () => new Date(now);
   const store = createMemoryStore({ clock: () => now });
@@ -39,7 +40,7 @@ async function setup(options: { settled?: boolean; ready?: boolean } = {}) {
   const tokens = new TokenService({ signingKey: 's'.repeat(32), clock });
   const agents = new AgentService({ store, tokens, clock });
   const settlements = options.settled ? new SettlementQueue({ ledger: store.budget }) : undefined;
-  const forwarder: Forwarder = { forward: async () => ({ status: 200, headers: {}, body: { ok: true }, durationMs: 1 }) };
+  const forwarder: Forwarder = options.forwarder ?? { forward: async () => ({ status: 200, headers: {}, body: { ok: true }, durationMs: 1 }) };
   const audited: AuditEvent[] = [];
   const service = new McpService({
     agents,
@@ -49,9 +50,10 @@ async function setup(options: { settled?: boolean; ready?: boolean } = {}) {
     serverInfo: { name: 'tollgate', version: '0.0.0-test' },
     audit: (event) => audited.push(event),
     isReady: async () => options.ready ?? true,
+    errorDelivery: options.errorDelivery,
   });
   const tokenFor = async (label: string, scopes: string[] = []) => {
-    const agent = await agents.create({ label, dailyTokenBudget: 10_000, scopes });
+    const agent = await agents.create({ label, dailyTokenBudget: options.budget ?? 10_000, scopes });
     return { agentId: agent.agentId, token: `Bearer ${(await agents.issueToken(agent.agentId, 1)).token}` };
   };
   const usage = async (agentId: string) => {
@@ -90,15 +92,15 @@ function inSession(service: Service, authorization: string, sessionId: string | 
 }
 
 describe('McpService', () => {
-  it('opens a session in the version the client asked for, or 2024-11-05', async () => {
+  it('opens a session in the version the client asked for, or the newest it supports', async () => {
     const { service, tokenFor } = await setup();
     const { token } = await tokenFor('alice');
     const current = await initialize(service, token, '2025-06-18');
     expect(current.sessionId).toMatch(/^[A-Za-z0-9_-]{32}$/);
     expect(current.result).toMatchObject({ protocolVersion: '2025-06-18', serverInfo: { name: 'tollgate' }, capabilities: { tools: {} } });
 
-    const unknown = await initialize(service, token, '1999-01-01');
-    expect(unknown.result.protocolVersion).toBe('2024-11-05');
+    const unknown = await initialize(service, token, '2099-01-01');
+    expect(unknown.result.protocolVersion).toBe('2025-11-25');
     expect(unknown.sessionId).not.toBe(current.sessionId);
   });
 
@@ -173,12 +175,13 @@ describe('McpService', () => {
     expect((await inSession(service, alice.token, sessionId)).failure?.code).toBe('session-not-found');
   });
 
-  it('refuses an MCP-Protocol-Version header that is unsupported or differs from the session with 400', async () => {
+  it('accepts any supported MCP-Protocol-Version header in a session, and refuses an unsupported one with 400', async () => {
     const { service, tokenFor } = await setup();
     const { token } = await tokenFor('alice');
     const { sessionId } = await initialize(service, token, '2025-06-18');
-    for (const header of ['2025-03-26', '2099-01-01', 'garbage']) {
-      expect((await inSession(service, token, sessionId, header)).failure).toMatchObject({ code: 'invalid-request', httpStatus: 400 });
+    for (const header of ['2025-03-26', '2025-11-25']) expect((await inSession(service, token, sessionId, header)).failure).toBeUndefined();
+    for (const header of ['2099-01-01', 'garbage']) {
+      expect(await inSession(service, token, sessionId, header)).toMatchObject({ status: 400, failure: { code: 'invalid-request', httpStatus: 400 } });
     }
   });
 
@@ -272,12 +275,12 @@ describe('McpService', () => {
 
   it('puts the HTTP status of an answer sent after its stream started into the error data', () => {
     const { message } = streamedInput();
-    expect(streamedMessage({ kind: 'answer', message, failure: { code: 'downstream-error', httpStatus: 502, jsonRpcCode: -32002, title: 't', detail: 'd', outcome: 'downstream-error', expected: true } })).toEqual({
+    expect(streamedMessage({ kind: 'answer', message, status: 200, failure: { code: 'downstream-error', httpStatus: 502, jsonRpcCode: -32002, title: 't', detail: 'd', outcome: 'downstream-error', delivery: 'tool-error', expected: true } })).toEqual({
       ...message,
       error: { ...message.error, data: { reason: 'timeout', httpStatus: 502 } },
     });
     const success = { jsonrpc: '2.0' as const, id: 1, result: {} };
-    expect(streamedMessage({ kind: 'answer', message: success })).toBe(success);
+    expect(streamedMessage({ kind: 'answer', message: success, status: 200 })).toBe(success);
   });
 
   describe('reserving ahead (the budget reservation leaves with the authentication reads)', () => {
@@ -312,3 +315,81 @@ describe('McpService', () => {
 function streamedInput() {
   return { message: { jsonrpc: '2.0' as const, id: 1, error: { code: -32002, message: 'Downstream timed out', data: { reason: 'timeout' } } } };
 }
+
+describe('McpService error delivery', () => {
+  /** A downstream that answers 404 with a problem description for every call. */
+  const notFound: Forwarder = {
+    forward: async () => {
+      throw new DownstreamCallError('Downstream answered 404 for tool getCustomer', { reason: 'status', downstreamStatus: 404 }, { answer: { title: 'Not Found', detail: 'customer 99999 not found' } });
+    },
+  };
+  const call = (name: string, args: unknown) => rpc('tools/call', { name, arguments: args });
+
+  async function session(options: Parameters<typeof setup>[0], version = '2025-11-25', scopes: string[] = []) {
+    const harness = await setup(options);
+    const { token } = await harness.tokenFor('alice', scopes);
+    const { sessionId } = await initialize(harness.service, token, version);
+    return { ...harness, send: (body: string) => inSession(harness.service, token, sessionId, undefined, body) };
+  }
+
+  it('hands a downstream failure to the model as a tool error in HTTP 200, with its words and code', async () => {
+    const { send, audited } = await session({ forwarder: notFound });
+    const reply = await send(call('getCustomer', { id: '99999' }));
+    expect(reply.status).toBe(200);
+    expect(reply.message).toEqual({
+      jsonrpc: '2.0',
+      id: 1,
+      result: {
+        content: [{ type: 'text', text: 'Downstream answered 404 for tool getCustomer: {"title":"Not Found","detail":"customer 99999 not found"}' }],
+        isError: true,
+        _meta: { 'io.tollgate/error': { code: -32002, kind: 'downstream-error', httpStatus: 502, reason: 'status', downstreamStatus: 404 } },
+      },
+    });
+    // The audit trail and the metrics keep contract 7's classification.
+    expect(audited.at(-1)).toMatchObject({ outcome: 'downstream-error', httpStatus: 502, jsonRpcCode: -32002, downstreamStatus: 404 });
+  });
+
+  it('names each bad field in a tool error for 2025-11-25, and answers -32602 in HTTP 200 before it', async () => {
+    const current = await (await session({})).send(call('getCustomer', { id: 7 }));
+    expect(current.status).toBe(200);
+    expect(current.message).toMatchObject({ result: { isError: true, content: [{ text: expect.stringMatching(/^Invalid arguments for tool getCustomer: id /) }], _meta: { 'io.tollgate/error': { code: -32602, fields: [{ path: 'id' }] } } } });
+
+    const older = await (await session({}, '2025-06-18')).send(call('getCustomer', { id: 7 }));
+    expect(older).toMatchObject({ status: 200, message: { error: { code: -32602, data: { fields: [{ path: 'id' }] } } } });
+  });
+
+  it('answers an unknown tool, a missing scope and an exhausted budget with JSON-RPC errors in HTTP 200 and data to act on', async () => {
+    const unknown = await (await session({})).send(call('dropDatabase', {}));
+    expect(unknown).toMatchObject({ status: 200, message: { error: { code: -32602 } } });
+
+    const scoped = await (await session({})).send(call('createOrder', { customerId: '1', sku: 'A', quantity: 1 }));
+    expect(scoped).toMatchObject({ status: 200, message: { error: { code: -32003, data: { reason: 'missing-scopes', missingScopes: ['orders:write'] } } } });
+
+    const broke = await (await session({ budget: 0 })).send(call('getCustomer', { id: '7' }));
+    expect(broke).toMatchObject({ status: 200, message: { error: { code: -32029, data: { remaining: 0, dailyTokenBudget: 0, resetsAt: expect.any(String), retryAfterSeconds: expect.any(Number) } } } });
+    expect((broke.message as { error: { data: { retryAfterSeconds: number } } }).error.data.retryAfterSeconds).toBeGreaterThan(0);
+  });
+
+  it('keeps HTTP statuses for credentials and sessions', async () => {
+    const { service } = await setup({});
+    expect(await answered(send(service, 'Bearer forged', call('getCustomer', {}), { sessionId: 'A'.repeat(32) }))).toMatchObject({ status: 401 });
+  });
+
+  it('answers every error with its contract 7 HTTP status when asked to (http-status)', async () => {
+    const failed = await (await session({ forwarder: notFound, errorDelivery: 'http-status' })).send(call('getCustomer', { id: '99999' }));
+    expect(failed).toMatchObject({ status: 502, message: { error: { code: -32002, data: { reason: 'status', downstreamStatus: 404 } } } });
+    // The downstream's own answer never travels as error data: it is not privacy-filtered there.
+    expect(JSON.stringify(failed.message)).not.toContain('customer 99999');
+    const invalid = await (await session({ errorDelivery: 'http-status' })).send(call('getCustomer', { id: 7 }));
+    expect(invalid).toMatchObject({ status: 400, message: { error: { code: -32602 } } });
+    const broke = await (await session({ budget: 0, errorDelivery: 'http-status' })).send(call('getCustomer', { id: '7' }));
+    expect(broke).toMatchObject({ status: 429, message: { error: { code: -32029 } } });
+  });
+
+  it('answers server/discover without a session with -32601 in HTTP 200, so newer clients fall back to initialize', async () => {
+    const { service, tokenFor } = await setup();
+    const { token } = await tokenFor('alice');
+    const reply = await answered(send(service, token, rpc('server/discover')));
+    expect(reply).toMatchObject({ status: 200, message: { error: { code: -32601 } } });
+  });
+});

@@ -3,12 +3,13 @@ import { randomBytes } from 'node:crypto';
 import type { AgentService } from '../agents/agent-service.js';
 import type { AuditEvent } from '../audit/trail.js';
 import { bearerToken } from '../auth/bearer.js';
-import { describeError, InvalidRequestError, MethodNotFoundError, NotReadyError, SessionNotFoundError, type ErrorDescription } from '../errors.js';
+import { describeError, InvalidInputError, InvalidRequestError, MethodNotFoundError, NotReadyError, SessionNotFoundError, type ErrorDescription } from '../errors.js';
 import { EarlyReservations, type EarlyReservation } from '../pipeline/early-reservation.js';
-import { callTool, type ToolCallDeps, type ToolCallReport } from '../pipeline/tool-call.js';
+import { callTool, type ToolCallDeps, type ToolCallFailure, type ToolCallReport } from '../pipeline/tool-call.js';
 import { buildInitializeResult, parseInitializeParams, type ServerInfo } from '../protocol/initialize.js';
 import { jsonRpcErrorFrom, jsonRpcResult, parseJsonRpcBody, type IncomingMessage, type JsonRpcId, type JsonRpcRequest, type JsonRpcResponse } from '../protocol/jsonrpc.js';
-import { protocolVersionForRequest, type ProtocolVersion } from '../protocol/protocol-version.js';
+import { isAtLeast, protocolVersionForRequest, type ProtocolVersion } from '../protocol/protocol-version.js';
+import { buildToolErrorResult } from '../protocol/tool-result.js';
 import type { AgentRecord, SessionRecord, SessionStore } from '../store/ports.js';
 import { toolsForAgent } from '../tools/access.js';
 import { toolsListResult } from '../tools/listing.js';
@@ -30,8 +31,18 @@ export interface McpServiceOptions {
   isReady: () => Promise<boolean>;
   /** Told about errors outside the catalogue, whose message never reaches the caller. */
   onUnexpectedError?: (error: unknown) => void;
+  /**
+   * `mcp` (default): each error as the catalogue's `delivery` says — tool
+   * errors as `isError` results, refusals as JSON-RPC errors in HTTP 200,
+   * credentials, sessions and malformed requests with their HTTP status.
+   * `http-status`: every error with its contract 7 HTTP status, for clients
+   * that read the status line.
+   */
+  errorDelivery?: ErrorDelivery;
   clock?: () => Date;
 }
+
+export type ErrorDelivery = 'mcp' | 'http-status';
 
 /** One POST to the MCP endpoint, as the transport received it. */
 export interface McpPost {
@@ -56,6 +67,8 @@ export type McpSessionEnd = Pick<McpPost, 'authorization' | 'sessionId' | 'proto
 export interface McpAnswer {
   kind: 'answer';
   message: JsonRpcResponse;
+  /** The HTTP status to answer with (200 for an answer carried by the SSE stream). */
+  status: number;
   /** Set when `message` is an error: the catalogue's description of it (the HTTP status among it). */
   failure?: ErrorDescription;
   /** Set by `initialize`: the new session, for the `Mcp-Session-Id` header. */
@@ -90,7 +103,10 @@ type Admission =
   | { ok: false; error: unknown; agentId: string | null };
 
 /** A failure before the pipeline started: nothing was learnt about the call. */
-const NOTHING_LEARNT = { tool: null, argsDigest: null, cacheTier: null, downstreamStatus: null, downstreamMs: null, tokensCharged: 0 };
+const NOTHING_LEARNT = { tool: null, argsDigest: null, cacheTier: null, downstreamStatus: null, downstreamMs: null, tokensCharged: 0, downstreamAnswer: null };
+
+/** Requests answered without a session: `initialize`, and the discovery newer clients try first. */
+const SESSIONLESS_METHODS: ReadonlySet<string> = new Set(['initialize', 'server/discover']);
 
 /**
  * The MCP endpoint as one use-case (contract 3.2, 4.3): a request in, an
@@ -157,7 +173,7 @@ export class McpService {
     let reservedAhead: EarlyReservation | null = null;
     try {
       if (!(await this.#options.isReady())) throw new NotReadyError('The gateway is not ready: see /health/ready');
-      const opensSession = incoming.kind === 'request' && incoming.message.method === 'initialize';
+      const opensSession = incoming.kind === 'request' && SESSIONLESS_METHODS.has(incoming.message.method);
       // What this lookup finds only counts once the caller is known to own it.
       const lookup = opensSession || incoming.kind === 'invalid' ? null : judgedLater(this.#touchSession(request.sessionId));
       const claims = await this.#options.agents.verifyToken(bearerToken(request.authorization));
@@ -201,9 +217,13 @@ export class McpService {
     return { record, protocolVersion };
   }
 
-  /** Every method but tools/call; `initialize` is the one that comes without a session. */
+  /** Every method but tools/call; `initialize` and `server/discover` come without a session. */
   async #answer(caller: McpCaller, session: McpSession | null, request: JsonRpcRequest): Promise<McpAnswer> {
-    if (session === null) return this.#initialize(caller, request);
+    // A revision newer than the gateway's opens with server/discover: "method not found" makes it fall back to initialize at once.
+    if (session === null) {
+      if (request.method === 'initialize') return this.#initialize(caller, request);
+      throw new MethodNotFoundError(request.method);
+    }
     switch (request.method) {
       case 'ping':
         return answer(jsonRpcResult(request.id, {}));
@@ -246,19 +266,53 @@ export class McpService {
       reservedAhead?.abandon();
     }
     const serverTiming = record.end({ agentId: caller.agent.agentId, sessionId: session.record.sessionId }, report);
-    const reply = report.ok ? answer(jsonRpcResult(request.id, report.result)) : this.#failure(request.id, report.error);
+    const reply = report.ok ? answer(jsonRpcResult(request.id, report.result)) : this.#callFailure(request.id, report, session.protocolVersion);
     return { ...reply, serverTiming };
+  }
+
+  /** A failed tools/call: a tool error the model reads, when the catalogue says so and the client's revision allows it. */
+  #callFailure(id: JsonRpcId, report: ToolCallFailure, version: ProtocolVersion): McpAnswer {
+    const failure = describeError(report.error);
+    if (this.#mcpDelivery && isToolError(failure, version)) {
+      const result = buildToolErrorResult(toolErrorText(report), { code: failure.jsonRpcCode, kind: failure.code, httpStatus: failure.httpStatus, ...detailsOf(report.error) });
+      return { kind: 'answer', message: jsonRpcResult(id, result), status: 200, failure };
+    }
+    return this.#failure(id, report.error);
   }
 
   #failure(id: JsonRpcId | null, error: unknown): McpAnswer {
     const failure = describeError(error);
     if (!failure.expected) this.#options.onUnexpectedError?.(error);
-    return { kind: 'answer', message: jsonRpcErrorFrom(id, error), failure };
+    const status = this.#mcpDelivery && failure.delivery !== 'http' ? 200 : failure.httpStatus;
+    return { kind: 'answer', message: jsonRpcErrorFrom(id, error), status, failure };
+  }
+
+  get #mcpDelivery(): boolean {
+    return (this.#options.errorDelivery ?? 'mcp') === 'mcp';
   }
 }
 
 function answer(message: JsonRpcResponse): McpAnswer {
-  return { kind: 'answer', message };
+  return { kind: 'answer', message, status: 200 };
+}
+
+/** Invalid arguments are a tool error from 2025-11-25 on (SEP-1303); a JSON-RPC error before. */
+function isToolError(failure: ErrorDescription, version: ProtocolVersion): boolean {
+  if (failure.delivery !== 'tool-error') return false;
+  return failure.code !== 'invalid-arguments' || isAtLeast(version, '2025-11-25');
+}
+
+/** What the model reads: what failed, and the downstream's own words when it gave any (already filtered and capped). */
+function toolErrorText(report: ToolCallFailure): string {
+  const { detail } = describeError(report.error);
+  return report.downstreamAnswer ? `${detail}: ${report.downstreamAnswer}` : detail;
+}
+
+/** The error's own details for programs (the downstream failure, the fields at fault); never the downstream's answer. */
+function detailsOf(error: unknown): Record<string, unknown> {
+  if (error instanceof InvalidInputError) return { fields: error.fields };
+  const data = (error as { data?: unknown }).data;
+  return typeof data === 'object' && data !== null ? { ...data } : {};
 }
 
 /** The id to answer with: a refused message's id too, when it is itself valid. */
@@ -281,5 +335,6 @@ export function streamedMessage(reply: McpAnswer): JsonRpcResponse {
 
 /** An answer refusing a request before it reached the service: the transport (method, media type, size) or a request guard (origin, headers). */
 export function transportFailure(error: unknown): McpAnswer {
-  return { kind: 'answer', message: jsonRpcErrorFrom(null, error), failure: describeError(error) };
+  const failure = describeError(error);
+  return { kind: 'answer', message: jsonRpcErrorFrom(null, error), status: failure.httpStatus, failure };
 }

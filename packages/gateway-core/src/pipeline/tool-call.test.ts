@@ -217,7 +217,7 @@ describe('callTool', () => {
     const refused = await reportToolCall(deps, caller(), { name: 'createOrder', arguments: { customerId: '1' } });
     expect(refused.ok || refused.error).toBeInstanceOf(ForbiddenError);
     const { ok: _ok, error: _error, ...facts } = refused as { ok: false; error: unknown };
-    expect(facts).toEqual({ tool: 'createOrder', argsDigest: expect.stringMatching(/^[0-9a-f]{64}$/), cacheTier: null, downstreamStatus: null, downstreamMs: null, tokensCharged: 0 });
+    expect(facts).toEqual({ tool: 'createOrder', argsDigest: expect.stringMatching(/^[0-9a-f]{64}$/), cacheTier: null, downstreamStatus: null, downstreamMs: null, tokensCharged: 0, downstreamAnswer: null });
     const unknown = await reportToolCall(deps, caller(), { name: 'dropDatabase' });
     expect(unknown.ok || unknown.error).toBeInstanceOf(InvalidInputError);
     expect(unknown.tool).toBeNull();

@@ -67,6 +67,12 @@ export interface ToolCallFacts {
   downstreamStatus: number | null;
   downstreamMs: number | null;
   tokensCharged: number;
+  /**
+   * What the downstream answered with its error status, privacy-filtered and
+   * capped like any answer (and, like a failed call, not charged), as text;
+   * null when the call did not fail that way or the answer was empty.
+   */
+  downstreamAnswer: string | null;
 }
 
 export interface ToolCallSuccess extends ToolCallFacts {
@@ -102,7 +108,7 @@ interface Answer {
  * registered). The report says how the call ended and what was learnt.
  */
 export async function callTool(deps: ToolCallDeps, caller: ToolCallContext, params: ToolCallParams): Promise<ToolCallReport> {
-  const facts: ToolCallFacts = { tool: null, argsDigest: null, cacheTier: null, downstreamStatus: null, downstreamMs: null, tokensCharged: 0 };
+  const facts: ToolCallFacts = { tool: null, argsDigest: null, cacheTier: null, downstreamStatus: null, downstreamMs: null, tokensCharged: 0, downstreamAnswer: null };
   try {
     return { ok: true, ...(await runPipeline(deps, caller, params, facts)) };
   } catch (error) {
@@ -160,8 +166,17 @@ async function runPipeline(
   } catch (error) {
     if (deps.settlements) deps.settlements.release(reservation);
     else await deps.budget.release(reservation).catch(() => undefined);
+    if (error instanceof DownstreamCallError && error.answer !== undefined) facts.downstreamAnswer = readableAnswer(deps, tool, error.answer, reservation.granted);
     throw error;
   }
+}
+
+/** The downstream's error answer as the model may read it: through the privacy filter, within the call's cap. */
+function readableAnswer(deps: ToolCallDeps, tool: RegisteredTool, answer: unknown, granted: number): string {
+  const value = deps.privacy ? deps.privacy.filter(tool.definition.name, answer).value : answer;
+  const capped = capResponse(value, granted);
+  // A plain-text answer reads better as itself than as a JSON string.
+  return typeof value === 'string' && !capped.truncated ? value : capped.text;
 }
 
 /** A cached answer is already filtered; it is charged like a call, after the budget check. */
@@ -228,7 +243,10 @@ async function reserveBudget(deps: ToolCallDeps, caller: ToolCallContext, maxRes
     (await deps.budget.reserve(agent.agentId, agent.dailyTokenBudget, maxResponseTokens, now, { minimum: 1 }));
   if (!reserved.ok) {
     const resetsAt = nextUtcMidnight(now).toISOString();
-    throw new BudgetExhaustedError(`Daily token budget of ${agent.dailyTokenBudget} tokens is exhausted; it resets at ${resetsAt}`, resetsAt);
+    throw new BudgetExhaustedError(`Daily token budget of ${agent.dailyTokenBudget} tokens is exhausted; it resets at ${resetsAt}`, resetsAt, {
+      dailyTokenBudget: agent.dailyTokenBudget,
+      now,
+    });
   }
   return reserved.reservation;
 }

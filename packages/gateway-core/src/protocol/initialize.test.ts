@@ -12,7 +12,7 @@ describe('initialize', () => {
       serverInfo: { name: 'tollgate', version: '0.1.0' },
     });
     const result = buildInitializeResult({ requestedVersion: '2030-01-01', serverInfo: { name: 't', version: '1' }, instructions: 'Use the tools.' });
-    expect(result.protocolVersion).toBe('2024-11-05');
+    expect(result.protocolVersion).toBe('2025-11-25');
     expect(result.instructions).toBe('Use the tools.');
   });
 

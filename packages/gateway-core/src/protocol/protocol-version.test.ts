@@ -7,8 +7,8 @@ describe('negotiateProtocolVersion', () => {
     expect(negotiateProtocolVersion(version)).toBe(version);
   });
 
-  it.each(['2099-01-01', '2024-10-07', '', undefined, 42])('answers 2024-11-05 to %s', (version) => {
-    expect(negotiateProtocolVersion(version)).toBe('2024-11-05');
+  it.each(['2099-01-01', '2024-10-07', '', undefined, 42])('answers the newest supported version (2025-11-25) to %s', (version) => {
+    expect(negotiateProtocolVersion(version)).toBe('2025-11-25');
   });
 });
 
@@ -27,8 +27,10 @@ describe('protocolVersionForRequest', () => {
     expect(attempt).toThrow(/Unsupported MCP-Protocol-Version/);
   });
 
-  it('refuses a supported version the session did not negotiate', () => {
-    expect(() => protocolVersionForRequest('2025-11-25', '2025-06-18')).toThrow(/does not match/);
+  it('accepts any supported version, also one the session did not negotiate (MCP: 400 only for unsupported)', () => {
+    expect(protocolVersionForRequest('2025-03-26', '2025-11-25')).toBe('2025-03-26');
+    expect(protocolVersionForRequest(' 2025-11-25 ', '2025-06-18')).toBe('2025-11-25');
+    expect(() => protocolVersionForRequest('garbage', '2025-06-18')).toThrow(InvalidRequestError);
   });
 });
 

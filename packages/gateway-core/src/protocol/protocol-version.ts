@@ -5,8 +5,8 @@ export const SUPPORTED_PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03
 
 export type ProtocolVersion = (typeof SUPPORTED_PROTOCOL_VERSIONS)[number];
 
-/** The version of the gateway's contract (contract 9); offered to clients asking for one it does not know. */
-export const FALLBACK_PROTOCOL_VERSION: ProtocolVersion = '2024-11-05';
+/** Offered to a client asking for a version the gateway does not know: the newest, as MCP says a server SHOULD. */
+export const FALLBACK_PROTOCOL_VERSION: ProtocolVersion = SUPPORTED_PROTOCOL_VERSIONS[0];
 
 export const PROTOCOL_VERSION_HEADER = 'MCP-Protocol-Version';
 
@@ -27,9 +27,8 @@ export function isAtLeast(version: ProtocolVersion, minimum: ProtocolVersion): b
 /**
  * The version a request after `initialize` speaks. Without the header it is
  * the version negotiated for the session (clients before 2025-06-18 do not
- * send it). A header naming an unsupported version, or another version than
- * the session negotiated, is a 400: answering in a version the client did not
- * agree to would break it in subtler ways later.
+ * send it). Any supported version is accepted: MCP asks for 400 only when
+ * the header names a version that is invalid or unsupported.
  */
 export function protocolVersionForRequest(header: string | undefined, negotiated: ProtocolVersion): ProtocolVersion {
   if (header === undefined) return negotiated;
@@ -37,11 +36,6 @@ export function protocolVersionForRequest(header: string | undefined, negotiated
   if (!isSupportedProtocolVersion(version)) {
     throw new InvalidRequestError(
       `Unsupported ${PROTOCOL_VERSION_HEADER}: ${JSON.stringify(header)}; supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}`,
-    );
-  }
-  if (version !== negotiated) {
-    throw new InvalidRequestError(
-      `${PROTOCOL_VERSION_HEADER} ${version} does not match the version negotiated for this session (${negotiated})`,
     );
   }
   return version;

@@ -3,6 +3,29 @@ import { isAtLeast, type ProtocolVersion } from './protocol-version.js';
 export interface ToolCallResult {
   content: [{ type: 'text'; text: string }];
   structuredContent?: Record<string, unknown>;
+  isError?: true;
+  _meta?: Record<string, unknown>;
+}
+
+/** The `_meta` key of a tool error's machine-readable part. */
+export const TOOL_ERROR_META_KEY = 'io.tollgate/error';
+
+/** What a program reads from a tool error: the contract 7 code it would have had, and why. */
+export interface ToolErrorMeta {
+  code: number;
+  kind: string;
+  httpStatus: number;
+  [detail: string]: unknown;
+}
+
+/**
+ * A tool that failed, as MCP reports it: a result with `isError: true`
+ * whose text the model reads (and can act on), and the error's code in
+ * `_meta` so a program can still branch on it. Not `structuredContent`: a
+ * tool's output schema describes its answers, not its errors.
+ */
+export function buildToolErrorResult(text: string, meta: ToolErrorMeta): ToolCallResult {
+  return { content: [{ type: 'text', text }], isError: true, _meta: { [TOOL_ERROR_META_KEY]: meta } };
 }
 
 /**

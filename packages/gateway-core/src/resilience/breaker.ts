@@ -31,8 +31,12 @@ export class DownstreamBreaker {
   /** Probes that ended without an answer, so the failure filter counts them (errors are unique objects). */
   readonly #inconclusiveProbes = new WeakSet<object>();
   #state: BreakerState = 'closed';
+  readonly #breakMs: number;
+  /** When the circuit last opened, so a refusal can say when to try again. */
+  #openedAt = 0;
 
   constructor(options: Required<BreakerOptions>, onStateChange?: (change: BreakerStateChange) => void) {
+    this.#breakMs = options.breakMs;
     this.#policy = circuitBreaker(
       handleWhen((error) => isDownstreamFault(error) || this.#inconclusiveProbes.has(error as object)),
       { halfOpenAfter: options.breakMs, breaker: counterFor(options) },
@@ -40,7 +44,10 @@ export class DownstreamBreaker {
     this.#policy.onStateChange((next) => {
       const change: BreakerStateChange = { from: this.#state, to: publicState(next) };
       this.#state = change.to;
-      if (change.to === 'open') change.failure = describeFailure(this.#policy.lastFailure);
+      if (change.to === 'open') {
+        this.#openedAt = Date.now();
+        change.failure = describeFailure(this.#policy.lastFailure);
+      }
       notify(onStateChange, change);
     });
   }
@@ -55,11 +62,11 @@ export class DownstreamBreaker {
 
   /** Runs `call` unless the circuit is open; `probe` is true for the one call that tests a half-open circuit. */
   async execute<T>(call: (probe: boolean) => Promise<T>): Promise<T> {
-    if (this.#policy.state === CircuitState.HalfOpen) throw circuitOpen();
+    if (this.#policy.state === CircuitState.HalfOpen) throw this.#refusal();
     try {
       return await this.#policy.execute(() => this.#run(call));
     } catch (error) {
-      throw isBrokenCircuitError(error) ? circuitOpen() : error;
+      throw isBrokenCircuitError(error) ? this.#refusal() : error;
     }
   }
 
@@ -72,6 +79,12 @@ export class DownstreamBreaker {
       if (probe && !isDownstreamAnswer(error) && typeof error === 'object' && error !== null) this.#inconclusiveProbes.add(error);
       throw error;
     }
+  }
+
+  /** Until the break ends; at least a second (a probe may be under way). */
+  #refusal(): CircuitOpenError {
+    const retryAfterSeconds = Math.max(Math.ceil((this.#openedAt + this.#breakMs - Date.now()) / 1000), 1);
+    return new CircuitOpenError('The downstream API is isolated after repeated failures; try again shortly.', { retryAfterSeconds });
   }
 }
 
@@ -104,8 +117,4 @@ function notify(listener: ((change: BreakerStateChange) => void) | undefined, ch
     // A metrics or log hook must never fail a tool call or leave the breaker half-updated.
     process.emitWarning(`Circuit breaker state listener threw: ${error instanceof Error ? error.message : String(error)}`);
   }
-}
-
-function circuitOpen(): CircuitOpenError {
-  return new CircuitOpenError('The downstream API is isolated after repeated failures; try again shortly.');
 }

@@ -11,7 +11,7 @@ export interface ToolCaller {
 
 export type ToolAccess =
   | { allowed: true }
-  | { allowed: false; reason: ToolRefusal; message: string };
+  | { allowed: false; reason: ToolRefusal; message: string; missingScopes?: string[] };
 
 const MUTATING_METHODS: ReadonlySet<HttpMethod> = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
@@ -33,7 +33,7 @@ export function toolAccess(tool: RegisteredTool, caller: ToolCaller): ToolAccess
   }
   const missing = requiredScopes.filter((scope) => !caller.tokenScopes.includes(scope));
   if (missing.length > 0) {
-    return { allowed: false, reason: 'missing-scopes', message: `Tool ${name} requires scopes the token does not carry: ${missing.join(', ')}` };
+    return { allowed: false, reason: 'missing-scopes', message: `Tool ${name} requires scopes the token does not carry: ${missing.join(', ')}`, missingScopes: missing };
   }
   if (isMutating(httpMethod) && !allowWrite) {
     return { allowed: false, reason: 'write-blocked', message: `Tool ${name} would change state (${httpMethod}) and does not allow writes` };
@@ -61,6 +61,6 @@ export function authorizeToolCall(registry: ToolRegistry, name: unknown, caller:
     throw new UnknownToolError(`Unknown tool: ${JSON.stringify(name.slice(0, 128))}`, [{ path: 'name', message: 'no tool has this name' }]);
   }
   const access = toolAccess(tool, caller);
-  if (!access.allowed) throw new ToolRefusedError(access.reason, access.message);
+  if (!access.allowed) throw new ToolRefusedError(access.reason, access.message, access.missingScopes);
   return tool;
 }
