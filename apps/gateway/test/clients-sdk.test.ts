@@ -77,6 +77,7 @@ describe('client matrix: @modelcontextprotocol/sdk Client over Streamable HTTP',
     const result = await client.callTool({ name: 'get_order', arguments: { ...INVALID_ARGUMENTS } });
     expect(result.isError).toBe(true);
     expectFieldsNamed(resultText(result));
+    expect(result._meta).toMatchObject({ 'io.tollgate/error': { code: INVALID_PARAMS } });
   });
 
   it('invalid arguments in a session at an older revision (2025-06-18; no SDK client sends it, so raw): JSON-RPC -32602 in HTTP 200 naming each field', async () => {
