@@ -78,6 +78,8 @@ export async function composeGateway(config: GatewayConfig, log: Logger): Promis
     sessions: store.sessions,
     sessionIdleMs: config.mcp.sessionIdleMinutes * 60_000,
     errorDelivery: config.mcp.errorDelivery,
+    streams: store.streams,
+    resumeWindowMs: config.mcp.resumeWindowMs,
     toolCall: {
       registry: () => catalog.registry,
       budget: store.budget,

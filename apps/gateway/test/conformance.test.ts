@@ -67,11 +67,7 @@ const NOT_APPLICABLE: Record<string, string> = {
  * looked at rather than scrolled past.
  */
 const KNOWN_WARNINGS: Record<string, Record<string, string>> = {
-  'server-sse-polling': {
-    // Both belong to resumable streams (SEP-1699): events with ids, a client resuming with GET + Last-Event-ID.
-    'server-sse-priming-event': 'the POST stream carries no priming event with an id: SSE events have no ids yet',
-    'server-sse-retry-field': 'the POST stream sends no retry field: there is no stream to reconnect to yet',
-  },
+  // None: the two server-sse-polling drew (no priming event with an id, no retry field) went with resumable streams.
 };
 
 /** A scenario gets this long before its CLI is killed. */

@@ -108,6 +108,8 @@ export const ERROR_CATALOGUE = {
   'method-not-found': kind(200, METHOD_NOT_FOUND, 'Method not found', 'invalid-request', 'in-band'),
   /** Streamable HTTP clients react to the 404 by initializing again. */
   'session-not-found': kind(404, INVALID_REQUEST, 'Session not found', 'invalid-request'),
+  /** A resumed stream whose answer is no longer kept (or never was: the client did not leave, or another instance lost it). */
+  'stream-gone': kind(410, INVALID_REQUEST, 'Stream gone', 'invalid-request'),
 
   // Transport: the HTTP request itself is not one /mcp accepts.
   'method-not-allowed': kind(405, INVALID_REQUEST, 'Invalid Request', 'invalid-request'),

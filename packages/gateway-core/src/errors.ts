@@ -236,6 +236,13 @@ export class SessionNotFoundError extends GatewayError {
   }
 }
 
+/** A stream resumed with `Last-Event-ID` whose answer is not kept (any more). */
+export class StreamGoneError extends GatewayError {
+  constructor() {
+    super('stream-gone', 'The answer of this stream is no longer kept: call the tool again');
+  }
+}
+
 /** The HTTP request is not one the endpoint accepts: method, media type, size, or a body cut short. */
 export class TransportError extends GatewayError {
   constructor(code: 'method-not-allowed' | 'not-acceptable' | 'body-too-large' | 'unsupported-media-type' | 'incomplete-body', message: string, options?: GatewayErrorOptions) {

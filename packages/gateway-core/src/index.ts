@@ -23,6 +23,7 @@ export {
   InvalidRequestError,
   MethodNotFoundError,
   SessionNotFoundError,
+  StreamGoneError,
   TransportError,
   ConfigError,
   describeError,
@@ -30,10 +31,11 @@ export {
 export type { GatewayErrorOptions, UnauthorizedReason, ToolRefusal, DownstreamFailure, InvalidField, ErrorDescription, ConfigProblem } from './errors.js';
 
 // The MCP endpoint as one use-case.
-export { McpService, streamedMessage, transportFailure } from './mcp/mcp-service.js';
-export type { McpServiceOptions, McpPost, McpSessionEnd, McpReply, McpAnswer } from './mcp/mcp-service.js';
+export { McpService, streamedMessage, transportFailure, STREAM_RETRY_MS } from './mcp/mcp-service.js';
+export type { McpServiceOptions, McpPost, McpSessionEnd, McpReply, McpAnswer, McpResume, McpResumeReply, ErrorDelivery } from './mcp/mcp-service.js';
+export { eventId, PRIMING_EVENT, ANSWER_EVENT } from './mcp/stream-id.js';
 export type { HeaderRecord } from './mcp/tool-call-record.js';
-export { SSE_CONTENT_TYPE, SSE_KEEP_ALIVE, sseMessage } from './protocol/sse.js';
+export { SSE_CONTENT_TYPE, SSE_KEEP_ALIVE, sseMessage, ssePriming } from './protocol/sse.js';
 export { type JsonRpcResponse, type JsonRpcId } from './protocol/jsonrpc.js';
 export { PROTOCOL_VERSION_HEADER } from './protocol/protocol-version.js';
 export type { ServerInfo } from './protocol/initialize.js';

@@ -25,7 +25,7 @@ export interface GatewayConfig {
   store: { connectionString: string | undefined };
   admin: { apiKey: string | undefined; tokenExpiryDays: number };
   /** `errorDelivery`: MCP's rules (tool errors and refusals in HTTP 200), or contract 7's HTTP statuses. */
-  mcp: { sessionIdleMinutes: number; maxBodyBytes: number; keepAliveMs: number; errorDelivery: 'mcp' | 'http-status' };
+  mcp: { sessionIdleMinutes: number; maxBodyBytes: number; keepAliveMs: number; errorDelivery: 'mcp' | 'http-status'; resumeWindowMs: number };
   cache: {
     enabled: boolean;
     semantic: boolean;
@@ -134,6 +134,7 @@ function schemaFor(development: boolean) {
     'Gw:Mcp:SessionIdleMinutes': positiveInt(30),
     'Gw:Mcp:MaxBodyBytes': positiveInt(1024 * 1024),
     'Gw:Mcp:KeepAliveSeconds': z.coerce.number().positive('must be positive').default(5),
+    'Gw:Mcp:ResumeWindowSeconds': positiveInt(120),
     'Gw:Mcp:ErrorDelivery': z.enum(['mcp', 'http-status'], { error: 'must be mcp or http-status' }).default('mcp'),
     'Gw:Cache:Enabled': booleanFlag(true),
     'Gw:Cache:Semantic': booleanFlag(true),
@@ -240,6 +241,7 @@ export function parseGatewayConfig(flat: FlatConfig): ParsedConfig {
         maxBodyBytes: data['Gw:Mcp:MaxBodyBytes'],
         keepAliveMs: data['Gw:Mcp:KeepAliveSeconds'] * 1000,
         errorDelivery: data['Gw:Mcp:ErrorDelivery'],
+        resumeWindowMs: data['Gw:Mcp:ResumeWindowSeconds'] * 1000,
       },
       cache: {
         enabled: data['Gw:Cache:Enabled'],

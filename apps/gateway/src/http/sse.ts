@@ -5,21 +5,29 @@ const SSE_HEADERS = { 'Content-Type': SSE_CONTENT_TYPE, 'Cache-Control': 'no-cac
 
 /** One JSON-RPC response as one SSE `message` event (contract 4.3). */
 export function sseReply(c: Context, message: JsonRpcResponse): Response {
-  return c.body(sseMessage(message), 200, SSE_HEADERS);
+  return sseFrames(c, sseMessage(message));
+}
+
+/** SSE frames, already formatted, as a 200 reply. */
+export function sseFrames(c: Context, frames: string): Response {
+  return c.body(frames, 200, SSE_HEADERS);
 }
 
 /**
  * For work that may outlast a proxy's idle timeout: when it settles within
  * `keepAliveMs` the caller answers normally (with the error's own HTTP
  * status); otherwise the 200 SSE stream starts at once, carries a comment
- * every `keepAliveMs`, and ends with the message event, which then holds
- * errors as JSON-RPC errors (the status line is already sent).
+ * every `keepAliveMs`, and ends with `closing`'s frames (a message event,
+ * which then holds errors as JSON-RPC errors: the status line is already
+ * sent). `opening` is the stream's first frame: a resumable stream's priming
+ * event, or a keep-alive comment.
  */
 export async function replyWithKeepAlive<T>(
   c: Context,
   work: Promise<T>,
   keepAliveMs: number,
-  toMessage: (settled: T) => JsonRpcResponse,
+  closing: (settled: T) => string,
+  opening = SSE_KEEP_ALIVE,
 ): Promise<{ early: T } | { streamed: Response }> {
   let timer: NodeJS.Timeout | undefined;
   const waited = new Promise<'waiting'>((resolve) => (timer = setTimeout(() => resolve('waiting'), keepAliveMs)));
@@ -28,15 +36,23 @@ export async function replyWithKeepAlive<T>(
   if (first !== 'waiting') return { early: first.value };
 
   const encoder = new TextEncoder();
+  let beat: NodeJS.Timeout | undefined;
+  // Set when the client goes away: the work may go on (a resumable call), but nothing is written any more.
+  let cancelled = false;
   const stream = new ReadableStream<Uint8Array>({
     start(controller) {
-      controller.enqueue(encoder.encode(SSE_KEEP_ALIVE));
-      const beat = setInterval(() => controller.enqueue(encoder.encode(SSE_KEEP_ALIVE)), keepAliveMs);
+      controller.enqueue(encoder.encode(opening));
+      beat = setInterval(() => controller.enqueue(encoder.encode(SSE_KEEP_ALIVE)), keepAliveMs);
       void work.then((value) => {
         clearInterval(beat);
-        controller.enqueue(encoder.encode(sseMessage(toMessage(value))));
+        if (cancelled) return;
+        controller.enqueue(encoder.encode(closing(value)));
         controller.close();
       });
+    },
+    cancel() {
+      cancelled = true;
+      clearInterval(beat);
     },
   });
   return { streamed: c.body(stream, 200, SSE_HEADERS) };

@@ -1,7 +1,21 @@
-import { McpService, PROTOCOL_VERSION_HEADER, streamedMessage, transportFailure, TransportError, type McpAnswer } from '@tollgate/gateway-core';
+import {
+  ANSWER_EVENT,
+  eventId,
+  McpService,
+  PRIMING_EVENT,
+  PROTOCOL_VERSION_HEADER,
+  sseMessage,
+  ssePriming,
+  STREAM_RETRY_MS,
+  streamedMessage,
+  transportFailure,
+  TransportError,
+  type JsonRpcResponse,
+  type McpAnswer,
+} from '@tollgate/gateway-core';
 import { Hono, type Context } from 'hono';
 import { clientGoneSignal, readBodyText, requestHeaders } from '../http/node-request.js';
-import { replyWithKeepAlive, sseReply } from '../http/sse.js';
+import { replyWithKeepAlive, sseFrames } from '../http/sse.js';
 
 const SESSION_HEADER = 'Mcp-Session-Id';
 const ALLOWED_METHODS = 'POST, DELETE';
@@ -43,8 +57,28 @@ export function mcpRoutes(deps: McpRouteDeps): Hono {
     if (reply.kind === 'accepted') return c.body(null, 202);
     if (reply.kind === 'ended') return c.body(null, 204);
     if (reply.kind === 'answer') return sendMcpAnswer(c, reply);
-    const raced = await replyWithKeepAlive(c, reply.answer, deps.keepAliveMs, streamedMessage);
-    return 'streamed' in raced ? raced.streamed : sendMcpAnswer(c, raced.early);
+    const { streamId } = reply;
+    const opening = streamId === undefined ? undefined : ssePriming(eventId(streamId, PRIMING_EVENT), STREAM_RETRY_MS);
+    const closing = (answer: McpAnswer) => sseMessage(streamedMessage(answer), streamId && eventId(streamId, ANSWER_EVENT));
+    const raced = await replyWithKeepAlive(c, reply.answer, deps.keepAliveMs, closing, opening);
+    return 'streamed' in raced ? raced.streamed : sendMcpAnswer(c, raced.early, streamId);
+  });
+
+  // A client that lost the stream of a tools/call resumes it (Streamable HTTP); no other server stream is offered.
+  app.get('/', async (c, next) => {
+    const lastEventId = c.req.header('Last-Event-ID');
+    if (lastEventId === undefined) return next();
+    const reply = await deps.mcp.resume({
+      authorization: c.req.header('Authorization'),
+      sessionId: c.req.header(SESSION_HEADER),
+      protocolVersion: c.req.header(PROTOCOL_VERSION_HEADER),
+      lastEventId,
+      signal: clientGoneSignal(c),
+    });
+    if (reply.kind === 'answer') return sendMcpAnswer(c, reply);
+    const closing = (message: JsonRpcResponse | null) => (message === null ? '' : sseMessage(message, eventId(reply.streamId, ANSWER_EVENT)));
+    const raced = await replyWithKeepAlive(c, reply.answer, deps.keepAliveMs, closing);
+    return 'streamed' in raced ? raced.streamed : sseFrames(c, closing(raced.early));
   });
 
   app.delete('/', async (c) => {
@@ -56,21 +90,25 @@ export function mcpRoutes(deps: McpRouteDeps): Hono {
     return reply.kind === 'answer' ? sendMcpAnswer(c, reply) : c.body(null, 204);
   });
 
-  // GET (no server stream is offered), PUT, OPTIONS...: the endpoint exists, the method does not (RFC 9110 15.5.6).
+  // GET without Last-Event-ID (no server stream is offered), PUT, OPTIONS...: the endpoint exists, the method does not (RFC 9110 15.5.6).
   app.all('/', (c) => {
     c.header('Allow', ALLOWED_METHODS);
-    const hint = c.req.method === 'GET' ? 'This gateway offers no server stream: use POST' : `${c.req.method} is not supported on /mcp: use POST`;
+    const hint = c.req.method === 'GET' ? 'This gateway offers no server stream: use POST (GET only resumes a stream, with Last-Event-ID)' : `${c.req.method} is not supported on /mcp: use POST`;
     return sendMcpAnswer(c, transportFailure(new TransportError('method-not-allowed', hint)));
   });
   return app;
 }
 
-/** An answer as HTTP: SSE when it is 200, else the catalogue's status with the JSON-RPC error as JSON. */
-export function sendMcpAnswer(c: Context, answer: McpAnswer): Response {
+/**
+ * An answer as HTTP: SSE when it is 200 (a resumable stream's priming event
+ * first, and event ids), else the catalogue's status with the JSON-RPC error as JSON.
+ */
+export function sendMcpAnswer(c: Context, answer: McpAnswer, streamId?: string): Response {
   if (answer.sessionId) c.header(SESSION_HEADER, answer.sessionId);
   if (answer.serverTiming) c.header('Server-Timing', answer.serverTiming);
   const status = answer.status;
-  if (status === 200) return sseReply(c, answer.message);
+  if (status === 200 && streamId === undefined) return sseFrames(c, sseMessage(answer.message));
+  if (status === 200) return sseFrames(c, ssePriming(eventId(streamId!, PRIMING_EVENT), STREAM_RETRY_MS) + sseMessage(answer.message, eventId(streamId!, ANSWER_EVENT)));
   if (status === 401) c.header('WWW-Authenticate', 'Bearer');
   // The rest of a too-large body is never read, so this connection cannot carry another request:
   // say so, or a keep-alive client sends its next request into a closing socket.

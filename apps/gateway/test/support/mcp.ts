@@ -46,12 +46,20 @@ export async function mcpRaw(gatewayUrl: string, body: unknown, options: RawRequ
   return { status: response.status, headers: response.headers, text, message: parseMessage(response.headers.get('content-type'), text) };
 }
 
+/**
+ * A resumable stream (a tools/call from 2025-03-26 on) opens with a priming
+ * event (`id`, `retry`, empty `data`) and gives its message event an `id`.
+ */
+const RESUMABLE_SSE = /^id: (\S+):0\nretry: \d+\ndata: \n\n(?:: keep-alive\n\n)*id: \1:1\nevent: message\ndata: (.*)\n\n$/s;
+/** A resumed stream (GET with Last-Event-ID): keep-alive comments until the answer, event 1. */
+const RESUMED_SSE = /^(?:: keep-alive\n\n)*id: \S+:1\nevent: message\ndata: (.*)\n\n$/s;
+
 function parseMessage(contentType: string | null, text: string): unknown {
   if (text === '') return null;
   if (contentType?.startsWith('text/event-stream')) {
-    const match = SSE_MESSAGE.exec(text);
+    const match = SSE_MESSAGE.exec(text) ?? RESUMABLE_SSE.exec(text)?.slice(1) ?? RESUMED_SSE.exec(text);
     if (!match) throw new Error(`not one SSE message event: ${JSON.stringify(text)}`);
-    return JSON.parse(match[1]!);
+    return JSON.parse(match.at(-1)!);
   }
   return JSON.parse(text);
 }

@@ -24,7 +24,9 @@ const initializeParams = (protocolVersion = '2024-11-05') => ({
  * The service over the memory store, with real agents and tokens, a clock
  * the test moves, a count of session lookups and the audit events it wrote.
  */
-async function setup(options: { settled?: boolean; ready?: boolean; forwarder?: Forwarder; errorDelivery?: 'mcp' | 'http-status'; budget?: number } = {}) {
+async function setup(
+  options: { settled?: boolean; ready?: boolean; forwarder?: Forwarder; errorDelivery?: 'mcp' | 'http-status'; budget?: number; resumeWindowMs?: number } = {},
+) {
   let now = Date.parse('2025-05-01T12:00:00Z');
   const clock = () => new Date(now);
   const store = createMemoryStore({ clock: () => now });
@@ -51,6 +53,8 @@ async function setup(options: { settled?: boolean; ready?: boolean; forwarder?: 
     audit: (event) => audited.push(event),
     isReady: async () => options.ready ?? true,
     errorDelivery: options.errorDelivery,
+    streams: store.streams,
+    resumeWindowMs: options.resumeWindowMs,
   });
   const tokenFor = async (label: string, scopes: string[] = []) => {
     const agent = await agents.create({ label, dailyTokenBudget: options.budget ?? 10_000, scopes });
@@ -391,5 +395,80 @@ describe('McpService error delivery', () => {
     const { token } = await tokenFor('alice');
     const reply = await answered(send(service, token, rpc('server/discover')));
     expect(reply).toMatchObject({ status: 200, message: { error: { code: -32601 } } });
+  });
+});
+
+describe('McpService resumable streams', () => {
+  /** A downstream that answers when told to, and says whether it was asked to stop. */
+  function slowDownstream() {
+    let release = (): void => undefined;
+    const answered = new Promise<void>((resolve) => (release = resolve));
+    const seen: { aborted: boolean } = { aborted: false };
+    const forwarder: Forwarder = {
+      forward: async (_tool, _args, signal) => {
+        await answered;
+        seen.aborted = signal?.aborted ?? false;
+        return { status: 200, headers: {}, body: { late: true }, durationMs: 1 };
+      },
+    };
+    return { forwarder, release, seen };
+  }
+  const call = rpc('tools/call', { name: 'getCustomer', arguments: { id: '7' } }, 42);
+
+  it('gives a 2025-03-26+ tools/call a stream id, and none before', async () => {
+    const { service, tokenFor } = await setup();
+    const { token } = await tokenFor('alice');
+    for (const [version, resumable] of [['2025-11-25', true], ['2025-03-26', true], ['2024-11-05', false]] as const) {
+      const { sessionId } = await initialize(service, token, version);
+      const reply = await send(service, token, call, { sessionId });
+      expect(reply.kind === 'pending' && reply.streamId !== undefined, version).toBe(resumable);
+    }
+  });
+
+  it('keeps the answer of a call whose client left, without cancelling it, and hands it to a resume', async () => {
+    const { forwarder, release, seen } = slowDownstream();
+    const { service, tokenFor } = await setup({ forwarder });
+    const { token } = await tokenFor('alice');
+    const { sessionId } = await initialize(service, token, '2025-11-25');
+    const gone = new AbortController();
+    const reply = await service.post({ authorization: token, sessionId, protocolVersion: undefined, body: call, signal: gone.signal });
+    if (reply.kind !== 'pending' || !reply.streamId) throw new Error('expected a resumable call');
+    gone.abort();
+    const resumed = await service.resume({ authorization: token, sessionId, protocolVersion: undefined, lastEventId: `${reply.streamId}:0` });
+    if (resumed.kind !== 'resumed') throw new Error(`expected a resumed stream, got ${JSON.stringify(resumed)}`);
+    release();
+    expect(await resumed.answer).toEqual({ jsonrpc: '2.0', id: 42, result: { content: [{ type: 'text', text: '{"late":true}' }], structuredContent: { late: true } } });
+    expect(seen.aborted).toBe(false);
+    // A client that already had the answer gets nothing more.
+    const after = await service.resume({ authorization: token, sessionId, protocolVersion: undefined, lastEventId: `${reply.streamId}:1` });
+    expect(after.kind === 'resumed' && (await after.answer)).toBeNull();
+  });
+
+  it('answers stream-gone for its request when nothing was kept in the window, or when the stream is another session’s', async () => {
+    const { forwarder, release } = slowDownstream();
+    const { service, tokenFor } = await setup({ forwarder, resumeWindowMs: 300 });
+    const { token } = await tokenFor('alice');
+    const mine = await initialize(service, token, '2025-11-25');
+    const other = await initialize(service, token, '2025-11-25');
+    const gone = new AbortController();
+    const reply = await service.post({ authorization: token, sessionId: mine.sessionId, protocolVersion: undefined, body: call, signal: gone.signal });
+    if (reply.kind !== 'pending' || !reply.streamId) throw new Error('expected a resumable call');
+    // Still running and never kept: the window ends first.
+    const early = await service.resume({ authorization: token, sessionId: mine.sessionId, protocolVersion: undefined, lastEventId: `${reply.streamId}:0` });
+    expect(early.kind === 'resumed' && (await early.answer)).toMatchObject({ id: 42, error: { code: -32600, data: { httpStatus: 410 } } });
+    gone.abort();
+    release();
+    await reply.answer;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const stolen = await service.resume({ authorization: token, sessionId: other.sessionId, protocolVersion: undefined, lastEventId: `${reply.streamId}:0` });
+    expect(stolen.kind === 'resumed' && (await stolen.answer)).toMatchObject({ id: 42, error: { code: -32600 } });
+  });
+
+  it('refuses a Last-Event-ID it did not hand out with 400, and a resume outside the caller’s session with 404', async () => {
+    const { service, tokenFor } = await setup();
+    const { token } = await tokenFor('alice');
+    const { sessionId } = await initialize(service, token, '2025-11-25');
+    expect(await service.resume({ authorization: token, sessionId, protocolVersion: undefined, lastEventId: 'nonsense' })).toMatchObject({ status: 400, failure: { code: 'invalid-request' } });
+    expect(await service.resume({ authorization: token, sessionId: 'A'.repeat(32), protocolVersion: undefined, lastEventId: 'nonsense' })).toMatchObject({ status: 404 });
   });
 });

@@ -1,19 +1,30 @@
 import { context as traceContext } from '@opentelemetry/api';
 import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { AgentService } from '../agents/agent-service.js';
 import type { AuditEvent } from '../audit/trail.js';
 import { bearerToken } from '../auth/bearer.js';
-import { describeError, InvalidInputError, InvalidRequestError, MethodNotFoundError, NotReadyError, SessionNotFoundError, type ErrorDescription } from '../errors.js';
+import {
+  describeError,
+  InvalidInputError,
+  InvalidRequestError,
+  MethodNotFoundError,
+  NotReadyError,
+  SessionNotFoundError,
+  StreamGoneError,
+  type ErrorDescription,
+} from '../errors.js';
 import { EarlyReservations, type EarlyReservation } from '../pipeline/early-reservation.js';
 import { callTool, type ToolCallDeps, type ToolCallFailure, type ToolCallReport } from '../pipeline/tool-call.js';
 import { buildInitializeResult, parseInitializeParams, type ServerInfo } from '../protocol/initialize.js';
 import { jsonRpcErrorFrom, jsonRpcResult, parseJsonRpcBody, type IncomingMessage, type JsonRpcId, type JsonRpcRequest, type JsonRpcResponse } from '../protocol/jsonrpc.js';
 import { isAtLeast, protocolVersionForRequest, type ProtocolVersion } from '../protocol/protocol-version.js';
 import { buildToolErrorResult } from '../protocol/tool-result.js';
-import type { AgentRecord, SessionRecord, SessionStore } from '../store/ports.js';
+import type { AgentRecord, SessionRecord, SessionStore, StreamStore } from '../store/ports.js';
 import { toolsForAgent } from '../tools/access.js';
 import { toolsListResult } from '../tools/listing.js';
 import { judgedLater } from '../util/judged-later.js';
+import { ANSWER_EVENT, newStreamId, parseEventId, type StreamPosition } from './stream-id.js';
 import { ToolCallRecord, type HeaderRecord } from './tool-call-record.js';
 
 /** 32 base64url characters: 192 random bits. Anything else is not ours and skips the store. */
@@ -39,8 +50,33 @@ export interface McpServiceOptions {
    * that read the status line.
    */
   errorDelivery?: ErrorDelivery;
+  /**
+   * Where the answer of a tools/call whose client went away is kept, so the
+   * client can resume its stream on any instance (`resume`). Without it,
+   * streams cannot be resumed and a client that leaves cancels its call.
+   */
+  streams?: StreamStore;
+  /** How long such an answer is kept, and how long a resume waits for it. Default 2 minutes. */
+  resumeWindowMs?: number;
   clock?: () => Date;
 }
+
+/** A client reconnecting to a stream it lost (GET on the MCP endpoint). */
+export type McpResume = McpSessionEnd & {
+  /** The `Last-Event-ID` header: the last event the client received. */
+  lastEventId: string | undefined;
+  /** Aborts when the client goes away again. */
+  signal?: AbortSignal;
+};
+
+/** The rest of a resumed stream: its answer, or null when the client already had it. */
+export type McpResumeReply = McpAnswer | { kind: 'resumed'; streamId: string; answer: Promise<JsonRpcResponse | null> };
+
+const DEFAULT_RESUME_WINDOW_MS = 120_000;
+/** How often a resume looks for the answer another instance (or this one) is still working on. */
+const RESUME_POLL_MS = 250;
+/** What a client is told to wait before reconnecting to a lost stream. */
+export const STREAM_RETRY_MS = 1_000;
 
 export type ErrorDelivery = 'mcp' | 'http-status';
 
@@ -82,7 +118,16 @@ export interface McpAnswer {
  * way: its answer may take as long as the downstream does, so the transport
  * may start its stream (and keep it alive) before the answer arrives.
  */
-export type McpReply = McpAnswer | { kind: 'accepted' } | { kind: 'ended' } | { kind: 'pending'; answer: Promise<McpAnswer> };
+export type McpReply =
+  | McpAnswer
+  | { kind: 'accepted' }
+  | { kind: 'ended' }
+  | {
+      kind: 'pending';
+      answer: Promise<McpAnswer>;
+      /** Set when the client may resume this stream if it loses it: the stream's id, for the SSE event ids. */
+      streamId?: string;
+    };
 
 /** The authenticated agent behind a request. */
 interface McpCaller {
@@ -141,7 +186,7 @@ export class McpService {
     this.#early.remember(caller.agent);
     // Notifications, and responses to requests this server never sends, need no answer.
     if (incoming.kind !== 'request') return { kind: 'accepted' };
-    if (record && session) return { kind: 'pending', answer: this.#toolCall(caller, session, incoming.message, record, admission.reservedAhead) };
+    if (record && session) return this.#pendingCall(caller, session, incoming.message, record, admission.reservedAhead);
     try {
       return await this.#answer(caller, session, incoming.message);
     } catch (error) {
@@ -152,14 +197,71 @@ export class McpService {
   /** Ends the caller's session: `ended`, or the refusal as an answer. */
   async end(request: McpSessionEnd): Promise<McpReply> {
     try {
-      const { agent, claims } = await this.#options.agents.authenticate(bearerToken(request.authorization));
-      const caller = { agent, tokenScopes: claims.scopes, signal: undefined };
-      const session = this.#claimSession(caller, await this.#touchSession(request.sessionId), request.protocolVersion);
+      const session = await this.#ownSession(request);
       await this.#options.sessions.delete(session.record.sessionId);
       return { kind: 'ended' };
     } catch (error) {
       return this.#failure(null, error);
     }
+  }
+
+  /**
+   * Resumes a stream the client lost: its answer once kept (the call may still
+   * be running, here or on another instance), or a `stream-gone` error for its
+   * request when the window passes without one.
+   */
+  async resume(request: McpResume): Promise<McpResumeReply> {
+    try {
+      const session = await this.#ownSession(request);
+      const position = request.lastEventId === undefined ? null : parseEventId(request.lastEventId);
+      if (position === null) throw new InvalidRequestError('Last-Event-ID names no stream of this gateway');
+      const answer = position.seen >= ANSWER_EVENT ? Promise.resolve(null) : this.#keptAnswer(position, session.record.sessionId, request.signal);
+      return { kind: 'resumed', streamId: position.streamId, answer };
+    } catch (error) {
+      return this.#failure(null, error);
+    }
+  }
+
+  async #keptAnswer(position: StreamPosition, sessionId: string, signal: AbortSignal | undefined): Promise<JsonRpcResponse> {
+    const deadline = Date.now() + this.#resumeWindowMs;
+    while (!signal?.aborted) {
+      // A store outage looks like an answer not kept yet: the window bounds it.
+      const kept = await this.#options.streams?.get(position.streamId).catch(() => null);
+      if (kept) {
+        // Another session's stream is not this caller's to read: the same answer as a lost one.
+        if (kept.sessionId === sessionId) return JSON.parse(kept.message) as JsonRpcResponse;
+        break;
+      }
+      if (Date.now() >= deadline) break;
+      await sleep(RESUME_POLL_MS, undefined, { ref: false });
+    }
+    return streamedMessage(this.#failure(position.requestId, new StreamGoneError()));
+  }
+
+  get #resumeWindowMs(): number {
+    return this.#options.resumeWindowMs ?? DEFAULT_RESUME_WINDOW_MS;
+  }
+
+  /**
+   * A tools/call under way. From 2025-03-26 (when MCP made streams
+   * resumable) and with a stream store, it gets a stream id, and a client
+   * that leaves no longer cancels it: its answer is kept for a resume.
+   */
+  #pendingCall(caller: McpCaller, session: McpSession, request: JsonRpcRequest, record: ToolCallRecord, reservedAhead: EarlyReservation | null): McpReply {
+    const resumable = this.#options.streams !== undefined && isAtLeast(session.protocolVersion, '2025-03-26');
+    if (!resumable) return { kind: 'pending', answer: this.#toolCall(caller, session, request, record, reservedAhead) };
+    const streamId = newStreamId(request.id);
+    const answer = this.#toolCall({ ...caller, signal: undefined }, session, request, record, reservedAhead);
+    void answer.then((done) => {
+      if (caller.signal?.aborted) void this.#keep(streamId, session.record.sessionId, done);
+    });
+    return { kind: 'pending', answer, streamId };
+  }
+
+  async #keep(streamId: string, sessionId: string, answer: McpAnswer): Promise<void> {
+    const message = JSON.stringify(streamedMessage(answer));
+    // Not kept (store down): the resume answers stream-gone when its window ends.
+    await this.#options.streams?.keep(streamId, { sessionId, message }, this.#resumeWindowMs).catch(() => undefined);
   }
 
   /**
@@ -199,6 +301,13 @@ export class McpService {
     const name = typeof params === 'object' && params !== null ? (params as { name?: unknown }).name : undefined;
     const tool = typeof name === 'string' ? this.#options.toolCall.registry().get(name) : undefined;
     return tool === undefined ? null : this.#early.start(agentId, tool.definition.maxResponseTokens);
+  }
+
+  /** The caller's session, for requests outside a message (end, resume): authentication, then the owner check. */
+  async #ownSession(request: McpSessionEnd): Promise<McpSession> {
+    const { agent, claims } = await this.#options.agents.authenticate(bearerToken(request.authorization));
+    const caller = { agent, tokenScopes: claims.scopes, signal: undefined };
+    return this.#claimSession(caller, await this.#touchSession(request.sessionId), request.protocolVersion);
   }
 
   /** The session named by the header, its idle expiry extended. Missing header: 400; not ours: see `#claimSession`. */

@@ -243,7 +243,7 @@ async function reserveBudget(deps: ToolCallDeps, caller: ToolCallContext, maxRes
     (await deps.budget.reserve(agent.agentId, agent.dailyTokenBudget, maxResponseTokens, now, { minimum: 1 }));
   if (!reserved.ok) {
     const resetsAt = nextUtcMidnight(now).toISOString();
-    throw new BudgetExhaustedError(`Daily token budget of ${agent.dailyTokenBudget} tokens is exhausted; it resets at ${resetsAt}`, resetsAt, {
+    throw new BudgetExhaustedError(`Daily token budget of ${agent.dailyTokenBudget} tokens is exhausted (code -32029); it resets at ${resetsAt}`, resetsAt, {
       dailyTokenBudget: agent.dailyTokenBudget,
       now,
     });

@@ -6,8 +6,18 @@ import type { JsonRpcNotification, JsonRpcResponse } from './jsonrpc.js';
  * the JSON always fits on the single `data:` line and cannot end the event
  * early or inject another one.
  */
-export function sseMessage(message: JsonRpcResponse | JsonRpcNotification): string {
-  return `event: message\ndata: ${JSON.stringify(message)}\n\n`;
+export function sseMessage(message: JsonRpcResponse | JsonRpcNotification, eventId?: string): string {
+  const id = eventId === undefined ? '' : `id: ${eventId}\n`;
+  return `${id}event: message\ndata: ${JSON.stringify(message)}\n\n`;
+}
+
+/**
+ * The first event of a resumable stream (MCP 2025-11-25): its id, so a
+ * client that loses the stream can resume from it with `Last-Event-ID`, an
+ * empty `data`, and how long to wait before reconnecting.
+ */
+export function ssePriming(eventId: string, retryMs: number): string {
+  return `id: ${eventId}\nretry: ${retryMs}\ndata: \n\n`;
 }
 
 /**

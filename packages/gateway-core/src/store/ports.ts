@@ -172,6 +172,25 @@ export interface GenerationCounter {
 /** @deprecated name kept for readers of the first API; use GenerationCounter. */
 export type ToolRegistryState = GenerationCounter;
 
+/** The answer of a stream whose client went away, kept for a resume (`GET /mcp` with `Last-Event-ID`). */
+export interface StreamAnswer {
+  /** The session the stream belongs to: only its owner may resume it. */
+  sessionId: string;
+  /** The final SSE message, as JSON text. */
+  message: string;
+}
+
+/**
+ * Answers of streams a client lost before their last event, kept a short
+ * while so the client can resume on any instance. Written only when a client
+ * went away: nothing on the path of a call whose client stays.
+ */
+export interface StreamStore {
+  keep(streamId: string, answer: StreamAnswer, ttlMs: number): Promise<void>;
+  /** Null when unknown, not (yet) kept, or expired. */
+  get(streamId: string): Promise<StreamAnswer | null>;
+}
+
 /** Everything the gateway keeps; one adapter instance per process. */
 export interface GatewayStore {
   readonly kind: 'memory' | 'redis';
@@ -179,6 +198,7 @@ export interface GatewayStore {
   readonly revocation: RevocationStore;
   readonly budget: BudgetLedger;
   readonly sessions: SessionStore;
+  readonly streams: StreamStore;
   readonly audit: AuditLog;
   readonly cache: ResponseCache;
   readonly toolRegistryState: GenerationCounter;

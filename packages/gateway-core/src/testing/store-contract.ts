@@ -321,6 +321,27 @@ export function describeStoreContract(adapter: string, createStore: StoreFactory
       });
     });
 
+    describe('kept stream answers', () => {
+      const answer = { sessionId: 'sess-1', message: '{"jsonrpc":"2.0","id":1,"result":{}}' };
+
+      it('returns a kept answer, null for an unknown stream, and the newest of two', async () => {
+        const { streams } = await store();
+        expect(await streams.get('stream-1')).toBeNull();
+        await streams.keep('stream-1', answer, 60_000);
+        expect(await streams.get('stream-1')).toEqual(answer);
+        await streams.keep('stream-1', { ...answer, message: '{}' }, 60_000);
+        expect(await streams.get('stream-1')).toEqual({ ...answer, message: '{}' });
+      });
+
+      it('forgets an answer when its time is up', async () => {
+        const { streams } = await store();
+        await streams.keep('stream-2', answer, 200);
+        expect(await streams.get('stream-2')).not.toBeNull();
+        await sleep(350);
+        expect(await streams.get('stream-2')).toBeNull();
+      });
+    });
+
     describeAuditCacheContract(createStore);
   });
 }

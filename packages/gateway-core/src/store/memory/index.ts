@@ -6,6 +6,7 @@ import { MemoryBudgetLedger } from './budget.js';
 import { MemoryResponseCache } from './cache.js';
 import { MemoryRevocationStore } from './revocation.js';
 import { MemorySessionStore } from './sessions.js';
+import { MemoryStreamStore } from './streams.js';
 import { MemoryGenerationCounter } from './generation-counter.js';
 
 /**
@@ -20,6 +21,7 @@ export function createMemoryStore(options: StoreOptions = {}): GatewayStore {
     revocation: new MemoryRevocationStore(),
     budget: new MemoryBudgetLedger(options.reservationTtlMs ?? DEFAULT_RESERVATION_TTL_MS),
     sessions: new MemorySessionStore(clock),
+    streams: new MemoryStreamStore(clock),
     audit: new MemoryAuditLog(auditRetention(options), clock),
     cache: new MemoryResponseCache(options.memoryCacheMaxEntries ?? DEFAULT_MEMORY_CACHE_MAX_ENTRIES, clock),
     toolRegistryState: new MemoryGenerationCounter(),

@@ -8,6 +8,7 @@ import { command, connectInBackground, createConnection } from './connection.js'
 import { Keys } from './keys.js';
 import { RedisRevocationStore } from './revocation.js';
 import { RedisSessionStore } from './sessions.js';
+import { RedisStreamStore } from './streams.js';
 import { RedisGenerationCounter } from './generation-counter.js';
 
 export const DEFAULT_KEY_PREFIX = 'tollgate:';
@@ -33,6 +34,7 @@ export async function createRedisStore(url: string, options: StoreOptions = {}):
     revocation: new RedisRevocationStore(client, keys),
     budget: new RedisBudgetLedger(client, keys, options.reservationTtlMs ?? DEFAULT_RESERVATION_TTL_MS),
     sessions: new RedisSessionStore(client, keys),
+    streams: new RedisStreamStore(client, keys),
     audit: new RedisAuditLog(client, keys, auditRetention(options)),
     cache: new RedisResponseCache(client, keys),
     toolRegistryState: new RedisGenerationCounter(client, keys.toolRegistryGeneration()),

@@ -24,6 +24,11 @@ export class Keys {
     return `${this.prefix}session:${sessionId}`;
   }
 
+  /** The kept answer of a stream a client lost. */
+  stream(streamId: string): string {
+    return `${this.prefix}stream:${streamId}`;
+  }
+
   /** Stream of every audit record (the admin view). */
   auditAll(): string {
     return `${this.prefix}audit:all`;
