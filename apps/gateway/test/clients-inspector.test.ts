@@ -99,12 +99,12 @@ describe('client matrix: MCP Inspector CLI', { timeout: 45_000 }, () => {
     expect(run.code).toBe(5);
   });
 
-  it('budget refusal: exits 1 printing the gateway\'s message; the CLI\'s error envelope has no field for the JSON-RPC code (-32029 is not shown)', async () => {
+  it('budget refusal: exits 1 printing the gateway\'s message, which names the code (-32029) since the CLI\'s error envelope has no field for it', async () => {
     const run = await call(matrix.broke.token, 'get_order', `id=${KNOWN_ORDER}`);
     expect(run.code).toBe(1);
     const envelope = JSON.parse((run.stdout + run.stderr).trim()) as { error: Record<string, unknown> };
     // The Inspector's envelope: its own code ("error"), the message, and cause/status/url when it has them.
-    expect(envelope.error).toMatchObject({ code: 'error', message: expect.stringMatching(/budget.*exhausted.*resets at \d{4}-\d{2}-\d{2}T00:00:00\.000Z/i) });
+    expect(envelope.error).toMatchObject({ code: 'error', message: expect.stringMatching(/budget.*exhausted \(code -32029\).*resets at \d{4}-\d{2}-\d{2}T00:00:00\.000Z/i) });
     expect(Object.keys(envelope.error).every((key) => ['code', 'message', 'cause', 'status', 'url'].includes(key))).toBe(true);
   });
 
