@@ -1,6 +1,5 @@
 import { context as traceContext } from '@opentelemetry/api';
 import { randomBytes } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { AgentService } from '../agents/agent-service.js';
 import type { AuditEvent } from '../audit/trail.js';
 import { bearerToken } from '../auth/bearer.js';
@@ -24,7 +23,8 @@ import type { AgentRecord, SessionRecord, SessionStore, StreamStore } from '../s
 import { toolsForAgent } from '../tools/access.js';
 import { toolsListResult } from '../tools/listing.js';
 import { judgedLater } from '../util/judged-later.js';
-import { ANSWER_EVENT, newStreamId, parseEventId, type StreamPosition } from './stream-id.js';
+import { ResumableStreams } from './resumable-streams.js';
+import { ANSWER_EVENT, newStreamId, parseEventId } from './stream-id.js';
 import { ToolCallRecord, type HeaderRecord } from './tool-call-record.js';
 
 /** 32 base64url characters: 192 random bits. Anything else is not ours and skips the store. */
@@ -73,8 +73,6 @@ export type McpResume = McpSessionEnd & {
 export type McpResumeReply = McpAnswer | { kind: 'resumed'; streamId: string; answer: Promise<JsonRpcResponse | null> };
 
 const DEFAULT_RESUME_WINDOW_MS = 120_000;
-/** How often a resume looks for the answer another instance (or this one) is still working on. */
-const RESUME_POLL_MS = 250;
 /** What a client is told to wait before reconnecting to a lost stream. */
 export const STREAM_RETRY_MS = 1_000;
 
@@ -165,11 +163,13 @@ const SESSIONLESS_METHODS: ReadonlySet<string> = new Set(['initialize', 'server/
 export class McpService {
   readonly #options: McpServiceOptions;
   readonly #early: EarlyReservations;
+  readonly #streams: ResumableStreams | null;
 
   constructor(options: McpServiceOptions) {
     this.#options = options;
     const { budget, settlements, clock } = options.toolCall;
     this.#early = new EarlyReservations({ ledger: budget, settlements, clock });
+    this.#streams = options.streams ? new ResumableStreams(options.streams, options.resumeWindowMs ?? DEFAULT_RESUME_WINDOW_MS) : null;
   }
 
   async post(request: McpPost): Promise<McpReply> {
@@ -215,31 +215,14 @@ export class McpService {
       const session = await this.#ownSession(request);
       const position = request.lastEventId === undefined ? null : parseEventId(request.lastEventId);
       if (position === null) throw new InvalidRequestError('Last-Event-ID names no stream of this gateway');
-      const answer = position.seen >= ANSWER_EVENT ? Promise.resolve(null) : this.#keptAnswer(position, session.record.sessionId, request.signal);
+      if (position.seen >= ANSWER_EVENT) return { kind: 'resumed', streamId: position.streamId, answer: Promise.resolve(null) };
+      const kept = this.#streams?.kept(position, session.record.sessionId, request.signal) ?? Promise.resolve(null);
+      // Nothing kept within the window: the request gets an answer all the same, saying to call again.
+      const answer = kept.then((message) => message ?? streamedMessage(this.#failure(position.requestId, new StreamGoneError())));
       return { kind: 'resumed', streamId: position.streamId, answer };
     } catch (error) {
       return this.#failure(null, error);
     }
-  }
-
-  async #keptAnswer(position: StreamPosition, sessionId: string, signal: AbortSignal | undefined): Promise<JsonRpcResponse> {
-    const deadline = Date.now() + this.#resumeWindowMs;
-    while (!signal?.aborted) {
-      // A store outage looks like an answer not kept yet: the window bounds it.
-      const kept = await this.#options.streams?.get(position.streamId).catch(() => null);
-      if (kept) {
-        // Another session's stream is not this caller's to read: the same answer as a lost one.
-        if (kept.sessionId === sessionId) return JSON.parse(kept.message) as JsonRpcResponse;
-        break;
-      }
-      if (Date.now() >= deadline) break;
-      await sleep(RESUME_POLL_MS, undefined, { ref: false });
-    }
-    return streamedMessage(this.#failure(position.requestId, new StreamGoneError()));
-  }
-
-  get #resumeWindowMs(): number {
-    return this.#options.resumeWindowMs ?? DEFAULT_RESUME_WINDOW_MS;
   }
 
   /**
@@ -248,20 +231,14 @@ export class McpService {
    * that leaves no longer cancels it: its answer is kept for a resume.
    */
   #pendingCall(caller: McpCaller, session: McpSession, request: JsonRpcRequest, record: ToolCallRecord, reservedAhead: EarlyReservation | null): McpReply {
-    const resumable = this.#options.streams !== undefined && isAtLeast(session.protocolVersion, '2025-03-26');
-    if (!resumable) return { kind: 'pending', answer: this.#toolCall(caller, session, request, record, reservedAhead) };
+    const streams = this.#streams;
+    if (!streams || !isAtLeast(session.protocolVersion, '2025-03-26')) {
+      return { kind: 'pending', answer: this.#toolCall(caller, session, request, record, reservedAhead) };
+    }
     const streamId = newStreamId(request.id);
     const answer = this.#toolCall({ ...caller, signal: undefined }, session, request, record, reservedAhead);
-    void answer.then((done) => {
-      if (caller.signal?.aborted) void this.#keep(streamId, session.record.sessionId, done);
-    });
+    streams.keepIfLost(streamId, session.record.sessionId, caller.signal, answer.then(streamedMessage));
     return { kind: 'pending', answer, streamId };
-  }
-
-  async #keep(streamId: string, sessionId: string, answer: McpAnswer): Promise<void> {
-    const message = JSON.stringify(streamedMessage(answer));
-    // Not kept (store down): the resume answers stream-gone when its window ends.
-    await this.#options.streams?.keep(streamId, { sessionId, message }, this.#resumeWindowMs).catch(() => undefined);
   }
 
   /**
