@@ -15,7 +15,7 @@ export async function throughput({ url, method = 'GET', headers = {}, body, expe
   await around?.before();
   const start = process.hrtime.bigint();
   const problems = new Map();
-  const check = uniqueIds ? { verifyBody: (text) => withoutUniqueId(text) === expectBody } : { expectBody };
+  const check = uniqueIds ? { verifyBody: (text) => withoutUniqueId(text) === withoutStreamIds(expectBody) } : { expectBody };
   const result = await run({ ...target, duration: durationSec, ...check }, problems);
   const end = process.hrtime.bigint();
   await around?.after(result.requests.total);
@@ -42,7 +42,9 @@ export async function throughput({ url, method = 'GET', headers = {}, body, expe
  * routes each reply by its id). Answers are compared with that id put back.
  */
 export const UNIQUE_ID = '[<id>]';
-const withoutUniqueId = (text) => text.replace(/"id":"[A-Za-z0-9_-]{16,}"/, `"id":"${UNIQUE_ID}"`);
+/** Resumable streams carry SSE event ids made for each stream (and holding the request's id): compared without them. */
+const withoutStreamIds = (text) => text.replace(/^id: \S+$/gm, 'id: [<stream>]');
+const withoutUniqueId = (text) => withoutStreamIds(text).replace(/"id":"[A-Za-z0-9_-]{16,}"/, `"id":"${UNIQUE_ID}"`);
 
 function run(options, problems = new Map()) {
   const note = (what) => problems.set(what, (problems.get(what) ?? 0) + 1);

@@ -2,7 +2,8 @@
 // no fetch overhead on the measuring side) and the MCP session handshake.
 import { Agent, request } from 'node:http';
 
-export const PROTOCOL_VERSION = '2025-06-18';
+/** The revision the bench speaks; `BENCH_PROTOCOL=2024-11-05` compares replies without resumable-stream framing. */
+export const PROTOCOL_VERSION = process.env.BENCH_PROTOCOL ?? '2025-06-18';
 
 /** One keep-alive connection per target, so sequential calls never pay a TCP handshake. */
 export const keepAliveAgent = () => new Agent({ keepAlive: true, maxSockets: 1 });
@@ -64,9 +65,13 @@ export async function openSession(baseUrl, token, agent) {
   return sessionId;
 }
 
-/** The JSON-RPC message of a one-event SSE reply (or a JSON body). */
+/**
+ * The JSON-RPC message of a one-event SSE reply (or a JSON body). A resumable
+ * stream (tools/call from 2025-03-26) opens with a priming event and gives
+ * its message event an id.
+ */
 export function rpcMessage(reply) {
-  const match = /^event: message\r?\ndata: (.*)\r?\n\r?\n$/s.exec(reply.text);
+  const match = /^(?:id: \S+\r?\nretry: \d+\r?\ndata: \r?\n\r?\n)?(?:id: \S+\r?\n)?event: message\r?\ndata: (.*)\r?\n\r?\n$/s.exec(reply.text);
   return JSON.parse(match ? match[1] : reply.text);
 }
 
