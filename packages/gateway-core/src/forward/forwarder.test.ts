@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError, DownstreamCallError, InvalidInputError } from '../errors.js';
+import { ConfigError, DownstreamCallError, InvalidArgumentsError, InvalidInputError } from '../errors.js';
 import { parseToolDefinitions, type ToolDefinition } from '../tools/definition.js';
 import { createOrder, getCustomer } from '../testing/tool-fixtures.js';
 import { HttpForwarder } from './forwarder.js';
@@ -133,6 +133,44 @@ describe('HttpForwarder', () => {
       expect(seen).toEqual([]);
     },
   );
+
+  it.each([['\ud800'], ['a\udc00'], ['\udfff\ud800'], ['x\ud83d']])(
+    'refuses the route value %j (a lone surrogate, which cannot be percent-encoded) as invalid arguments naming it',
+    async (id) => {
+      const attempt = forwarder().forward(tool(getCustomer), { id });
+      await expect(attempt).rejects.toBeInstanceOf(InvalidArgumentsError);
+      await expect(attempt).rejects.toMatchObject({ jsonRpcCode: -32602, fields: [{ path: 'id', message: expect.stringMatching(/lone surrogate/) }] });
+      await expect(attempt).rejects.toThrow(/Route value id/);
+      expect(seen).toEqual([]);
+    },
+  );
+
+  it('still forwards a well-formed surrogate pair in a route value', async () => {
+    handler = json(200, {});
+    await forwarder().forward(tool(getCustomer), { id: 'a😀' });
+    expect(seen[0]!.url).toBe(`/customers/${encodeURIComponent('a😀')}`);
+  });
+
+  it('refuses a lone surrogate in a query value (URLSearchParams would send U+FFFD instead), and sends one in an object or the body as a JSON escape', async () => {
+    const search = tool({
+      ...getCustomer,
+      name: 'search',
+      routePattern: '/customers',
+      parameterSources: { tag: 'query', filter: 'query' },
+      inputSchema: { type: 'object', properties: { tag: { type: 'array', description: null }, filter: { type: 'object', description: null } }, required: [] },
+    });
+    for (const args of [{ tag: '\ud800' }, { tag: ['ok', 'b\udc00'] }]) {
+      const attempt = forwarder().forward(search, args);
+      await expect(attempt).rejects.toBeInstanceOf(InvalidArgumentsError);
+      await expect(attempt).rejects.toMatchObject({ jsonRpcCode: -32602, fields: [{ path: 'tag' }] });
+    }
+    expect(seen).toEqual([]);
+    handler = json(200, []);
+    await forwarder().forward(search, { filter: { q: '\ud800' } });
+    expect(seen[0]!.url).toBe(`/customers?filter=${encodeURIComponent('{"q":"\\ud800"}')}`);
+    await forwarder().forward(tool(createOrder), { customerId: 'c1', sku: '\ud800', quantity: 1 });
+    expect(seen[1]!.body).toContain('"\\ud800"');
+  });
 
   it('turns a downstream error status into 502 / -32002 with the status as data', async () => {
     handler = json(500, { error: 'internal detail that stays downstream' });

@@ -43,6 +43,16 @@ const DECODE_ROUNDS = 3;
 const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
 
 /**
+ * A lone surrogate (half of a UTF-16 pair; JSON text can spell one as
+ * `"\ud800"`): it has no UTF-8 form, so `encodeURIComponent` throws on it and
+ * URLSearchParams silently turns it into U+FFFD (another value than the
+ * agent sent). With the `u` flag a well-formed pair is one code point and
+ * does not match.
+ */
+const LONE_SURROGATE = /\p{Cs}/u;
+const NOT_UNICODE = 'must be well-formed Unicode text (no lone surrogate)';
+
+/**
  * One route value as a path segment. Percent-encoding alone keeps `/` from
  * splitting the segment, but a downstream (or a proxy in front of it) that
  * decodes again would see `..`, a separator or a control character, so any
@@ -54,6 +64,7 @@ function routeSegment(name: string, value: unknown): string {
     throw refusedRouteValue(name, 'must be a string, number or boolean');
   }
   const text = String(value);
+  if (LONE_SURROGATE.test(text)) throw refusedRouteValue(name, NOT_UNICODE);
   let decoded = text;
   for (let round = 0; round <= DECODE_ROUNDS; round++) {
     if (decoded === '' || decoded === '.' || decoded === '..') throw refusedRouteValue(name, 'must not be empty, "." or ".."');
@@ -79,11 +90,17 @@ function refusedRouteValue(name: string, message: string): InvalidArgumentsError
   return new InvalidArgumentsError(`Route value ${name} ${message}`, [{ path: name, message }]);
 }
 
-/** Arrays repeat the parameter (`tag=a&tag=b`); objects travel as JSON text. */
+/**
+ * Arrays repeat the parameter (`tag=a&tag=b`); objects travel as JSON text
+ * (JSON.stringify writes a lone surrogate as a `\ud800` escape, plain ASCII).
+ * A text with a lone surrogate is refused rather than sent as U+FFFD.
+ */
 function appendQuery(query: URLSearchParams, name: string, value: unknown): void {
   const values = Array.isArray(value) ? value : [value];
   for (const item of values) {
     if (item === undefined || item === null) continue;
-    query.append(name, typeof item === 'object' ? JSON.stringify(item) : String(item));
+    const text = typeof item === 'object' ? JSON.stringify(item) : String(item);
+    if (LONE_SURROGATE.test(text)) throw new InvalidArgumentsError(`Query value ${name} ${NOT_UNICODE}`, [{ path: name, message: NOT_UNICODE }]);
+    query.append(name, text);
   }
 }
