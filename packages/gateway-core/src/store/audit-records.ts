@@ -81,11 +81,17 @@ export interface AuditPage {
 
 export const MAX_AUDIT_PAGE_SIZE = 500;
 
-/** A cursor is a record id: `<milliseconds>-<sequence>`. */
+/**
+ * A cursor is a record id: `<milliseconds>-<sequence>`. Sixteen digits a part
+ * keep each part below 2^64 (Redis refuses more); `0-0` (in any spelling) is
+ * no record's id, and nothing can come before it, so Redis refuses it as an
+ * exclusive end: it is not a cursor either.
+ */
 const CURSOR = /^\d{1,16}-\d{1,16}$/;
+const ZERO_ID = /^0+-0+$/;
 
 export function isAuditCursor(value: string): boolean {
-  return CURSOR.test(value);
+  return CURSOR.test(value) && !ZERO_ID.test(value);
 }
 
 /**
@@ -113,11 +119,22 @@ export function matchesAuditQuery(record: AuditEntry, query: AuditQuery): boolea
   );
 }
 
-/** Orders record ids (`<ms>-<seq>`) numerically; string order is wrong once lengths differ. */
+/**
+ * Orders record ids (`<ms>-<seq>`) numerically; string order is wrong once
+ * lengths differ, and Number is inexact past 2^53 (a cursor may have 16 digits).
+ */
 export function compareAuditIds(a: string, b: string): number {
-  const [aMs, aSeq] = a.split('-').map(Number) as [number, number];
-  const [bMs, bSeq] = b.split('-').map(Number) as [number, number];
-  return aMs - bMs || aSeq - bSeq;
+  const [aMs = '', aSeq = ''] = a.split('-');
+  const [bMs = '', bSeq = ''] = b.split('-');
+  return compareDigits(aMs, bMs) || compareDigits(aSeq, bSeq);
+}
+
+/** Compares two runs of decimal digits as the numbers they spell, at any length. */
+function compareDigits(a: string, b: string): number {
+  const x = a.replace(/^0+(?=\d)/, '');
+  const y = b.replace(/^0+(?=\d)/, '');
+  if (x.length !== y.length) return x.length - y.length;
+  return x < y ? -1 : x > y ? 1 : 0;
 }
 
 /** The millisecond part of a record id: when the store appended it. */

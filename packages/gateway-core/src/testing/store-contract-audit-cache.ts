@@ -128,6 +128,24 @@ export function describeAuditCacheContract(createStore: Factory): void {
       }
     });
 
+    it('refuses a cursor of the right shape that no record can have (0-0) as a bad cursor, naming it', async () => {
+      const s = await store();
+      await s.audit.append([entry()]);
+      for (const before of ['0-0', '00-0', '0000000000000000-0000000000000000']) {
+        const refused = await s.audit.query({ limit: 10, before }).catch((error: unknown) => error);
+        expect(refused).toBeInstanceOf(InvalidInputError);
+        expect((refused as InvalidInputError).fields.map((f) => f.path)).toEqual(['before']);
+      }
+    });
+
+    it('reads from the largest cursor the shape allows, and from the smallest usable one', async () => {
+      const s = await store();
+      await s.audit.append([entry({ tokensCharged: 1 }), entry({ tokensCharged: 2 })]);
+      const all = await s.audit.query({ limit: 10, before: '9999999999999999-9999999999999999' });
+      expect(all.records.map((r) => r.tokensCharged)).toEqual([2, 1]);
+      expect(await s.audit.query({ limit: 10, before: '0-1' })).toEqual({ records: [], nextCursor: null });
+    });
+
     it('caps each agent by count, keeping the newest', async () => {
       const s = await store({ auditRetention: { maxRecordsPerAgent: 10 } });
       for (let i = 0; i < 3; i++) await s.audit.append(Array.from({ length: 100 }, (_, j) => entry({ tokensCharged: i * 100 + j })));
