@@ -12,13 +12,22 @@ export const MAX_JSON_BODY_BYTES = 1024 * 1024;
  * parses it: 413 as soon as Content-Length or the streamed bytes pass the
  * limit. Without it, one unauthenticated POST /auth/admin/token could hold
  * any amount of memory.
+ *
+ * The rest of a too-large body is never read, so the connection cannot carry
+ * another request: the 413 says `Connection: close` (as /mcp's does), and Node
+ * ends the connection once the answer is written. Without it the answer said
+ * keep-alive and the node adapter dropped the socket anyway after draining
+ * the body for 500 ms, so a keep-alive client sent its next request into a
+ * closing socket. The answer is written before the close, so a client still
+ * uploading reads it before its writes fail.
  */
 export function jsonBodyLimit(maxBytes = MAX_JSON_BODY_BYTES): MiddlewareHandler {
   return bodyLimit({
     maxSize: maxBytes,
-    // No `Connection: close`: closing at once would reset a client still uploading before it reads
-    // the 413; the node server drains the rest of the body (bounded) and keeps the connection.
-    onError: (c) => problem(c, { status: 413, title: 'Payload Too Large', detail: `Request body is larger than ${maxBytes} bytes` }),
+    onError: (c) => {
+      c.header('Connection', 'close');
+      return problem(c, { status: 413, title: 'Payload Too Large', detail: `Request body is larger than ${maxBytes} bytes` });
+    },
   });
 }
 
