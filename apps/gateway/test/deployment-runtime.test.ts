@@ -113,7 +113,7 @@ describe('runtime images assembled from the Dockerfile', () => {
     await healthy(downstream, healthcheckCommand(last(downstreamStage, 'HEALTHCHECK')!), downstreamEnv);
 
     const service = compose.services.gateway!;
-    const secrets = { TOLLGATE_LICENSE_KEY: 'license', TOLLGATE_JWT_SIGNING_KEY: 's'.repeat(40), TOLLGATE_ADMIN_API_KEY: 'admin-key-0123456789abcdef' };
+    const secrets = { TOLLGATE_LICENSE_KEY: 'license', TOLLGATE_JWT_SIGNING_KEY: 's'.repeat(40), TOLLGATE_ADMIN_API_KEY: 'admin-key-0123456789abcdef-0123456789' };
     const gatewayPort = String(await freePort());
     const gatewayEnv: Record<string, string> = { HOST: '127.0.0.1' };
     for (const [name, value] of Object.entries(service.environment ?? {})) {

@@ -14,6 +14,7 @@ describe('gateway start-up (dist/main.js)', () => {
   const refusals: Array<[string, Record<string, string | undefined>, RegExp]> = [
     ['no license key', { Gw__LicenseKey: undefined }, /^tollgate: refusing to start: Gw:LicenseKey: is required/],
     ['a short signing key', { Gw__Jwt__SigningKey: 'too-short' }, /^tollgate: refusing to start: Gw:Jwt:SigningKey: must be at least 32 bytes/],
+    ['an admin API key under 32 characters', { Gw__Admin__ApiKey: 'a'.repeat(31) }, /^tollgate: refusing to start: Gw:Admin:ApiKey: must be at least 32 characters/],
     ['an invalid store address', { ConnectionStrings__Store: 'mysql://db' }, /^tollgate: refusing to start: ConnectionStrings:Store: must be a redis/],
     ['an unreadable config file', { TOLLGATE_CONFIG_FILE: '/nonexistent/gateway.json' }, /^tollgate: refusing to start: config file \/nonexistent\/gateway.json cannot be read/],
   ];
@@ -24,6 +25,18 @@ describe('gateway start-up (dist/main.js)', () => {
     expect(result.stderr).toMatch(line);
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
     expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('accepts a short admin API key in development mode, with a warning that does not show the key', async () => {
+    const gateway = await startGateway({ downstreamUrl: downstream.url, development: true, adminApiKey: 'dev-admin' });
+    try {
+      expect(gateway.output()).toContain('tollgate: warning: Gw:Admin:ApiKey is shorter than 32 characters: accepted in development mode only');
+      expect(gateway.output()).not.toContain('dev-admin');
+      const token = await fetch(`${gateway.url}/auth/admin/token`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ apiKey: 'dev-admin' }) });
+      expect(token.status).toBe(200);
+    } finally {
+      await gateway.stop('SIGTERM');
+    }
   });
 
   it('starts, loads the downstream tools and becomes ready', async () => {

@@ -41,8 +41,8 @@ describe('gateway configuration', () => {
   });
 
   it('matches key names case-insensitively', () => {
-    const { config } = parse({ ...base, GW__ADMIN__APIKEY: 'secret', gw__admin__tokenexpirydays: '7' });
-    expect(config.admin).toEqual({ apiKey: 'secret', tokenExpiryDays: 7 });
+    const { config } = parse({ ...base, GW__ADMIN__APIKEY: KEY, gw__admin__tokenexpirydays: '7' });
+    expect(config.admin).toEqual({ apiKey: KEY, tokenExpiryDays: 7 });
   });
 
   it('refuses to start without a license key, naming the key', () => {
@@ -55,6 +55,20 @@ describe('gateway configuration', () => {
     expect(problemsOf({ ...base, Gw__Jwt__SigningKey: 'short' })).toEqual([
       'Gw:Jwt:SigningKey: must be at least 32 bytes (e.g. openssl rand -hex 32)',
     ]);
+  });
+
+  it('refuses an admin API key under 32 characters in production, naming the key and not showing it', () => {
+    const problems = problemsOf({ ...base, Gw__Admin__ApiKey: 'short-admin-secret' });
+    expect(problems).toEqual(['Gw:Admin:ApiKey: must be at least 32 characters (e.g. openssl rand -hex 32)']);
+    expect(problems.join('\n')).not.toContain('short-admin-secret');
+    expect(problemsOf({ ...base, Gw__Admin__ApiKey: 'a'.repeat(31) })).toHaveLength(1);
+    expect(parse({ ...base, Gw__Admin__ApiKey: 'a'.repeat(32) }).config.admin.apiKey).toBe('a'.repeat(32));
+  });
+
+  it('accepts a short admin API key in development mode, with a warning that does not show it', () => {
+    const { config, warnings } = parse({ ...base, NODE_ENV: 'development', Gw__Admin__ApiKey: 'dev-secret' });
+    expect(config.admin.apiKey).toBe('dev-secret');
+    expect(warnings).toEqual(['Gw:Admin:ApiKey is shorter than 32 characters: accepted in development mode only']);
   });
 
   it('refuses an invalid store address and accepts redis URLs', () => {

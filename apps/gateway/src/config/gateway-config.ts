@@ -161,6 +161,21 @@ function schemaFor(development: boolean) {
   });
 }
 
+/** The admin API key's floor, in characters: anyone who guesses it is an admin. */
+export const MIN_ADMIN_API_KEY_LENGTH = 32;
+
+/**
+ * A short admin API key is a problem in production and a warning in
+ * development mode; neither message shows the key. Returns the warning.
+ */
+function checkAdminApiKey(key: unknown, development: boolean, problems: ConfigProblem[]): string | undefined {
+  if (typeof key !== 'string' || [...key].length >= MIN_ADMIN_API_KEY_LENGTH) return undefined;
+  const message = `must be at least ${MIN_ADMIN_API_KEY_LENGTH} characters (e.g. openssl rand -hex 32)`;
+  if (development) return `Gw:Admin:ApiKey is shorter than ${MIN_ADMIN_API_KEY_LENGTH} characters: accepted in development mode only`;
+  problems.push({ path: 'Gw:Admin:ApiKey', message });
+  return undefined;
+}
+
 export interface ParsedConfig {
   config: GatewayConfig;
   warnings: string[];
@@ -210,12 +225,13 @@ export function parseGatewayConfig(flat: FlatConfig): ParsedConfig {
   if (values['Gw:Embedding:Provider'] === 'openai' && 'Gw:Embedding:BaseUrl' in values && values['Gw:Embedding:BaseUrl'] === undefined) {
     problems.push({ path: 'Gw:Embedding:BaseUrl', message: 'is required when Gw:Embedding:Provider is openai' });
   }
+  const adminKeyWarning = checkAdminApiKey(values['Gw:Admin:ApiKey'], development, problems);
   const cacheTools = perToolCache(section(flat, 'Gw:Cache:Tools'), problems);
   const privacy = core(() => privacyConfigFromSection(section(flat, 'Gw:Privacy')));
   if (problems.length > 0 || resilience === undefined || privacy === undefined) throw new ConfigError(problems);
 
   const data = values as Values;
-  const warnings: string[] = [];
+  const warnings: string[] = adminKeyWarning === undefined ? [] : [adminKeyWarning];
   let signingKey = data['Gw:Jwt:SigningKey'];
   const generated = signingKey === undefined;
   if (signingKey === undefined) {
