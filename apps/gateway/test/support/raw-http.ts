@@ -58,3 +58,78 @@ export function rawExchange(url: string, head: string, body = '', quietMs = 1_00
     socket.write(`${head}\r\n\r\n${body}`, 'latin1');
   });
 }
+
+export interface RawUpload {
+  /** Everything the server sent (latin1). */
+  received: string;
+  /** How the exchange ended: the server closed the connection (FIN, or a reset after its answer), or it went quiet for `quietMs` while still open. */
+  ended: 'closed' | 'reset' | 'still-open';
+}
+
+/**
+ * Writes `head` and then streams `chunks` (each sent as one chunk of a chunked
+ * body when `chunked`, else verbatim) as fast as the socket takes them, until
+ * the server answers or closes; then waits for the server to close. For
+ * checking that an early answer is read whole, and that the connection ends
+ * after it, as a client that is still uploading sees it.
+ */
+export function rawUpload(url: string, head: string, chunks: readonly string[], { chunked = false, quietMs = 2_000 } = {}): Promise<RawUpload> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname);
+    let received = '';
+    let done = false;
+    const finish = (ended: RawUpload['ended']) => {
+      if (done) return;
+      done = true;
+      clearTimeout(quiet);
+      socket.destroy();
+      resolve({ received, ended });
+    };
+    let quiet = setTimeout(() => finish('still-open'), quietMs);
+    socket.setEncoding('latin1');
+    socket.on('data', (chunk: string) => {
+      received += chunk;
+      clearTimeout(quiet);
+      quiet = setTimeout(() => finish('still-open'), quietMs);
+    });
+    socket.on('end', () => finish('closed'));
+    socket.on('close', () => finish('closed'));
+    socket.on('error', (error: NodeJS.ErrnoException) => (error.code === 'ECONNRESET' || error.code === 'EPIPE' ? finish('reset') : reject(error)));
+    socket.write(`${head}\r\n\r\n`, 'latin1');
+    const send = async () => {
+      for (const chunk of chunks) {
+        if (done || received !== '' || socket.destroyed) return;
+        const framed = chunked ? `${Buffer.byteLength(chunk).toString(16)}\r\n${chunk}\r\n` : chunk;
+        if (!socket.write(framed, 'latin1')) await new Promise((resume) => (socket.once('drain', resume), socket.once('close', resume)));
+      }
+      if (chunked && !done && !socket.destroyed) socket.write('0\r\n\r\n');
+    };
+    socket.once('connect', () => void send());
+  });
+}
+
+/** An HTTP/1.1 response read off a socket: status, lower-case headers, and whether its body arrived whole. */
+export function parseRawResponse(text: string): { status: number; headers: Record<string, string>; body: string; complete: boolean } {
+  const split = text.indexOf('\r\n\r\n');
+  if (split < 0) return { status: 0, headers: {}, body: '', complete: false };
+  const [statusLine = '', ...lines] = text.slice(0, split).split('\r\n');
+  const headers = Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf(':')).trim().toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
+  const rest = text.slice(split + 4);
+  const status = Number(statusLine.split(' ')[1]);
+  if (headers['content-length'] !== undefined) {
+    const length = Number(headers['content-length']);
+    return { status, headers, body: rest.slice(0, length), complete: Buffer.byteLength(rest, 'latin1') >= length };
+  }
+  // Chunked: complete once the last chunk is there.
+  let body = '';
+  let at = 0;
+  for (;;) {
+    const lineEnd = rest.indexOf('\r\n', at);
+    if (lineEnd < 0) return { status, headers, body, complete: false };
+    const size = parseInt(rest.slice(at, lineEnd), 16);
+    if (size === 0) return { status, headers, body, complete: true };
+    body += rest.slice(lineEnd + 2, lineEnd + 2 + size);
+    at = lineEnd + 2 + size + 2;
+  }
+}
