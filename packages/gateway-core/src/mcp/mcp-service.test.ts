@@ -25,14 +25,22 @@ const initializeParams = (protocolVersion = '2024-11-05') => ({
  * the test moves, a count of session lookups and the audit events it wrote.
  */
 async function setup(
-  options: { settled?: boolean; ready?: boolean; forwarder?: Forwarder; errorDelivery?: 'mcp' | 'http-status'; budget?: number; resumeWindowMs?: number } = {},
+  options: {
+    settled?: boolean;
+    ready?: boolean;
+    forwarder?: Forwarder;
+    errorDelivery?: 'mcp' | 'http-status';
+    budget?: number;
+    resumeWindowMs?: number;
+    maxSessionsPerAgent?: number;
+  } = {},
 ) {
   let now = Date.parse('2025-05-01T12:00:00Z');
   const clock = () => new Date(now);
   const store = createMemoryStore({ clock: () => now });
   let lookups = 0;
   const sessions: SessionStore = {
-    create: (session, ttl) => store.sessions.create(session, ttl),
+    create: (session, ttl, max) => store.sessions.create(session, ttl, max),
     touch: (id, ttl) => {
       lookups += 1;
       return store.sessions.touch(id, ttl);
@@ -55,6 +63,7 @@ async function setup(
     errorDelivery: options.errorDelivery,
     streams: store.streams,
     resumeWindowMs: options.resumeWindowMs,
+    maxSessionsPerAgent: options.maxSessionsPerAgent,
   });
   const tokenFor = async (label: string, scopes: string[] = []) => {
     const agent = await agents.create({ label, dailyTokenBudget: options.budget ?? 10_000, scopes });
@@ -167,6 +176,27 @@ describe('McpService', () => {
     expect((await inSession(service, token, sessionId)).failure).toBeUndefined();
     advance(IDLE_MS);
     expect((await inSession(service, token, sessionId)).failure?.code).toBe('session-not-found');
+  });
+
+  it("past the agent's session cap, ends its least recently used session; other agents keep theirs", async () => {
+    const { service, tokenFor, advance } = await setup({ maxSessionsPerAgent: 2 });
+    const alice = await tokenFor('alice');
+    const bob = await tokenFor('bob');
+    const bobs = await initialize(service, bob.token);
+    const first = await initialize(service, alice.token);
+    advance(10);
+    const second = await initialize(service, alice.token);
+    advance(10);
+    await inSession(service, alice.token, first.sessionId); // the first is now the more recently used
+    advance(10);
+    const third = await initialize(service, alice.token);
+    expect((await inSession(service, alice.token, second.sessionId)).failure).toMatchObject({ code: 'session-not-found', httpStatus: 404 });
+    for (const { sessionId } of [first, third]) expect((await inSession(service, alice.token, sessionId)).failure).toBeUndefined();
+    expect((await inSession(service, bob.token, bobs.sessionId)).failure).toBeUndefined();
+  });
+
+  it('refuses a session cap that is not a positive integer', async () => {
+    await expect(setup({ maxSessionsPerAgent: 0 })).rejects.toThrow(/maxSessionsPerAgent must be a positive integer/);
   });
 
   it('ends a session: the id is then unknown; only its owner can end it', async () => {

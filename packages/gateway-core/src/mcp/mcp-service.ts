@@ -33,6 +33,12 @@ const SESSION_ID_PATTERN = /^[A-Za-z0-9_-]{32}$/;
 export interface McpServiceOptions {
   sessions: SessionStore;
   sessionIdleMs: number;
+  /**
+   * Open sessions one agent may hold (default 100). Opening one more ends the
+   * agent's least recently used session, on every instance: a client that
+   * keeps calling `initialize` costs the store at most this many sessions.
+   */
+  maxSessionsPerAgent?: number;
   agents: AgentService;
   toolCall: ToolCallDeps;
   serverInfo: ServerInfo;
@@ -73,6 +79,12 @@ export type McpResume = McpSessionEnd & {
 export type McpResumeReply = McpAnswer | { kind: 'resumed'; streamId: string; answer: Promise<JsonRpcResponse | null> };
 
 const DEFAULT_RESUME_WINDOW_MS = 120_000;
+/**
+ * A client normally holds one session per connection, and an agent is one
+ * credential: 100 leaves room for a fleet of workers sharing one, while an
+ * agent opening sessions in a loop holds at most 100 (about 40 KB in Redis).
+ */
+const DEFAULT_MAX_SESSIONS_PER_AGENT = 100;
 /** What a client is told to wait before reconnecting to a lost stream. */
 export const STREAM_RETRY_MS = 1_000;
 
@@ -164,9 +176,14 @@ export class McpService {
   readonly #options: McpServiceOptions;
   readonly #early: EarlyReservations;
   readonly #streams: ResumableStreams | null;
+  readonly #maxSessions: number;
 
   constructor(options: McpServiceOptions) {
     this.#options = options;
+    this.#maxSessions = options.maxSessionsPerAgent ?? DEFAULT_MAX_SESSIONS_PER_AGENT;
+    if (!Number.isSafeInteger(this.#maxSessions) || this.#maxSessions < 1) {
+      throw new RangeError(`maxSessionsPerAgent must be a positive integer, got ${this.#maxSessions}`);
+    }
     const { budget, settlements, clock } = options.toolCall;
     this.#early = new EarlyReservations({ ledger: budget, settlements, clock });
     this.#streams = options.streams ? new ResumableStreams(options.streams, options.resumeWindowMs ?? DEFAULT_RESUME_WINDOW_MS) : null;
@@ -322,7 +339,11 @@ export class McpService {
     }
   }
 
-  /** Opens a session bound to the agent; its id goes back in `Mcp-Session-Id`. */
+  /**
+   * Opens a session bound to the agent; its id goes back in `Mcp-Session-Id`.
+   * An agent at its session cap loses its least recently used session (the
+   * store ends it; its next request answers 404, as an expired one does).
+   */
   async #initialize(caller: McpCaller, request: JsonRpcRequest): Promise<McpAnswer> {
     const parsed = parseInitializeParams(request.params);
     const result = buildInitializeResult({ requestedVersion: parsed.protocolVersion, serverInfo: this.#options.serverInfo });
@@ -331,6 +352,7 @@ export class McpService {
     await this.#options.sessions.create(
       { sessionId, agentId: caller.agent.agentId, protocolVersion: result.protocolVersion, clientInfo: parsed.clientInfo, createdAt },
       this.#options.sessionIdleMs,
+      this.#maxSessions,
     );
     return { ...answer(jsonRpcResult(request.id, result)), sessionId };
   }

@@ -107,8 +107,20 @@ export interface SessionRecord {
   createdAt: string;
 }
 
+/**
+ * Open MCP sessions, each expiring after `idleTtlMs` without use. An agent
+ * holds at most `maxPerAgent` of them: opening one more ends the agent's
+ * least recently used (oldest idle) session, whichever instance it was opened
+ * or last used on. Expired and deleted sessions do not count.
+ */
 export interface SessionStore {
-  create(session: SessionRecord, idleTtlMs: number): Promise<void>;
+  /**
+   * Stores the session and, when its agent already holds `maxPerAgent` live
+   * sessions, ends the least recently used ones so the agent holds exactly
+   * `maxPerAgent` with this one. One atomic step across instances. Returns the
+   * ids of the sessions it ended (empty when the agent was under its cap).
+   */
+  create(session: SessionRecord, idleTtlMs: number, maxPerAgent: number): Promise<string[]>;
   /** Returns the session and extends its idle expiry; null when unknown or expired. */
   touch(sessionId: string, idleTtlMs: number): Promise<SessionRecord | null>;
   delete(sessionId: string): Promise<boolean>;

@@ -12,6 +12,8 @@ import { describeAuditCacheContract } from './store-contract-audit-cache.js';
 export type StoreFactory = (options: StoreOptions) => Promise<GatewayStore>;
 
 const RESERVATION_TTL_MS = 60_000;
+/** A session cap no sessions test but the cap's own reaches. */
+const CAP = 100;
 
 function agent(agentId: string, overrides: Partial<AgentRecord> = {}): AgentRecord {
   return {
@@ -296,14 +298,14 @@ export function describeStoreContract(adapter: string, createStore: StoreFactory
 
       it('returns a created session and null for an unknown one', async () => {
         const { sessions } = await store();
-        await sessions.create(session, 60_000);
+        await sessions.create(session, 60_000, CAP);
         expect(await sessions.touch('sess-1', 60_000)).toEqual(session);
         expect(await sessions.touch('sess-unknown', 60_000)).toBeNull();
       });
 
       it('expires an idle session, and every touch extends it', async () => {
         const { sessions } = await store();
-        await sessions.create(session, 300);
+        await sessions.create(session, 300, CAP);
         await sleep(200);
         expect(await sessions.touch('sess-1', 300)).not.toBeNull();
         await sleep(200); // 400 ms after creation: alive only because the touch extended it
@@ -314,10 +316,59 @@ export function describeStoreContract(adapter: string, createStore: StoreFactory
 
       it('deletes once', async () => {
         const { sessions } = await store();
-        await sessions.create(session, 60_000);
+        await sessions.create(session, 60_000, CAP);
         expect(await sessions.delete('sess-1')).toBe(true);
         expect(await sessions.delete('sess-1')).toBe(false);
         expect(await sessions.touch('sess-1', 60_000)).toBeNull();
+      });
+
+      const of = (agentId: string, sessionId: string) => ({ ...session, agentId, sessionId });
+      /** Which of these ids still answer a touch. */
+      const alive = async (sessions: GatewayStore['sessions'], ids: string[]) =>
+        (await Promise.all(ids.map(async (id) => ((await sessions.touch(id, 60_000)) ? id : null)))).filter((id) => id !== null);
+
+      it('ends nothing while the agent is under its cap, and counts only its own sessions', async () => {
+        const { sessions } = await store();
+        expect(await sessions.create(of('agt_a', 'a1'), 60_000, 2)).toEqual([]);
+        expect(await sessions.create(of('agt_b', 'b1'), 60_000, 2)).toEqual([]);
+        expect(await sessions.create(of('agt_b', 'b2'), 60_000, 2)).toEqual([]);
+        expect(await sessions.create(of('agt_a', 'a2'), 60_000, 2)).toEqual([]);
+        expect(await alive(sessions, ['a1', 'a2', 'b1', 'b2'])).toEqual(['a1', 'a2', 'b1', 'b2']);
+      });
+
+      it("past the cap, ends the agent's least recently used session, not its oldest", async () => {
+        const { sessions } = await store();
+        for (const id of ['a1', 'a2', 'a3']) {
+          expect(await sessions.create(of('agt_a', id), 60_000, 3)).toEqual([]);
+          await sleep(5);
+        }
+        await sessions.create(of('agt_b', 'b1'), 60_000, 3);
+        await sessions.touch('a1', 60_000); // a1 is the oldest, but a2 is now the one idle longest
+        await sleep(5);
+        expect(await sessions.create(of('agt_a', 'a4'), 60_000, 3)).toEqual(['a2']);
+        expect(await alive(sessions, ['a1', 'a2', 'a3', 'a4', 'b1'])).toEqual(['a1', 'a3', 'a4', 'b1']);
+        expect(await sessions.delete('a2')).toBe(false);
+      });
+
+      it('ends as many as it takes when the cap went down', async () => {
+        const { sessions } = await store();
+        for (const id of ['a1', 'a2', 'a3', 'a4']) {
+          await sessions.create(of('agt_a', id), 60_000, 10);
+          await sleep(5);
+        }
+        expect(await sessions.create(of('agt_a', 'a5'), 60_000, 2)).toEqual(['a1', 'a2', 'a3']);
+        expect(await alive(sessions, ['a1', 'a2', 'a3', 'a4', 'a5'])).toEqual(['a4', 'a5']);
+      });
+
+      it('does not count expired or deleted sessions', async () => {
+        const { sessions } = await store();
+        await sessions.create(of('agt_a', 'a1'), 100, 2);
+        await sessions.create(of('agt_a', 'a2'), 60_000, 2);
+        await sleep(150); // a1 has expired
+        expect(await sessions.create(of('agt_a', 'a3'), 60_000, 2)).toEqual([]);
+        expect(await sessions.delete('a2')).toBe(true);
+        expect(await sessions.create(of('agt_a', 'a4'), 60_000, 2)).toEqual([]);
+        expect(await alive(sessions, ['a1', 'a2', 'a3', 'a4'])).toEqual(['a3', 'a4']);
       });
     });
 

@@ -24,6 +24,15 @@ export class Keys {
     return `${this.prefix}session:${sessionId}`;
   }
 
+  /**
+   * Sorted set of one agent's session ids, scored by creation time, for the
+   * per-agent cap. Hash-tagged by agent, so anything else of one agent that
+   * ever needs to share a slot with it can.
+   */
+  agentSessions(agentId: string): string {
+    return `${this.prefix}sessions:{${agentId}}`;
+  }
+
   /** The kept answer of a stream a client lost. */
   stream(streamId: string): string {
     return `${this.prefix}stream:${streamId}`;

@@ -47,11 +47,23 @@ describe.runIf(available)('Redis store', () => {
       const [a, b] = [await instance(prefix), await instance(prefix)];
       await a.revocation.revokeAll('agt_x');
       expect(await b.revocation.generation('agt_x')).toBe(1);
-      await a.sessions.create({ sessionId: 's1', agentId: 'agt_x', protocolVersion: '2024-11-05', clientInfo: null, createdAt: 'now' }, 60_000);
+      await a.sessions.create({ sessionId: 's1', agentId: 'agt_x', protocolVersion: '2024-11-05', clientInfo: null, createdAt: 'now' }, 60_000, 100);
       expect(await b.sessions.touch('s1', 60_000)).toMatchObject({ agentId: 'agt_x' });
       await a.agents.create({ agentId: 'agt_x', label: 'x', dailyTokenBudget: 1, isActive: true, allowedTools: null, scopes: [], createdAt: 'a', updatedAt: 'a' });
       await b.agents.update('agt_x', { isActive: false }, 'b');
       expect((await a.agents.get('agt_x'))?.isActive).toBe(false);
+    });
+
+    it("keeps an agent's session cap across instances under concurrent creates", async () => {
+      const prefix = `test:${randomUUID()}:`;
+      const [a, b] = [await instance(prefix), await instance(prefix)];
+      const ids = Array.from({ length: 20 }, (_, i) => `s${i}`);
+      const ended = await Promise.all(
+        ids.map((sessionId, i) => (i % 2 ? a : b).sessions.create({ sessionId, agentId: 'agt_x', protocolVersion: '2024-11-05', clientInfo: null, createdAt: 'now' }, 60_000, 5)),
+      );
+      const alive = (await Promise.all(ids.map((id) => a.sessions.touch(id, 60_000)))).filter((session) => session !== null);
+      expect(alive).toHaveLength(5);
+      expect(new Set(ended.flat()).size).toBe(15);
     });
 
     it('keeps one budget across instances under 200 concurrent reservations', async () => {
