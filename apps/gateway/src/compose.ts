@@ -77,6 +77,7 @@ export async function composeGateway(config: GatewayConfig, log: Logger): Promis
     onUnexpectedError,
     sessions: store.sessions,
     sessionIdleMs: config.mcp.sessionIdleMinutes * 60_000,
+    maxSessionsPerAgent: config.mcp.maxSessionsPerAgent,
     errorDelivery: config.mcp.errorDelivery,
     streams: store.streams,
     resumeWindowMs: config.mcp.resumeWindowMs,

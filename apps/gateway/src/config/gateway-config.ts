@@ -25,7 +25,7 @@ export interface GatewayConfig {
   store: { connectionString: string | undefined };
   admin: { apiKey: string | undefined; tokenExpiryDays: number };
   /** `errorDelivery`: MCP's rules (tool errors and refusals in HTTP 200), or contract 7's HTTP statuses. */
-  mcp: { sessionIdleMinutes: number; maxBodyBytes: number; keepAliveMs: number; errorDelivery: 'mcp' | 'http-status'; resumeWindowMs: number };
+  mcp: { sessionIdleMinutes: number; maxBodyBytes: number; keepAliveMs: number; errorDelivery: 'mcp' | 'http-status'; resumeWindowMs: number; maxSessionsPerAgent: number };
   cache: {
     enabled: boolean;
     semantic: boolean;
@@ -135,6 +135,8 @@ function schemaFor(development: boolean) {
     'Gw:Mcp:MaxBodyBytes': positiveInt(1024 * 1024),
     'Gw:Mcp:KeepAliveSeconds': z.coerce.number().positive('must be positive').default(5),
     'Gw:Mcp:ResumeWindowSeconds': positiveInt(120),
+    // One credential normally backs a handful of clients, each with one session: 100 leaves room for a fleet sharing one.
+    'Gw:Mcp:MaxSessionsPerAgent': positiveInt(100),
     'Gw:Mcp:ErrorDelivery': z.enum(['mcp', 'http-status'], { error: 'must be mcp or http-status' }).default('mcp'),
     'Gw:Cache:Enabled': booleanFlag(true),
     'Gw:Cache:Semantic': booleanFlag(true),
@@ -258,6 +260,7 @@ export function parseGatewayConfig(flat: FlatConfig): ParsedConfig {
         keepAliveMs: data['Gw:Mcp:KeepAliveSeconds'] * 1000,
         errorDelivery: data['Gw:Mcp:ErrorDelivery'],
         resumeWindowMs: data['Gw:Mcp:ResumeWindowSeconds'] * 1000,
+        maxSessionsPerAgent: data['Gw:Mcp:MaxSessionsPerAgent'],
       },
       cache: {
         enabled: data['Gw:Cache:Enabled'],
