@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { AgentService } from '../agents/agent-service.js';
 import type { AuditEvent } from '../audit/trail.js';
 import { TokenService } from '../auth/token-service.js';
-import { DownstreamCallError } from '../errors.js';
+import { DownstreamCallError, StoreUnavailableError } from '../errors.js';
 import type { Forwarder } from '../forward/forwarder.js';
 import { SettlementQueue } from '../pipeline/settlement-queue.js';
 import { createMemoryStore } from '../store/memory/index.js';
@@ -302,9 +302,24 @@ describe('McpService', () => {
       { outcome: 'ok', agentId, sessionId, tool: 'getCustomer', httpStatus: 200 },
       { outcome: 'forbidden', agentId, sessionId, tool: 'createOrder', httpStatus: 403 },
       { outcome: 'invalid-arguments', agentId, sessionId, tool: 'getCustomer', httpStatus: 400 },
-      { outcome: 'invalid-request', agentId, sessionId: null, tool: null, httpStatus: 404 },
+      { outcome: 'invalid-request', agentId, sessionId: null, tool: 'getCustomer', httpStatus: 404 },
       { outcome: 'unauthorized', agentId: null, sessionId: null, tool: null, httpStatus: 401 },
     ]);
+  });
+
+  it('names the agent and tool of a call refused while the store is down, once the token checked out', async () => {
+    const { service, tokenFor, audited, agents } = await setup();
+    const { token, agentId } = await tokenFor('alice');
+    const { sessionId } = await initialize(service, token);
+    agents.agentFor = async () => {
+      throw new StoreUnavailableError('store down');
+    };
+    const reply = await inSession(service, token, sessionId, undefined, rpc('tools/call', { name: 'getCustomer', arguments: { id: '7' } }));
+    expect(reply).toMatchObject({ status: 503, failure: { code: 'store-unavailable' } });
+    expect(audited.at(-1)).toMatchObject({ outcome: 'store-unavailable', agentId, tool: 'getCustomer', sessionId: null });
+    // An unknown tool name is caller input: never recorded.
+    await inSession(service, token, sessionId, undefined, rpc('tools/call', { name: 'drop_everything', arguments: {} }));
+    expect(audited.at(-1)).toMatchObject({ agentId, tool: null });
   });
 
   it('puts the HTTP status of an answer sent after its stream started into the error data', () => {

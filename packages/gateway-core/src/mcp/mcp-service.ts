@@ -196,7 +196,10 @@ export class McpService {
     const record = call ? new ToolCallRecord(this.#options.audit, request.headers) : null;
     const admission = await this.#admit(request, incoming, call);
     if (!admission.ok) {
-      record?.end({ agentId: admission.agentId, sessionId: null }, { ok: false, error: admission.error, ...NOTHING_LEARNT });
+      // Once the token checked out, the record names its agent and the tool it asked for, even when
+      // the agent's own record could not be read (a store outage): the audit write waits for the store.
+      const tool = admission.agentId === null ? null : this.#knownToolName(call);
+      record?.end({ agentId: admission.agentId, sessionId: null }, { ok: false, error: admission.error, ...NOTHING_LEARNT, tool });
       return this.#failure(replyId(incoming), admission.error);
     }
     const { caller, session } = admission;
@@ -273,10 +276,10 @@ export class McpService {
       // What this lookup finds only counts once the caller is known to own it.
       const lookup = opensSession || incoming.kind === 'invalid' ? null : judgedLater(this.#touchSession(request.sessionId));
       const claims = await this.#options.agents.verifyToken(bearerToken(request.authorization));
+      agentId = claims.agentId;
       // Sent just before the agent's reads: one round trip. Used by the budget step, or given back.
-      reservedAhead = call ? this.#reserveAhead(claims.agentId, call.params) : null;
+      reservedAhead = this.#reserveAhead(claims.agentId, call);
       const caller = { agent: await this.#options.agents.agentFor(claims), tokenScopes: claims.scopes, signal: request.signal };
-      agentId = caller.agent.agentId;
       if (incoming.kind === 'invalid') throw incoming.error;
       const session = lookup ? this.#claimSession(caller, await lookup, request.protocolVersion) : null;
       return { ok: true, caller, session, reservedAhead };
@@ -286,16 +289,23 @@ export class McpService {
     }
   }
 
+  /** The tool a tools/call names, when the registry knows it (any other name is caller input, never recorded). */
+  #knownToolName(call: JsonRpcRequest | null): string | null {
+    const name = call?.params?.name;
+    return typeof name === 'string' && this.#options.toolCall.registry().get(name) !== undefined ? name : null;
+  }
+
   /**
    * Starts the budget reservation of a tools/call before its checks. Null
    * when there is nothing to start: a tool the registry does not know, or an
    * agent not seen yet.
    */
-  #reserveAhead(agentId: string, params: unknown): EarlyReservation | null {
-    const name = typeof params === 'object' && params !== null ? (params as { name?: unknown }).name : undefined;
-    const tool = typeof name === 'string' ? this.#options.toolCall.registry().get(name) : undefined;
+  #reserveAhead(agentId: string, call: JsonRpcRequest | null): EarlyReservation | null {
+    const name = this.#knownToolName(call);
+    const tool = name === null ? undefined : this.#options.toolCall.registry().get(name);
     return tool === undefined ? null : this.#early.start(agentId, tool.definition.maxResponseTokens);
   }
+
 
   /** The caller's session, for requests outside a message (end, resume): authentication, then the owner check. */
   async #ownSession(request: McpSessionEnd): Promise<McpSession> {
