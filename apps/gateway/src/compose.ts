@@ -11,6 +11,7 @@ import {
   McpService,
   SemanticCache,
   SettlementQueue,
+  SignInThrottle,
   TokenService,
   type AuditEvent,
   type EmbeddingModel,
@@ -20,6 +21,7 @@ import { Hono } from 'hono';
 import { createHash } from 'node:crypto';
 import type { GatewayConfig } from './config/gateway-config.js';
 import { createGatewayApp } from './gateway-app.js';
+import { AdminSignIn } from './http/admin-sign-in.js';
 import type { Logger } from './logger.js';
 import { createReadiness } from './readiness.js';
 import { ToolCatalog } from './registry/tool-catalog.js';
@@ -92,10 +94,15 @@ export async function composeGateway(config: GatewayConfig, log: Logger): Promis
     },
     serverInfo: { name: 'tollgate', version: GATEWAY_VERSION },
   });
+  const adminSignIn = new AdminSignIn(
+    new SignInThrottle({ attempts: store.signInAttempts, maxFailures: config.admin.signInMaxFailures, backoffMs: config.admin.signInBackoffMs }),
+    log,
+  );
   const app = createGatewayApp({
     config,
     agents,
     tokens,
+    adminSignIn,
     mcp,
     readiness,
     auditLog: store.audit,

@@ -4,6 +4,7 @@ import type { GatewayConfig } from './config/gateway-config.js';
 import { serveFavicon } from './dashboard/favicon.js';
 import { dashboardRoutes } from './dashboard/index.js';
 import { mcpCors } from './http/cors.js';
+import type { AdminSignIn } from './http/admin-sign-in.js';
 import { errorResponse } from './http/error-response.js';
 import { checkOrigin, checkSingleAuthorization, type OriginPolicy } from './http/request-guards.js';
 import type { GatewayMetrics } from './observability/metrics.js';
@@ -22,6 +23,8 @@ export interface GatewayAppDeps {
   config: GatewayConfig;
   agents: AgentService;
   tokens: TokenService;
+  /** The admin-key check of both sign-ins, throttled per client address. */
+  adminSignIn: AdminSignIn;
   mcp: McpService;
   readiness: Readiness;
   auditLog: AuditLog;
@@ -48,7 +51,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Hono {
   for (const path of ['/management/*', '/auth/*', '/dev/*', '/mcp']) app.use(path, guard);
 
   app.route('/health', healthRoutes(readiness));
-  app.route('/auth', adminAuthRoutes({ tokens, apiKey: config.admin.apiKey, tokenExpiryDays: config.admin.tokenExpiryDays }));
+  app.route('/auth', adminAuthRoutes({ tokens, apiKey: config.admin.apiKey, tokenExpiryDays: config.admin.tokenExpiryDays, signIn: deps.adminSignIn }));
   app.route('/dev', devTokenRoutes({ development: config.development, agents, tokens, adminTokenExpiryDays: config.admin.tokenExpiryDays, knownScopes: () => catalog.scopes() }));
   app.route('/management', managementRoutes({ agents, tokens, auditLog: deps.auditLog, catalog, refresher }));
   app.route('/metrics', metricsRoutes(deps.metrics, tokens));

@@ -26,7 +26,9 @@ describe('POST /auth/admin/token (contract 4.1, 5)', () => {
   let withoutKey: RunningProcess;
 
   beforeAll(async () => {
-    pair = await startPair({ gateway: [{}, { env: { Gw__Admin__TokenExpiryDays: '7' } }, { adminApiKey: null }], ready: false });
+    // The wrong-key cases below are more than the sign-in throttle's default 5 (sign-in-throttle.test.ts covers it).
+    const roomForWrongKeys = { env: { Gw__Admin__SignInMaxFailures: '20' } };
+    pair = await startPair({ gateway: [roomForWrongKeys, { env: { Gw__Admin__TokenExpiryDays: '7' } }, { adminApiKey: null }], ready: false });
     [withDefaults, withWeekTokens, withoutKey] = [pair.gateways[0]!, pair.gateways[1]!, pair.gateways[2]!];
   });
   afterAll(() => pair?.stop());

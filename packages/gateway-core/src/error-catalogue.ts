@@ -73,6 +73,12 @@ export const ERROR_CATALOGUE = {
   forbidden: kind(403, REFUSED, 'Forbidden', 'forbidden', 'in-band'),
   'not-allowlisted': kind(403, REFUSED, 'Forbidden', 'not-allowlisted', 'in-band'),
   'write-blocked': kind(403, REFUSED, 'Forbidden', 'write-blocked', 'in-band'),
+  /**
+   * The admin sign-in (API and dashboard) refuses a client address after too
+   * many wrong keys, until its backoff passes. Never reaches /mcp; its
+   * JSON-RPC code is the request-level one, not the budget's -32029.
+   */
+  'too-many-attempts': kind(429, INVALID_REQUEST, 'Too many attempts', 'unauthorized'),
   'budget-exhausted': kind(429, BUDGET, 'Daily token budget exhausted', 'budget-exhausted', 'in-band'),
   /** The downstream answered an error, timed out, or its answer could not be read: the tool failed. */
   'downstream-error': kind(502, DOWNSTREAM, 'Downstream API error', 'downstream-error', 'tool-error'),

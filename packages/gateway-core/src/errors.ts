@@ -153,6 +153,16 @@ export class CircuitOpenError extends GatewayError {
   }
 }
 
+/** Too many failed sign-ins from one client address: refused, without comparing the key, until the backoff passes. */
+export class TooManyAttemptsError extends GatewayError {
+  readonly data: { retryAfterSeconds: number };
+
+  constructor(message: string, retryAfterSeconds: number, options?: GatewayErrorOptions) {
+    super('too-many-attempts', message, options);
+    this.data = { retryAfterSeconds: Math.max(1, Math.ceil(retryAfterSeconds)) };
+  }
+}
+
 /** The key-value store cannot be reached. */
 export class StoreUnavailableError extends GatewayError {
   constructor(message: string, options?: GatewayErrorOptions) {

@@ -14,6 +14,7 @@ export {
   DownstreamCallError,
   CircuitOpenError,
   StoreUnavailableError,
+  TooManyAttemptsError,
   NotReadyError,
   NotFoundError,
   InvalidInputError,
@@ -46,6 +47,14 @@ export type { AgentServiceOptions, NewAgent, BudgetView, AuthenticatedAgent, Act
 export { TokenService, MIN_SIGNING_KEY_BYTES, MAX_TOKEN_LIFETIME_DAYS, checkSigningKey } from './auth/token-service.js';
 export type { TokenServiceOptions, IssuedToken, AgentTokenRequest, AgentClaims, AdminClaims } from './auth/token-service.js';
 export { apiKeyMatches } from './auth/api-key.js';
+export {
+  SignInThrottle,
+  DEFAULT_SIGN_IN_MAX_FAILURES,
+  DEFAULT_SIGN_IN_BACKOFF_MS,
+  DEFAULT_SIGN_IN_MAX_BACKOFF_MS,
+  DEFAULT_SIGN_IN_WINDOW_MS,
+} from './auth/sign-in-throttle.js';
+export type { SignInThrottleOptions } from './auth/sign-in-throttle.js';
 export { bearerToken } from './auth/bearer.js';
 
 // The tool-call pipeline and what it is built from.

@@ -35,14 +35,14 @@ describe('gateway configuration', () => {
     expect(config.jwt).toEqual({ signingKey: KEY, generated: false });
     expect(config.downstream.baseUrl).toBe('http://127.0.0.1:8081');
     expect(config.server).toEqual({ port: 8080, host: '0.0.0.0' });
-    expect(config.admin).toEqual({ apiKey: undefined, tokenExpiryDays: 90 });
+    expect(config.admin).toEqual({ apiKey: undefined, tokenExpiryDays: 90, signInMaxFailures: 5, signInBackoffMs: 1000 });
     expect(config.store.connectionString).toBeUndefined();
     expect(warnings).toEqual([]);
   });
 
   it('matches key names case-insensitively', () => {
     const { config } = parse({ ...base, GW__ADMIN__APIKEY: KEY, gw__admin__tokenexpirydays: '7' });
-    expect(config.admin).toEqual({ apiKey: KEY, tokenExpiryDays: 7 });
+    expect(config.admin).toEqual({ apiKey: KEY, tokenExpiryDays: 7, signInMaxFailures: 5, signInBackoffMs: 1000 });
   });
 
   it('refuses to start without a license key, naming the key', () => {

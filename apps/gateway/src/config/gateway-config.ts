@@ -23,7 +23,8 @@ export interface GatewayConfig {
   /** `timeoutMs` is `resilience.deadlineMs`: one attempt and the whole call share the deadline. */
   downstream: { baseUrl: string; timeoutMs: number; headers: Record<string, string> };
   store: { connectionString: string | undefined };
-  admin: { apiKey: string | undefined; tokenExpiryDays: number };
+  /** `signInMaxFailures` wrong keys from one address, then a wait of `signInBackoffMs`, doubled per further failure (to 15 min). */
+  admin: { apiKey: string | undefined; tokenExpiryDays: number; signInMaxFailures: number; signInBackoffMs: number };
   /** `errorDelivery`: MCP's rules (tool errors and refusals in HTTP 200), or contract 7's HTTP statuses. */
   mcp: { sessionIdleMinutes: number; maxBodyBytes: number; keepAliveMs: number; errorDelivery: 'mcp' | 'http-status'; resumeWindowMs: number; maxSessionsPerAgent: number };
   cache: {
@@ -131,6 +132,8 @@ function schemaFor(development: boolean) {
     'ConnectionStrings:Store': optionalText,
     'Gw:Admin:ApiKey': optionalText,
     'Gw:Admin:TokenExpiryDays': positiveInt(90),
+    'Gw:Admin:SignInMaxFailures': positiveInt(5),
+    'Gw:Admin:SignInBackoffSeconds': z.coerce.number().positive('must be positive').max(900, 'must be at most 900 (the longest wait)').default(1),
     'Gw:Mcp:SessionIdleMinutes': positiveInt(30),
     'Gw:Mcp:MaxBodyBytes': positiveInt(1024 * 1024),
     'Gw:Mcp:KeepAliveSeconds': z.coerce.number().positive('must be positive').default(5),
@@ -253,7 +256,12 @@ export function parseGatewayConfig(flat: FlatConfig): ParsedConfig {
         headers,
       },
       store: { connectionString: storeUrl },
-      admin: { apiKey: data['Gw:Admin:ApiKey'], tokenExpiryDays: data['Gw:Admin:TokenExpiryDays'] },
+      admin: {
+        apiKey: data['Gw:Admin:ApiKey'],
+        tokenExpiryDays: data['Gw:Admin:TokenExpiryDays'],
+        signInMaxFailures: data['Gw:Admin:SignInMaxFailures'],
+        signInBackoffMs: data['Gw:Admin:SignInBackoffSeconds'] * 1000,
+      },
       mcp: {
         sessionIdleMinutes: data['Gw:Mcp:SessionIdleMinutes'],
         maxBodyBytes: data['Gw:Mcp:MaxBodyBytes'],

@@ -1,6 +1,7 @@
 import type { AgentService, AuditLog, BreakerState, TokenService } from '@tollgate/gateway-core';
 import { Hono } from 'hono';
 import type { GatewayConfig } from '../config/gateway-config.js';
+import type { AdminSignIn } from '../http/admin-sign-in.js';
 import type { Readiness } from '../readiness.js';
 import type { ToolCatalog } from '../registry/tool-catalog.js';
 import { CsrfTokens } from './csrf.js';
@@ -20,6 +21,8 @@ import { securityHeaders } from './security-headers.js';
 export interface DashboardDeps {
   config: Pick<GatewayConfig, 'development' | 'admin' | 'jwt'>;
   tokens: TokenService;
+  /** The admin-key check, shared with POST /auth/admin/token. */
+  adminSignIn: AdminSignIn;
   agents: AgentService;
   auditLog: AuditLog;
   catalog: Pick<ToolCatalog, 'definitions' | 'lastLoad' | 'loaded' | 'scopes'>;

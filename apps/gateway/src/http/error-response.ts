@@ -11,6 +11,8 @@ export function errorResponse(c: Context, error: unknown): Response {
   const described = describeError(error);
   const status = described.httpStatus as ContentfulStatusCode;
   if (status === 401) c.header('WWW-Authenticate', 'Bearer');
+  const retryAfterSeconds = (error as { data?: { retryAfterSeconds?: unknown } } | null)?.data?.retryAfterSeconds;
+  if (typeof retryAfterSeconds === 'number' && described.expected) c.header('Retry-After', String(Math.max(1, Math.ceil(retryAfterSeconds))));
   const fields = (error as { fields?: { path: string; message: string }[] }).fields;
   return problem(c, {
     status,

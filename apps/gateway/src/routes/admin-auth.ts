@@ -1,5 +1,6 @@
-import { apiKeyMatches, UnauthorizedError, type TokenService } from '@tollgate/gateway-core';
+import { UnauthorizedError, type TokenService } from '@tollgate/gateway-core';
 import { Hono } from 'hono';
+import type { AdminSignIn } from '../http/admin-sign-in.js';
 import { jsonBodyLimit, readJsonBody } from '../http/json-body.js';
 import { adminTokenBody } from './management-schemas.js';
 
@@ -8,15 +9,17 @@ export interface AdminAuthDeps {
   /** undefined = the endpoint does not exist (contract 5 rule 2). */
   apiKey: string | undefined;
   tokenExpiryDays: number;
+  /** Compares the key, throttled per client address. */
+  signIn: AdminSignIn;
 }
 
 /** POST /auth/admin/token: exchanges the configured admin API key for an admin JWT. */
-export function adminAuthRoutes({ tokens, apiKey, tokenExpiryDays }: AdminAuthDeps): Hono {
+export function adminAuthRoutes({ tokens, apiKey, tokenExpiryDays, signIn }: AdminAuthDeps): Hono {
   const app = new Hono();
   if (apiKey === undefined) return app;
   app.post('/admin/token', jsonBodyLimit(), async (c) => {
     const body = await readJsonBody(c, adminTokenBody);
-    if (!apiKeyMatches(body.apiKey, apiKey)) throw new UnauthorizedError('Invalid API key', 'api-key');
+    if (!(await signIn.verify(c, body.apiKey, apiKey, 'api'))) throw new UnauthorizedError('Invalid API key', 'api-key');
     c.header('Cache-Control', 'no-store');
     return c.json(await tokens.issueAdminToken({ expiresInDays: tokenExpiryDays }));
   });

@@ -204,6 +204,27 @@ export interface StreamStore {
 }
 
 /** Everything the gateway keeps; one adapter instance per process. */
+/** What an attempt counter holds for one subject: failures since it was last cleared, and when the latest was. */
+export interface AttemptRecord {
+  failures: number;
+  /** Epoch milliseconds of the latest failure. */
+  lastFailureAt: number;
+}
+
+/**
+ * Failed attempts per subject (the admin sign-in counts them per client
+ * address), shared by every instance on the store. A record expires `ttlMs`
+ * after its latest failure; `clear` forgets it at once. The policy (how many
+ * failures, how long to wait) is the caller's: the counter only counts.
+ */
+export interface AttemptCounter {
+  /** Counts one more failure at `now` (epoch ms) in one atomic step; returns the record after it. */
+  recordFailure(subject: string, now: number, ttlMs: number): Promise<AttemptRecord>;
+  /** null when the subject has no failures (never, cleared, or expired). */
+  read(subject: string): Promise<AttemptRecord | null>;
+  clear(subject: string): Promise<void>;
+}
+
 export interface GatewayStore {
   readonly kind: 'memory' | 'redis';
   readonly agents: AgentStore;
@@ -216,6 +237,8 @@ export interface GatewayStore {
   readonly toolRegistryState: GenerationCounter;
   /** Bumped by every successful write through the gateway; part of every cache key. */
   readonly cacheGeneration: GenerationCounter;
+  /** Failed admin-key sign-ins per client address (`SignInThrottle`). */
+  readonly signInAttempts: AttemptCounter;
   /** One real round trip; throws when the store is unreachable. */
   ping(): Promise<void>;
   close(): Promise<void>;

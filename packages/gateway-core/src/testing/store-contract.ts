@@ -135,6 +135,34 @@ export function describeStoreContract(adapter: string, createStore: StoreFactory
       });
     });
 
+    describe('sign-in attempt counter', () => {
+      it('counts failures per subject with the latest time, and clears', async () => {
+        const { signInAttempts } = await store();
+        expect(await signInAttempts.read('10.0.0.1')).toBeNull();
+        expect(await signInAttempts.recordFailure('10.0.0.1', 1_000, 60_000)).toEqual({ failures: 1, lastFailureAt: 1_000 });
+        expect(await signInAttempts.recordFailure('10.0.0.1', 2_500, 60_000)).toEqual({ failures: 2, lastFailureAt: 2_500 });
+        expect(await signInAttempts.read('10.0.0.1')).toEqual({ failures: 2, lastFailureAt: 2_500 });
+        expect(await signInAttempts.read('10.0.0.2')).toBeNull();
+        await signInAttempts.clear('10.0.0.1');
+        expect(await signInAttempts.read('10.0.0.1')).toBeNull();
+        expect((await signInAttempts.recordFailure('10.0.0.1', 3_000, 60_000)).failures).toBe(1);
+      });
+
+      it('forgets a subject its ttl after the latest failure', async () => {
+        const { signInAttempts } = await store();
+        await signInAttempts.recordFailure('::1', 1_000, 60);
+        expect((await signInAttempts.read('::1'))?.failures).toBe(1);
+        await sleep(150);
+        expect(await signInAttempts.read('::1')).toBeNull();
+      });
+
+      it('counts failures from parallel callers exactly', async () => {
+        const { signInAttempts } = await store();
+        await Promise.all(Array.from({ length: 20 }, (_, i) => signInAttempts.recordFailure('10.0.0.3', i, 60_000)));
+        expect((await signInAttempts.read('10.0.0.3'))?.failures).toBe(20);
+      });
+    });
+
     describe('budget ledger', () => {
       const noon = new Date('2030-06-15T12:00:00.000Z');
 

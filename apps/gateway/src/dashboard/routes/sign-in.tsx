@@ -1,8 +1,9 @@
-import { apiKeyMatches, NotFoundError, type TokenService } from '@tollgate/gateway-core';
+import { NotFoundError, TooManyAttemptsError, type TokenService } from '@tollgate/gateway-core';
 import { Hono, type Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { GatewayConfig } from '../../config/gateway-config.js';
+import type { AdminSignIn } from '../../http/admin-sign-in.js';
 import { isLoopbackHost, isLoopbackRequest } from '../../http/loopback.js';
 import { randomCsrfValue } from '../csrf.js';
 import type { DashboardContext, DashboardEnv } from '../env.js';
@@ -13,6 +14,8 @@ import { SignInPage } from '../views/sign-in.js';
 export interface SignInDeps {
   config: Pick<GatewayConfig, 'development' | 'admin'>;
   tokens: TokenService;
+  /** Compares the key, throttled per client address (shared with POST /auth/admin/token). */
+  adminSignIn: AdminSignIn;
 }
 
 /** Signing in: the only pages reachable without a session, so each guards itself. */
@@ -49,9 +52,17 @@ function devSignInOnly(deps: SignInDeps) {
 async function signInWithKey(deps: SignInDeps, c: DashboardContext) {
   const configured = deps.config.admin.apiKey;
   const presented = c.get('form').apiKey;
-  if (configured === undefined || typeof presented !== 'string' || !apiKeyMatches(presented, configured)) {
-    return signInForm(deps, c, 401, 'That is not the admin API key.');
+  if (configured === undefined) return signInForm(deps, c, 401, 'That is not the admin API key.');
+  let matches: boolean;
+  try {
+    matches = await deps.adminSignIn.verify(c, presented, configured, 'dashboard');
+  } catch (error) {
+    if (!(error instanceof TooManyAttemptsError)) throw error;
+    const seconds = error.data.retryAfterSeconds;
+    c.header('Retry-After', String(seconds));
+    return signInForm(deps, c, 429, `Too many failed sign-ins from this address. Try again in ${seconds === 1 ? '1 second' : `${seconds} seconds`}.`);
   }
+  if (!matches) return signInForm(deps, c, 401, 'That is not the admin API key.');
   return signIn(deps, c);
 }
 

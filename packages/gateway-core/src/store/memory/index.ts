@@ -8,6 +8,7 @@ import { MemoryRevocationStore } from './revocation.js';
 import { MemorySessionStore } from './sessions.js';
 import { MemoryStreamStore } from './streams.js';
 import { MemoryGenerationCounter } from './generation-counter.js';
+import { MemoryAttemptCounter } from './attempts.js';
 
 /**
  * The embedded store: everything in this process's memory. Right for one
@@ -26,6 +27,7 @@ export function createMemoryStore(options: StoreOptions = {}): GatewayStore {
     cache: new MemoryResponseCache(options.memoryCacheMaxEntries ?? DEFAULT_MEMORY_CACHE_MAX_ENTRIES, clock),
     toolRegistryState: new MemoryGenerationCounter(),
     cacheGeneration: new MemoryGenerationCounter(),
+    signInAttempts: new MemoryAttemptCounter(clock),
     async ping() {},
     async close() {},
   };

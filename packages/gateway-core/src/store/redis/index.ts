@@ -10,6 +10,7 @@ import { RedisRevocationStore } from './revocation.js';
 import { RedisSessionStore } from './sessions.js';
 import { RedisStreamStore } from './streams.js';
 import { RedisGenerationCounter } from './generation-counter.js';
+import { RedisAttemptCounter } from './attempts.js';
 
 export const DEFAULT_KEY_PREFIX = 'tollgate:';
 
@@ -39,6 +40,7 @@ export async function createRedisStore(url: string, options: StoreOptions = {}):
     cache: new RedisResponseCache(client, keys),
     toolRegistryState: new RedisGenerationCounter(client, keys.toolRegistryGeneration()),
     cacheGeneration: new RedisGenerationCounter(client, keys.cacheGeneration()),
+    signInAttempts: new RedisAttemptCounter(client, (subject) => keys.signInAttempts(subject)),
     async ping() {
       await command(client, () => client.ping());
     },

@@ -62,6 +62,11 @@ export class Keys {
     return `${this.prefix}cache:generation`;
   }
 
+  /** Failed admin sign-ins of one client address. */
+  signInAttempts(subject: string): string {
+    return `${this.prefix}signin:attempts:${subject}`;
+  }
+
   toolRegistryGeneration(): string {
     return `${this.prefix}tools:generation`;
   }
