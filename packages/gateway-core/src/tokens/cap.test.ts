@@ -83,4 +83,20 @@ describe('capResponse', () => {
       { numRuns: 300 },
     );
   });
+
+  it("lists a large object's keys once for the pruning, not once per budget tried", () => {
+    const wide: Record<string, string> = {};
+    for (let i = 0; i < 5_000; i++) wide[`key_${i}`] = `value ${i}`;
+    let listings = 0;
+    const counted = new Proxy(wide, {
+      ownKeys(target) {
+        listings++;
+        return Reflect.ownKeys(target);
+      },
+    });
+    const result = capResponse(counted, 200);
+    expect(result.truncated).toBe(true);
+    // Once to serialize the whole answer, once for the pruner, however many budgets the search tries.
+    expect(listings).toBe(2);
+  });
 });

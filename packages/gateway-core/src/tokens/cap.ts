@@ -1,5 +1,5 @@
 import { tokensWithin } from './count.js';
-import { pruneToFit, type TruncationCut } from './prune.js';
+import { pruneToFit, type KeyLists, type TruncationCut } from './prune.js';
 
 /**
  * Describes a shortened response. The agent sees it first, as the first key
@@ -51,7 +51,9 @@ export function capResponse(value: unknown, maxTokens: number): CappedResponse {
   const tokens = tokensWithin(full, maxTokens);
   if (tokens !== undefined) return { text: full, tokens, truncated: false };
 
-  const envelope = (room: number) => buildEnvelope(value, room, maxTokens, Buffer.byteLength(full, 'utf8'));
+  const keyLists: KeyLists = new WeakMap();
+  const originalBytes = Buffer.byteLength(full, 'utf8');
+  const envelope = (room: number) => buildEnvelope(value, room, maxTokens, originalBytes, keyLists);
   const fitting = (room: number): CappedResponse | undefined => {
     const text = envelope(room);
     const count = tokensWithin(text, maxTokens);
@@ -85,9 +87,9 @@ export function capResponse(value: unknown, maxTokens: number): CappedResponse {
   return best;
 }
 
-function buildEnvelope(value: unknown, room: number, maxTokens: number, originalBytes: number): string {
+function buildEnvelope(value: unknown, room: number, maxTokens: number, originalBytes: number, keyLists: KeyLists): string {
   const cuts: TruncationCut[] = [];
-  const pruned = pruneToFit(value, room, cuts);
+  const pruned = pruneToFit(value, room, cuts, keyLists);
   const marker: TruncationMarker = {
     reason: 'maxResponseTokens',
     maxTokens,
