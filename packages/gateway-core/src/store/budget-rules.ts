@@ -34,3 +34,12 @@ export function checkReserveArguments(dailyBudget: number, wanted: number, minim
   if (min > wanted) throw new RangeError(`minimum (${min}) must not exceed wanted (${wanted})`);
   return { dailyBudget, wanted, minimum: Math.max(min, 1) };
 }
+
+/**
+ * Why a reservation got nothing: `exhausted` when the settled tokens alone
+ * leave less than `minimum` (nothing in flight can change that), `held` when
+ * reservations of calls in flight hold the room that is left.
+ */
+export function refusalFor(dailyBudget: number, used: number, minimum: number): 'exhausted' | 'held' {
+  return dailyBudget - used < minimum ? 'exhausted' : 'held';
+}

@@ -62,9 +62,17 @@ export interface ReserveOptions {
   minimum?: number;
 }
 
+/**
+ * Why nothing was granted: `exhausted` when today's settled tokens leave less
+ * than the minimum, so no settlement can ever make room; `held` when the
+ * room is there but taken by reservations of calls in flight, which may
+ * settle below what they hold (a caller may wait for them).
+ */
+export type ReserveRefusal = 'exhausted' | 'held';
+
 export type ReserveResult =
   | { ok: true; reservation: Reservation; remaining: number }
-  | { ok: false; remaining: number };
+  | { ok: false; remaining: number; reason: ReserveRefusal };
 
 export interface BudgetUsage {
   day: string;
@@ -97,6 +105,13 @@ export interface BudgetLedger {
    * calls in flight stay, so those calls are still charged when they settle.
    */
   reset(agentId: string, now: Date): Promise<void>;
+  /**
+   * Calls `listener` each time this process settles, releases or resets a
+   * reservation of the agent through this ledger (tokens may have come free);
+   * returns the function that stops it. Writes by other processes sharing the
+   * store are not seen, so a caller waiting for room must also poll.
+   */
+  onFreed?(agentId: string, listener: () => void): () => void;
 }
 
 export interface SessionRecord {

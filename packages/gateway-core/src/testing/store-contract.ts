@@ -170,7 +170,7 @@ export function describeStoreContract(adapter: string, createStore: StoreFactory
         const { budget } = await store();
         const first = await budget.reserve('agt_a', 100, 60, noon);
         expect(first).toMatchObject({ ok: true, remaining: 40, reservation: { agentId: 'agt_a', day: '2030-06-15', granted: 60 } });
-        expect(await budget.reserve('agt_a', 100, 41, noon)).toEqual({ ok: false, remaining: 40 });
+        expect(await budget.reserve('agt_a', 100, 41, noon)).toEqual({ ok: false, remaining: 40, reason: 'held' });
         expect(await budget.reserve('agt_b', 100, 100, noon)).toMatchObject({ ok: true, remaining: 0 });
         expect(await budget.usage('agt_a', noon)).toEqual({ day: '2030-06-15', used: 0, reserved: 60 });
       });
@@ -180,7 +180,59 @@ export function describeStoreContract(adapter: string, createStore: StoreFactory
         await budget.reserve('agt_a', 100, 70, noon);
         const partial = await budget.reserve('agt_a', 100, 50, noon, { minimum: 10 });
         expect(partial).toMatchObject({ ok: true, remaining: 0, reservation: { granted: 30 } });
-        expect(await budget.reserve('agt_a', 100, 50, noon, { minimum: 1 })).toEqual({ ok: false, remaining: 0 });
+        expect(await budget.reserve('agt_a', 100, 50, noon, { minimum: 1 })).toEqual({ ok: false, remaining: 0, reason: 'held' });
+      });
+
+      it('tells a budget held by calls in flight from one already spent', async () => {
+        const { budget } = await store();
+        const inFlight = await budget.reserve('agt_a', 100, 100, noon);
+        if (!inFlight.ok) throw new Error('expected a grant');
+        expect(await budget.reserve('agt_a', 100, 10, noon, { minimum: 1 })).toEqual({ ok: false, remaining: 0, reason: 'held' });
+        await budget.settle(inFlight.reservation, 95);
+        // The 5 tokens the call did not use are free again; then the settled tokens fill the budget.
+        const last = await budget.reserve('agt_a', 100, 10, noon, { minimum: 1 });
+        expect(last).toMatchObject({ ok: true, remaining: 0, reservation: { granted: 5 } });
+        if (!last.ok) throw new Error('expected a grant');
+        await budget.settle(last.reservation, 5);
+        expect(await budget.reserve('agt_a', 100, 10, noon, { minimum: 1 })).toEqual({ ok: false, remaining: 0, reason: 'exhausted' });
+      });
+
+      it('calls a budget exhausted once the settled tokens leave less than the minimum, whatever is held', async () => {
+        const { budget } = await store();
+        const spent = await budget.reserve('agt_a', 100, 92, noon);
+        if (!spent.ok) throw new Error('expected a grant');
+        await budget.settle(spent.reservation, 92);
+        // 8 left and nothing held: a call needing 10 can never fit today.
+        expect(await budget.reserve('agt_a', 100, 10, noon)).toEqual({ ok: false, remaining: 8, reason: 'exhausted' });
+        // 8 left, all held: a call needing 8 could fit once they settle; one needing 9 never can.
+        expect(await budget.reserve('agt_a', 100, 8, noon)).toMatchObject({ ok: true, remaining: 0 });
+        expect(await budget.reserve('agt_a', 100, 8, noon, { minimum: 8 })).toEqual({ ok: false, remaining: 0, reason: 'held' });
+        expect(await budget.reserve('agt_a', 100, 9, noon, { minimum: 9 })).toEqual({ ok: false, remaining: 0, reason: 'exhausted' });
+      });
+
+      it("tells this store's listeners when a settle, release or reset frees an agent's tokens", async () => {
+        const { budget } = await store();
+        expect(budget.onFreed).toBeTypeOf('function');
+        const heard: string[] = [];
+        const stopA = budget.onFreed!('agt_a', () => heard.push('a'));
+        budget.onFreed!('agt_b', () => heard.push('b'));
+        const grant = async () => {
+          const r = await budget.reserve('agt_a', 100, 10, noon);
+          if (!r.ok) throw new Error('expected a grant');
+          return r.reservation;
+        };
+        const settled = await grant();
+        expect(heard).toEqual([]);
+        await budget.settle(settled, 3);
+        expect(heard).toEqual(['a']);
+        await budget.settle(settled, 3); // already settled: nothing was freed
+        await budget.release(await grant());
+        expect(heard).toEqual(['a', 'a']);
+        await budget.reset('agt_a', noon);
+        expect(heard).toEqual(['a', 'a', 'a']);
+        stopA();
+        await budget.release(await grant());
+        expect(heard).toEqual(['a', 'a', 'a']);
       });
 
       it('never grants past the budget under 200 concurrent reservations', async () => {
@@ -262,7 +314,7 @@ export function describeStoreContract(adapter: string, createStore: StoreFactory
         const midnight = new Date('2030-06-16T00:00:00.000Z');
         const late = await budget.reserve('agt_a', 100, 100, lastSecond);
         if (!late.ok) throw new Error('expected a grant');
-        expect(await budget.reserve('agt_a', 100, 1, lastSecond)).toEqual({ ok: false, remaining: 0 });
+        expect(await budget.reserve('agt_a', 100, 1, lastSecond)).toEqual({ ok: false, remaining: 0, reason: 'held' });
 
         const early = await budget.reserve('agt_a', 100, 100, midnight);
         expect(early).toMatchObject({ ok: true, reservation: { day: '2030-06-16' } });

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { utcDay } from '../../time.js';
-import { assertTokenCount, checkReserveArguments, grantFor } from '../budget-rules.js';
+import { assertTokenCount, checkReserveArguments, grantFor, refusalFor } from '../budget-rules.js';
+import { FreedListeners } from '../freed-listeners.js';
 import type { BudgetLedger, BudgetUsage, Reservation, ReserveOptions, ReserveResult } from '../ports.js';
 
 interface Held {
@@ -23,6 +24,7 @@ export class MemoryBudgetLedger implements BudgetLedger {
   /** agentId -> UTC day -> ledger. Days older than yesterday are dropped. */
   readonly #agents = new Map<string, Map<string, DayLedger>>();
   readonly #reservationTtlMs: number;
+  readonly #freed = new FreedListeners();
 
   constructor(reservationTtlMs: number) {
     this.#reservationTtlMs = reservationTtlMs;
@@ -34,7 +36,7 @@ export class MemoryBudgetLedger implements BudgetLedger {
     const ledger = this.#today(agentId, now);
     const available = args.dailyBudget - ledger.used - heldTokens(ledger, now.getTime());
     const granted = grantFor(available, args.wanted, args.minimum);
-    if (granted === 0) return { ok: false, remaining: Math.max(available, 0) };
+    if (granted === 0) return { ok: false, remaining: Math.max(available, 0), reason: refusalFor(args.dailyBudget, ledger.used, args.minimum) };
 
     const id = randomUUID();
     ledger.held.set(id, { granted, expiresAt: now.getTime() + this.#reservationTtlMs });
@@ -48,11 +50,14 @@ export class MemoryBudgetLedger implements BudgetLedger {
     if (!ledger || !held) return false;
     ledger.held.delete(reservation.id);
     ledger.used += Math.min(used, held.granted);
+    this.#freed.emit(reservation.agentId);
     return true;
   }
 
   async release(reservation: Reservation): Promise<boolean> {
-    return this.#agents.get(reservation.agentId)?.get(reservation.day)?.held.delete(reservation.id) ?? false;
+    const released = this.#agents.get(reservation.agentId)?.get(reservation.day)?.held.delete(reservation.id) ?? false;
+    if (released) this.#freed.emit(reservation.agentId);
+    return released;
   }
 
   async usage(agentId: string, now: Date): Promise<BudgetUsage> {
@@ -62,6 +67,11 @@ export class MemoryBudgetLedger implements BudgetLedger {
 
   async reset(agentId: string, now: Date): Promise<void> {
     this.#today(agentId, now).used = 0;
+    this.#freed.emit(agentId);
+  }
+
+  onFreed(agentId: string, listener: () => void): () => void {
+    return this.#freed.on(agentId, listener);
   }
 
   #today(agentId: string, now: Date): DayLedger {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { nextUtcMidnight, utcDay } from '../../time.js';
 import { assertTokenCount, checkReserveArguments } from '../budget-rules.js';
+import { FreedListeners } from '../freed-listeners.js';
 import type { BudgetLedger, BudgetUsage, Reservation, ReserveOptions, ReserveResult } from '../ports.js';
 import { command, type RedisClient } from './connection.js';
 import type { Keys } from './keys.js';
@@ -38,13 +39,17 @@ end
 `;
 
 // ARGV: dailyBudget, wanted, minimum, nowMs, reservationField, expiresAtMs, keyTtlMs
+// Returns {granted, remaining, exhausted}: on a refusal, exhausted = 1 when the settled tokens alone
+// leave less than the minimum, 0 when calls in flight hold the room (budget-rules.ts refusalFor).
 const RESERVE = new LuaScript(`${HELD}
 local budget, wanted, minimum = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
 local used, held = held_tokens(KEYS[1], tonumber(ARGV[4]), true)
 local available = budget - used - held
 local grant = math.min(wanted, math.max(available, 0))
 if grant <= 0 or grant < minimum then
-  return {0, math.max(available, 0)}
+  local exhausted = 0
+  if budget - used < minimum then exhausted = 1 end
+  return {0, math.max(available, 0), exhausted}
 end
 redis.call('HSET', KEYS[1], ARGV[5], string.format('%d:%s', grant, ARGV[6]))
 redis.call('PEXPIRE', KEYS[1], ARGV[7])
@@ -77,6 +82,8 @@ return 1
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 export class RedisBudgetLedger implements BudgetLedger {
+  readonly #freed = new FreedListeners();
+
   constructor(
     private readonly client: RedisClient,
     private readonly keys: Keys,
@@ -93,21 +100,25 @@ export class RedisBudgetLedger implements BudgetLedger {
         [this.keys.budgetDay(agentId, day)],
         [args.dailyBudget, args.wanted, args.minimum, now.getTime(), field(id), now.getTime() + this.reservationTtlMs, keyTtlMs(now)],
       ),
-    )) as [number, number];
-    const [granted, remaining] = reply;
-    if (granted === 0) return { ok: false, remaining };
+    )) as [number, number, number?];
+    const [granted, remaining, exhausted] = reply;
+    if (granted === 0) return { ok: false, remaining, reason: exhausted === 1 ? 'exhausted' : 'held' };
     return { ok: true, reservation: { agentId, day, id, granted }, remaining };
   }
 
   async settle(reservation: Reservation, used: number): Promise<boolean> {
     assertTokenCount('used', used);
     const key = this.keys.budgetDay(reservation.agentId, reservation.day);
-    return (await command(this.client, () => SETTLE.run(this.client, [key], [field(reservation.id), used]))) === 1;
+    const settled = (await command(this.client, () => SETTLE.run(this.client, [key], [field(reservation.id), used]))) === 1;
+    if (settled) this.#freed.emit(reservation.agentId);
+    return settled;
   }
 
   async release(reservation: Reservation): Promise<boolean> {
     const key = this.keys.budgetDay(reservation.agentId, reservation.day);
-    return (await command(this.client, () => this.client.hDel(key, field(reservation.id)))) === 1;
+    const released = (await command(this.client, () => this.client.hDel(key, field(reservation.id)))) === 1;
+    if (released) this.#freed.emit(reservation.agentId);
+    return released;
   }
 
   async usage(agentId: string, now: Date): Promise<BudgetUsage> {
@@ -120,6 +131,12 @@ export class RedisBudgetLedger implements BudgetLedger {
 
   async reset(agentId: string, now: Date): Promise<void> {
     await command(this.client, () => RESET.run(this.client, [this.keys.budgetDay(agentId, utcDay(now))], [keyTtlMs(now)]));
+    this.#freed.emit(agentId);
+  }
+
+  /** This instance's own writes only; other instances' settlements are found by reserving again. */
+  onFreed(agentId: string, listener: () => void): () => void {
+    return this.#freed.on(agentId, listener);
   }
 }
 
