@@ -23,7 +23,12 @@ export interface ForwardResult {
  * this interface without the pipeline noticing.
  */
 export interface Forwarder {
-  forward(tool: ToolDefinition, args: Record<string, unknown>, signal?: AbortSignal): Promise<ForwardResult>;
+  forward(tool: ToolDefinition, args: Record<string, unknown>, signal?: AbortSignal, options?: ForwardOptions): Promise<ForwardResult>;
+}
+
+/** Who a call is for, for a forwarder that shares the downstream fairly between agents. */
+export interface ForwardOptions {
+  agentId?: string;
 }
 
 export interface HttpForwarderOptions {
@@ -34,16 +39,19 @@ export interface HttpForwarderOptions {
   /** The whole call, body included. Default 10 s. */
   timeoutMs?: number;
   maxResponseBytes?: number;
-  /** Most sockets kept open to the downstream. */
+  /** Most sockets open to the downstream, one call each. Default 128. */
   connections?: number;
   keepAliveTimeoutMs?: number;
 }
 
 export const DEFAULT_TIMEOUT_MS = 10_000;
 export const DEFAULT_MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
+export const DEFAULT_CONNECTIONS = 128;
 
 /** Forwards over a keep-alive connection pool (undici) to one downstream origin. */
 export class HttpForwarder implements Forwarder {
+  /** The pool's size: calls beyond it queue inside undici, so a caller that must not queue keeps within it. */
+  readonly connections: number;
   readonly #pool: Pool;
   readonly #basePath: string;
   readonly #headers: Record<string, string>;
@@ -56,8 +64,9 @@ export class HttpForwarder implements Forwarder {
     this.#headers = checkDownstreamHeaders(options.headers ?? {});
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.#maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+    this.connections = options.connections ?? DEFAULT_CONNECTIONS;
     this.#pool = new Pool(base.origin, {
-      connections: options.connections ?? 128,
+      connections: this.connections,
       keepAliveTimeout: options.keepAliveTimeoutMs ?? 30_000,
     });
   }

@@ -20,11 +20,12 @@ import type { BreakerOptions, BreakerState, BreakerStateChange } from './options
  * - While half-open, cockatiel makes every other caller wait for the probe's
  *   verdict; here they fail fast with CircuitOpenError instead, so exactly
  *   one call reaches a downstream that may still be down.
- * - cockatiel treats any error it does not count as a success, so a probe the
- *   caller cancelled, or one refused before it was sent (a bad route value),
- *   would close the circuit on no evidence; here a probe closes the circuit
- *   only when the downstream answered, and otherwise counts as a failure so
- *   the circuit stays open for another break.
+ * - cockatiel treats any error it does not count as a success, so a probe
+ *   refused before it was sent would close the circuit on no evidence; here a
+ *   probe closes the circuit only when the downstream answered, and otherwise
+ *   counts as a failure so the circuit stays open for another break. (The
+ *   forwarder keeps such calls from becoming the probe at all, and runs the
+ *   probe to its end whatever its caller does: see resilient-forwarder.ts.)
  */
 export class DownstreamBreaker {
   readonly #policy: CircuitBreakerPolicy;
@@ -58,6 +59,17 @@ export class DownstreamBreaker {
    */
   get state(): BreakerState {
     return publicState(this.#policy.state);
+  }
+
+  /**
+   * Throws CircuitOpenError when a call now would be refused: open and within
+   * its break, or half-open with the probe under way. Lets a caller give up
+   * before it waits for anything else (a connection slot).
+   */
+  refuseIfOpen(): void {
+    const state = this.#policy.state;
+    if (state === CircuitState.HalfOpen) throw this.#refusal();
+    if (state !== CircuitState.Closed && Date.now() - this.#openedAt < this.#breakMs) throw this.#refusal();
   }
 
   /** Runs `call` unless the circuit is open; `probe` is true for the one call that tests a half-open circuit. */

@@ -1,5 +1,5 @@
 import { ConfigError, type ConfigProblem, type DownstreamFailure } from '../errors.js';
-import { DEFAULT_TIMEOUT_MS } from '../forward/forwarder.js';
+import { DEFAULT_CONNECTIONS, DEFAULT_TIMEOUT_MS } from '../forward/forwarder.js';
 
 /**
  * When the circuit opens. `consecutive`: after `failureThreshold` failures in
@@ -50,6 +50,14 @@ export interface ResilienceOptions {
    * call last longer than one attempt may. Default 10 s.
    */
   deadlineMs?: number;
+  /**
+   * Downstream calls in flight at once, all agents together, a whole number
+   * of 1 or more. Give it the inner forwarder's `connections`: a call waits
+   * here for a slot, fairly (agents take turns), before its deadline starts,
+   * so the pool never queues it and time spent queueing is never taken for
+   * the downstream's slowness. Default 128 (the HttpForwarder's default).
+   */
+  connections?: number;
   /** Told about every state move, for metrics and logs. Must not throw; a throw is reported as a process warning. */
   onStateChange?: (change: BreakerStateChange) => void;
 }
@@ -76,12 +84,13 @@ export interface ResolvedResilienceOptions {
   breaker: Required<BreakerOptions>;
   retry: Required<RetryOptions>;
   deadlineMs: number;
+  connections: number;
 }
 
 /**
  * Fills defaults (an `undefined` value takes its default) and refuses values
  * the gateway cannot run with: a ConfigError lists every problem by option
- * path (`breaker.failureThreshold`, `retry.maxDelayMs`, `deadlineMs`). The
+ * path (`breaker.failureThreshold`, `retry.maxDelayMs`, `deadlineMs`, `connections`). The
  * messages name no unit, so they read right whatever unit a caller's
  * configuration uses.
  */
@@ -89,6 +98,7 @@ export function resolveResilienceOptions(options: ResilienceOptions = {}): Resol
   const breaker = { ...DEFAULT_BREAKER_OPTIONS, ...defined(options.breaker) };
   const retry = { ...DEFAULT_RETRY_OPTIONS, ...defined(options.retry) };
   const deadlineMs = options.deadlineMs ?? DEFAULT_TIMEOUT_MS;
+  const connections = options.connections ?? DEFAULT_CONNECTIONS;
   const problems: ConfigProblem[] = [];
   const wholeNumber = (path: string, value: number, min: number, max = Number.MAX_SAFE_INTEGER) => {
     if (Number.isSafeInteger(value) && value >= min && value <= max) return;
@@ -114,8 +124,9 @@ export function resolveResilienceOptions(options: ResilienceOptions = {}): Resol
   // Against the shortest wait when that one is valid (else it is already reported).
   wholeNumber('retry.maxDelayMs', retry.maxDelayMs, Number.isSafeInteger(retry.minDelayMs) && retry.minDelayMs >= 1 ? retry.minDelayMs : 1);
   positive('deadlineMs', deadlineMs);
+  wholeNumber('connections', connections, 1);
   if (problems.length > 0) throw new ConfigError(problems);
-  return { breaker, retry, deadlineMs };
+  return { breaker, retry, deadlineMs, connections };
 }
 
 /** Drops `undefined` values so they do not hide defaults when spread. */

@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CircuitOpenError, ConfigError, DownstreamCallError, InvalidInputError } from '../errors.js';
+import { CircuitOpenError, ConfigError, DownstreamCallError, InvalidInputError, OverloadedError } from '../errors.js';
 import { HttpForwarder, type Forwarder } from '../forward/forwarder.js';
 import { parseToolDefinitions, type ToolDefinition } from '../tools/definition.js';
 import { createOrder, deleteCustomer, getCustomer } from '../testing/tool-fixtures.js';
@@ -252,18 +252,40 @@ describe('circuit breaker', () => {
     expect(forwarder.breakerState).toBe('closed');
   });
 
-  it('keeps the circuit open when the caller cancels the probe: no verdict, no closing', async () => {
+  it('a probe whose caller leaves is neutral: the caller is answered at once, the probe runs on and its answer closes the circuit', async () => {
     const { forwarder } = resilient();
     downstream.behaviour = { status: 500 };
     await failCalls(forwarder, 3);
     await sleep(fastBreaker.breakMs + 30);
 
-    downstream.behaviour = { delayMs: 1000 };
+    downstream.behaviour = { delayMs: 200 };
+    const hitsBefore = downstream.hits;
+    const started = performance.now();
     expect((await downstreamFailure(forwarder.forward(getTool, getArgs, AbortSignal.timeout(20)))).data).toEqual({ reason: 'aborted' });
-    expect(forwarder.breakerState).toBe('open');
+    expect(performance.now() - started).toBeLessThan(100);
+    // Still the probe's turn: the others fail fast until its answer.
+    expect(forwarder.breakerState).toBe('half-open');
+    expect(await rejection(forwarder.forward(getTool, getArgs))).toBeInstanceOf(CircuitOpenError);
+    await sleep(300);
+    expect(downstream.hits - hitsBefore).toBe(1);
+    expect(forwarder.breakerState).toBe('closed');
+    await expect(forwarder.forward(getTool, getArgs)).resolves.toMatchObject({ status: 200 });
   });
 
-  it('keeps the circuit open when the probe is refused before it is sent (bad route value)', async () => {
+  it('a probe whose caller leaves still reopens the circuit when the downstream fails it', async () => {
+    const { forwarder } = resilient();
+    downstream.behaviour = { status: 500 };
+    await failCalls(forwarder, 3);
+    await sleep(fastBreaker.breakMs + 30);
+
+    downstream.behaviour = { delayMs: 100, then: { status: 500 } };
+    expect((await downstreamFailure(forwarder.forward(getTool, getArgs, AbortSignal.timeout(20)))).data).toEqual({ reason: 'aborted' });
+    await sleep(150);
+    expect(forwarder.breakerState).toBe('open');
+    expect(await rejection(forwarder.forward(getTool, getArgs))).toBeInstanceOf(CircuitOpenError);
+  });
+
+  it('a probe that cannot be sent (bad route value) is refused before it becomes the probe: the next call probes', async () => {
     const { forwarder } = resilient();
     downstream.behaviour = { status: 500 };
     await failCalls(forwarder, 3);
@@ -271,8 +293,25 @@ describe('circuit breaker', () => {
 
     downstream.behaviour = 'ok';
     const hitsBefore = downstream.hits;
-    expect(await rejection(forwarder.forward(getTool, { id: '..' }))).toBeInstanceOf(InvalidInputError);
+    for (let i = 0; i < 3; i++) expect(await rejection(forwarder.forward(getTool, { id: '..' }))).toBeInstanceOf(InvalidInputError);
     expect(downstream.hits).toBe(hitsBefore);
+    expect(forwarder.breakerState).toBe('open');
+    await expect(forwarder.forward(getTool, getArgs)).resolves.toMatchObject({ status: 200 });
+    expect(forwarder.breakerState).toBe('closed');
+  });
+
+  it('never closes the circuit on a probe refused before it was sent', async () => {
+    // A forwarder whose refusal the pre-check cannot foresee: the breaker itself keeps the circuit open.
+    let refuse = false;
+    const inner = countingForwarder(1000);
+    const refusing: Forwarder = { forward: (...call) => (refuse ? Promise.reject(new InvalidInputError('refused before sending', [])) : inner.forward(...call)) };
+    const forwarder = createResilientForwarder(refusing, { breaker: fastBreaker });
+    downstream.behaviour = { status: 500 };
+    await failCalls(forwarder, 3);
+    await sleep(fastBreaker.breakMs + 30);
+
+    refuse = true;
+    expect(await rejection(forwarder.forward(getTool, getArgs))).toBeInstanceOf(InvalidInputError);
     expect(forwarder.breakerState).toBe('open');
   });
 
@@ -307,6 +346,68 @@ describe('circuit breaker', () => {
     expect(forwarder.breakerState).toBe('closed');
     await failCalls(forwarder, 1);
     expect(forwarder.breakerState).toBe('open');
+  });
+});
+
+describe('connection slots', () => {
+  it('starts the deadline once the call holds a slot: time queued in the gateway is never a timeout', async () => {
+    const { forwarder } = resilient({ connections: 1, deadlineMs: 300 });
+    downstream.behaviour = { delayMs: 120 };
+    // Three calls on one slot take 360 ms in all, more than one deadline; each gets its own 300 ms.
+    const results = await Promise.all([1, 2, 3].map(() => forwarder.forward(postTool, postArgs)));
+    for (const result of results) expect(result.status).toBe(200);
+    expect(forwarder.breakerState).toBe('closed');
+  });
+
+  it('refuses a call that gets no slot within its deadline as overloaded, which the breaker never counts', async () => {
+    const { forwarder } = resilient({ connections: 1, deadlineMs: 250, breaker: { failureThreshold: 1, breakMs: 10_000 } });
+    downstream.behaviour = { delayMs: 200 };
+    const calls = [1, 2, 3].map(() => forwarder.forward(postTool, postArgs).then(() => 'ok', (error: unknown) => error));
+    const [first, second, third] = await Promise.all(calls);
+    expect([first, second]).toEqual(['ok', 'ok']);
+    expect(third).toBeInstanceOf(OverloadedError);
+    expect(third).toMatchObject({ httpStatus: 503, jsonRpcCode: -32003, code: 'overloaded', data: { retryAfterSeconds: 1 } });
+    expect(downstream.hits).toBe(2);
+    // One counted failure would have opened it.
+    expect(forwarder.breakerState).toBe('closed');
+  });
+
+  it("ends a wait for a slot at once when the caller leaves; nothing is sent and nothing counted", async () => {
+    const { forwarder } = resilient({ connections: 1, breaker: { failureThreshold: 1, breakMs: 10_000 } });
+    downstream.behaviour = { delayMs: 300 };
+    const holder = forwarder.forward(postTool, postArgs);
+    await sleep(20);
+    const started = performance.now();
+    expect((await downstreamFailure(forwarder.forward(postTool, postArgs, AbortSignal.timeout(30)))).data).toEqual({ reason: 'aborted' });
+    expect(performance.now() - started).toBeLessThan(150);
+    await expect(holder).resolves.toMatchObject({ status: 200 });
+    expect(downstream.hits).toBe(1);
+    expect(forwarder.breakerState).toBe('closed');
+  });
+
+  it('gives the slot back on every ending: answer, error answer, timeout, network error, cancel, refusal before sending', async () => {
+    const { forwarder } = resilient({ connections: 1, deadlineMs: 100, retry: { retries: 0 }, breaker: { failureThreshold: 100 } });
+    downstream.script.push('ok', { status: 500 }, { delayMs: 500 }, 'reset', { delayMs: 500 });
+    await forwarder.forward(getTool, getArgs);
+    await downstreamFailure(forwarder.forward(getTool, getArgs));
+    expect((await downstreamFailure(forwarder.forward(getTool, getArgs))).data).toMatchObject({ reason: 'timeout' });
+    expect((await downstreamFailure(forwarder.forward(getTool, getArgs))).data).toMatchObject({ reason: 'network' });
+    expect((await downstreamFailure(forwarder.forward(getTool, getArgs, AbortSignal.timeout(20)))).data).toEqual({ reason: 'aborted' });
+    expect(await rejection(forwarder.forward(getTool, { id: '..' }))).toBeInstanceOf(InvalidInputError);
+    // With the one slot still held by any of them, this would wait and be refused as overloaded.
+    await expect(forwarder.forward(getTool, getArgs)).resolves.toMatchObject({ status: 200 });
+  });
+
+  it('shares the slots between agents by turns: a quiet agent is served before a flooding agent\'s backlog', async () => {
+    const { forwarder } = resilient({ connections: 1, deadlineMs: 5000 });
+    downstream.behaviour = { delayMs: 40 };
+    const finished: string[] = [];
+    const call = (agentId: string, label: string) => forwarder.forward(postTool, postArgs, undefined, { agentId }).then(() => finished.push(label));
+    const flood = ['f1', 'f2', 'f3', 'f4', 'f5'].map((label) => call('flood', label));
+    await sleep(5);
+    const quiet = call('quiet', 'q1');
+    await Promise.all([...flood, quiet]);
+    expect(finished.indexOf('q1')).toBe(2);
   });
 });
 
@@ -415,6 +516,7 @@ describe('options', () => {
     [{ retry: { retries: 3 } }, 'retry.retries'],
     [{ retry: { minDelayMs: 300, maxDelayMs: 250 } }, 'retry.maxDelayMs'],
     [{ deadlineMs: Number.NaN }, 'deadlineMs'],
+    [{ connections: 0 }, 'connections'],
   ] as [ResilienceOptions, string][])('refuses %j naming %s', (options, path) => {
     const inner = countingForwarder(1000);
     expect(() => createResilientForwarder(inner, options)).toThrow(ConfigError);

@@ -1,8 +1,10 @@
-import { DownstreamCallError, GatewayError } from '../errors.js';
-import type { Forwarder, ForwardResult } from '../forward/forwarder.js';
+import { DownstreamCallError, GatewayError, OverloadedError } from '../errors.js';
+import type { Forwarder, ForwardOptions, ForwardResult } from '../forward/forwarder.js';
+import { buildDownstreamRequest } from '../forward/request.js';
 import type { ToolDefinition } from '../tools/definition.js';
 import { DownstreamBreaker } from './breaker.js';
 import { Deadline } from './deadline.js';
+import { FairSlots, type ReleaseSlot } from './fair-slots.js';
 import { isCallerAbort, isDownstreamAnswer } from './failures.js';
 import { resolveResilienceOptions, type BreakerState, type ResilienceOptions, type RetryOptions } from './options.js';
 import { withRetries } from './retry.js';
@@ -16,37 +18,101 @@ export interface ResilientForwarder extends Forwarder {
 /** The probe of a half-open circuit is sent once: its one answer is the verdict. */
 const NO_RETRIES: Required<RetryOptions> = { retries: 0, minDelayMs: 1, maxDelayMs: 1 };
 
+/** The queue of calls that name no agent. */
+const NO_AGENT = '';
+
 /**
  * Wraps `inner` in a circuit breaker, with retries inside it: the breaker
  * judges whole calls, so a GET that took three attempts counts once, and an
  * open circuit stops retries along with everything else.
  *
+ * The breaker judges only the downstream. Each call first takes one of
+ * `connections` slots (agents take turns, see FairSlots), and its deadline
+ * starts only once it holds one: time queued inside the gateway never ends
+ * as a timeout. A call that gets no slot within `deadlineMs` is refused with
+ * OverloadedError, which the breaker never sees. The half-open probe runs to
+ * its end whatever its caller does (the caller who leaves is answered at
+ * once), so its verdict is always the downstream's.
+ *
  * Throws CircuitOpenError (503 / -32003) at once while the circuit is open,
+ * OverloadedError (503 / -32003) when no slot came free in time,
  * DownstreamCallError (502 / -32002) for a failed call, and whatever `inner`
  * throws before sending (e.g. a refused route value) unchanged.
  */
 export function createResilientForwarder(inner: Forwarder, options: ResilienceOptions = {}): ResilientForwarder {
   const resolved = resolveResilienceOptions(options);
   const breaker = new DownstreamBreaker(resolved.breaker, options.onStateChange);
+  const slots = new FairSlots(resolved.connections);
+
+  /** One call holding its slot: the deadline starts now. The probe's is not tied to its caller. */
+  const send = async (tool: ToolDefinition, args: Record<string, unknown>, signal: AbortSignal | undefined, probe: boolean): Promise<ForwardResult> => {
+    const deadline = new Deadline(resolved.deadlineMs, probe ? undefined : signal);
+    const attempt = () => inner.forward(tool, args, deadline.signal);
+    try {
+      return await withRetries(tool.httpMethod, attempt, probe ? NO_RETRIES : resolved.retry, deadline);
+    } catch (error) {
+      throw settledFailure(error, deadline, tool);
+    } finally {
+      deadline.end();
+    }
+  };
 
   return {
     get breakerState() {
       return breaker.state;
     },
-    forward(tool: ToolDefinition, args: Record<string, unknown>, signal?: AbortSignal): Promise<ForwardResult> {
-      return breaker.execute(async (probe) => {
-        const deadline = new Deadline(resolved.deadlineMs, signal);
-        const attempt = () => inner.forward(tool, args, deadline.signal);
-        try {
-          return await withRetries(tool.httpMethod, attempt, probe ? NO_RETRIES : resolved.retry, deadline);
-        } catch (error) {
-          throw settledFailure(error, deadline, tool);
-        } finally {
-          deadline.end();
+    forward(tool: ToolDefinition, args: Record<string, unknown>, signal?: AbortSignal, forwardOptions?: ForwardOptions): Promise<ForwardResult> {
+      try {
+        breaker.refuseIfOpen();
+      } catch (error) {
+        return Promise.reject(error);
+      }
+      // A free slot is taken in this turn (the common case); otherwise the call waits its turn.
+      const free = signal?.aborted ? null : slots.tryAcquire();
+      if (free) return sendHolding(free, tool, args, signal);
+      return slots.acquire(forwardOptions?.agentId ?? NO_AGENT, resolved.deadlineMs, signal).then((slot) => {
+        if (slot === 'aborted') throw cancelled(tool, signal);
+        if (slot === 'timed-out') {
+          throw new OverloadedError(`No connection to the downstream came free within ${resolved.deadlineMs} ms (all ${resolved.connections} in use); try again shortly.`);
         }
+        return sendHolding(slot, tool, args, signal);
       });
     },
   };
+
+  /** Sends through the breaker while holding `slot`, which goes back when the downstream call ends, not when the caller leaves. */
+  function sendHolding(slot: ReleaseSlot, tool: ToolDefinition, args: Record<string, unknown>, signal: AbortSignal | undefined): Promise<ForwardResult> {
+    try {
+      // Read in the same turn as execute, so the state cannot move in between:
+      // a value no request can carry is refused here and never becomes the probe.
+      if (breaker.state !== 'closed') buildDownstreamRequest(tool, args);
+    } catch (error) {
+      slot();
+      return Promise.reject(error);
+    }
+    const outcome = breaker.execute((probe) => send(tool, args, signal, probe));
+    void outcome.then(slot, slot);
+    return untilCallerLeaves(outcome, signal, tool);
+  }
+}
+
+/**
+ * The call's outcome, or its cancellation as soon as the caller leaves: a
+ * probe keeps running without its caller, and any other call is cut short by
+ * the same signal anyway.
+ */
+function untilCallerLeaves<T>(outcome: Promise<T>, signal: AbortSignal | undefined, tool: ToolDefinition): Promise<T> {
+  if (signal === undefined) return outcome;
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(cancelled(tool, signal));
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+    void outcome.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+function cancelled(tool: ToolDefinition, signal: AbortSignal | undefined): DownstreamCallError {
+  return new DownstreamCallError(`Call to tool ${tool.name} was cancelled`, { reason: 'aborted' }, { cause: signal?.reason });
 }
 
 /**
