@@ -67,12 +67,15 @@ describe('EarlyReservations', () => {
     expect(await usage()).toMatchObject({ used: 0, reserved: 0 });
   });
 
-  it('reports an exhausted budget like a late reservation would', async () => {
+  it('reports a budget held by calls in flight, and then a spent one, like a late reservation would', async () => {
     const { early, budget } = setup();
     const full = await budget.reserve('agt_early', 1_000, 1_000, NOW);
-    expect(full.ok).toBe(true);
+    if (!full.ok) throw new Error('setup reservation failed');
     early.remember(agent());
-    expect(await early.start('agt_early', 100)!.take(agent(), 100)).toMatchObject({ ok: false, remaining: 0 });
+    // Held: the budget step waits for the call in flight (BudgetAdmission), as it would after a late reservation.
+    expect(await early.start('agt_early', 100)!.take(agent(), 100)).toEqual({ ok: false, remaining: 0, reason: 'held' });
+    await budget.settle(full.reservation, 1_000);
+    expect(await early.start('agt_early', 100)!.take(agent(), 100)).toEqual({ ok: false, remaining: 0, reason: 'exhausted' });
   });
 
   it('rethrows a store failure at the budget step, and abandoning one is harmless', async () => {

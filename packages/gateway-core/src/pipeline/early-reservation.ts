@@ -28,7 +28,9 @@ export class EarlyReservation {
   /**
    * The ledger's answer, for the budget step; null when it was sized on a
    * budget or cap that no longer holds (it is then given back, and the
-   * caller reserves afresh). A store failure is rethrown.
+   * caller reserves afresh). A store failure is rethrown. A refusal keeps
+   * its reason: a budget found `held` by calls in flight is waited for by
+   * the budget step exactly as if it had reserved late.
    */
   async take(agent: AgentRecord, wanted: number): Promise<ReserveResult | null> {
     this.#claimed = true;
