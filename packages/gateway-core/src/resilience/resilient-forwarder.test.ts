@@ -101,9 +101,9 @@ function countingForwarder(timeoutMs: number): Forwarder & { attempts: number } 
   inners.push(inner);
   const counting = {
     attempts: 0,
-    forward: (...call: Parameters<Forwarder['forward']>) => {
+    forward: (...[tool, args, signal]: Parameters<Forwarder['forward']>) => {
       counting.attempts++;
-      return inner.forward(...call);
+      return inner.forward(tool, args, signal);
     },
   };
   return counting;
