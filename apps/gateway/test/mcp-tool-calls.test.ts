@@ -19,7 +19,8 @@ describe('tools/call: budget, access and truncation (dist/main.js + sample downs
   let admin: string;
 
   beforeAll(async () => {
-    pair = await startPair({ gateway: { env: HTTP_STATUS_DELIVERY } });
+    // No per-agent concurrency limit: the budget tests send 100 calls at once and every one must reach the budget step.
+    pair = await startPair({ gateway: { env: { ...HTTP_STATUS_DELIVERY, Gw__Mcp__MaxConcurrentCallsPerAgent: '0' } } });
     ({ downstream, url, api } = pair);
     admin = await pair.adminToken();
   });
