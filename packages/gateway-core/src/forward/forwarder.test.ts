@@ -222,6 +222,30 @@ describe('HttpForwarder', () => {
     expect(error.data).toEqual({ reason: 'response-too-large', limitBytes: 1_000 });
   });
 
+  it('refuses a declared Content-Length past the limit without waiting for the body', async () => {
+    handler = (_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json', 'content-length': '50000' });
+      // Then stalls: only the header can tell the forwarder, well before its 10 s timeout.
+      response.write('{"blob":"');
+    };
+    const started = performance.now();
+    const error = await failure(forwarder({ maxResponseBytes: 1_000 }).forward(tool(getCustomer), { id: '1' }));
+    expect(error.data).toEqual({ reason: 'response-too-large', limitBytes: 1_000 });
+    expect(performance.now() - started).toBeLessThan(2_000);
+  });
+
+  it('hands an answer above largeAnswerBytes back undecoded, and decodes one within it', async () => {
+    const big = JSON.stringify({ blob: 'x'.repeat(5_000) });
+    handler = json(200, { blob: 'x'.repeat(5_000) });
+    const large = await forwarder({ largeAnswerBytes: 1_000 }).forward(tool(getCustomer), { id: '1' });
+    expect(large.body).toBeUndefined();
+    expect(large.raw?.bytes.toString()).toBe(big);
+    expect(large.raw?.contentType).toMatch(/^application\/json/);
+    const small = await forwarder({ largeAnswerBytes: 10_000 }).forward(tool(getCustomer), { id: '1' });
+    expect(small).toMatchObject({ body: { blob: 'x'.repeat(5_000) } });
+    expect(small.raw).toBeUndefined();
+  });
+
   it('refuses JSON nested deeper than the gateway can serialize', async () => {
     handler = (_request, response) => {
       response.writeHead(200, { 'content-type': 'application/json' });

@@ -12,9 +12,20 @@ export interface ForwardResult {
   status: number;
   /** End-to-end headers only; hop-by-hop ones are dropped. */
   headers: Record<string, string>;
-  /** Parsed JSON, text, or null for an empty body. */
+  /** Parsed JSON, text, or null for an empty body; undefined when the answer comes `raw`. */
   body: unknown;
+  /**
+   * An answer longer than `largeAnswerBytes`, as read: decoding it is left
+   * to a worker thread (see `LargeAnswers`), so its JSON never holds the event loop.
+   */
+  raw?: RawAnswer;
   durationMs: number;
+}
+
+/** A downstream answer not decoded yet. */
+export interface RawAnswer {
+  bytes: Buffer;
+  contentType: string | undefined;
 }
 
 /**
@@ -38,7 +49,10 @@ export interface HttpForwarderOptions {
   headers?: Readonly<Record<string, string>>;
   /** The whole call, body included. Default 10 s. */
   timeoutMs?: number;
+  /** Longest answer read; a longer one (or one that declares a longer Content-Length) is refused as `response-too-large`. */
   maxResponseBytes?: number;
+  /** Answers longer than this come back `raw`, for a worker to decode; unset, every answer is decoded here. */
+  largeAnswerBytes?: number;
   /** Most sockets open to the downstream, one call each. Default 128. */
   connections?: number;
   keepAliveTimeoutMs?: number;
@@ -57,6 +71,7 @@ export class HttpForwarder implements Forwarder {
   readonly #headers: Record<string, string>;
   readonly #timeoutMs: number;
   readonly #maxResponseBytes: number;
+  readonly #largeAnswerBytes: number;
 
   constructor(options: HttpForwarderOptions) {
     const base = new URL(options.baseUrl);
@@ -64,6 +79,7 @@ export class HttpForwarder implements Forwarder {
     this.#headers = checkDownstreamHeaders(options.headers ?? {});
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.#maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+    this.#largeAnswerBytes = options.largeAnswerBytes ?? Number.POSITIVE_INFINITY;
     this.connections = options.connections ?? DEFAULT_CONNECTIONS;
     this.#pool = new Pool(base.origin, {
       connections: this.connections,
@@ -97,9 +113,12 @@ export class HttpForwarder implements Forwarder {
           { answer },
         );
       }
-      const raw = await readLimited(response.body, this.#maxResponseBytes);
+      const raw = await readLimited(response.body, this.#maxResponseBytes, response.headers['content-length']);
       const headers = endToEndHeaders(response.headers);
-      return { status: response.statusCode, headers, body: decodeBody(raw, headers['content-type']), durationMs: performance.now() - started };
+      const contentType = headers['content-type'];
+      const durationMs = performance.now() - started;
+      if (raw.length > this.#largeAnswerBytes) return { status: response.statusCode, headers, body: undefined, raw: { bytes: raw, contentType }, durationMs };
+      return { status: response.statusCode, headers, body: decodeBody(raw, contentType), durationMs };
     } catch (error) {
       throw this.#failure(error, tool, abort, signal);
     } finally {

@@ -4,20 +4,32 @@ import { DownstreamCallError } from '../errors.js';
 
 /**
  * Reads the body, refusing more than `limitBytes` so a runaway downstream
- * cannot exhaust the gateway's memory.
+ * cannot exhaust the gateway's memory: the bytes are counted as they stream
+ * in and the read stops at the first chunk past the limit. A `declaredLength`
+ * (the Content-Length header) past the limit is refused before anything is
+ * read; a body that turns out longer than it declared is still cut.
  */
-export async function readLimited(body: Readable, limitBytes: number): Promise<Buffer> {
+export async function readLimited(body: Readable, limitBytes: number, declaredLength?: string | string[]): Promise<Buffer> {
+  const declared = Number(Array.isArray(declaredLength) ? declaredLength[0] : declaredLength);
+  if (declared > limitBytes) {
+    body.destroy();
+    throw tooLarge(limitBytes);
+  }
   const chunks: Buffer[] = [];
   let length = 0;
   for await (const chunk of body) {
     length += (chunk as Buffer).length;
     if (length > limitBytes) {
       body.destroy();
-      throw new DownstreamCallError(`Downstream response exceeds ${limitBytes} bytes`, { reason: 'response-too-large', limitBytes });
+      throw tooLarge(limitBytes);
     }
     chunks.push(chunk as Buffer);
   }
   return Buffer.concat(chunks, length);
+}
+
+function tooLarge(limitBytes: number): DownstreamCallError {
+  return new DownstreamCallError(`Downstream response exceeds ${limitBytes} bytes`, { reason: 'response-too-large', limitBytes });
 }
 
 /** An error answer is read only this far: enough for any problem description, never a large body. */
