@@ -7,6 +7,8 @@ export default defineConfig({
     index: 'src/index.ts',
     'testing/index': 'src/testing/index.ts',
     'local-model-worker': 'src/embedding/local-model-worker.ts',
+    // Large answers are decoded in a piscina pool, which loads this file by name.
+    'answer-worker': 'src/answer/answer-worker.ts',
   },
   format: ['esm'],
   dts: true,

@@ -21,6 +21,7 @@ const LAYERS = [
   'tokens',
   'privacy',
   'forward',
+  'answer',
   'resilience',
   'auth',
   'audit',

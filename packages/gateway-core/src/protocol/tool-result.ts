@@ -33,11 +33,13 @@ export function buildToolErrorResult(text: string, meta: ToolErrorMeta): ToolCal
  * (contract 4.3). From 2025-06-18 on, the same data also goes as
  * `structuredContent`, which MCP requires to be an object: any other JSON
  * value is wrapped as `{"result": value}`. Pass `parsed` when `text` is
- * exactly `JSON.stringify(parsed.value)`, to skip parsing it again.
+ * exactly `JSON.stringify(parsed.value)`, to skip parsing it again, or null
+ * to send the text alone (an answer too large to parse again on the event
+ * loop; MCP makes structuredContent optional when no outputSchema is declared).
  */
-export function buildToolCallResult(text: string, version: ProtocolVersion, parsed?: { value: unknown }): ToolCallResult {
+export function buildToolCallResult(text: string, version: ProtocolVersion, parsed?: { value: unknown } | null): ToolCallResult {
   const result: ToolCallResult = { content: [{ type: 'text', text }] };
-  if (!isAtLeast(version, '2025-06-18')) return result;
+  if (!isAtLeast(version, '2025-06-18') || parsed === null) return result;
   // The caller may already hold the value `text` was serialized from: no need to parse it back.
   const value: unknown = parsed === undefined ? JSON.parse(text) : parsed.value;
   const isObject = typeof value === 'object' && value !== null && !Array.isArray(value);

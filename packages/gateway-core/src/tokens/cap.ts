@@ -42,12 +42,15 @@ const BARE_MARKER = '{"_truncated":true}';
  * Caps too small for the envelope yield `{"_truncated":true}` (7 tokens), and
  * below that `null` (1 token): still valid JSON, still within the cap, which
  * matters because the cap can be the few tokens left in an agent's budget.
+ *
+ * `serialized`, when the caller already holds `JSON.stringify(value)`, saves
+ * serializing a large value a second time.
  */
-export function capResponse(value: unknown, maxTokens: number): CappedResponse {
+export function capResponse(value: unknown, maxTokens: number, serialized?: string): CappedResponse {
   if (!Number.isInteger(maxTokens) || maxTokens < 1) {
     throw new RangeError(`maxTokens must be a positive integer, got ${maxTokens}`);
   }
-  const full = JSON.stringify(value) ?? 'null';
+  const full = serialized ?? JSON.stringify(value) ?? 'null';
   const tokens = tokensWithin(full, maxTokens);
   if (tokens !== undefined) return { text: full, tokens, truncated: false };
 
