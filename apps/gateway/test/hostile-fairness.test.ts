@@ -145,7 +145,7 @@ describe('hostile load: one agent cannot starve the others or open the breaker (
       const api = new GatewayClient(gateway.url);
       return { gateway, api, admin: await api.adminToken() };
     };
-    [limited, unlimited] = await Promise.all(pair.gateways.map(attach));
+    [limited, unlimited] = await Promise.all([attach(pair.gateways[0]!), attach(pair.gateways[1]!)]);
   }, 60_000);
   afterAll(async () => {
     await pair?.stop();
