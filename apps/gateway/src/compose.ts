@@ -1,10 +1,12 @@
 import {
   AgentService,
   AuditTrail,
+  BudgetAdmission,
   createOpenAiEmbeddingModel,
   createPrivacyFilter,
   createResilientForwarder,
   createStore,
+  WorkerLargeAnswers,
   EmbeddingModelError,
   HttpForwarder,
   loadLocalEmbeddingModel,
@@ -66,7 +68,15 @@ export async function composeGateway(config: GatewayConfig, log: Logger): Promis
   const settlements = settlementQueue(store, log, metrics);
   const agents = new AgentService({ store, tokens, settlements, audit });
   const refresher = toolRefresher(config, store, catalog, log, audit);
-  const httpForwarder = new HttpForwarder({ baseUrl: config.downstream.baseUrl, headers: config.downstream.headers, timeoutMs: config.downstream.timeoutMs });
+  // Answers above the pool's threshold are decoded, filtered and capped in its worker threads, with the same privacy rules.
+  const largeAnswers = new WorkerLargeAnswers({ privacy: config.privacy });
+  const httpForwarder = new HttpForwarder({
+    baseUrl: config.downstream.baseUrl,
+    headers: config.downstream.headers,
+    timeoutMs: config.downstream.timeoutMs,
+    maxResponseBytes: config.downstream.maxResponseBytes,
+    largeAnswerBytes: largeAnswers.thresholdBytes,
+  });
   const forwarder = resilientForwarder(config, httpForwarder, log, metrics);
   const embeddingModel = loadEmbeddingModel(config);
   const cache = responseCache(config, store, log);
@@ -80,6 +90,7 @@ export async function composeGateway(config: GatewayConfig, log: Logger): Promis
     sessions: store.sessions,
     sessionIdleMs: config.mcp.sessionIdleMinutes * 60_000,
     maxSessionsPerAgent: config.mcp.maxSessionsPerAgent,
+    maxConcurrentCallsPerAgent: config.mcp.maxConcurrentCallsPerAgent,
     errorDelivery: config.mcp.errorDelivery,
     streams: store.streams,
     resumeWindowMs: config.mcp.resumeWindowMs,
@@ -87,8 +98,11 @@ export async function composeGateway(config: GatewayConfig, log: Logger): Promis
       registry: () => catalog.registry,
       budget: store.budget,
       settlements,
+      // A call whose budget is held by calls in flight waits for them, no longer than its downstream call may last.
+      admission: new BudgetAdmission({ ledger: store.budget, settlements, maxWaitMs: config.downstream.timeoutMs }),
       forwarder,
       privacy: createPrivacyFilter(config.privacy),
+      largeAnswers,
       cache,
       argsDigestKey: derivedKey(config, 'audit digest'),
     },
@@ -134,7 +148,7 @@ export async function composeGateway(config: GatewayConfig, log: Logger): Promis
       await auditTrail.flush();
       // The local model's worker thread is stopped; a remote model has nothing to close.
       await embeddingModel.then((model) => model.close?.(), () => undefined);
-      await Promise.allSettled([httpForwarder.close(), store.close()]);
+      await Promise.allSettled([httpForwarder.close(), store.close(), largeAnswers.close()]);
     },
   };
 }
@@ -197,6 +211,8 @@ function resilientForwarder(config: GatewayConfig, httpForwarder: HttpForwarder,
   return createResilientForwarder(httpForwarder, {
     ...config.resilience,
     deadlineMs: config.downstream.timeoutMs,
+    // One slot per pooled connection: calls wait their turn here, before their deadline starts, never inside the pool.
+    connections: httpForwarder.connections,
     onStateChange: ({ from, to, failure }) => {
       metrics.breakerState(to);
       log.warn({ from, to, failure }, `circuit breaker ${to}`);

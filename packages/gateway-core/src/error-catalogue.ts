@@ -16,7 +16,11 @@ export const FAILURE_OUTCOMES = [
   'invalid-arguments',
   'unknown-tool',
   'budget-exhausted',
+  /** The agent has as many tools/call requests in flight on this instance as it may. */
+  'too-many-calls',
   'circuit-open',
+  /** Every connection to the downstream stayed busy for the call's whole deadline. */
+  'overloaded',
   'downstream-error',
   'store-unavailable',
   /** Not ready yet (readiness failing or tools not loaded). */
@@ -24,6 +28,8 @@ export const FAILURE_OUTCOMES = [
   /** Refused before the call was understood: session, protocol version, transport. */
   'invalid-request',
   'internal-error',
+  /** The client went away before the answer was sent (the call cancelled, nothing charged). */
+  'client-gone',
 ] as const;
 
 export type FailureOutcome = (typeof FAILURE_OUTCOMES)[number];
@@ -84,6 +90,17 @@ export const ERROR_CATALOGUE = {
   'downstream-error': kind(502, DOWNSTREAM, 'Downstream API error', 'downstream-error', 'tool-error'),
   'circuit-open': kind(503, REFUSED, 'Downstream isolated (circuit open)', 'circuit-open', 'in-band'),
   /**
+   * The agent's in-flight tools/call limit on this instance. A 429 like the
+   * budget's, but -32003 ("refused, retry later"): -32029 is the budget's alone
+   * (contract 7), and this refusal clears as soon as one of the agent's calls ends.
+   */
+  'too-many-calls': kind(429, REFUSED, 'Too many concurrent calls', 'too-many-calls', 'in-band'),
+  /**
+   * No connection to the downstream came free within the call's deadline: the
+   * gateway's own queue, never the downstream's fault (the breaker does not count it).
+   */
+  overloaded: kind(503, REFUSED, 'Gateway overloaded', 'overloaded', 'in-band'),
+  /**
    * Same code as an open breaker on purpose: both mean "the gateway cannot
    * serve this now, retry later", and nothing is charged or forwarded.
    */
@@ -124,6 +141,19 @@ export const ERROR_CATALOGUE = {
   'unsupported-media-type': kind(415, INVALID_REQUEST, 'Invalid Request', 'invalid-request'),
   /** The client closed the connection before sending all of its body. */
   'incomplete-body': kind(400, INVALID_REQUEST, 'Invalid Request', 'invalid-request'),
+  /**
+   * The agent (or, all agents together, the instance) already has as many
+   * request bodies arriving as the gateway holds at once: refused before
+   * this body is read, with a Retry-After.
+   */
+  'too-many-uploads': kind(429, INVALID_REQUEST, 'Too many requests', 'invalid-request'),
+
+  /**
+   * The client left before its tools/call was answered. Nobody reads this
+   * answer: 499 is the status proxies log for it (nginx's "client closed
+   * request"), -32800 the code JSON-RPC tools use for a cancelled request.
+   */
+  'client-gone': kind(499, -32800, 'Client closed request', 'client-gone'),
 
   /** Anything that is not a GatewayError: its message stays in the logs. */
   internal: kind(500, INTERNAL, 'Internal error', 'internal-error'),

@@ -114,7 +114,9 @@ export type DownstreamFailure =
   | { reason: 'network'; code: string | null }
   | { reason: 'aborted' }
   | { reason: 'response-too-large'; limitBytes: number }
-  | { reason: 'response-too-deep'; limitDepth: number };
+  | { reason: 'response-too-deep'; limitDepth: number }
+  /** Decoding the answer needed more memory than the gateway gives one answer (`heapLimitMb`). */
+  | { reason: 'response-too-complex'; heapLimitMb: number };
 
 export interface DownstreamCallErrorOptions extends GatewayErrorOptions {
   /**
@@ -150,6 +152,30 @@ export class CircuitOpenError extends GatewayError {
   constructor(message: string, options?: GatewayErrorOptions & { retryAfterSeconds?: number }) {
     super('circuit-open', message, options);
     this.data = options?.retryAfterSeconds === undefined ? undefined : { retryAfterSeconds: options.retryAfterSeconds };
+  }
+}
+
+/**
+ * The agent already has as many tools/call requests in flight on this
+ * instance as it may: refused before anything is reserved or forwarded.
+ */
+export class TooManyCallsError extends GatewayError {
+  readonly data: { limit: number; retryAfterSeconds: number };
+
+  constructor(message: string, limit: number, options?: GatewayErrorOptions) {
+    super('too-many-calls', message, options);
+    // A place frees as soon as one of the agent's calls ends: a second is plenty.
+    this.data = { limit, retryAfterSeconds: 1 };
+  }
+}
+
+/** No connection to the downstream came free in time: the gateway is at its limit, the downstream is not judged. */
+export class OverloadedError extends GatewayError {
+  readonly data: { retryAfterSeconds: number };
+
+  constructor(message: string, options?: GatewayErrorOptions) {
+    super('overloaded', message, options);
+    this.data = { retryAfterSeconds: 1 };
   }
 }
 
@@ -253,9 +279,24 @@ export class StreamGoneError extends GatewayError {
   }
 }
 
+/**
+ * The client went away before its tools/call was answered: the downstream
+ * call is cancelled where it still can be, nothing is charged, and the audit
+ * trail says so. Never delivered (nobody is listening); its status is for logs.
+ */
+export class ClientGoneError extends GatewayError {
+  constructor(message = 'The client closed the connection before the answer was sent', options?: GatewayErrorOptions) {
+    super('client-gone', message, options);
+  }
+}
+
 /** The HTTP request is not one the endpoint accepts: method, media type, size, or a body cut short. */
 export class TransportError extends GatewayError {
-  constructor(code: 'method-not-allowed' | 'not-acceptable' | 'body-too-large' | 'unsupported-media-type' | 'incomplete-body', message: string, options?: GatewayErrorOptions) {
+  constructor(
+    code: 'method-not-allowed' | 'not-acceptable' | 'body-too-large' | 'unsupported-media-type' | 'incomplete-body' | 'too-many-uploads',
+    message: string,
+    options?: GatewayErrorOptions,
+  ) {
     super(code, message, options);
   }
 }

@@ -13,6 +13,8 @@ export {
   DownstreamError,
   DownstreamCallError,
   CircuitOpenError,
+  TooManyCallsError,
+  OverloadedError,
   StoreUnavailableError,
   TooManyAttemptsError,
   NotReadyError,
@@ -25,6 +27,7 @@ export {
   MethodNotFoundError,
   SessionNotFoundError,
   StreamGoneError,
+  ClientGoneError,
   TransportError,
   ConfigError,
   describeError,
@@ -33,7 +36,7 @@ export type { GatewayErrorOptions, UnauthorizedReason, ToolRefusal, DownstreamFa
 
 // The MCP endpoint as one use-case.
 export { McpService, streamedMessage, transportFailure, STREAM_RETRY_MS } from './mcp/mcp-service.js';
-export type { McpServiceOptions, McpPost, McpSessionEnd, McpReply, McpAnswer, McpResume, McpResumeReply, ErrorDelivery } from './mcp/mcp-service.js';
+export type { McpServiceOptions, McpPost, McpSessionEnd, McpReply, McpAnswer, McpResume, McpResumeReply, McpCredentials, ErrorDelivery } from './mcp/mcp-service.js';
 export { eventId, PRIMING_EVENT, ANSWER_EVENT } from './mcp/stream-id.js';
 export type { HeaderRecord } from './mcp/tool-call-record.js';
 export { SSE_CONTENT_TYPE, SSE_KEEP_ALIVE, sseMessage, ssePriming } from './protocol/sse.js';
@@ -60,9 +63,12 @@ export { bearerToken } from './auth/bearer.js';
 // The tool-call pipeline and what it is built from.
 export type { ToolCallDeps, ResponseFilter } from './pipeline/tool-call.js';
 export { SettlementQueue, type Settlements, type SettlementQueueOptions } from './pipeline/settlement-queue.js';
+export { BudgetAdmission, DEFAULT_BUDGET_WAIT_MS, type BudgetAdmissionOptions, type BudgetAdmissionOutcome, type AdmitRequest } from './pipeline/budget-admission.js';
 export { buildToolRegistry, ToolRegistry, type RegisteredTool, type BuiltToolRegistry } from './tools/registry.js';
 export { describeToolProblem, type ToolDefinition, type ToolDefinitionProblem } from './tools/definition.js';
-export { HttpForwarder, type Forwarder, type ForwardResult, type HttpForwarderOptions } from './forward/forwarder.js';
+export { HttpForwarder, DEFAULT_MAX_RESPONSE_BYTES, type Forwarder, type ForwardResult, type HttpForwarderOptions, type RawAnswer } from './forward/forwarder.js';
+export { WorkerLargeAnswers, DEFAULT_ANSWER_THREADS, DEFAULT_MAX_QUEUED_ANSWER_BYTES, type WorkerLargeAnswersOptions } from './answer/answer-pool.js';
+export { DEFAULT_LARGE_ANSWER_BYTES, type LargeAnswers, type AnswerTask, type AnswerSource, type ProcessedAnswer } from './answer/large-answers.js';
 export { checkDownstreamHeaders } from './forward/headers.js';
 export { createResilientForwarder, type ResilientForwarder } from './resilience/resilient-forwarder.js';
 export { resolveResilienceOptions, type ResolvedResilienceOptions, type ResilienceOptions, type BreakerOptions, type BreakerMode, type RetryOptions, type BreakerState, type BreakerStateChange } from './resilience/options.js';

@@ -150,6 +150,15 @@ describe('resilience settings', () => {
   });
 });
 
+describe('per-agent concurrency', () => {
+  it('Gw:Mcp:MaxConcurrentCallsPerAgent defaults to 32, takes 0 (no limit), refuses a negative or fractional value', () => {
+    expect(parse(base).config.mcp.maxConcurrentCallsPerAgent).toBe(32);
+    expect(parse({ ...base, Gw__Mcp__MaxConcurrentCallsPerAgent: '0' }).config.mcp.maxConcurrentCallsPerAgent).toBe(0);
+    expect(problemsOf({ ...base, Gw__Mcp__MaxConcurrentCallsPerAgent: '-1' })).toEqual([expect.stringContaining('Gw:Mcp:MaxConcurrentCallsPerAgent')]);
+    expect(problemsOf({ ...base, Gw__Mcp__MaxConcurrentCallsPerAgent: '2.5' })).toEqual([expect.stringContaining('Gw:Mcp:MaxConcurrentCallsPerAgent')]);
+  });
+});
+
 describe('list keys', () => {
   it('accept comma-separated values and JSON arrays alike', () => {
     const fromEnv = parse({ ...base, Gw__Http__AllowedOrigins: 'https://a.example, https://b.example' }).config.http;

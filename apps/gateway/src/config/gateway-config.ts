@@ -3,6 +3,7 @@ import {
   checkDownstreamHeaders,
   checkSigningKey,
   ConfigError,
+  DEFAULT_MAX_RESPONSE_BYTES,
   MIN_SIGNING_KEY_BYTES,
   parseStoreUrl,
   resolveResilienceOptions,
@@ -21,12 +22,24 @@ export interface GatewayConfig {
   licenseKey: string;
   jwt: { signingKey: string; generated: boolean };
   /** `timeoutMs` is `resilience.deadlineMs`: one attempt and the whole call share the deadline. */
-  downstream: { baseUrl: string; timeoutMs: number; headers: Record<string, string> };
+  /** `maxResponseBytes`: the longest answer read (streamed, cut at the limit; a larger Content-Length is refused unread). */
+  downstream: { baseUrl: string; timeoutMs: number; headers: Record<string, string>; maxResponseBytes: number };
   store: { connectionString: string | undefined };
   /** `signInMaxFailures` wrong keys from one address, then a wait of `signInBackoffMs`, doubled per further failure (to 15 min). */
   admin: { apiKey: string | undefined; tokenExpiryDays: number; signInMaxFailures: number; signInBackoffMs: number };
-  /** `errorDelivery`: MCP's rules (tool errors and refusals in HTTP 200), or contract 7's HTTP statuses. */
-  mcp: { sessionIdleMinutes: number; maxBodyBytes: number; keepAliveMs: number; errorDelivery: 'mcp' | 'http-status'; resumeWindowMs: number; maxSessionsPerAgent: number };
+  /**
+   * `errorDelivery`: MCP's rules (tool errors and refusals in HTTP 200), or contract 7's HTTP statuses.
+   * `maxConcurrentCallsPerAgent`: tools/call requests in flight per agent on this instance (0 = no limit).
+   */
+  mcp: {
+    sessionIdleMinutes: number;
+    maxBodyBytes: number;
+    keepAliveMs: number;
+    errorDelivery: 'mcp' | 'http-status';
+    resumeWindowMs: number;
+    maxSessionsPerAgent: number;
+    maxConcurrentCallsPerAgent: number;
+  };
   cache: {
     enabled: boolean;
     semantic: boolean;
@@ -34,7 +47,19 @@ export interface GatewayConfig {
     ttlMs: number;
     tools: Record<string, { enabled?: boolean; semantic?: boolean; ttlMs?: number }>;
   };
-  http: { allowedOrigins: string[]; allowedHosts: string[]; shutdownDeadlineMs: number };
+  http: {
+    allowedOrigins: string[];
+    allowedHosts: string[];
+    shutdownDeadlineMs: number;
+    /** Until a request's headers are in; then until the whole request (body included) is in. */
+    headersTimeoutMs: number;
+    requestTimeoutMs: number;
+    /** An idle keep-alive connection is closed after this long. */
+    keepAliveTimeoutMs: number;
+    maxConnections: number;
+    /** Request body bytes the instance holds at once while bodies arrive (each agent up to an eighth). */
+    maxPendingBodyBytes: number;
+  };
   toolRegistry: { refreshSeconds: number };
   /** `Gw:Privacy:*` (and the rules file it names), validated and compiled once at start-up. */
   privacy: PrivacyConfig;
@@ -129,6 +154,7 @@ function schemaFor(development: boolean) {
     'Gw:Jwt:SigningKey': development ? optionalText : z.string({ error: `is required (at least ${MIN_SIGNING_KEY_BYTES} bytes)` }),
     'Gw:ToolRegistry:DownstreamBaseUrl': development ? httpUrl.default(DEV_DOWNSTREAM) : httpUrl,
     'Gw:Downstream:TimeoutMs': optionNumber,
+    'Gw:Downstream:MaxResponseBytes': positiveInt(DEFAULT_MAX_RESPONSE_BYTES),
     'ConnectionStrings:Store': optionalText,
     'Gw:Admin:ApiKey': optionalText,
     'Gw:Admin:TokenExpiryDays': positiveInt(90),
@@ -140,6 +166,8 @@ function schemaFor(development: boolean) {
     'Gw:Mcp:ResumeWindowSeconds': positiveInt(120),
     // One credential normally backs a handful of clients, each with one session: 100 leaves room for a fleet sharing one.
     'Gw:Mcp:MaxSessionsPerAgent': positiveInt(100),
+    // A quarter of the downstream pool's 128 connections: room for parallel tool loops, never one agent's whole pool (0 = no limit).
+    'Gw:Mcp:MaxConcurrentCallsPerAgent': z.coerce.number().int('must be a whole number').min(0, 'must not be negative (0 = no limit)').default(32),
     'Gw:Mcp:ErrorDelivery': z.enum(['mcp', 'http-status'], { error: 'must be mcp or http-status' }).default('mcp'),
     'Gw:Cache:Enabled': booleanFlag(true),
     'Gw:Cache:Semantic': booleanFlag(true),
@@ -148,6 +176,11 @@ function schemaFor(development: boolean) {
     'Gw:Http:AllowedOrigins': commaList,
     'Gw:Http:AllowedHosts': commaList,
     'Gw:Http:ShutdownDeadlineSeconds': positiveInt(15),
+    'Gw:Http:HeadersTimeoutSeconds': positiveInt(10),
+    'Gw:Http:RequestTimeoutSeconds': positiveInt(30),
+    'Gw:Http:KeepAliveTimeoutSeconds': positiveInt(5),
+    'Gw:Http:MaxConnections': positiveInt(1024),
+    'Gw:Http:MaxPendingBodyBytes': positiveInt(64 * 1024 * 1024),
     'Gw:Breaker:Mode': optionalText,
     'Gw:Breaker:FailureThreshold': optionNumber,
     'Gw:Breaker:FailureRatio': optionNumber,
@@ -254,6 +287,7 @@ export function parseGatewayConfig(flat: FlatConfig): ParsedConfig {
         baseUrl: data['Gw:ToolRegistry:DownstreamBaseUrl'],
         timeoutMs: resilience.deadlineMs,
         headers,
+        maxResponseBytes: data['Gw:Downstream:MaxResponseBytes'],
       },
       store: { connectionString: storeUrl },
       admin: {
@@ -269,6 +303,7 @@ export function parseGatewayConfig(flat: FlatConfig): ParsedConfig {
         errorDelivery: data['Gw:Mcp:ErrorDelivery'],
         resumeWindowMs: data['Gw:Mcp:ResumeWindowSeconds'] * 1000,
         maxSessionsPerAgent: data['Gw:Mcp:MaxSessionsPerAgent'],
+        maxConcurrentCallsPerAgent: data['Gw:Mcp:MaxConcurrentCallsPerAgent'],
       },
       cache: {
         enabled: data['Gw:Cache:Enabled'],
@@ -281,6 +316,11 @@ export function parseGatewayConfig(flat: FlatConfig): ParsedConfig {
         allowedOrigins: data['Gw:Http:AllowedOrigins'],
         allowedHosts: data['Gw:Http:AllowedHosts'],
         shutdownDeadlineMs: data['Gw:Http:ShutdownDeadlineSeconds'] * 1000,
+        headersTimeoutMs: data['Gw:Http:HeadersTimeoutSeconds'] * 1000,
+        requestTimeoutMs: data['Gw:Http:RequestTimeoutSeconds'] * 1000,
+        keepAliveTimeoutMs: data['Gw:Http:KeepAliveTimeoutSeconds'] * 1000,
+        maxConnections: data['Gw:Http:MaxConnections'],
+        maxPendingBodyBytes: data['Gw:Http:MaxPendingBodyBytes'],
       },
       toolRegistry: { refreshSeconds: data['Gw:ToolRegistry:RefreshSeconds'] },
       metrics: { port: data['Gw:Metrics:Port'] },

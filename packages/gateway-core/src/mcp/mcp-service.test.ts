@@ -33,6 +33,7 @@ async function setup(
     budget?: number;
     resumeWindowMs?: number;
     maxSessionsPerAgent?: number;
+    maxConcurrentCallsPerAgent?: number;
   } = {},
 ) {
   let now = Date.parse('2025-05-01T12:00:00Z');
@@ -64,6 +65,7 @@ async function setup(
     streams: store.streams,
     resumeWindowMs: options.resumeWindowMs,
     maxSessionsPerAgent: options.maxSessionsPerAgent,
+    maxConcurrentCallsPerAgent: options.maxConcurrentCallsPerAgent,
   });
   const tokenFor = async (label: string, scopes: string[] = []) => {
     const agent = await agents.create({ label, dailyTokenBudget: options.budget ?? 10_000, scopes });
@@ -277,6 +279,19 @@ describe('McpService', () => {
     expect(await answered(send(service, 'Bearer nope', '{"not json'))).toMatchObject({ failure: { code: 'unauthorized', httpStatus: 401 } });
     const { token } = await tokenFor('alice');
     expect(await answered(send(service, token, '{"not json'))).toMatchObject({ failure: { code: 'parse-error', httpStatus: 400 }, message: { id: null } });
+  });
+
+  it('verifies credentials without a store read, and post trusts the claims it is given', async () => {
+    const { service, tokenFor } = await setup();
+    const { token, agentId } = await tokenFor('alice');
+    expect(await service.verifyCredentials(token)).toEqual({ ok: true, claims: expect.objectContaining({ agentId }) });
+    const refused = await service.verifyCredentials('Bearer forged');
+    expect(refused).toMatchObject({ ok: false, answer: { status: 401, failure: { code: 'unauthorized' }, message: { id: null } } });
+    const verified = await service.verifyCredentials(token);
+    if (!verified.ok) throw new Error('expected the token to verify');
+    // Given claims spare post the signature check: the header is not looked at again.
+    const reply = await answered(send(service, 'Bearer not-checked-again', rpc('initialize', initializeParams()), { claims: verified.claims }));
+    expect(reply).toMatchObject({ status: 200, sessionId: expect.any(String) });
   });
 
   it('refuses everything while not ready, and audits a refused tools/call', async () => {
@@ -517,3 +532,102 @@ describe('McpService resumable streams', () => {
     expect(await service.resume({ authorization: token, sessionId: 'A'.repeat(32), protocolVersion: undefined, lastEventId: 'nonsense' })).toMatchObject({ status: 404 });
   });
 });
+
+describe('McpService per-agent concurrency limit', () => {
+  /** A downstream whose calls wait until the test ends them, one at a time, in order; it records who each call was for. */
+  function heldDownstream() {
+    const waiting: Array<{ end: (outcome: 'ok' | 'fail') => void }> = [];
+    const agents: Array<string | undefined> = [];
+    const forwarder: Forwarder = {
+      forward: (_tool, _args, signal, options) => {
+        agents.push(options?.agentId);
+        return new Promise((resolve, reject) => {
+          signal?.addEventListener('abort', () => reject(new DownstreamCallError('cancelled', { reason: 'aborted' })));
+          waiting.push({
+            end: (outcome) =>
+              outcome === 'ok' ? resolve({ status: 200, headers: {}, body: { ok: true }, durationMs: 1 }) : reject(new DownstreamCallError('boom', { reason: 'status', downstreamStatus: 500 })),
+          });
+        });
+      },
+    };
+    return { forwarder, waiting, agents };
+  }
+  const call = (id: number) => rpc('tools/call', { name: 'getCustomer', arguments: { id: String(id) } }, id);
+
+  it('refuses a call past the limit in-band with -32003 before it reserves or forwards anything, audited with agent and tool', async () => {
+    const downstream = heldDownstream();
+    const { service, tokenFor, usage, audited } = await setup({ forwarder: downstream.forwarder, maxConcurrentCallsPerAgent: 2 });
+    const alice = await tokenFor('alice');
+    const { sessionId } = await initialize(service, alice.token);
+    const first = answered(send(service, alice.token, call(1), { sessionId }));
+    const second = answered(send(service, alice.token, call(2), { sessionId }));
+    await eventuallyTrue(() => downstream.waiting.length === 2);
+    const held = await usage(alice.agentId);
+
+    const refused = await answered(send(service, alice.token, call(3), { sessionId }));
+    expect(refused).toMatchObject({ status: 200, failure: { code: 'too-many-calls', httpStatus: 429, jsonRpcCode: -32003 } });
+    expect(refused.message).toMatchObject({ id: 3, error: { code: -32003, data: { limit: 2, retryAfterSeconds: 1 } } });
+    expect(await usage(alice.agentId)).toEqual(held);
+    expect(downstream.agents).toEqual([alice.agentId, alice.agentId]);
+    expect(audited.at(-1)).toMatchObject({ agentId: alice.agentId, tool: 'getCustomer', outcome: 'too-many-calls', tokensCharged: 0 });
+
+    // Another agent is not counted with alice.
+    const bob = await tokenFor('bob');
+    const bobSession = await initialize(service, bob.token);
+    const bobs = answered(send(service, bob.token, call(4), { sessionId: bobSession.sessionId }));
+    await eventuallyTrue(() => downstream.waiting.length === 3);
+    for (const held of downstream.waiting) held.end('ok');
+    expect((await Promise.all([first, second, bobs])).map((reply) => reply.failure)).toEqual([undefined, undefined, undefined]);
+  });
+
+  it('gives the place back whichever way the call ends: answer, downstream failure, client gone, refusal in the pipeline', async () => {
+    const downstream = heldDownstream();
+    const { service, tokenFor } = await setup({ forwarder: downstream.forwarder, maxConcurrentCallsPerAgent: 1 });
+    const alice = await tokenFor('alice');
+    const { sessionId } = await initialize(service, alice.token);
+    const busy = () => answered(send(service, alice.token, call(9), { sessionId }));
+
+    const ok = answered(send(service, alice.token, call(1), { sessionId }));
+    await eventuallyTrue(() => downstream.waiting.length === 1);
+    expect((await busy()).failure?.code).toBe('too-many-calls');
+    downstream.waiting.shift()!.end('ok');
+    expect((await ok).failure).toBeUndefined();
+
+    const failed = answered(send(service, alice.token, call(2), { sessionId }));
+    await eventuallyTrue(() => downstream.waiting.length === 1);
+    downstream.waiting.shift()!.end('fail');
+    expect((await failed).failure?.code).toBe('downstream-error');
+
+    const gone = new AbortController();
+    const left = answered(service.post({ authorization: alice.token, sessionId, protocolVersion: undefined, body: call(3), signal: gone.signal }));
+    await eventuallyTrue(() => downstream.waiting.length === 1);
+    gone.abort();
+    await left;
+    downstream.waiting.shift();
+
+    const unknown = await answered(send(service, alice.token, rpc('tools/call', { name: 'no_such_tool', arguments: {} }, 4), { sessionId }));
+    expect(unknown.failure?.code).toBe('unknown-tool');
+
+    // Had any of them kept its place, this one would be refused.
+    const last = answered(send(service, alice.token, call(5), { sessionId }));
+    await eventuallyTrue(() => downstream.waiting.length === 1);
+    downstream.waiting.shift()!.end('ok');
+    expect((await last).failure).toBeUndefined();
+  });
+
+  it('0 sets no limit', async () => {
+    const downstream = heldDownstream();
+    const { service, tokenFor } = await setup({ forwarder: downstream.forwarder, maxConcurrentCallsPerAgent: 0, budget: 1_000_000 });
+    const alice = await tokenFor('alice');
+    const { sessionId } = await initialize(service, alice.token);
+    const calls = Array.from({ length: 50 }, (_, index) => answered(send(service, alice.token, call(index + 1), { sessionId })));
+    await eventuallyTrue(() => downstream.waiting.length === 50);
+    for (const held of downstream.waiting) held.end('ok');
+    for (const reply of await Promise.all(calls)) expect(reply.failure).toBeUndefined();
+  });
+});
+
+async function eventuallyTrue(check: () => boolean): Promise<void> {
+  for (let round = 0; round < 200 && !check(); round++) await new Promise((resolve) => setTimeout(resolve, 5));
+  expect(check()).toBe(true);
+}

@@ -1,6 +1,7 @@
 import { context as traceContext } from '@opentelemetry/api';
 import { randomBytes } from 'node:crypto';
 import type { AgentService } from '../agents/agent-service.js';
+import type { AgentClaims } from '../auth/token-service.js';
 import type { AuditEvent } from '../audit/trail.js';
 import { bearerToken } from '../auth/bearer.js';
 import {
@@ -13,6 +14,7 @@ import {
   StreamGoneError,
   type ErrorDescription,
 } from '../errors.js';
+import { AgentConcurrency, type LeaveCall } from '../pipeline/agent-concurrency.js';
 import { EarlyReservations, type EarlyReservation } from '../pipeline/early-reservation.js';
 import { callTool, type ToolCallDeps, type ToolCallFailure, type ToolCallReport } from '../pipeline/tool-call.js';
 import { buildInitializeResult, parseInitializeParams, type ServerInfo } from '../protocol/initialize.js';
@@ -39,6 +41,12 @@ export interface McpServiceOptions {
    * keeps calling `initialize` costs the store at most this many sessions.
    */
   maxSessionsPerAgent?: number;
+  /**
+   * tools/call requests one agent may have in flight on this instance
+   * (default 32; 0 = no limit). One more is refused as `too-many-calls`
+   * before it reserves budget or reaches the downstream.
+   */
+  maxConcurrentCallsPerAgent?: number;
   agents: AgentService;
   toolCall: ToolCallDeps;
   serverInfo: ServerInfo;
@@ -104,7 +112,12 @@ export interface McpPost {
   signal?: AbortSignal;
   /** The request headers, for the W3C trace context a tools/call continues. */
   headers?: HeaderRecord;
+  /** The claims `verifyCredentials` found in `authorization`, when the transport checked it before reading the body. */
+  claims?: AgentClaims;
 }
+
+/** A bearer token that checked out, or the refusal to send without reading further. */
+export type McpCredentials = { ok: true; claims: AgentClaims } | { ok: false; answer: McpAnswer };
 
 /** A request to end a session (DELETE on the MCP endpoint). */
 export type McpSessionEnd = Pick<McpPost, 'authorization' | 'sessionId' | 'protocolVersion'>;
@@ -144,6 +157,8 @@ interface McpCaller {
   agent: AgentRecord;
   tokenScopes: readonly string[];
   signal: AbortSignal | undefined;
+  /** A tools/call's place among its agent's calls in flight, given back when the call ends. */
+  leave?: LeaveCall;
 }
 
 interface McpSession {
@@ -177,6 +192,7 @@ export class McpService {
   readonly #early: EarlyReservations;
   readonly #streams: ResumableStreams | null;
   readonly #maxSessions: number;
+  readonly #concurrency: AgentConcurrency;
 
   constructor(options: McpServiceOptions) {
     this.#options = options;
@@ -184,6 +200,7 @@ export class McpService {
     if (!Number.isSafeInteger(this.#maxSessions) || this.#maxSessions < 1) {
       throw new RangeError(`maxSessionsPerAgent must be a positive integer, got ${this.#maxSessions}`);
     }
+    this.#concurrency = new AgentConcurrency(options.maxConcurrentCallsPerAgent);
     const { budget, settlements, clock } = options.toolCall;
     this.#early = new EarlyReservations({ ledger: budget, settlements, clock });
     this.#streams = options.streams ? new ResumableStreams(options.streams, options.resumeWindowMs ?? DEFAULT_RESUME_WINDOW_MS) : null;
@@ -211,6 +228,19 @@ export class McpService {
       return await this.#answer(caller, session, incoming.message);
     } catch (error) {
       return this.#failure(incoming.message.id, error);
+    }
+  }
+
+  /**
+   * The token's signature, audience and expiry, without a store read: lets
+   * the transport refuse an anonymous or forged request before it reads
+   * (and holds) its body. `post` takes the claims so it does not check twice.
+   */
+  async verifyCredentials(authorization: string | undefined): Promise<McpCredentials> {
+    try {
+      return { ok: true, claims: await this.#options.agents.verifyToken(bearerToken(authorization)) };
+    } catch (error) {
+      return { ok: false, answer: this.#failure(null, error) };
     }
   }
 
@@ -270,21 +300,25 @@ export class McpService {
   async #admit(request: McpPost, incoming: IncomingMessage, call: JsonRpcRequest | null): Promise<Admission> {
     let agentId: string | null = null;
     let reservedAhead: EarlyReservation | null = null;
+    let leave: LeaveCall | undefined;
     try {
       if (!(await this.#options.isReady())) throw new NotReadyError('The gateway is not ready: see /health/ready');
       const opensSession = incoming.kind === 'request' && SESSIONLESS_METHODS.has(incoming.message.method);
       // What this lookup finds only counts once the caller is known to own it.
       const lookup = opensSession || incoming.kind === 'invalid' ? null : judgedLater(this.#touchSession(request.sessionId));
-      const claims = await this.#options.agents.verifyToken(bearerToken(request.authorization));
+      const claims = request.claims ?? (await this.#options.agents.verifyToken(bearerToken(request.authorization)));
       agentId = claims.agentId;
+      // Before anything is reserved or read: a call past the agent's limit costs nothing.
+      leave = call ? this.#concurrency.enter(claims.agentId) : undefined;
       // Sent just before the agent's reads: one round trip. Used by the budget step, or given back.
       reservedAhead = this.#reserveAhead(claims.agentId, call);
-      const caller = { agent: await this.#options.agents.agentFor(claims), tokenScopes: claims.scopes, signal: request.signal };
+      const caller = { agent: await this.#options.agents.agentFor(claims), tokenScopes: claims.scopes, signal: request.signal, leave };
       if (incoming.kind === 'invalid') throw incoming.error;
       const session = lookup ? this.#claimSession(caller, await lookup, request.protocolVersion) : null;
       return { ok: true, caller, session, reservedAhead };
     } catch (error) {
       reservedAhead?.abandon();
+      leave?.();
       return { ok: false, error, agentId };
     }
   }
@@ -382,6 +416,7 @@ export class McpService {
     } finally {
       // Taken by the budget step, this does nothing; otherwise the call ended first.
       reservedAhead?.abandon();
+      caller.leave?.();
     }
     const serverTiming = record.end({ agentId: caller.agent.agentId, sessionId: session.record.sessionId }, report);
     const reply = report.ok ? answer(jsonRpcResult(request.id, report.result)) : this.#callFailure(request.id, report, session.protocolVersion);

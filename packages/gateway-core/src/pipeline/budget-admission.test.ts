@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { BudgetExhaustedError, DownstreamCallError } from '../errors.js';
+import { BudgetExhaustedError, ClientGoneError, DownstreamCallError } from '../errors.js';
 import type { Forwarder } from '../forward/forwarder.js';
 import { createMemoryStore } from '../store/memory/index.js';
 import type { BudgetLedger, Reservation, ReserveResult } from '../store/ports.js';
@@ -297,7 +297,7 @@ describe('the budget step of a tools/call', () => {
     expect((report.error as Error).message).toMatch(/tokens is exhausted/);
   });
 
-  it('a caller that goes away while it waits ends as cancelled, charged nothing', async () => {
+  it('a caller that goes away while it waits ends as client-gone, charged nothing', async () => {
     const { deps, budget } = pipeline();
     await budget.reserve(AGENT, 100, 100, NOW);
     const caller = new AbortController();
@@ -307,8 +307,8 @@ describe('the budget step of a tools/call', () => {
     const ended = await report;
     expect(ended).toMatchObject({ ok: false, tokensCharged: 0 });
     if (ended.ok) return;
-    expect(ended.error).toBeInstanceOf(DownstreamCallError);
-    expect((ended.error as DownstreamCallError).data).toEqual({ reason: 'aborted' });
+    expect(ended.error).toBeInstanceOf(ClientGoneError);
+    expect((ended.error as ClientGoneError).cause).toBeInstanceOf(DownstreamCallError);
     expect(await budget.usage(AGENT, NOW)).toMatchObject({ used: 0, reserved: 100 });
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BudgetExhaustedError, DownstreamCallError, ForbiddenError, InvalidInputError } from '../errors.js';
+import { BudgetExhaustedError, ClientGoneError, DownstreamCallError, ForbiddenError, InvalidInputError } from '../errors.js';
 import type { Forwarder, ForwardResult } from '../forward/forwarder.js';
 import { createMemoryStore } from '../store/memory/index.js';
 import type { AgentRecord, BudgetLedger } from '../store/ports.js';
@@ -56,6 +56,31 @@ function caller(overrides: Partial<ToolCallContext> = {}): ToolCallContext {
 
 /** An answer far over any cap used here: 400 customers. */
 const bigAnswer = () => ({ customers: Array.from({ length: 400 }, (_, i) => ({ id: i, name: `Customer number ${i}`, city: 'Lisbon' })) });
+
+describe('callTool when the client goes away', () => {
+  it('charges nothing for an answer that came after the client left, and reports client-gone', async () => {
+    const left = new AbortController();
+    const { deps, usage } = setup(() => {
+      left.abort();
+      return { id: '7', name: 'Ada' };
+    });
+    const report = await reportToolCall(deps, caller({ signal: left.signal }), { name: 'getCustomer', arguments: { id: '7' } });
+    expect(report).toMatchObject({ ok: false, tokensCharged: 0, tool: 'getCustomer' });
+    expect(report.ok ? null : report.error).toBeInstanceOf(ClientGoneError);
+    expect(await usage()).toMatchObject({ used: 0, reserved: 0 });
+  });
+
+  it('reports a forward cancelled by the client as client-gone, not a downstream error', async () => {
+    const left = new AbortController();
+    const { deps, usage } = setup(() => {
+      left.abort();
+      throw new DownstreamCallError('Call to tool getCustomer was cancelled', { reason: 'aborted' });
+    });
+    const report = await reportToolCall(deps, caller({ signal: left.signal }), { name: 'getCustomer', arguments: { id: '7' } });
+    expect(report.ok ? null : report.error).toBeInstanceOf(ClientGoneError);
+    expect(await usage()).toMatchObject({ used: 0, reserved: 0 });
+  });
+});
 
 describe('callTool', () => {
   it('forwards the validated arguments and returns the response as JSON text', async () => {

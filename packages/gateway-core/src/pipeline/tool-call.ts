@@ -2,15 +2,18 @@ import { SpanKind } from '@opentelemetry/api';
 import { argsDigest } from '../audit/digest.js';
 import type { CacheTier } from '../store/audit-records.js';
 import type { SemanticCache } from '../cache/semantic-cache.js';
-import { BudgetExhaustedError, DownstreamCallError, DownstreamError } from '../errors.js';
+import { BudgetExhaustedError, ClientGoneError, DownstreamCallError, DownstreamError } from '../errors.js';
 import type { Forwarder } from '../forward/forwarder.js';
 import type { ProtocolVersion } from '../protocol/protocol-version.js';
 import { buildToolCallResult, type ToolCallResult } from '../protocol/tool-result.js';
 import type { AgentRecord, BudgetLedger, Reservation } from '../store/ports.js';
 import { nextUtcMidnight } from '../time.js';
+import { defaultAdmission, type BudgetAdmission } from './budget-admission.js';
 import type { EarlyReservation } from './early-reservation.js';
 import type { Settlements } from './settlement-queue.js';
-import { capResponse } from '../tokens/cap.js';
+import { capResponse, type CappedResponse } from '../tokens/cap.js';
+import type { AnswerSource, LargeAnswers } from '../answer/large-answers.js';
+import { processAnswer } from '../answer/process-answer.js';
 import { inSpan, SPAN_ATTRIBUTES as ATTR, SPAN_NAMES } from '../tracing.js';
 import { authorizeToolCall } from '../tools/access.js';
 import { validateToolArguments } from '../tools/arguments.js';
@@ -31,8 +34,16 @@ export interface ToolCallDeps {
    * Absent, the call waits for the ledger.
    */
   settlements?: Settlements;
+  /** Waits for calls in flight when they hold what is left of a budget; absent, one per ledger with its defaults. */
+  admission?: BudgetAdmission;
   forwarder: Forwarder;
   privacy?: ResponseFilter;
+  /**
+   * Where answers above its threshold are decoded, filtered and capped (a
+   * worker thread), so their JSON never holds the event loop. Absent, a
+   * large answer is processed in-thread like any other.
+   */
+  largeAnswers?: LargeAnswers;
   cache?: SemanticCache;
   /**
    * HMAC key for the audit digest of the arguments. Keyed, because a plain
@@ -93,6 +104,8 @@ export type ToolCallReport = ToolCallSuccess | ToolCallFailure;
 /** The filtered downstream answer as JSON text, and where it came from. */
 interface Answer {
   value: unknown;
+  /** A large answer comes capped already, its value never parsed on this thread. */
+  capped?: CappedResponse;
   cacheTier: CacheTier | null;
   downstreamStatus: number | null;
   downstreamMs: number | null;
@@ -112,8 +125,13 @@ export async function callTool(deps: ToolCallDeps, caller: ToolCallContext, para
   try {
     return { ok: true, ...(await runPipeline(deps, caller, params, facts)) };
   } catch (error) {
-    return { ok: false, error, ...facts };
+    // However the cancellation surfaced on the way (an aborted forward, a wait cut short), it is the client's leaving.
+    return { ok: false, error: caller.signal?.aborted ? asClientGone(error) : error, ...facts };
   }
+}
+
+function asClientGone(error: unknown): ClientGoneError {
+  return error instanceof ClientGoneError ? error : new ClientGoneError(undefined, { cause: error });
 }
 
 async function runPipeline(
@@ -144,13 +162,17 @@ async function runPipeline(
   try {
     // Read before the downstream is asked, so an answer is never filed under a later write's generation.
     const generation = deps.cache?.isCacheable(tool.definition) ? await deps.cache.generation() : 0;
-    const answer = (await fromCache(deps, tool, args, generation)) ?? (await fromDownstream(deps, tool, args, generation, facts, caller.signal));
+    const answer =
+      (await fromCache(deps, tool, args, generation, reservation.granted)) ??
+      (await fromDownstream(deps, tool, args, generation, facts, caller.signal, caller.agent.agentId, reservation.granted));
     Object.assign(facts, { cacheTier: answer.cacheTier, downstreamStatus: answer.downstreamStatus, downstreamMs: answer.downstreamMs });
     const capped = inSpan(SPAN_NAMES.cap, (span) => {
-      const result = capResponse(answer.value, reservation.granted);
+      const result = answer.capped ?? capResponse(answer.value, reservation.granted);
       span.setAttribute(ATTR.truncated, result.truncated);
       return result;
     });
+    // Nobody will read this answer (the client left before it was ready): nothing is charged for it.
+    if (caller.signal?.aborted) throw new ClientGoneError();
     await inSpan(SPAN_NAMES.budgetSettle, async (span) => {
       span.setAttribute(ATTR.tokensCharged, capped.tokens);
       if (deps.settlements) deps.settlements.settle(reservation, capped.tokens);
@@ -158,8 +180,7 @@ async function runPipeline(
     });
     facts.tokensCharged = capped.tokens;
     return {
-      // Uncut, the text is the answer's own JSON: structuredContent can reuse the value.
-      result: buildToolCallResult(capped.text, caller.protocolVersion, capped.truncated ? undefined : { value: answer.value ?? null }),
+      result: buildToolCallResult(capped.text, caller.protocolVersion, parsedValue(deps, answer, capped)),
       truncated: capped.truncated,
       ...facts,
     };
@@ -171,6 +192,18 @@ async function runPipeline(
   }
 }
 
+/**
+ * What structuredContent is built from: uncut, the text is the answer's own
+ * JSON, so the value is reused; cut, the (capped) text is parsed. A large
+ * answer's value never reached this thread: its text is parsed when it is
+ * small (a cut one mostly is), and is sent alone (null) when parsing and
+ * serializing it again would hold the event loop (docs/behaviour.md).
+ */
+function parsedValue(deps: ToolCallDeps, answer: Answer, capped: CappedResponse): { value: unknown } | null | undefined {
+  if (answer.capped === undefined) return capped.truncated ? undefined : { value: answer.value ?? null };
+  return capped.text.length > (deps.largeAnswers?.thresholdBytes ?? Number.POSITIVE_INFINITY) ? null : undefined;
+}
+
 /** The downstream's error answer as the model may read it: through the privacy filter, within the call's cap. */
 function readableAnswer(deps: ToolCallDeps, tool: RegisteredTool, answer: unknown, granted: number): string {
   const value = deps.privacy ? deps.privacy.filter(tool.definition.name, answer).value : answer;
@@ -180,7 +213,7 @@ function readableAnswer(deps: ToolCallDeps, tool: RegisteredTool, answer: unknow
 }
 
 /** A cached answer is already filtered; it is charged like a call, after the budget check. */
-async function fromCache(deps: ToolCallDeps, tool: RegisteredTool, args: Record<string, unknown>, generation: number): Promise<Answer | null> {
+async function fromCache(deps: ToolCallDeps, tool: RegisteredTool, args: Record<string, unknown>, generation: number, granted: number): Promise<Answer | null> {
   const cache = deps.cache;
   if (!cache) return null;
   const hit = await inSpan(SPAN_NAMES.cacheLookup, async (span) => {
@@ -189,7 +222,12 @@ async function fromCache(deps: ToolCallDeps, tool: RegisteredTool, args: Record<
     return found;
   });
   if (!hit) return null;
-  return { value: JSON.parse(hit.text), cacheTier: hit.tier, downstreamStatus: null, downstreamMs: null };
+  const found = { cacheTier: hit.tier, downstreamStatus: null, downstreamMs: null };
+  if (deps.largeAnswers && hit.text.length > deps.largeAnswers.thresholdBytes) {
+    const processed = await processLarge(deps, tool, { kind: 'cached', text: hit.text }, granted, false);
+    return { value: undefined, capped: processed, ...found };
+  }
+  return { value: JSON.parse(hit.text), ...found };
 }
 
 async function fromDownstream(
@@ -199,13 +237,15 @@ async function fromDownstream(
   generation: number,
   facts: ToolCallFacts,
   signal?: AbortSignal,
+  agentId?: string,
+  granted = Number.POSITIVE_INFINITY,
 ): Promise<Answer> {
   const started = performance.now();
   const response = await inSpan(
     SPAN_NAMES.forward,
     async (span) => {
       span.setAttribute(ATTR.httpMethod, tool.definition.httpMethod);
-      const answered = await deps.forwarder.forward(tool.definition, args, signal);
+      const answered = await deps.forwarder.forward(tool.definition, args, signal, { agentId });
       span.setAttribute(ATTR.httpStatus, answered.status);
       return answered;
     },
@@ -218,35 +258,70 @@ async function fromDownstream(
     }
     throw error;
   });
-  const privacy = deps.privacy;
-  const value = privacy ? inSpan(SPAN_NAMES.privacy, () => privacy.filter(tool.definition.name, response.body).value) : response.body;
-  if (deps.cache?.isCacheable(tool.definition)) {
+  const cacheable = deps.cache?.isCacheable(tool.definition) ?? false;
+  const answered = { cacheTier: null, downstreamStatus: response.status, downstreamMs: response.durationMs };
+  let answer: Answer;
+  let cacheText: () => string | undefined;
+  if (response.raw) {
+    const processed = await processLarge(deps, tool, { kind: 'downstream', ...response.raw }, granted, cacheable);
+    const { cacheText: text, ...capped } = processed;
+    answer = { value: undefined, capped, ...answered };
+    cacheText = () => text;
+  } else {
+    const privacy = deps.privacy;
+    const value = privacy ? inSpan(SPAN_NAMES.privacy, () => privacy.filter(tool.definition.name, response.body).value) : response.body;
+    answer = { value, ...answered };
+    cacheText = () => JSON.stringify(value) ?? 'null';
+  }
+  if (cacheable) {
     // Stored off the hot path: embedding the arguments must not delay this answer.
-    void deps.cache.store(tool.definition, args, JSON.stringify(value) ?? 'null', undefined, generation);
+    void deps.cache!.store(tool.definition, args, cacheText()!, undefined, generation);
   } else if (deps.cache && tool.definition.allowWrite) {
     // The downstream's data may have changed: earlier answers must not be served again.
     await deps.cache.invalidate();
   }
-  return { value, cacheTier: null, downstreamStatus: response.status, downstreamMs: response.durationMs };
+  return answer;
+}
+
+/**
+ * A large answer decoded, filtered and capped in one step, by `largeAnswers`
+ * (off the event loop) or, without it, here. Its cap is the call's grant.
+ */
+function processLarge(deps: ToolCallDeps, tool: RegisteredTool, source: AnswerSource, granted: number, wantCacheText: boolean) {
+  const task = { toolName: tool.definition.name, source, maxTokens: granted, wantCacheText };
+  return inSpan(SPAN_NAMES.privacy, async () => (deps.largeAnswers ? deps.largeAnswers.process(task) : processAnswer(task, deps.privacy)));
 }
 
 /**
  * Holds up to the tool's cap, or whatever is left today when that is less
  * (the response is then cut to fit): an agent is never charged past its budget.
  * A reservation started ahead is used when it was sized on the same budget and cap.
+ * When what is left is held by calls in flight, the call waits for them
+ * (`BudgetAdmission`); it is refused only when the budget is spent, or still
+ * held when the wait runs out.
  */
 async function reserveBudget(deps: ToolCallDeps, caller: ToolCallContext, maxResponseTokens: number): Promise<Reservation> {
   const { agent } = caller;
-  const now = deps.clock?.() ?? new Date();
-  const reserved =
-    (await caller.reservedAhead?.take(agent, maxResponseTokens)) ??
-    (await deps.budget.reserve(agent.agentId, agent.dailyTokenBudget, maxResponseTokens, now, { minimum: 1 }));
-  if (!reserved.ok) {
-    const resetsAt = nextUtcMidnight(now).toISOString();
-    throw new BudgetExhaustedError(`Daily token budget of ${agent.dailyTokenBudget} tokens is exhausted (code -32029); it resets at ${resetsAt}`, resetsAt, {
-      dailyTokenBudget: agent.dailyTokenBudget,
-      now,
-    });
-  }
-  return reserved.reservation;
+  const clock = () => deps.clock?.() ?? new Date();
+  const admission = deps.admission ?? defaultAdmission(deps.budget);
+  const admitted = await admission.admit({
+    agentId: agent.agentId,
+    dailyBudget: agent.dailyTokenBudget,
+    wanted: maxResponseTokens,
+    first: await caller.reservedAhead?.take(agent, maxResponseTokens),
+    signal: caller.signal,
+    clock,
+  });
+  if (admitted.ok) return admitted.reservation;
+  if (admitted.reason === 'cancelled') throw new DownstreamCallError('The call was cancelled while it waited for budget', { reason: 'aborted' });
+  const now = clock();
+  const resetsAt = nextUtcMidnight(now).toISOString();
+  const state =
+    admitted.reason === 'held'
+      ? `has no tokens free: what is left is held by calls in flight (waited ${Math.round(admitted.waitedMs)} ms for them to settle)`
+      : 'is exhausted';
+  throw new BudgetExhaustedError(`Daily token budget of ${agent.dailyTokenBudget} tokens ${state} (code -32029); it resets at ${resetsAt}`, resetsAt, {
+    dailyTokenBudget: agent.dailyTokenBudget,
+    now,
+  });
 }
