@@ -15,6 +15,7 @@ import { adminAuthRoutes } from './routes/admin-auth.js';
 import { devTokenRoutes } from './routes/dev-tokens.js';
 import { healthRoutes } from './routes/health.js';
 import { managementRoutes } from './routes/management.js';
+import { BodyAdmission } from './http/body-admission.js';
 import { mcpRoutes, sendMcpAnswer } from './routes/mcp.js';
 import { metricsRoutes } from './routes/metrics.js';
 
@@ -57,7 +58,8 @@ export function createGatewayApp(deps: GatewayAppDeps): Hono {
   app.route('/metrics', metricsRoutes(deps.metrics, tokens));
   app.get('/favicon.ico', serveFavicon);
   app.route('/dashboard', dashboardRoutes({ ...deps, refreshTools: (actor) => reloadFromDashboard(deps, actor) }));
-  app.route('/mcp', mcpRoutes({ mcp: deps.mcp, maxBodyBytes: config.mcp.maxBodyBytes, keepAliveMs: config.mcp.keepAliveMs }));
+  const bodies = new BodyAdmission(config.http.maxPendingBodyBytes);
+  app.route('/mcp', mcpRoutes({ mcp: deps.mcp, maxBodyBytes: config.mcp.maxBodyBytes, keepAliveMs: config.mcp.keepAliveMs, bodies }));
 
   app.notFound((c) => errorResponse(c, new NotFoundError('Not found')));
   app.onError((error, c) => {

@@ -1,9 +1,9 @@
-import { serve } from '@hono/node-server';
 import { ConfigError } from '@tollgate/gateway-core';
 import { composeGateway, GATEWAY_VERSION } from './compose.js';
 import { withConfigKeys, type GatewayConfig } from './config/gateway-config.js';
 import { loadGatewayConfig } from './config/load.js';
 import { ConfigFileError } from './config/sources.js';
+import { listen } from './http/node-server.js';
 import { createLogger } from './logger.js';
 import { startTracing } from './observability/tracing.js';
 
@@ -38,7 +38,7 @@ async function main(): Promise<void> {
     throw error;
   });
 
-  const server = serve({ fetch: gateway.app.fetch, port: config.server.port, hostname: config.server.host }, (info) => {
+  const server = listen(gateway.app.fetch, { port: config.server.port, host: config.server.host, http: config.http }, (info) => {
     log.info(
       { port: info.port, host: config.server.host, store: gateway.store.kind, development: config.development },
       `tollgate gateway listening on http://${config.server.host}:${info.port}`,
@@ -47,7 +47,7 @@ async function main(): Promise<void> {
   const metricsServer =
     config.metrics.port === undefined
       ? undefined
-      : serve({ fetch: gateway.metricsApp.fetch, port: config.metrics.port, hostname: config.server.host }, (info) =>
+      : listen(gateway.metricsApp.fetch, { port: config.metrics.port, host: config.server.host, http: config.http }, (info) =>
           log.info({ port: info.port }, `metrics on http://${config.server.host}:${info.port}/metrics`),
         );
   gateway.start();
@@ -74,7 +74,7 @@ async function main(): Promise<void> {
     });
     // Connections whose last call ends during the drain go idle later: close them as they do,
     // or a client's connection pool holds server.close() open until the deadline.
-    const closeIdle = () => (server as unknown as { closeIdleConnections?: () => void }).closeIdleConnections?.();
+    const closeIdle = () => server.closeIdleConnections();
     closeIdle();
     setInterval(closeIdle, 100).unref();
   };

@@ -98,7 +98,7 @@ describe('hostile input, the smaller ones (dist/main.js)', () => {
     });
   });
 
-  describe('a management body over 1 MiB: the whole 413, Connection: close, then the connection ends', () => {
+  describe('a sign-in body over its 16 KiB limit: the whole 413, Connection: close, then the connection ends', () => {
     const head = (framing: string) => ['POST /auth/admin/token HTTP/1.1', `Host: ${new URL(url).host}`, 'Content-Type: application/json', framing].join('\r\n');
     const pad = 'k'.repeat(64 * 1024);
     const upload = [`{"apiKey":"${TEST_ADMIN_KEY}","pad":"`, ...Array.from({ length: 40 }, () => pad), '"}'];
@@ -113,7 +113,7 @@ describe('hostile input, the smaller ones (dist/main.js)', () => {
       expect(reply.status).toBe(413);
       expect(reply.headers.connection).toBe('close');
       expect(reply.complete).toBe(true);
-      expect(JSON.parse(reply.body)).toMatchObject({ status: 413, detail: 'Request body is larger than 1048576 bytes' });
+      expect(JSON.parse(reply.body)).toMatchObject({ status: 413, detail: 'Request body is larger than 16384 bytes' });
       expect(ended).not.toBe('still-open');
     });
   });

@@ -14,6 +14,12 @@ const MAX_FORM_BYTES = 256 * 1024;
 export const formBodyLimit = jsonBodyLimit(MAX_FORM_BYTES);
 
 /**
+ * The sign-in form holds a key and a form token; it is read before anyone
+ * is signed in, so it is capped small: many anonymous uploads hold little memory.
+ */
+export const signInBodyLimit = jsonBodyLimit(16 * 1024);
+
+/**
  * hono/csrf: a change must come from a page of this origin (Sec-Fetch-Site
  * same-origin, or an Origin equal to the request's). Not enough alone (it
  * trusts what a non-browser client says), hence the tokens as well.

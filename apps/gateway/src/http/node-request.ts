@@ -17,19 +17,47 @@ interface NodeBindings {
 const utf8 = new TextDecoder();
 
 /**
+ * Refuses (`body-too-large`) a request whose declared length passes
+ * `maxBytes`, before anything is read.
+ */
+export function checkDeclaredLength(c: Context, maxBytes: number): void {
+  const declared = (c.env as NodeBindings | undefined)?.incoming?.headers['content-length'] ?? c.req.header('Content-Length');
+  if (Number(declared ?? 0) > maxBytes) throw tooLarge(maxBytes);
+}
+
+/** Whether the request announces a body (a length above zero, or chunked), read or not. */
+export function hasBody(c: Context): boolean {
+  const length = c.req.header('Content-Length');
+  return length === undefined ? c.req.header('Transfer-Encoding') !== undefined : Number(length) > 0;
+}
+
+/**
+ * Counts a body against a bound while it arrives (see BodyAdmission): given
+ * the bytes the body may take, returns the release. Throws to refuse it.
+ */
+export type AdmitBody = (bytes: number) => () => void;
+
+/**
  * The body as UTF-8 text, refused (`body-too-large`) as soon as the declared
  * or streamed size passes `maxBytes`; `incomplete-body` when the client
- * leaves before sending all of it.
+ * leaves before sending all of it. `admit`, given, counts it (at its declared
+ * length, or `maxBytes` when chunked) until it is read or abandoned.
  */
-export async function readBodyText(c: Context, maxBytes: number): Promise<string> {
+export async function readBodyText(c: Context, maxBytes: number, admit?: AdmitBody): Promise<string> {
   const incoming = (c.env as NodeBindings | undefined)?.incoming;
   if (incoming === undefined) {
     const text = await c.req.text();
     if (Buffer.byteLength(text) > maxBytes) throw tooLarge(maxBytes);
     return text;
   }
-  if (Number(incoming.headers['content-length'] ?? 0) > maxBytes) throw tooLarge(maxBytes);
-  return readLimited(incoming, maxBytes);
+  checkDeclaredLength(c, maxBytes);
+  const declared = incoming.headers['content-length'];
+  const release = admit?.(declared === undefined ? maxBytes : Number(declared));
+  try {
+    return await readLimited(incoming, maxBytes);
+  } finally {
+    release?.();
+  }
 }
 
 function tooLarge(maxBytes: number): TransportError {

@@ -14,15 +14,22 @@ import {
   type McpAnswer,
 } from '@tollgate/gateway-core';
 import { Hono, type Context } from 'hono';
-import { clientGoneSignal, readBodyText, requestHeaders } from '../http/node-request.js';
+import type { BodyAdmission } from '../http/body-admission.js';
+import { checkDeclaredLength, clientGoneSignal, hasBody, readBodyText, requestHeaders } from '../http/node-request.js';
 import { replyWithKeepAlive, sseFrames } from '../http/sse.js';
 
 const SESSION_HEADER = 'Mcp-Session-Id';
 const ALLOWED_METHODS = 'POST, DELETE';
+/** Far above an initialize or tools/call envelope; what a caller with a refused token may make the gateway read. */
+const MAX_REFUSED_BODY_BYTES = 16 * 1024;
+/** Callers whose token was refused share one place in the body bound (no agent id is empty). */
+const REFUSED_CALLERS = '';
 
 export interface McpRouteDeps {
   mcp: McpService;
   maxBodyBytes: number;
+  /** Bounds the body bytes held while bodies arrive. */
+  bodies: BodyAdmission;
   /** A tools/call still running after this long switches to a streamed reply with keep-alive comments. */
   keepAliveMs: number;
 }
@@ -38,15 +45,27 @@ export function mcpRoutes(deps: McpRouteDeps): Hono {
   const app = new Hono();
 
   app.post('/', async (c) => {
-    let body: string;
     try {
       // The size limit comes first: an oversized body is refused before anything else looks at the request.
-      body = await readBodyText(c, deps.maxBodyBytes);
-      checkTransportHeaders(c);
+      checkDeclaredLength(c, deps.maxBodyBytes);
     } catch (error) {
       return sendMcpAnswer(c, transportFailure(error));
     }
+    // Then the token, before the body is read or held.
+    const credentials = await deps.mcp.verifyCredentials(c.req.header('Authorization'));
+    if (!credentials.ok && !readableWhenRefused(c)) return unread(c, sendMcpAnswer(c, credentials.answer));
+    const owner = credentials.ok ? credentials.claims.agentId : REFUSED_CALLERS;
+    let body: string;
+    try {
+      body = await readBodyText(c, credentials.ok ? deps.maxBodyBytes : MAX_REFUSED_BODY_BYTES, (bytes) => deps.bodies.admit(owner, bytes));
+      checkTransportHeaders(c);
+    } catch (error) {
+      // Past their share of the pending bytes, refused callers get their refusal, unread.
+      return credentials.ok ? sendMcpAnswer(c, transportFailure(error)) : unread(c, sendMcpAnswer(c, credentials.answer));
+    }
     const reply = await deps.mcp.post({
+      // A refused token is checked again by post, which answers and audits it with the request's id.
+      claims: credentials.ok ? credentials.claims : undefined,
       authorization: c.req.header('Authorization'),
       sessionId: c.req.header(SESSION_HEADER),
       protocolVersion: c.req.header(PROTOCOL_VERSION_HEADER),
@@ -110,10 +129,36 @@ export function sendMcpAnswer(c: Context, answer: McpAnswer, streamId?: string):
   if (status === 200 && streamId === undefined) return sseFrames(c, sseMessage(answer.message));
   if (status === 200) return sseFrames(c, ssePriming(eventId(streamId!, PRIMING_EVENT), STREAM_RETRY_MS) + sseMessage(answer.message, eventId(streamId!, ANSWER_EVENT)));
   if (status === 401) c.header('WWW-Authenticate', 'Bearer');
-  // The rest of a too-large body is never read, so this connection cannot carry another request:
+  const retryAfter = retryAfterOf(answer);
+  if (retryAfter !== undefined) c.header('Retry-After', String(retryAfter));
+  // The rest of a refused body is never read, so this connection cannot carry another request:
   // say so, or a keep-alive client sends its next request into a closing socket.
-  if (status === 413) c.header('Connection', 'close');
+  if (status === 413 || answer.failure?.code === 'too-many-uploads') c.header('Connection', 'close');
   return c.json(answer.message, status as 400);
+}
+
+/** When a refusal says when to come back (`data.retryAfterSeconds`, or 1 s for uploads), as whole seconds. */
+function retryAfterOf(answer: McpAnswer): number | undefined {
+  if (answer.failure?.code === 'too-many-uploads') return 1;
+  const error = 'error' in answer.message ? answer.message.error : undefined;
+  const seconds = (error?.data as { retryAfterSeconds?: unknown } | undefined)?.retryAfterSeconds;
+  return typeof seconds === 'number' ? Math.max(1, Math.ceil(seconds)) : undefined;
+}
+
+/**
+ * A small body (any real MCP request) of a caller whose token was refused is
+ * still read, so the 401 carries the request's id and a refused tools/call
+ * is audited; a larger or chunked one is never read.
+ */
+function readableWhenRefused(c: Context): boolean {
+  const declared = c.req.header('Content-Length');
+  return declared !== undefined && Number(declared) <= MAX_REFUSED_BODY_BYTES;
+}
+
+/** An answer sent without reading the request's body: the connection ends after it (see sendMcpAnswer). */
+function unread(c: Context, response: Response): Response {
+  if (hasBody(c)) response.headers.set('Connection', 'close');
+  return response;
 }
 
 function checkTransportHeaders(c: Context): void {

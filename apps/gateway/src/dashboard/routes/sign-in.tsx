@@ -7,7 +7,7 @@ import type { AdminSignIn } from '../../http/admin-sign-in.js';
 import { isLoopbackHost, isLoopbackRequest } from '../../http/loopback.js';
 import { randomCsrfValue } from '../csrf.js';
 import type { DashboardContext, DashboardEnv } from '../env.js';
-import { formBodyLimit, requireFormToken, sameOrigin } from '../guards.js';
+import { requireFormToken, sameOrigin, signInBodyLimit } from '../guards.js';
 import { readSession, SESSION_MAX_DAYS, setSignInCookie, signInCookie, startSession } from '../session.js';
 import { SignInPage } from '../views/sign-in.js';
 
@@ -24,8 +24,8 @@ export function signInPages(deps: SignInDeps): Hono<DashboardEnv> {
   // The double submit: the form must echo the value of its short-lived cookie.
   const formToken = requireFormToken(signInCookie, (c) => signInForm(deps, c, 403, 'The sign-in form expired. Please try again.'));
   app.get('/sign-in', async (c) => ((await readSession(c, deps.tokens)) ? c.redirect('/dashboard', 303) : signInForm(deps, c)));
-  app.post('/sign-in', formBodyLimit, sameOrigin, formToken, (c) => signInWithKey(deps, c));
-  app.post('/sign-in/dev', formBodyLimit, devSignInOnly(deps), sameOrigin, formToken, (c) => signIn(deps, c));
+  app.post('/sign-in', signInBodyLimit, sameOrigin, formToken, (c) => signInWithKey(deps, c));
+  app.post('/sign-in/dev', signInBodyLimit, devSignInOnly(deps), sameOrigin, formToken, (c) => signIn(deps, c));
   return app;
 }
 
