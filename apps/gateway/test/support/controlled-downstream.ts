@@ -71,6 +71,8 @@ export class ControlledDownstream {
   delayMs = 0;
   /** Every tool request received (not `/gw/schema`), in arrival order. */
   readonly hits: DownstreamHit[] = [];
+  /** Tool requests the gateway cancelled (closed) before they were answered. */
+  readonly cancelled: DownstreamHit[] = [];
   #server: Server | null = null;
   #port = 0;
 
@@ -108,7 +110,11 @@ export class ControlledDownstream {
     let body = '';
     for await (const chunk of request) body += chunk;
     if (url.pathname === '/gw/schema') return reply(response, 200, this.tools);
-    this.hits.push({ method: request.method ?? '', path: url.pathname });
+    const hit = { method: request.method ?? '', path: url.pathname };
+    this.hits.push(hit);
+    response.once('close', () => {
+      if (!response.writableFinished) this.cancelled.push(hit);
+    });
     if (this.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.delayMs));
     if (response.destroyed) return;
     if (this.status !== 200) return reply(response, this.status, { error: `status ${this.status}` });
