@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { countTokens as countO200k } from 'gpt-tokenizer/encoding/o200k_base';
 import { describe, expect, it } from 'vitest';
 import { countTokens, tokensWithin } from './count.js';
 
@@ -28,5 +29,36 @@ describe('tokensWithin', () => {
     const tokens = countTokens(text);
     expect(tokensWithin(text, tokens)).toBe(tokens);
     expect(tokensWithin(text, tokens - 1)).toBeUndefined();
+  });
+});
+
+describe('counting long texts in slices', () => {
+  const whole = (text: string) => countO200k(text, { disallowedSpecial: new Set<string>() });
+
+  it('counts natural text exactly: slices are cut where the pre-tokenizer cuts anyway', () => {
+    const word = fc.stringMatching(/^[A-Za-z0-9'.,:{}"\[\]-]{1,12}$/);
+    const gap = fc.constantFrom(' ', '  ', '\n', ' \n', '\t', ', ', '": "');
+    const text = fc.array(fc.tuple(word, gap), { minLength: 50, maxLength: 400 }).map((parts) => parts.map(([w, g]) => w + g).join(''));
+    fc.assert(
+      fc.property(text, (sample) => {
+        expect(countTokens(sample)).toBe(whole(sample));
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('cuts a run with no space in it, adding at most a token per cut', () => {
+    const run = '{},'.repeat(3_000);
+    const cuts = Math.ceil(run.length / 256);
+    expect(countTokens(run)).toBeGreaterThanOrEqual(whole(run));
+    expect(countTokens(run)).toBeLessThanOrEqual(whole(run) + cuts);
+    expect(tokensWithin(run, countTokens(run))).toBe(countTokens(run));
+    expect(tokensWithin(run, 100)).toBeUndefined();
+  });
+
+  it('never splits a surrogate pair', () => {
+    const run = '😀'.repeat(1_000);
+    expect(countTokens(run)).toBeGreaterThan(0);
+    expect(countTokens(run)).toBeLessThanOrEqual(whole(run) + Math.ceil(run.length / 256));
   });
 });

@@ -7,9 +7,42 @@ import { countTokens as countO200k, isWithinTokenLimit } from 'gpt-tokenizer/enc
  */
 const AS_PLAIN_TEXT = { disallowedSpecial: new Set<string>() };
 
+/**
+ * The longest slice the tokenizer is handed. BPE work grows with the square
+ * of a pre-tokenized piece's length, and a run with no break in it (30 KB of
+ * `{},{},…` is one piece) took over a second: a downstream could stall the
+ * event loop with a small answer. Slices are cut before a space that ends a
+ * word, where the pre-tokenizer cuts anyway, so natural text counts exactly;
+ * only a run longer than this with no space is cut inside, which can add a
+ * token at each cut (BPE cannot merge across it).
+ */
+const MAX_SLICE_CHARS = 256;
+
 /** Tokens of `text` under o200k_base, the encoding agents are billed in. */
 export function countTokens(text: string): number {
-  return countO200k(text, AS_PLAIN_TEXT);
+  if (text.length <= MAX_SLICE_CHARS) return countO200k(text, AS_PLAIN_TEXT);
+  let total = 0;
+  for (const slice of slices(text)) total += countO200k(slice, AS_PLAIN_TEXT);
+  return total;
+}
+
+/** `text` in pieces of at most MAX_SLICE_CHARS, cut before a space that follows a non-space where there is one. */
+function* slices(text: string): Generator<string> {
+  let start = 0;
+  while (text.length - start > MAX_SLICE_CHARS) {
+    let cut = start + MAX_SLICE_CHARS;
+    while (cut > start + 1 && !(text[cut] === ' ' && !/\s/.test(text.charAt(cut - 1)))) cut--;
+    if (cut <= start + 1) cut = splitSafe(text, start + MAX_SLICE_CHARS);
+    yield text.slice(start, cut);
+    start = cut;
+  }
+  yield text.slice(start);
+}
+
+/** Never between the two halves of a surrogate pair. */
+function splitSafe(text: string, at: number): number {
+  const code = text.charCodeAt(at);
+  return code >= 0xdc00 && code <= 0xdfff ? at + 1 : at;
 }
 
 /**
@@ -25,6 +58,14 @@ export function countTokens(text: string): number {
  */
 export function tokensWithin(text: string, limit: number): number | undefined {
   if (Buffer.byteLength(text, 'utf8') <= limit) return countTokens(text);
-  const count = isWithinTokenLimit(text, limit, AS_PLAIN_TEXT);
-  return count === false ? undefined : count;
+  if (text.length <= MAX_SLICE_CHARS) {
+    const count = isWithinTokenLimit(text, limit, AS_PLAIN_TEXT);
+    return count === false ? undefined : count;
+  }
+  let total = 0;
+  for (const slice of slices(text)) {
+    total += countO200k(slice, AS_PLAIN_TEXT);
+    if (total > limit) return undefined;
+  }
+  return total;
 }
