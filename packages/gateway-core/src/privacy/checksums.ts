@@ -21,6 +21,21 @@ export function passesLuhn(digits: string): boolean {
 }
 
 /**
+ * A payment card number: 13–19 digits, Luhn-valid, issued by a payment
+ * network. The first digit (ISO/IEC 7812 major industry identifier) is 2–6:
+ * Mastercard 2-series, Amex/Diners/JCB 3, Visa 4, Mastercard/Maestro 5,
+ * Discover/UnionPay/Maestro 6. Numbers starting 1 are left alone because
+ * millisecond, microsecond and nanosecond timestamps start with 1 until 2286,
+ * and one in ten passes Luhn; 0 and 7–9 are no payment networks (airline,
+ * petroleum, health and national numbering).
+ */
+export function isCardNumber(digits: string): boolean {
+  if (digits.length < 13 || digits.length > 19) return false;
+  const first = digits.charCodeAt(0);
+  return first >= 50 && first <= 54 && passesLuhn(digits);
+}
+
+/**
  * ISO 13616 mod-97 over a compact, upper-case IBAN: the first four characters
  * move to the end, letters become 10–35, and the number must leave 1. Folded
  * one character at a time so no big integer is needed.

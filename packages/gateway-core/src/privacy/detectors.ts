@@ -1,5 +1,6 @@
 import { isIPv6 } from 'node:net';
-import { passesIbanChecksum, passesLuhn } from './checksums.js';
+import { isCardNumber } from './checksums.js';
+import { isIban } from './iban.js';
 import { acceptInternationalPhone, acceptNationalPhone } from './phone.js';
 import type { ScanRule } from './scanner.js';
 
@@ -67,8 +68,7 @@ export const DETECTORS: readonly Detector[] = [
     accept: (match) => {
       // Drop trailing groups the pattern may have taken from the next word.
       for (let candidate = match; candidate.length >= 15; candidate = candidate.replace(/ ?[A-Z0-9]+$/, '')) {
-        const compact = candidate.replace(/ /g, '');
-        if (compact.length >= 15 && compact.length <= 34 && passesIbanChecksum(compact)) return candidate.length;
+        if (isIban(candidate.replace(/ /g, ''))) return candidate.length;
         if (!candidate.includes(' ')) break;
       }
       return 0;
@@ -76,14 +76,14 @@ export const DETECTORS: readonly Detector[] = [
   },
   {
     kind: 'card',
-    // 13–19 digits, compact or in the printed groupings (4-4-4-4[-1..3], 4-6-5, 4-6-4).
+    // 13–19 digits, compact or in the printed groupings (4-4-4-4[-1..3], 4-6-5, 4-6-4); see isCardNumber.
     regex: /(?<![\w.,])(?:\d{13,19}|\d{4}([ -])\d{4}\1\d{4}\1\d{4}(?:\1\d{1,3})?|\d{4}([ -])\d{6}\2\d{4,5})(?!\w|[.,]\d)/g,
     mayMatch: hasDigit,
     accept: (match) => {
-      if (passesLuhn(digitsOf(match))) return match.length;
+      if (isCardNumber(digitsOf(match))) return match.length;
       // `4111 1111 1111 1111 0`: the optional fifth group may be a neighbour.
       const shorter = match.replace(/[ -]\d{1,3}$/, '');
-      return shorter !== match && passesLuhn(digitsOf(shorter)) ? shorter.length : 0;
+      return shorter !== match && isCardNumber(digitsOf(shorter)) ? shorter.length : 0;
     },
   },
   {
