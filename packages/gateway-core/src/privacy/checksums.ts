@@ -21,18 +21,25 @@ export function passesLuhn(digits: string): boolean {
 }
 
 /**
- * A payment card number: 13–19 digits, Luhn-valid, issued by a payment
- * network. The first digit (ISO/IEC 7812 major industry identifier) is 2–6:
- * Mastercard 2-series, Amex/Diners/JCB 3, Visa 4, Mastercard/Maestro 5,
- * Discover/UnionPay/Maestro 6. Numbers starting 1 are left alone because
- * millisecond, microsecond and nanosecond timestamps start with 1 until 2286,
- * and one in ten passes Luhn; 0 and 7–9 are no payment networks (airline,
+ * A payment card number: 13–19 digits, Luhn-valid, with a payment network's
+ * prefix. The first digit (ISO/IEC 7812 major industry identifier) is 3–6
+ * (Amex/Diners/JCB 3, Visa 4, Mastercard/Maestro 5, Discover/UnionPay/Maestro
+ * 6), or 2 for Mir (2200–2204) and the Mastercard 2-series (2221–2720), whose
+ * numbers have 16 digits or more. Numbers starting 1 are left alone: that is
+ * where millisecond, microsecond and nanosecond timestamps are until 2033, and
+ * one in ten passes Luhn; 0 and 7–9 are no payment networks (airline,
  * petroleum, health and national numbering).
  */
 export function isCardNumber(digits: string): boolean {
   if (digits.length < 13 || digits.length > 19) return false;
-  const first = digits.charCodeAt(0);
-  return first >= 50 && first <= 54 && passesLuhn(digits);
+  const first = digits.charCodeAt(0) - 48;
+  if (first === 2) {
+    const prefix = Number(digits.slice(0, 4));
+    if (digits.length < 16 || !((prefix >= 2200 && prefix <= 2204) || (prefix >= 2221 && prefix <= 2720))) return false;
+  } else if (first < 3 || first > 6) {
+    return false;
+  }
+  return passesLuhn(digits);
 }
 
 /**

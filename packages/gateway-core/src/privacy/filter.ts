@@ -1,7 +1,8 @@
 import { parsePrivacyConfig, type PrivacyConfig, type ToolPrivacyOverride } from './config.js';
 import { compileRule } from './custom-rule.js';
-import { DETECTORS, type DetectorName } from './detectors.js';
-import { DEFAULT_REDACTED_FIELDS, normalizeFieldName } from './field-names.js';
+import { DETECTOR_NAMES, DETECTORS, type DetectorName } from './detectors.js';
+import { DEFAULT_REDACTED_FIELDS, keyHint, normalizeFieldName, type KeyHint } from './field-names.js';
+import { hintedStringKind, MAX_HINTED_STRING, numberKind, SMALLEST_CANDIDATE } from './hinted-values.js';
 import { createScanner, redactionMarker, type RedactionCounts, type ScanRule, type Scanner } from './scanner.js';
 
 /**
@@ -27,6 +28,8 @@ interface Policy {
   enabled: boolean;
   fields: ReadonlySet<string>;
   scan: Scanner;
+  /** The detectors on for this tool: JSON numbers and hinted values are checked for these. */
+  detects: ReadonlySet<DetectorName>;
   /**
    * Keys already seen to be neither a redacted field nor holding anything to
    * redact. Responses repeat the same few keys thousands of times, so this
@@ -36,6 +39,20 @@ interface Policy {
 }
 
 const MAX_PLAIN_KEYS = 4096;
+
+/** Key → hint, the same few keys over and over; bounded, and emptied when full. */
+const hints = new Map<string, KeyHint | null>();
+
+function hintOf(key: string | undefined): KeyHint | undefined {
+  if (key === undefined) return undefined;
+  let hint = hints.get(key);
+  if (hint === undefined) {
+    if (hints.size >= MAX_PLAIN_KEYS) hints.clear();
+    hint = keyHint(key) ?? null;
+    hints.set(key, hint);
+  }
+  return hint ?? undefined;
+}
 
 /**
  * Builds the filter every downstream response goes through before token
@@ -47,12 +64,16 @@ const MAX_PLAIN_KEYS = 4096;
 export function createPrivacyFilter(config: PrivacyConfig = {}): PrivacyFilter {
   const checked = parsePrivacyConfig(config);
   const customRules = (checked.rules ?? []).map(compileRule);
-  const policyFor = (tool: ToolPrivacyOverride = {}): Policy => ({
-    enabled: tool.enabled ?? checked.enabled ?? true,
-    fields: new Set([...DEFAULT_REDACTED_FIELDS, ...(checked.fields ?? []), ...(tool.fields ?? [])].map(normalizeFieldName)),
-    scan: createScanner(scanRules(new Set([...(checked.disabledDetectors ?? []), ...(tool.disabledDetectors ?? [])]), customRules)),
-    plainKeys: new Set(),
-  });
+  const policyFor = (tool: ToolPrivacyOverride = {}): Policy => {
+    const disabled = new Set([...(checked.disabledDetectors ?? []), ...(tool.disabledDetectors ?? [])]);
+    return {
+      enabled: tool.enabled ?? checked.enabled ?? true,
+      fields: new Set([...DEFAULT_REDACTED_FIELDS, ...(checked.fields ?? []), ...(tool.fields ?? [])].map(normalizeFieldName)),
+      scan: createScanner(scanRules(disabled, customRules)),
+      detects: new Set(DETECTOR_NAMES.filter((name) => !disabled.has(name))),
+      plainKeys: new Set(),
+    };
+  };
   const fallback = policyFor();
   const byTool = new Map(Object.entries(checked.tools ?? {}).map(([name, tool]) => [name, policyFor(tool)]));
 
@@ -70,18 +91,43 @@ function scanRules(disabled: ReadonlySet<DetectorName>, customRules: readonly Sc
   return [...DETECTORS.filter((detector) => !disabled.has(detector.kind)), ...customRules];
 }
 
-function filterValue(value: unknown, depth: number, policy: Policy, counts: RedactionCounts): unknown {
-  if (typeof value === 'string') return policy.scan(value, counts);
+/**
+ * `key` is the name the value (or the array holding it) is found under: it
+ * may hint that a bare number or digit string is a card, phone or SSN number.
+ */
+function filterValue(value: unknown, depth: number, policy: Policy, counts: RedactionCounts, key?: string): unknown {
+  if (typeof value === 'string') return filterString(value, policy, counts, key);
+  if (typeof value === 'number') return filterNumber(value, policy, counts, key);
   if (typeof value !== 'object' || value === null) return value;
   if (depth >= MAX_FILTER_DEPTH) return redact('depth', counts);
-  return Array.isArray(value) ? filterArray(value, depth, policy, counts) : filterObject(value as Record<string, unknown>, depth, policy, counts);
+  return Array.isArray(value) ? filterArray(value, depth, policy, counts, key) : filterObject(value as Record<string, unknown>, depth, policy, counts);
 }
 
-function filterArray(items: readonly unknown[], depth: number, policy: Policy, counts: RedactionCounts): readonly unknown[] {
+function filterString(text: string, policy: Policy, counts: RedactionCounts, key: string | undefined): string {
+  const scanned = policy.scan(text, counts);
+  if (scanned !== text || key === undefined || text.length > MAX_HINTED_STRING) return scanned;
+  const hint = hintOf(key);
+  const kind = hint === undefined ? undefined : hintedStringKind(text, hint, policy.detects);
+  return kind === undefined ? text : redact(kind, counts);
+}
+
+/**
+ * A number found to be a card, phone or SSN number becomes the marker string
+ * (`"cc": 4111111111111111` → `"cc": "[REDACTED:card]"`): the value changes
+ * type, which a client reading it as a number notices, rather than becoming a
+ * made-up number it would take for real.
+ */
+function filterNumber(value: number, policy: Policy, counts: RedactionCounts, key: string | undefined): number | string {
+  if (!(value >= SMALLEST_CANDIDATE)) return value;
+  const kind = numberKind(value, hintOf(key), policy.detects);
+  return kind === undefined ? value : redact(kind, counts);
+}
+
+function filterArray(items: readonly unknown[], depth: number, policy: Policy, counts: RedactionCounts, key: string | undefined): readonly unknown[] {
   let copy: unknown[] | undefined;
   for (let i = 0; i < items.length; i++) {
     const item = items[i];
-    const filtered = filterValue(item, depth + 1, policy, counts);
+    const filtered = filterValue(item, depth + 1, policy, counts, key);
     if (copy === undefined && filtered !== item) copy = items.slice(0, i);
     copy?.push(filtered);
   }
@@ -102,7 +148,7 @@ function filterObject(object: Record<string, unknown>, depth: number, policy: Po
     const item = object[key];
     const plain = policy.plainKeys.has(key);
     const isField = !plain && policy.fields.has(normalizeFieldName(key));
-    const filtered = isField && item !== null ? redact('field', counts) : filterValue(item, depth + 1, policy, counts);
+    const filtered = isField && item !== null ? redact('field', counts) : filterValue(item, depth + 1, policy, counts, key);
     const filteredKey = plain ? key : policy.scan(key, counts);
     if (!plain && !isField && filteredKey === key) rememberPlainKey(policy, key);
     if (copy === undefined && (filtered !== item || filteredKey !== key)) {
