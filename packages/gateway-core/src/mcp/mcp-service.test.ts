@@ -627,6 +627,41 @@ describe('McpService per-agent concurrency limit', () => {
   });
 });
 
+describe('McpService scopes read from the agent record per request', () => {
+  const order = rpc('tools/call', { name: 'createOrder', arguments: { customerId: '1', sku: 'A', quantity: 1 } });
+  const listedNames = (reply: McpAnswer) => (reply.message as { result: { tools: Array<{ name: string }> } }).result.tools.map((tool) => tool.name);
+
+  it('a scope removed from the agent leaves the list and is refused on the next request of an open session; the old token never gains one added later', async () => {
+    const { service, agents, tokenFor, audited } = await setup();
+    const { agentId, token } = await tokenFor('alice', ['orders:write']);
+    const { sessionId } = await initialize(service, token, '2025-06-18');
+    const send = (body: string) => inSession(service, token, sessionId, undefined, body);
+    expect(listedNames(await send(rpc('tools/list')))).toEqual(['getCustomer', 'createOrder']);
+    expect(await send(order)).toMatchObject({ status: 200, message: { result: { structuredContent: { ok: true } } } });
+
+    await agents.update(agentId, { scopes: [] });
+    expect(listedNames(await send(rpc('tools/list')))).toEqual(['getCustomer']);
+    const refused = await send(order);
+    expect(refused).toMatchObject({
+      status: 200,
+      message: { error: { code: -32003, message: 'Tool createOrder requires scopes the agent does not hold: orders:write', data: { reason: 'missing-scopes', missingScopes: ['orders:write'] } } },
+    });
+    expect(audited.at(-1)).toMatchObject({ outcome: 'forbidden', tool: 'createOrder', httpStatus: 403 });
+
+    // Given back, the scope works again for the token that carries it.
+    await agents.update(agentId, { scopes: ['orders:write'] });
+    expect(listedNames(await send(rpc('tools/list')))).toEqual(['getCustomer', 'createOrder']);
+
+    const { agentId: bobId, token: bob } = await tokenFor('bob');
+    await agents.update(bobId, { scopes: ['orders:write'] });
+    const bobs = await initialize(service, bob, '2025-06-18');
+    expect(listedNames(await inSession(service, bob, bobs.sessionId, undefined, rpc('tools/list')))).toEqual(['getCustomer']);
+    expect(await inSession(service, bob, bobs.sessionId, undefined, order)).toMatchObject({
+      message: { error: { code: -32003, message: 'Tool createOrder requires scopes the token does not carry: orders:write' } },
+    });
+  });
+});
+
 async function eventuallyTrue(check: () => boolean): Promise<void> {
   for (let round = 0; round < 200 && !check(); round++) await new Promise((resolve) => setTimeout(resolve, 5));
   expect(check()).toBe(true);

@@ -375,7 +375,11 @@ export class McpService {
       case 'ping':
         return answer(jsonRpcResult(request.id, {}));
       case 'tools/list': {
-        const tools = toolsForAgent(this.#options.toolCall.registry(), { allowedTools: caller.agent.allowedTools, tokenScopes: caller.tokenScopes });
+        const tools = toolsForAgent(this.#options.toolCall.registry(), {
+          allowedTools: caller.agent.allowedTools,
+          agentScopes: caller.agent.scopes,
+          tokenScopes: caller.tokenScopes,
+        });
         return answer(jsonRpcResult(request.id, toolsListResult(tools, session.protocolVersion)));
       }
       default:

@@ -54,6 +54,11 @@ function caller(overrides: Partial<ToolCallContext> = {}): ToolCallContext {
   return { agent: agent(), tokenScopes: [], protocolVersion: '2024-11-05', ...overrides };
 }
 
+/** A caller allowed createOrder: the scope in both the agent record and the token. */
+function writer(overrides: Partial<AgentRecord> = {}): ToolCallContext {
+  return caller({ agent: agent({ scopes: ['orders:write'], ...overrides }), tokenScopes: ['orders:write'] });
+}
+
 /** An answer far over any cap used here: 400 customers. */
 const bigAnswer = () => ({ customers: Array.from({ length: 400 }, (_, i) => ({ id: i, name: `Customer number ${i}`, city: 'Lisbon' })) });
 
@@ -108,7 +113,7 @@ describe('callTool', () => {
 
   it('charges exactly the capped tokens when the response is cut to maxResponseTokens', async () => {
     const { deps, usage } = setup(bigAnswer);
-    const outcome = await callTool(deps, caller({ tokenScopes: ['orders:write'] }), {
+    const outcome = await callTool(deps, writer(), {
       name: 'createOrder',
       arguments: { customerId: '1', sku: 'A', quantity: 1 },
     });
@@ -212,16 +217,18 @@ describe('callTool', () => {
     expect(calls).toEqual([]);
   });
 
-  it('takes scopes from the token, not from the agent record', async () => {
+  it('needs each required scope in both the token and the agent record of this call', async () => {
     const { deps, calls } = setup();
     const order = { name: 'createOrder', arguments: { customerId: '1', sku: 'A', quantity: 1 } };
 
     const recordOnly = caller({ agent: agent({ scopes: ['orders:write'] }), tokenScopes: [] });
-    await expect(callTool(deps, recordOnly, order)).rejects.toBeInstanceOf(ForbiddenError);
+    await expect(callTool(deps, recordOnly, order)).rejects.toThrow(/the token does not carry: orders:write$/);
+    // A scope removed from the agent after the token was issued.
+    const tokenOnly = caller({ agent: agent({ scopes: [] }), tokenScopes: ['orders:write'] });
+    await expect(callTool(deps, tokenOnly, order)).rejects.toMatchObject({ httpStatus: 403, jsonRpcCode: -32003, message: expect.stringMatching(/the agent does not hold: orders:write$/) });
     expect(calls).toEqual([]);
 
-    const tokenOnly = caller({ agent: agent({ scopes: [] }), tokenScopes: ['orders:write'] });
-    await expect(callTool(deps, tokenOnly, order)).resolves.toMatchObject({ downstreamStatus: 200 });
+    await expect(callTool(deps, writer(), order)).resolves.toMatchObject({ downstreamStatus: 200 });
     expect(calls.map((call) => call.tool)).toEqual(['createOrder']);
   });
 
@@ -250,9 +257,9 @@ describe('callTool', () => {
 
   it('never lets concurrent calls spend past the budget', async () => {
     const { deps, usage } = setup(bigAnswer);
-    const budgetAgent = agent({ dailyTokenBudget: 1000 });
+    const budgetAgent = { dailyTokenBudget: 1000 };
     const results = await Promise.allSettled(
-      Array.from({ length: 20 }, () => callTool(deps, caller({ agent: budgetAgent, tokenScopes: ['orders:write'] }), {
+      Array.from({ length: 20 }, () => callTool(deps, writer(budgetAgent), {
         name: 'createOrder',
         arguments: { customerId: '1', sku: 'A', quantity: 1 },
       })),
@@ -294,10 +301,10 @@ describe('callTool settling after the reply (settlements given)', () => {
 
   it('never lets concurrent calls spend past the budget', async () => {
     const { deps, usage, settlements } = deferred(bigAnswer);
-    const budgetAgent = agent({ dailyTokenBudget: 1000 });
+    const budgetAgent = { dailyTokenBudget: 1000 };
     const results = await Promise.allSettled(
       Array.from({ length: 20 }, () =>
-        callTool(deps, caller({ agent: budgetAgent, tokenScopes: ['orders:write'] }), { name: 'createOrder', arguments: { customerId: '1', sku: 'A', quantity: 1 } }),
+        callTool(deps, writer(budgetAgent), { name: 'createOrder', arguments: { customerId: '1', sku: 'A', quantity: 1 } }),
       ),
     );
     await settlements.settled('agt_test');
@@ -338,7 +345,7 @@ describe('callTool with the response cache and a privacy filter', () => {
     const { deps, calls, cache } = cached();
     await callTool(deps, caller(), read);
     await cache.idle();
-    await callTool(deps, caller({ tokenScopes: ['orders:write'] }), { name: 'createOrder', arguments: { customerId: '7', sku: 'A-1', quantity: 1 } });
+    await callTool(deps, writer(), { name: 'createOrder', arguments: { customerId: '7', sku: 'A-1', quantity: 1 } });
     const after = await callTool(deps, caller(), read);
     expect(after.cacheTier).toBeNull();
     expect(calls.map((call) => call.tool)).toEqual(['getCustomer', 'createOrder', 'getCustomer']);

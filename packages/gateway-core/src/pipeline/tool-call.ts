@@ -56,7 +56,7 @@ export interface ToolCallDeps {
 
 export interface ToolCallContext {
   agent: AgentRecord;
-  /** Scopes of the token presented, not of the agent record (contract 5 rule 6). */
+  /** Scopes of the token presented (contract 5 rule 6); a required scope must also be in `agent.scopes`. */
   tokenScopes: readonly string[];
   protocolVersion: ProtocolVersion;
   signal?: AbortSignal;
@@ -148,6 +148,7 @@ async function runPipeline(
   const tool = inSpan(SPAN_NAMES.authorize, (span) => {
     const authorized = authorizeToolCall(registry, params.name, {
       allowedTools: caller.agent.allowedTools,
+      agentScopes: caller.agent.scopes,
       tokenScopes: caller.tokenScopes,
     });
     span.setAttribute(ATTR.tool, authorized.definition.name);

@@ -2,10 +2,13 @@ import { ToolRefusedError, UnknownToolError, type ToolRefusal } from '../errors.
 import type { HttpMethod } from './definition.js';
 import type { RegisteredTool, ToolRegistry } from './registry.js';
 
-/** Who is calling: the agent's allowlist and the scopes of the token presented. */
+/** Who is calling: the agent's current record (allowlist, scopes) and the scopes of the token presented. */
 export interface ToolCaller {
   /** null or empty: every tool (contract 2.1). */
   allowedTools: readonly string[] | null;
+  /** The scopes of the agent record read for this call, so a scope removed from the agent stops every token at once. */
+  agentScopes: readonly string[];
+  /** The scopes copied into the token when it was issued (contract 5 rule 6); adding to the agent never widens it. */
   tokenScopes: readonly string[];
 }
 
@@ -31,14 +34,30 @@ export function toolAccess(tool: RegisteredTool, caller: ToolCaller): ToolAccess
   if (allowlist !== null && allowlist.length > 0 && !allowlist.includes(name)) {
     return { allowed: false, reason: 'not-allowlisted', message: `Tool ${name} is not in this agent's allowed tools` };
   }
-  const missing = requiredScopes.filter((scope) => !caller.tokenScopes.includes(scope));
-  if (missing.length > 0) {
-    return { allowed: false, reason: 'missing-scopes', message: `Tool ${name} requires scopes the token does not carry: ${missing.join(', ')}`, missingScopes: missing };
-  }
+  const scopes = scopeCheck(name, requiredScopes, caller);
+  if (scopes) return scopes;
   if (isMutating(httpMethod) && !allowWrite) {
     return { allowed: false, reason: 'write-blocked', message: `Tool ${name} would change state (${httpMethod}) and does not allow writes` };
   }
   return { allowed: true };
+}
+
+/**
+ * Each required scope must be both in the token (contract 5 rule 6) and in
+ * the agent's current record: the intersection, so removing a scope from an
+ * agent disables it for tokens already issued, and adding one does not widen
+ * them. The message says which side lacks it.
+ */
+function scopeCheck(name: string, requiredScopes: readonly string[], caller: ToolCaller): ToolAccess | null {
+  const notInToken = requiredScopes.filter((scope) => !caller.tokenScopes.includes(scope));
+  const notInAgent = requiredScopes.filter((scope) => !caller.agentScopes.includes(scope));
+  const missing = requiredScopes.filter((scope) => notInToken.includes(scope) || notInAgent.includes(scope));
+  if (missing.length === 0) return null;
+  const lacks = [
+    notInToken.length > 0 ? `the token does not carry: ${notInToken.join(', ')}` : null,
+    notInAgent.length > 0 ? `the agent does not hold: ${notInAgent.join(', ')}` : null,
+  ].filter((part) => part !== null);
+  return { allowed: false, reason: 'missing-scopes', message: `Tool ${name} requires scopes ${lacks.join('; ')}`, missingScopes: missing };
 }
 
 /** The tools the caller may call: what tools/list shows. */
