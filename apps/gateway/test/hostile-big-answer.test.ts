@@ -9,6 +9,8 @@ import { startPair, type Pair } from './support/pair.js';
 const LIMIT_BYTES = 9 * 1024 * 1024;
 /** A small call normally takes a few ms; this much more is still "not held up". */
 const MARGIN_MS = 50;
+/** Before the worker, the slowest small call waited 0.75–3.1 s behind a big answer. */
+const WORST_CALL_MARGIN_MS = 250;
 
 const tool = (name: string, routePattern: string) => ({
   name,
@@ -171,15 +173,18 @@ describe('a big downstream answer (dist/main.js)', () => {
     const bigReplies = await big;
 
     const summary = {
-      baseline: { p50: percentile(baseline, 0.5), max: Math.max(...baseline) },
-      during: { calls: during.length, p50: percentile(during, 0.5), max: Math.max(...during) },
+      baseline: { p50: percentile(baseline, 0.5), p95: percentile(baseline, 0.95), max: Math.max(...baseline) },
+      during: { calls: during.length, p50: percentile(during, 0.5), p95: percentile(during, 0.95), max: Math.max(...during) },
       big: bigReplies.map(({ ms }) => Math.round(ms)),
     };
     console.log(`small-call latency (ms) around big answers: ${JSON.stringify(summary)}`);
     for (const { reply } of bigReplies) expect(JSON.parse(reply.message.result.content[0].text)._truncated).toBeDefined();
     // The big answers took a while: the small calls did run alongside them.
     expect(during.length).toBeGreaterThanOrEqual(5);
-    expect(summary.during.max).toBeLessThanOrEqual(summary.baseline.max + MARGIN_MS);
+    // Nearly every call keeps its normal latency; the single slowest may meet a GC pause or the
+    // other test files sharing these two cores, but never the seconds an answer on the event loop cost.
+    expect(summary.during.p95).toBeLessThanOrEqual(summary.baseline.p95 + MARGIN_MS);
+    expect(summary.during.max).toBeLessThanOrEqual(summary.baseline.max + WORST_CALL_MARGIN_MS);
   }, 45_000);
 
   it('refuses an answer streamed past Gw:Downstream:MaxResponseBytes as a downstream error', async () => {
