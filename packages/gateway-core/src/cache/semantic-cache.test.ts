@@ -32,6 +32,8 @@ const productReviews: CacheableTool = {
   },
 };
 
+const AGENT = 'agent-a';
+
 const boots = { query: 'waterproof hiking boots for women', category: 'shoes', limit: 5 };
 const bootsParaphrase = { query: "Women's waterproof hiking boots", category: 'shoes', limit: 5 };
 const bootsForMen = { query: "men's waterproof hiking boots", category: 'shoes', limit: 5 };
@@ -46,8 +48,8 @@ function cacheWith(options: Partial<SemanticCacheOptions> = {}): SemanticCache {
 }
 
 /** Stores and waits for the off-the-hot-path part, as a test must. */
-async function stored(cache: SemanticCache, tool: CacheableTool, args: Record<string, unknown>, text: string, ttlMs?: number): Promise<void> {
-  void cache.store(tool, args, text, ttlMs);
+async function stored(cache: SemanticCache, tool: CacheableTool, args: Record<string, unknown>, text: string, ttlMs?: number, agentId = AGENT): Promise<void> {
+  void cache.store(tool, args, agentId, text, ttlMs);
   await cache.idle();
 }
 
@@ -100,8 +102,8 @@ describe('SemanticCache', () => {
     const store = createMemoryStore();
     const cache = new SemanticCache({ cache: store.cache, model });
     await stored(cache, searchProducts, boots, '{"items":["boot"]}');
-    expect(await store.cache.get(exactKey(searchProducts, boots))).toBe('{"items":["boot"]}');
-    expect(await cache.lookup(searchProducts, { limit: 5, category: 'shoes', query: boots.query })).toEqual({ tier: 'exact', text: '{"items":["boot"]}' });
+    expect(await store.cache.get(exactKey(searchProducts, AGENT, boots))).toBe('{"items":["boot"]}');
+    expect(await cache.lookup(searchProducts, { limit: 5, category: 'shoes', query: boots.query }, AGENT)).toEqual({ tier: 'exact', text: '{"items":["boot"]}' });
   });
 
   it('keys entries with an HMAC when given a secret, so key names do not reveal the arguments', async () => {
@@ -109,16 +111,16 @@ describe('SemanticCache', () => {
     const secret = Buffer.from('cache key secret');
     const cache = new SemanticCache({ cache: store.cache, model, keySecret: secret });
     await stored(cache, searchProducts, boots, '{"items":["boot"]}');
-    expect(exactKey(searchProducts, boots, secret)).not.toBe(exactKey(searchProducts, boots));
-    expect(await store.cache.get(exactKey(searchProducts, boots))).toBeNull();
-    expect(await store.cache.get(exactKey(searchProducts, boots, secret))).toBe('{"items":["boot"]}');
-    expect(await cache.lookup(searchProducts, bootsParaphrase)).toMatchObject({ tier: 'semantic' });
+    expect(exactKey(searchProducts, AGENT, boots, secret)).not.toBe(exactKey(searchProducts, AGENT, boots));
+    expect(await store.cache.get(exactKey(searchProducts, AGENT, boots))).toBeNull();
+    expect(await store.cache.get(exactKey(searchProducts, AGENT, boots, secret))).toBe('{"items":["boot"]}');
+    expect(await cache.lookup(searchProducts, bootsParaphrase, AGENT)).toMatchObject({ tier: 'semantic' });
   });
 
   it('answers a paraphrased query from the semantic tier', async () => {
     const cache = cacheWith();
     await stored(cache, searchProducts, boots, '{"items":["boot"]}');
-    const hit = await cache.lookup(searchProducts, bootsParaphrase);
+    const hit = await cache.lookup(searchProducts, bootsParaphrase, AGENT);
     expect(hit).toMatchObject({ tier: 'semantic', text: '{"items":["boot"]}' });
     expect(hit!.similarity).toBeGreaterThanOrEqual(DEFAULT_SIMILARITY_THRESHOLD);
   });
@@ -126,11 +128,11 @@ describe('SemanticCache', () => {
   it('serves the exact tier before a model is attached and the semantic tier after', async () => {
     const cache = new SemanticCache({ cache: createMemoryStore().cache, model: null });
     await stored(cache, searchProducts, boots, '{"items":["boot"]}');
-    expect(await cache.lookup(searchProducts, boots)).toEqual({ tier: 'exact', text: '{"items":["boot"]}' });
-    expect(await cache.lookup(searchProducts, bootsParaphrase)).toBeNull();
+    expect(await cache.lookup(searchProducts, boots, AGENT)).toEqual({ tier: 'exact', text: '{"items":["boot"]}' });
+    expect(await cache.lookup(searchProducts, bootsParaphrase, AGENT)).toBeNull();
     cache.attachModel(model);
     await stored(cache, searchProducts, boots, '{"items":["boot"]}');
-    expect(await cache.lookup(searchProducts, bootsParaphrase)).toMatchObject({ tier: 'semantic' });
+    expect(await cache.lookup(searchProducts, bootsParaphrase, AGENT)).toMatchObject({ tier: 'semantic' });
   });
 
   it('serves nothing cached before a write once it is invalidated, on every instance', async () => {
@@ -139,10 +141,10 @@ describe('SemanticCache', () => {
     const writer = new SemanticCache(shared);
     const reader = new SemanticCache(shared);
     await stored(reader, searchProducts, boots, '{"items":["old"]}');
-    expect(await reader.lookup(searchProducts, boots)).toMatchObject({ text: '{"items":["old"]}' });
+    expect(await reader.lookup(searchProducts, boots, AGENT)).toMatchObject({ text: '{"items":["old"]}' });
     await writer.invalidate();
-    expect(await reader.lookup(searchProducts, boots)).toBeNull();
-    expect(await reader.lookup(searchProducts, bootsParaphrase)).toBeNull();
+    expect(await reader.lookup(searchProducts, boots, AGENT)).toBeNull();
+    expect(await reader.lookup(searchProducts, bootsParaphrase, AGENT)).toBeNull();
   });
 
   it('never files an answer fetched before a write under the generation after it', async () => {
@@ -150,24 +152,24 @@ describe('SemanticCache', () => {
     const cache = new SemanticCache({ cache: store.cache, model, generation: store.cacheGeneration, generationRefreshMs: 0 });
     const before = await cache.generation();
     await cache.invalidate(); // a write lands while the read is still at the downstream
-    void cache.store(searchProducts, boots, '{"items":["stale"]}', undefined, before);
+    void cache.store(searchProducts, boots, AGENT, '{"items":["stale"]}', undefined, before);
     await cache.idle();
-    expect(await cache.lookup(searchProducts, boots)).toBeNull();
+    expect(await cache.lookup(searchProducts, boots, AGENT)).toBeNull();
   });
 
   it('does not answer a query that differs in meaning', async () => {
     const cache = cacheWith();
     await stored(cache, searchProducts, boots, '{"items":["boot"]}');
-    expect(await cache.lookup(searchProducts, bootsForMen)).toBeNull();
+    expect(await cache.lookup(searchProducts, bootsForMen, AGENT)).toBeNull();
   });
 
   it('never matches productId 42 with 99, however similar the rest', async () => {
     const cache = cacheWith();
     const question = 'what do buyers say about the battery life';
     await stored(cache, productReviews, { productId: 42, question }, 'reviews of 42');
-    expect(await cache.lookup(productReviews, { productId: 99, question })).toBeNull();
-    expect(await cache.lookup(productReviews, { productId: 99, question: 'What do buyers say about the battery life?' })).toBeNull();
-    expect(await cache.lookup(productReviews, { productId: 42, question: 'What do buyers say about the battery life?' })).toMatchObject({
+    expect(await cache.lookup(productReviews, { productId: 99, question }, AGENT)).toBeNull();
+    expect(await cache.lookup(productReviews, { productId: 99, question: 'What do buyers say about the battery life?' }, AGENT)).toBeNull();
+    expect(await cache.lookup(productReviews, { productId: 42, question: 'What do buyers say about the battery life?' }, AGENT)).toMatchObject({
       tier: 'semantic',
       text: 'reviews of 42',
     });
@@ -176,35 +178,48 @@ describe('SemanticCache', () => {
   it('never matches texts whose numbers differ (the model scores them 0.96)', async () => {
     const cache = cacheWith();
     await stored(cache, searchProducts, { query: 'laptops under 1000 dollars' }, 'cheap laptops');
-    expect(await cache.lookup(searchProducts, { query: 'laptops under 2000 dollars' })).toBeNull();
-    expect(await cache.lookup(searchProducts, { query: 'Laptops under 1000 dollars' })).toMatchObject({ tier: 'semantic' });
+    expect(await cache.lookup(searchProducts, { query: 'laptops under 2000 dollars' }, AGENT)).toBeNull();
+    expect(await cache.lookup(searchProducts, { query: 'Laptops under 1000 dollars' }, AGENT)).toMatchObject({ tier: 'semantic' });
   });
 
   it('only compares calls whose other arguments are exactly equal', async () => {
     const cache = cacheWith();
     await stored(cache, searchProducts, boots, 'shoes');
-    expect(await cache.lookup(searchProducts, { ...bootsParaphrase, category: 'bags' })).toBeNull();
-    expect(await cache.lookup(searchProducts, { ...bootsParaphrase, limit: 6 })).toBeNull();
+    expect(await cache.lookup(searchProducts, { ...bootsParaphrase, category: 'bags' }, AGENT)).toBeNull();
+    expect(await cache.lookup(searchProducts, { ...bootsParaphrase, limit: 6 }, AGENT)).toBeNull();
     const { limit: _, ...withoutLimit } = bootsParaphrase;
-    expect(await cache.lookup(searchProducts, withoutLimit)).toBeNull();
+    expect(await cache.lookup(searchProducts, withoutLimit, AGENT)).toBeNull();
+  });
+
+  it("never serves one agent's answer to another, from either tier", async () => {
+    const cache = cacheWith();
+    await stored(cache, searchProducts, boots, '{"items":["for A"]}', undefined, 'agent-a');
+    expect(await cache.lookup(searchProducts, boots, 'agent-b')).toBeNull();
+    expect(await cache.lookup(searchProducts, bootsParaphrase, 'agent-b')).toBeNull();
+    // The same calls do hit for the agent that stored them: the misses above are the partition.
+    expect(await cache.lookup(searchProducts, boots, 'agent-a')).toMatchObject({ tier: 'exact' });
+    expect(await cache.lookup(searchProducts, bootsParaphrase, 'agent-a')).toMatchObject({ tier: 'semantic' });
+    await stored(cache, searchProducts, boots, '{"items":["for B"]}', undefined, 'agent-b');
+    expect(await cache.lookup(searchProducts, boots, 'agent-b')).toEqual({ tier: 'exact', text: '{"items":["for B"]}' });
+    expect(await cache.lookup(searchProducts, boots, 'agent-a')).toEqual({ tier: 'exact', text: '{"items":["for A"]}' });
   });
 
   it('keeps tools apart', async () => {
     const cache = cacheWith();
     await stored(cache, searchProducts, { query: 'battery life' }, 'products');
     const other = { ...searchProducts, name: 'searchArticles' };
-    expect(await cache.lookup(other, { query: 'battery life' })).toBeNull();
+    expect(await cache.lookup(other, { query: 'battery life' }, AGENT)).toBeNull();
   });
 
   it('forgets an entry after its TTL, per tool or by default', async () => {
     const cache = cacheWith({ ttlMs: 60_000, tools: { searchProducts: { ttlMs: 200 } } });
     await stored(cache, searchProducts, boots, 'short-lived');
     await stored(cache, productReviews, { productId: 1, question: 'is it any good' }, 'long-lived');
-    expect(await cache.lookup(searchProducts, boots)).toMatchObject({ tier: 'exact' });
+    expect(await cache.lookup(searchProducts, boots, AGENT)).toMatchObject({ tier: 'exact' });
     await sleep(300);
-    expect(await cache.lookup(searchProducts, boots)).toBeNull();
-    expect(await cache.lookup(searchProducts, bootsParaphrase)).toBeNull();
-    expect(await cache.lookup(productReviews, { productId: 1, question: 'is it any good' })).toMatchObject({ text: 'long-lived' });
+    expect(await cache.lookup(searchProducts, boots, AGENT)).toBeNull();
+    expect(await cache.lookup(searchProducts, bootsParaphrase, AGENT)).toBeNull();
+    expect(await cache.lookup(productReviews, { productId: 1, question: 'is it any good' }, AGENT)).toMatchObject({ text: 'long-lived' });
   });
 
   it('caches only tools that cannot change state', async () => {
@@ -214,7 +229,7 @@ describe('SemanticCache', () => {
     for (const tool of [post, getAllowingWrites]) {
       expect(cache.isCacheable(tool)).toBe(false);
       await stored(cache, tool, boots, 'x');
-      expect(await cache.lookup(tool, boots)).toBeNull();
+      expect(await cache.lookup(tool, boots, AGENT)).toBeNull();
     }
     expect(cache.isCacheable(searchProducts)).toBe(true);
   });
@@ -223,26 +238,26 @@ describe('SemanticCache', () => {
     const store = createMemoryStore();
     const off = new SemanticCache({ cache: store.cache, model, enabled: false });
     await stored(off, searchProducts, boots, 'x');
-    expect(await off.lookup(searchProducts, boots)).toBeNull();
-    expect(await store.cache.get(exactKey(searchProducts, boots))).toBeNull(); // nothing was written
+    expect(await off.lookup(searchProducts, boots, AGENT)).toBeNull();
+    expect(await store.cache.get(exactKey(searchProducts, AGENT, boots))).toBeNull(); // nothing was written
 
     const optedOut = cacheWith({ tools: { searchProducts: { enabled: false } } });
     await stored(optedOut, searchProducts, boots, 'x');
-    expect(await optedOut.lookup(searchProducts, boots)).toBeNull();
+    expect(await optedOut.lookup(searchProducts, boots, AGENT)).toBeNull();
 
     for (const exactOnly of [cacheWith({ semantic: false }), cacheWith({ tools: { searchProducts: { semantic: false } } }), cacheWith({ model: null })]) {
       await stored(exactOnly, searchProducts, boots, 'x');
-      expect(await exactOnly.lookup(searchProducts, boots)).toMatchObject({ tier: 'exact' });
-      expect(await exactOnly.lookup(searchProducts, bootsParaphrase)).toBeNull();
+      expect(await exactOnly.lookup(searchProducts, boots, AGENT)).toMatchObject({ tier: 'exact' });
+      expect(await exactOnly.lookup(searchProducts, bootsParaphrase, AGENT)).toBeNull();
     }
   });
 
   it('runs the embedding off the hot path: store returns before the candidate is in', async () => {
     const cache = cacheWith();
-    const storing = cache.store(searchProducts, boots, 'x');
-    expect(await cache.lookup(searchProducts, bootsParaphrase)).toBeNull();
+    const storing = cache.store(searchProducts, boots, AGENT, 'x');
+    expect(await cache.lookup(searchProducts, bootsParaphrase, AGENT)).toBeNull();
     await storing;
-    expect(await cache.lookup(searchProducts, bootsParaphrase)).toMatchObject({ tier: 'semantic' });
+    expect(await cache.lookup(searchProducts, bootsParaphrase, AGENT)).toMatchObject({ tier: 'semantic' });
   });
 
   it('turns a failing store into a miss and reports it', async () => {
@@ -258,8 +273,8 @@ describe('SemanticCache', () => {
     };
     const errors: unknown[] = [];
     const cache = new SemanticCache({ cache: failing, model, onError: (e) => errors.push(e) });
-    await expect(cache.store(searchProducts, boots, 'x')).resolves.toBeUndefined();
-    expect(await cache.lookup(searchProducts, boots)).toBeNull();
+    await expect(cache.store(searchProducts, boots, AGENT, 'x')).resolves.toBeUndefined();
+    expect(await cache.lookup(searchProducts, boots, AGENT)).toBeNull();
     expect(errors).toHaveLength(2);
     expect(errors.every((e) => e instanceof StoreUnavailableError)).toBe(true);
   });
@@ -274,8 +289,8 @@ describe('SemanticCache', () => {
     const errors: unknown[] = [];
     const cache = new SemanticCache({ cache: createMemoryStore().cache, model: broken, onError: (e) => errors.push(e) });
     await stored(cache, searchProducts, boots, 'x');
-    expect(await cache.lookup(searchProducts, boots)).toEqual({ tier: 'exact', text: 'x' });
-    expect(await cache.lookup(searchProducts, bootsParaphrase)).toBeNull();
+    expect(await cache.lookup(searchProducts, boots, AGENT)).toEqual({ tier: 'exact', text: 'x' });
+    expect(await cache.lookup(searchProducts, bootsParaphrase, AGENT)).toBeNull();
     expect(errors.length).toBeGreaterThanOrEqual(1);
   });
 
@@ -304,14 +319,14 @@ describe.runIf(isRedisServerAvailable())('SemanticCache on Redis', () => {
       const errors: unknown[] = [];
       const cache = new SemanticCache({ cache: store.cache, model, onError: (e) => errors.push(e) });
       await stored(cache, searchProducts, boots, '{"items":["boot"]}');
-      expect(await cache.lookup(searchProducts, boots)).toMatchObject({ tier: 'exact' });
-      expect(await cache.lookup(searchProducts, bootsParaphrase)).toMatchObject({ tier: 'semantic', text: '{"items":["boot"]}' });
-      expect(await cache.lookup(searchProducts, bootsForMen)).toBeNull();
+      expect(await cache.lookup(searchProducts, boots, AGENT)).toMatchObject({ tier: 'exact' });
+      expect(await cache.lookup(searchProducts, bootsParaphrase, AGENT)).toMatchObject({ tier: 'semantic', text: '{"items":["boot"]}' });
+      expect(await cache.lookup(searchProducts, bootsForMen, AGENT)).toBeNull();
 
       await server.stop();
       const started = Date.now();
-      expect(await cache.lookup(searchProducts, boots)).toBeNull();
-      await expect(cache.store(searchProducts, boots, 'y')).resolves.toBeUndefined();
+      expect(await cache.lookup(searchProducts, boots, AGENT)).toBeNull();
+      await expect(cache.store(searchProducts, boots, AGENT, 'y')).resolves.toBeUndefined();
       expect(Date.now() - started).toBeLessThan(1_000);
       expect(errors.some((e) => e instanceof StoreUnavailableError)).toBe(true);
     } finally {

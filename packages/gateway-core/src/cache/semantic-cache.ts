@@ -71,8 +71,9 @@ export const DEFAULT_MAX_CANDIDATES = 32;
 const RECENT_VECTORS = 256;
 
 /**
- * Answers repeated read-only calls from the store. Exact tier: the tool and
- * the canonical JSON of its arguments. Semantic tier: among earlier calls
+ * Answers repeated read-only calls from the store, each agent from its own
+ * answers only. Exact tier: the agent, the tool and the canonical JSON of
+ * its arguments. Semantic tier: among earlier calls
  * whose non-text arguments (and the numbers in their texts) are exactly
  * equal, one whose free-text arguments all mean nearly the same. Every
  * failure (store down, model error) is a miss, never an error.
@@ -145,13 +146,17 @@ export class SemanticCache {
     }
   }
 
-  async lookup(tool: CacheableTool, args: Record<string, unknown>, generation?: number): Promise<CacheHit | null> {
+  /**
+   * `agentId` partitions the cache: an answer stored for one agent is never
+   * served to another, as a downstream may answer each caller differently.
+   */
+  async lookup(tool: CacheableTool, args: Record<string, unknown>, agentId: string, generation?: number): Promise<CacheHit | null> {
     if (!this.isCacheable(tool)) return null;
     try {
       const prefix = keyPrefix(generation ?? (await this.generation()));
-      const exact = await this.#options.cache.get(prefix + exactKey(tool, args, this.#keySecret));
+      const exact = await this.#options.cache.get(prefix + exactKey(tool, agentId, args, this.#keySecret));
       if (exact !== null) return { tier: 'exact', text: exact };
-      return await this.#semanticLookup(tool, args, prefix);
+      return await this.#semanticLookup(tool, args, agentId, prefix);
     } catch (error) {
       this.#report(error);
       return null;
@@ -163,10 +168,10 @@ export class SemanticCache {
    * answer and leave this running (embedding is the slow part). `ttlMs`
    * overrides the tool's configured TTL.
    */
-  store(tool: CacheableTool, args: Record<string, unknown>, text: string, ttlMs?: number, generation?: number): Promise<void> {
+  store(tool: CacheableTool, args: Record<string, unknown>, agentId: string, text: string, ttlMs?: number, generation?: number): Promise<void> {
     if (!this.isCacheable(tool)) return Promise.resolve();
     const prefix = keyPrefix(generation ?? this.#generation.value);
-    const work = this.#store(tool, args, text, ttlMs ?? this.#ttlFor(tool), prefix).catch((error) => this.#report(error));
+    const work = this.#store(tool, args, agentId, text, ttlMs ?? this.#ttlFor(tool), prefix).catch((error) => this.#report(error));
     this.#pending.add(work);
     void work.finally(() => this.#pending.delete(work));
     return work;
@@ -177,10 +182,10 @@ export class SemanticCache {
     while (this.#pending.size > 0) await Promise.all(this.#pending);
   }
 
-  async #semanticLookup(tool: CacheableTool, args: Record<string, unknown>, prefix: string): Promise<CacheHit | null> {
+  async #semanticLookup(tool: CacheableTool, args: Record<string, unknown>, agentId: string, prefix: string): Promise<CacheHit | null> {
     const split = this.#semanticSplit(tool, args);
     if (!split) return null;
-    const candidates = await this.#options.cache.candidates(prefix + groupKey(tool, split, this.#options.model!, this.#keySecret));
+    const candidates = await this.#options.cache.candidates(prefix + groupKey(tool, agentId, split, this.#options.model!, this.#keySecret));
     // No earlier call in the group: nothing to compare, so no embedding on this miss.
     if (candidates.length === 0) return null;
     const query = await this.#embed(split.text.map(([, value]) => value));
@@ -190,13 +195,13 @@ export class SemanticCache {
     return text === null ? null : { tier: 'semantic', text, similarity: best.similarity };
   }
 
-  async #store(tool: CacheableTool, args: Record<string, unknown>, text: string, ttlMs: number, prefix: string): Promise<void> {
-    const responseKey = prefix + exactKey(tool, args, this.#keySecret);
+  async #store(tool: CacheableTool, args: Record<string, unknown>, agentId: string, text: string, ttlMs: number, prefix: string): Promise<void> {
+    const responseKey = prefix + exactKey(tool, agentId, args, this.#keySecret);
     await this.#options.cache.set(responseKey, text, ttlMs);
     const split = this.#semanticSplit(tool, args);
     if (!split) return;
     const vector = await this.#embed(split.text.map(([, value]) => value));
-    await this.#options.cache.addCandidate(prefix + groupKey(tool, split, this.#options.model!, this.#keySecret), { responseKey, vector }, ttlMs, this.#options.maxCandidates);
+    await this.#options.cache.addCandidate(prefix + groupKey(tool, agentId, split, this.#options.model!, this.#keySecret), { responseKey, vector }, ttlMs, this.#options.maxCandidates);
   }
 
   /** The split arguments when the semantic tier applies to this call, else null. */
@@ -249,15 +254,15 @@ function keyPrefix(generation: number): string {
   return generation === 0 ? '' : `g${generation}:`;
 }
 
-/** `<tool>:<sha-256 of the canonical JSON of the arguments>`. */
-export function exactKey(tool: Pick<CacheableTool, 'name'>, args: Record<string, unknown>, secret?: Buffer): string {
-  return `${tool.name}:${sha256Hex(canonicalJson(args), secret)}`;
+/** `<tool>:<sha-256 of the canonical JSON of the calling agent and the arguments>`. */
+export function exactKey(tool: Pick<CacheableTool, 'name'>, agentId: string, args: Record<string, unknown>, secret?: Buffer): string {
+  return `${tool.name}:${sha256Hex(canonicalJson({ agent: agentId, args }), secret)}`;
 }
 
-/** Calls are compared by meaning only within one group: same model, tool, text argument names and exact values. */
-function groupKey(tool: CacheableTool, split: SplitArguments, model: EmbeddingModel, secret: Buffer | undefined): string {
+/** Calls are compared by meaning only within one group: same agent, model, tool, text argument names and exact values. */
+function groupKey(tool: CacheableTool, agentId: string, split: SplitArguments, model: EmbeddingModel, secret: Buffer | undefined): string {
   const names = split.text.map(([name]) => name);
-  return `${tool.name}:${sha256Hex(canonicalJson({ model: model.name, exact: split.exact, numbers: split.numbers, texts: names }), secret)}`;
+  return `${tool.name}:${sha256Hex(canonicalJson({ agent: agentId, model: model.name, exact: split.exact, numbers: split.numbers, texts: names }), secret)}`;
 }
 
 /**

@@ -341,6 +341,17 @@ describe('callTool with the response cache and a privacy filter', () => {
     expect(second).toMatchObject({ tool: 'getCustomer', cacheTier: 'exact', tokensCharged: first.tokensCharged });
   });
 
+  it("never answers one agent from another agent's cached call", async () => {
+    const { deps, calls, cache } = cached();
+    await callTool(deps, caller(), read);
+    await cache.idle();
+    const other = await callTool(deps, caller({ agent: agent({ agentId: 'agt_other' }) }), read);
+    expect(other.cacheTier).toBeNull();
+    expect(calls.map((call) => call.tool)).toEqual(['getCustomer', 'getCustomer']);
+    await cache.idle();
+    expect((await callTool(deps, caller({ agent: agent({ agentId: 'agt_other' }) }), read)).cacheTier).toBe('exact');
+  });
+
   it('goes back to the downstream after a write through the gateway', async () => {
     const { deps, calls, cache } = cached();
     await callTool(deps, caller(), read);

@@ -164,7 +164,7 @@ async function runPipeline(
     // Read before the downstream is asked, so an answer is never filed under a later write's generation.
     const generation = deps.cache?.isCacheable(tool.definition) ? await deps.cache.generation() : 0;
     const answer =
-      (await fromCache(deps, tool, args, generation, reservation.granted)) ??
+      (await fromCache(deps, tool, args, caller.agent.agentId, generation, reservation.granted)) ??
       (await fromDownstream(deps, tool, args, generation, facts, caller.signal, caller.agent.agentId, reservation.granted));
     Object.assign(facts, { cacheTier: answer.cacheTier, downstreamStatus: answer.downstreamStatus, downstreamMs: answer.downstreamMs });
     const capped = inSpan(SPAN_NAMES.cap, (span) => {
@@ -214,11 +214,18 @@ function readableAnswer(deps: ToolCallDeps, tool: RegisteredTool, answer: unknow
 }
 
 /** A cached answer is already filtered; it is charged like a call, after the budget check. */
-async function fromCache(deps: ToolCallDeps, tool: RegisteredTool, args: Record<string, unknown>, generation: number, granted: number): Promise<Answer | null> {
+async function fromCache(
+  deps: ToolCallDeps,
+  tool: RegisteredTool,
+  args: Record<string, unknown>,
+  agentId: string,
+  generation: number,
+  granted: number,
+): Promise<Answer | null> {
   const cache = deps.cache;
   if (!cache) return null;
   const hit = await inSpan(SPAN_NAMES.cacheLookup, async (span) => {
-    const found = await cache.lookup(tool.definition, args, generation);
+    const found = await cache.lookup(tool.definition, args, agentId, generation);
     span.setAttribute(ATTR.cacheResult, found?.tier ?? 'miss');
     return found;
   });
@@ -237,8 +244,8 @@ async function fromDownstream(
   args: Record<string, unknown>,
   generation: number,
   facts: ToolCallFacts,
-  signal?: AbortSignal,
-  agentId?: string,
+  signal: AbortSignal | undefined,
+  agentId: string,
   granted = Number.POSITIVE_INFINITY,
 ): Promise<Answer> {
   const started = performance.now();
@@ -276,7 +283,7 @@ async function fromDownstream(
   }
   if (cacheable) {
     // Stored off the hot path: embedding the arguments must not delay this answer.
-    void deps.cache!.store(tool.definition, args, cacheText()!, undefined, generation);
+    void deps.cache!.store(tool.definition, args, agentId, cacheText()!, undefined, generation);
   } else if (deps.cache && tool.definition.allowWrite) {
     // The downstream's data may have changed: earlier answers must not be served again.
     await deps.cache.invalidate();
