@@ -50,12 +50,27 @@ const cases: Record<string, { found: [string, string][]; ignored: string[] }> = 
       ['5555-5555-5555-4444', '[REDACTED:card]'],
       ['amex 3782 822463 10005', 'amex [REDACTED:card]'],
       ['378282246310005', '[REDACTED:card]'],
+      // Evasions folded before detection; the redaction covers the original characters.
+      ['visa 4111\u00A01111\u00A01111\u00A01111 ok', 'visa [REDACTED:card] ok'],
+      ['4111\u20131111\u20131111\u20131111', '[REDACTED:card]'],
+      ['x 4111\u200B1111\u200C1111\u200D1111\uFEFF y', 'x [REDACTED:card]\uFEFF y'],
+      ['\uFF14\uFF11\uFF11\uFF11 \uFF11\uFF11\uFF11\uFF11 \uFF11\uFF11\uFF11\uFF11 \uFF11\uFF11\uFF11\uFF11.', '[REDACTED:card].'],
+      ['5555\u202F5555\u20095555\u202F4444', '[REDACTED:card]'],
+      ['caf\u00E9 5555\u22125555\u22125555\u22124444 \u00E9', 'caf\u00E9 [REDACTED:card] \u00E9'],
     ],
-    ignored: ['order 1234567890123456', '4111111111111112', '4111 1111 1111 111', 'ratio 0.4111111111111111', 'ab4111111111111111'],
+    ignored: ['order 1234567890123456', '1000000000000008', '4111\u00A01111\u00A01111\u00A01112', '4111111111111112', '4111 1111 1111 111', 'ratio 0.4111111111111111', 'ab4111111111111111'],
   },
   ssn: {
-    found: [['SSN 123-45-6789 on file', 'SSN [REDACTED:ssn] on file']],
-    ignored: ['000-12-3456', '666-12-3456', '912-34-5678', '123-00-4567', '123-45-0000', '123-45-67890', 'part 2023-45-6789'],
+    found: [
+      ['SSN 123-45-6789 on file', 'SSN [REDACTED:ssn] on file'],
+      ['123\u201345\u20136789', '[REDACTED:ssn]'],
+      // Without dashes only right after the word.
+      ['SSN: 123456789', 'SSN: [REDACTED:ssn]'],
+      ['ssn 123 45 6789.', 'ssn [REDACTED:ssn].'],
+      ['Social Security No. 123456789', 'Social Security No. [REDACTED:ssn]'],
+      ['SSN on file: \uFF11\uFF12\uFF13\uFF14\uFF15\uFF16\uFF17\uFF18\uFF19', 'SSN on file: [REDACTED:ssn]'],
+    ],
+    ignored: ['order 123456789', 'SSN: 000123456', 'SSN: 1234567890', 'SSN pending, order 123456789 shipped', 'classname 123456789', '000-12-3456', '666-12-3456', '912-34-5678', '123-00-4567', '123-45-0000', '123-45-67890', 'part 2023-45-6789'],
   },
   iban: {
     found: [
@@ -64,8 +79,19 @@ const cases: Record<string, { found: [string, string][]; ignored: string[] }> = 
       ['AT61 1904 3002 3457 3201 BANK', '[REDACTED:iban] BANK'],
       // A group-shaped word before the IBAN made one refused candidate that hid it (found by fast-check).
       ['AA00 DE89370400440532013000 ', 'AA00 [REDACTED:iban] '],
+      ['iban de89370400440532013000.', 'iban [REDACTED:iban].'],
+      ['gb82 west 1234 5698 7654 32', '[REDACTED:iban]'],
+      ['DE89-3704-0044-0532-0130-00 paid', '[REDACTED:iban] paid'],
+      ['NL91\u2013ABNA\u20130417\u20131643\u201300', '[REDACTED:iban]'],
+      ['DE89\u00A03704\u00A00044\u00A00532\u00A00130\u00A000', '[REDACTED:iban]'],
     ],
-    ignored: ['DE89370400440532013001', 'SKU AB12CDEF34567890', 'GB82 WEST 1234 5698 7654 33'],
+    ignored: [
+      'DE89370400440532013001',
+      'SKU AB12CDEF34567890',
+      'GB82 WEST 1234 5698 7654 33',
+      'EF85193800121000911D45870C662889',
+      'ef851938-0012-1000-911d-45870c662889',
+    ],
   },
   ipv4: {
     found: [

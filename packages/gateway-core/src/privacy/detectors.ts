@@ -62,14 +62,16 @@ export const DETECTORS: readonly Detector[] = [
   },
   {
     kind: 'iban',
-    // Compact (`DE89370400440532013000`) or printed in groups of four.
-    regex: /\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?\b/g,
+    // Compact (`DE89370400440532013000`) or printed in groups of four with one
+    // kind of separator, a space or a dash; any case (`de89 3704 …`). The
+    // country's length and mod-97 decide (see isIban), so UUIDs never pass.
+    regex: /\b[A-Za-z]{2}\d{2}(?:[A-Za-z0-9]{11,30}|([ -])[A-Za-z0-9]{4}(?:\1[A-Za-z0-9]{4}){1,6}(?:\1[A-Za-z0-9]{1,3})?)\b/g,
     mayMatch: hasDigit,
     accept: (match) => {
       // Drop trailing groups the pattern may have taken from the next word.
-      for (let candidate = match; candidate.length >= 15; candidate = candidate.replace(/ ?[A-Z0-9]+$/, '')) {
-        if (isIban(candidate.replace(/ /g, ''))) return candidate.length;
-        if (!candidate.includes(' ')) break;
+      for (let candidate = match; candidate.length >= 15; candidate = candidate.replace(/[ -][A-Za-z0-9]+$/, '')) {
+        if (isIban(candidate.replace(/[ -]/g, ''))) return candidate.length;
+        if (!/[ -]/.test(candidate)) break;
       }
       return 0;
     },
@@ -88,9 +90,18 @@ export const DETECTORS: readonly Detector[] = [
   },
   {
     kind: 'ssn',
-    // Dashed only (nine bare digits are mostly not SSNs); never-issued areas excluded.
+    // Dashed; nine bare digits only after the word (next rule). Never-issued areas excluded.
     regex: /(?<![\w-])(?!000|666|9\d\d)\d{3}-(?!00)\d{2}-(?!0000)\d{4}(?![\w-]|\.\d)/g,
     mayMatch: hasDigit,
+  },
+  {
+    kind: 'ssn',
+    // Nine digits without dashes (`123456789`, `123 45 6789`) only right after
+    // the word: `SSN`, `SSNs` or `social security (number|no)`, then at most 12
+    // characters and no digit. Elsewhere nine digits are an id or an amount.
+    regex: /\b(?:ssns?|social security(?: numbers?| no)?)\b[^\d\n]{0,12}?((?!000|666|9\d\d)\d{3}( ?)(?!00)\d{2}\2(?!0000)\d{4})(?![\w-]|\.\d)/dgi,
+    mayMatch: (text) => hasDigit(text) && /ssn|social security/i.test(text),
+    group: 1,
   },
   {
     kind: 'ipv6',

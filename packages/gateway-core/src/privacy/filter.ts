@@ -2,6 +2,7 @@ import { parsePrivacyConfig, type PrivacyConfig, type ToolPrivacyOverride } from
 import { compileRule } from './custom-rule.js';
 import { DETECTOR_NAMES, DETECTORS, type DetectorName } from './detectors.js';
 import { DEFAULT_REDACTED_FIELDS, keyHint, normalizeFieldName, type KeyHint } from './field-names.js';
+import { fold } from './normalise.js';
 import { hintedStringKind, MAX_HINTED_STRING, numberKind, SMALLEST_CANDIDATE } from './hinted-values.js';
 import { createScanner, redactionMarker, type RedactionCounts, type ScanRule, type Scanner } from './scanner.js';
 
@@ -105,10 +106,16 @@ function filterValue(value: unknown, depth: number, policy: Policy, counts: Reda
 
 function filterString(text: string, policy: Policy, counts: RedactionCounts, key: string | undefined): string {
   const scanned = policy.scan(text, counts);
-  if (scanned !== text || key === undefined || text.length > MAX_HINTED_STRING) return scanned;
+  if (scanned !== text || key === undefined || text.length > MAX_HINTED_STRING || !mayBeNumber(text)) return scanned;
   const hint = hintOf(key);
-  const kind = hint === undefined ? undefined : hintedStringKind(text, hint, policy.detects);
+  const kind = hint === undefined ? undefined : hintedStringKind(fold(text)?.text ?? text, hint, policy.detects);
   return kind === undefined ? text : redact(kind, counts);
+}
+
+/** A hinted number is written starting with a digit, `+` or `(`, or a non-ASCII digit or space. */
+function mayBeNumber(text: string): boolean {
+  const first = text.charCodeAt(0);
+  return (first >= 48 && first <= 57) || first === 43 || first === 40 || first >= 0x80;
 }
 
 /**

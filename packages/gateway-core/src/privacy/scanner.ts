@@ -1,7 +1,11 @@
+import { fold, type Folded } from './normalise.js';
+
 /**
  * Finds sensitive substrings in one string and replaces them, in one pass over
  * the rules. Returns the very same string when nothing matched, so the common
- * case allocates nothing.
+ * case allocates nothing. Rules run on the folded text (see `normalise.ts`)
+ * when the string holds anything but ASCII; what they find is redacted in the
+ * original.
  */
 
 /** One way of finding something sensitive: a built-in detector or a configured rule. */
@@ -17,6 +21,12 @@ export interface ScanRule {
    * when the pattern swallowed a neighbour, or 0 to reject (failed checksum).
    */
   readonly accept?: (match: string) => number;
+  /**
+   * The capture group that is the sensitive part, when the pattern also
+   * matches context around it (the word `SSN` before nine digits); needs the
+   * `d` flag. The whole match when absent.
+   */
+  readonly group?: number;
   /** Replacement text for a match; the marker when absent. */
   readonly replace?: (match: RegExpExecArray) => string;
 }
@@ -40,12 +50,14 @@ export type Scanner = (text: string, counts: RedactionCounts) => string;
 export function createScanner(rules: readonly ScanRule[]): Scanner {
   if (rules.length === 0) return (text) => text;
   return (text, counts) => {
+    const folded = fold(text);
+    const subject = folded?.text ?? text;
     let hits: Hit[] | undefined;
     for (const rule of rules) {
-      if (rule.mayMatch && !rule.mayMatch(text)) continue;
-      hits = collectHits(rule, text, hits);
+      if (rule.mayMatch && !rule.mayMatch(subject)) continue;
+      hits = collectHits(rule, subject, hits);
     }
-    return hits === undefined ? text : applyHits(text, hits, counts);
+    return hits === undefined ? text : applyHits(text, hits, counts, folded);
   };
 }
 
@@ -65,7 +77,8 @@ function collectHits(rule: ScanRule, text: string, hits: Hit[] | undefined): Hit
       continue;
     }
     const length = rule.accept ? rule.accept(match[0]) : match[0].length;
-    if (length > 0) (hits ??= []).push({ start: match.index, end: match.index + length, rule, match });
+    const span = rule.group === undefined ? undefined : match.indices?.[rule.group];
+    if (length > 0) (hits ??= []).push(span ? { start: span[0], end: span[1], rule, match } : { start: match.index, end: match.index + length, rule, match });
     // A refused candidate may hide a real one inside it (`AA00 DE89 3704 …`: the
     // pattern took a word before the IBAN): look again from the next character.
     else regex.lastIndex = match.index + 1;
@@ -76,9 +89,10 @@ function collectHits(rule: ScanRule, text: string, hits: Hit[] | undefined): Hit
 /**
  * Overlapping hits merge into one redaction (nothing of either is left
  * showing), named after the one that starts first; at the same start the
- * longer wins, then the rule listed first.
+ * longer wins, then the rule listed first. Hits are merged where they were
+ * found, in the folded text, then mapped to the original characters.
  */
-function applyHits(text: string, hits: Hit[], counts: RedactionCounts): string {
+function applyHits(text: string, hits: Hit[], counts: RedactionCounts, folded: Folded | undefined): string {
   hits.sort((a, b) => a.start - b.start || b.end - a.end);
   let output = '';
   let cursor = 0;
@@ -95,10 +109,11 @@ function applyHits(text: string, hits: Hit[], counts: RedactionCounts): string {
       }
     }
     const kind = first.rule.kind;
-    const whole = !merged && end === first.start + first.match[0].length;
+    const whole = !merged && first.start === first.match.index && end === first.start + first.match[0].length;
     const replacement = whole && first.rule.replace ? first.rule.replace(first.match) : redactionMarker(kind);
-    output += text.slice(cursor, first.start) + replacement;
-    cursor = end;
+    const start = folded ? folded.start(first.start) : first.start;
+    output += text.slice(cursor, start) + replacement;
+    cursor = folded ? folded.end(end - 1) : end;
     counts[kind] = (counts[kind] ?? 0) + 1;
   }
   return output + text.slice(cursor);
