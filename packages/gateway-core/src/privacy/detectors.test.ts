@@ -57,6 +57,7 @@ const cases: Record<string, { found: [string, string][]; ignored: string[] }> = 
       ['\uFF14\uFF11\uFF11\uFF11 \uFF11\uFF11\uFF11\uFF11 \uFF11\uFF11\uFF11\uFF11 \uFF11\uFF11\uFF11\uFF11.', '[REDACTED:card].'],
       ['5555\u202F5555\u20095555\u202F4444', '[REDACTED:card]'],
       ['caf\u00E9 5555\u22125555\u22125555\u22124444 \u00E9', 'caf\u00E9 [REDACTED:card] \u00E9'],
+      ['4111 1111-1111\u00A01111', '[REDACTED:card]'],
     ],
     ignored: ['order 1234567890123456', '1000000000000008', '4111\u00A01111\u00A01111\u00A01112', '4111111111111112', '4111 1111 1111 111', 'ratio 0.4111111111111111', 'ab4111111111111111'],
   },

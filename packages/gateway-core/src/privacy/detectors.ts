@@ -78,8 +78,10 @@ export const DETECTORS: readonly Detector[] = [
   },
   {
     kind: 'card',
-    // 13–19 digits, compact or in the printed groupings (4-4-4-4[-1..3], 4-6-5, 4-6-4); see isCardNumber.
-    regex: /(?<![\w.,])(?:\d{13,19}|\d{4}([ -])\d{4}\1\d{4}\1\d{4}(?:\1\d{1,3})?|\d{4}([ -])\d{6}\2\d{4,5})(?!\w|[.,]\d)/g,
+    // 13–19 digits, compact or in the printed groupings (4-4-4-4[-1..3], 4-6-5,
+    // 4-6-4) separated by spaces or dashes, mixed too (`4111 1111–1111 1111`
+    // folds to both); see isCardNumber.
+    regex: /(?<![\w.,])(?:\d{13,19}|\d{4}[ -]\d{4}[ -]\d{4}[ -]\d{4}(?:[ -]\d{1,3})?|\d{4}[ -]\d{6}[ -]\d{4,5})(?!\w|[.,]\d)/g,
     mayMatch: hasDigit,
     accept: (match) => {
       if (isCardNumber(digitsOf(match))) return match.length;

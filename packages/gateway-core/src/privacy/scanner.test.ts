@@ -52,6 +52,12 @@ describe('createScanner', () => {
     ['IBAN-like groups', 'AB12 CDEF '.repeat(1 << 17)],
     ['JWT prefixes', 'eyJa.eyJa'.repeat(1 << 17)],
     ['bearer words', 'Bearer '.repeat(1 << 17)],
+    ['lower-case IBAN-like groups', 'ab12 cdef '.repeat(1 << 17)],
+    ['dash-grouped IBAN-like groups', 'de12-cdef-'.repeat(1 << 17)],
+    ['SSN words before near-miss numbers', 'SSN 12345678 '.repeat(1 << 16)],
+    ['digits between no-break spaces (folded)', '1\u00A0'.repeat(1 << 19)],
+    ['digits between zero-width characters (folded)', '1\u200B'.repeat(1 << 19)],
+    ['full-width digits (folded)', '\uFF11'.repeat(1 << 20)],
   ])('scans a megabyte of %s in linear time', (_what, text) => {
     const started = performance.now();
     scan(text);
