@@ -182,6 +182,23 @@ describe('SemanticCache', () => {
     expect(await cache.lookup(searchProducts, { query: 'Laptops under 1000 dollars' }, AGENT)).toMatchObject({ tier: 'semantic' });
   });
 
+  it('refuses a close text that disagrees on a negation, a quantity, a name or an opposite, whatever the threshold', async () => {
+    const cache = cacheWith({ threshold: 0.3 });
+    const pairs: Array<[string, string]> = [
+      ['orders that are not cancelled', 'cancelled orders'],
+      ['products over ten dollars', 'products under ten dollars'],
+      ['basic customers', 'premium customers'],
+      ['orders of Alice Smith', 'orders of Bob Jones'],
+    ];
+    for (const [first, second] of pairs) {
+      await stored(cache, searchProducts, { query: first }, first);
+      expect(await cache.lookup(searchProducts, { query: second }, AGENT), `${first} | ${second}`).toBeNull();
+    }
+    // The low threshold is what lets these through; the guard is what holds the others back.
+    await stored(cache, searchProducts, { query: 'cheap wireless mice' }, 'mice');
+    expect(await cache.lookup(searchProducts, { query: 'wireless mice that are cheap' }, AGENT)).toMatchObject({ tier: 'semantic' });
+  });
+
   it('only compares calls whose other arguments are exactly equal', async () => {
     const cache = cacheWith();
     await stored(cache, searchProducts, boots, 'shoes');

@@ -4,6 +4,7 @@ import type { GenerationCounter, ResponseCache, SemanticCandidate } from '../sto
 import type { ToolDefinition } from '../tools/definition.js';
 import type { CacheTier } from '../store/audit-records.js';
 import { normalizeText, splitArguments, type SplitArguments } from './arguments.js';
+import { factsKey } from './semantic-guard.js';
 import { canonicalJson } from '../util/canonical-json.js';
 
 /** What the cache needs to know of a tool. */
@@ -259,10 +260,16 @@ export function exactKey(tool: Pick<CacheableTool, 'name'>, agentId: string, arg
   return `${tool.name}:${sha256Hex(canonicalJson({ agent: agentId, args }), secret)}`;
 }
 
-/** Calls are compared by meaning only within one group: same agent, model, tool, text argument names and exact values. */
+/**
+ * Calls are compared by meaning only within one group: same agent, model,
+ * tool, text argument names and exact values, and texts that agree on their
+ * negations, quantities, entities and marked terms (semantic-guard.ts): a
+ * text that disagrees with every earlier one on those has no candidate.
+ */
 function groupKey(tool: CacheableTool, agentId: string, split: SplitArguments, model: EmbeddingModel, secret: Buffer | undefined): string {
   const names = split.text.map(([name]) => name);
-  return `${tool.name}:${sha256Hex(canonicalJson({ agent: agentId, model: model.name, exact: split.exact, numbers: split.numbers, texts: names }), secret)}`;
+  const facts = split.text.map(([, value]) => factsKey(value));
+  return `${tool.name}:${sha256Hex(canonicalJson({ agent: agentId, model: model.name, exact: split.exact, numbers: split.numbers, texts: names, facts }), secret)}`;
 }
 
 /**

@@ -1,0 +1,101 @@
+import { describe, expect, it } from 'vitest';
+import { disagreement, factsKey, stem, textFacts } from './semantic-guard.js';
+
+const refused = (a: string, b: string, terms?: Parameters<typeof disagreement>[2]) => disagreement(a, b, terms);
+
+describe('disagreement', () => {
+  it('lets paraphrases through: word order, case, plurals, stop words', () => {
+    for (const [a, b] of [
+      ['waterproof hiking boots for women', "Women's waterproof hiking boots"],
+      ['laptops under 1000 dollars', 'laptops below $1000'],
+      ['red running shoes', 'running shoes in red'],
+      ['best selling products this month', 'top selling products this month'],
+      ['Wireless Mouse', 'wireless mouse'],
+      ['WIRELESS MOUSE', 'a wireless mouse'],
+      ['monitors over 27 inches', 'monitors above 27-inch'],
+      ['keyboards at most ten dollars', 'keyboards up to $10'],
+      ['orders that are not cancelled', 'orders not yet cancelled'],
+      ['cables without a plug', 'cables with no plug'],
+      ['two hundred fifty dollars', '$250'],
+      ['at least 5 items', '5 items or more'],
+    ]) {
+      expect(refused(a!, b!), `${a} | ${b}`).toBeNull();
+    }
+  });
+
+  it('refuses a negation the other text lacks, or one of another word', () => {
+    expect(refused('orders that are not cancelled', 'cancelled orders')).toBe('negated');
+    expect(refused('products without batteries', 'products with batteries')).toBe('negated');
+    expect(refused("customers who haven't ordered", 'customers who ordered')).toBe('negated');
+    expect(refused('everything except keyboards', 'keyboards')).toBe('negated');
+    expect(refused('unpaid orders', 'paid orders')).toBe('negated');
+    expect(refused('non-fiction books', 'fiction books')).toBe('negated');
+    expect(refused('orders not shipped', 'orders not paid')).toBe('negated');
+    expect(refused('never returned items', 'returned items')).toBe('negated');
+    expect(refused('inactive accounts', 'active accounts')).toBe('negated');
+  });
+
+  it('refuses other numbers, units and comparatives', () => {
+    expect(refused('products over ten dollars', 'products under ten dollars')).toBe('quantities');
+    expect(refused('laptops under 1000 dollars', 'laptops under 2000 dollars')).toBe('quantities');
+    expect(refused('laptops under 1000 dollars', 'laptops under 1000 euros')).toBe('quantities');
+    expect(refused('top 5 keyboards', 'top 10 keyboards')).toBe('quantities');
+    expect(refused('three monitors', 'four monitors')).toBe('quantities');
+    expect(refused('cable 2 m', 'cable 2 cm')).toBe('quantities');
+    expect(refused('at least 5 items', 'at most 5 items')).toBe('quantities');
+    expect(refused('more than 20% off', 'less than 20% off')).toBe('quantities');
+    expect(refused('orders before march', 'orders after march')).toBe('relations');
+    expect(refused('cheaper than the keyboard', 'keyboard')).not.toBeNull();
+  });
+
+  it('refuses other entities, ids, dates and periods', () => {
+    expect(refused('orders from Alice Smith', 'orders from Bob Jones')).toBe('entities');
+    expect(refused('stock of KB-100', 'stock of KB-110')).toBe('entities');
+    expect(refused('stock of KB-100', 'stock of KB100')).toBe('entities');
+    expect(refused('orders placed on 2025-01-05', 'orders placed on 2025-01-06')).toBe('entities');
+    expect(refused('sales in march', 'sales in april')).toBe('entities');
+    expect(refused('orders from last week', 'orders from this week')).toBe('entities');
+    expect(refused('orders placed today', 'orders placed yesterday')).toBe('entities');
+    expect(refused('weekly sales', 'monthly sales')).toBe('entities');
+  });
+
+  it('refuses opposites and the terms a tool marks significant', () => {
+    expect(refused('cheap monitors', 'expensive monitors')).toBe('marked');
+    expect(refused("men's boots", "women's boots")).toBe('marked');
+    expect(refused('wired headphones', 'wireless headphones')).toBe('marked');
+    expect(refused('red running shoes', 'blue running shoes')).toBe('marked');
+    expect(refused('best selling products', 'worst selling products')).toBe('marked');
+    expect(refused('premium customers', 'basic customers')).toBe('marked');
+    expect(refused('hardware deals', 'software deals')).toBeNull();
+    const terms = ['hardware', 'software', ['monitor', 'screen', 'display']];
+    expect(refused('hardware deals', 'software deals', terms)).toBe('marked');
+    expect(refused('hardware deals', 'Hardware deal', terms)).toBeNull();
+    expect(refused('big monitors', 'large screens', terms)).toBeNull();
+    expect(refused('monitors', 'keyboards', ['monitor'])).toBe('marked');
+  });
+});
+
+describe('textFacts', () => {
+  it('reads quantities in digits and words, with unit and comparative', () => {
+    expect(textFacts('mice under $39.50 with at least two buttons').quantities).toEqual(['ge 2 button', 'lt 39.5 usd']);
+    expect(textFacts('between 10 and 20 kg').quantities).toEqual(['20 kg', 'between 10']);
+    expect(textFacts('a dozen cables, 1.5k or less').quantities).toEqual(['12 cable', 'le 1500']);
+  });
+
+  it('takes capitalised words as names only where case says so', () => {
+    expect(textFacts('Orders of Alice in Lisbon').entities).toEqual(['alice', 'lisbon']);
+    expect(textFacts('Orders Of Alice In Lisbon').entities).toEqual([]);
+    expect(textFacts('cases for the iPhone').entities).toEqual(['iphone']);
+  });
+
+  it('gives equal texts equal keys and different facts different keys', () => {
+    expect(factsKey('not cancelled')).toBe(factsKey('Not  cancelled'));
+    expect(factsKey('not cancelled')).not.toBe(factsKey('cancelled'));
+  });
+});
+
+describe('stem', () => {
+  it('folds plurals and possessives', () => {
+    expect(['batteries', 'boxes', 'keyboards', "women's", 'glass', 'status'].map(stem)).toEqual(['battery', 'box', 'keyboard', 'women', 'glass', 'status']);
+  });
+});
