@@ -65,7 +65,7 @@ export type { ToolCallDeps, ResponseFilter } from './pipeline/tool-call.js';
 export { SettlementQueue, type Settlements, type SettlementQueueOptions } from './pipeline/settlement-queue.js';
 export { BudgetAdmission, DEFAULT_BUDGET_WAIT_MS, type BudgetAdmissionOptions, type BudgetAdmissionOutcome, type AdmitRequest } from './pipeline/budget-admission.js';
 export { buildToolRegistry, ToolRegistry, type RegisteredTool, type BuiltToolRegistry } from './tools/registry.js';
-export { describeToolProblem, type ToolDefinition, type ToolDefinitionProblem } from './tools/definition.js';
+export { describeToolProblem, type ToolCacheSettings, type ToolDefinition, type ToolDefinitionProblem } from './tools/definition.js';
 export { HttpForwarder, DEFAULT_MAX_RESPONSE_BYTES, type Forwarder, type ForwardResult, type HttpForwarderOptions, type RawAnswer } from './forward/forwarder.js';
 export { WorkerLargeAnswers, DEFAULT_ANSWER_THREADS, DEFAULT_MAX_QUEUED_ANSWER_BYTES, type WorkerLargeAnswersOptions } from './answer/answer-pool.js';
 export { DEFAULT_LARGE_ANSWER_BYTES, type LargeAnswers, type AnswerTask, type AnswerSource, type ProcessedAnswer } from './answer/large-answers.js';
@@ -74,6 +74,7 @@ export { createResilientForwarder, type ResilientForwarder } from './resilience/
 export { resolveResilienceOptions, type ResolvedResilienceOptions, type ResilienceOptions, type BreakerOptions, type BreakerMode, type RetryOptions, type BreakerState, type BreakerStateChange } from './resilience/options.js';
 export { countTokens } from './tokens/count.js';
 export { SemanticCache, type SemanticCacheOptions, type ToolCacheOptions } from './cache/semantic-cache.js';
+export { disagreement as semanticDisagreement, type FactKind, type SignificantTerm } from './cache/semantic-guard.js';
 export { createPrivacyFilter, type PrivacyFilter } from './privacy/filter.js';
 export { parsePrivacyConfig, type PrivacyConfig, type ToolPrivacyOverride } from './privacy/config.js';
 

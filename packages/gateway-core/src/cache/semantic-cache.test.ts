@@ -14,6 +14,7 @@ const searchProducts: CacheableTool = {
   name: 'searchProducts',
   httpMethod: 'GET',
   allowWrite: false,
+  cache: { semantic: true, significantTerms: [] },
   inputSchema: {
     type: 'object',
     required: ['query'],
@@ -25,6 +26,7 @@ const productReviews: CacheableTool = {
   name: 'productReviews',
   httpMethod: 'GET',
   allowWrite: false,
+  cache: { semantic: true, significantTerms: [] },
   inputSchema: {
     type: 'object',
     required: ['productId', 'question'],
@@ -309,6 +311,33 @@ describe('SemanticCache', () => {
     expect(await cache.lookup(searchProducts, boots, AGENT)).toEqual({ tier: 'exact', text: 'x' });
     expect(await cache.lookup(searchProducts, bootsParaphrase, AGENT)).toBeNull();
     expect(errors.length).toBeGreaterThanOrEqual(1);
+  });
+
+  it('gives the semantic tier only to tools that opt in, and lets the operator turn it off per tool', async () => {
+    const notOptedIn = { ...searchProducts, cache: undefined };
+    const exactOnly = { ...searchProducts, cache: { semantic: false, significantTerms: [] } };
+    for (const [tool, cache] of [
+      [notOptedIn, cacheWith()],
+      [exactOnly, cacheWith()],
+      [notOptedIn, cacheWith({ tools: { searchProducts: { semantic: true } } })], // an override cannot opt a tool in
+      [searchProducts, cacheWith({ tools: { searchProducts: { semantic: false } } })], // off wins
+    ] as const) {
+      await stored(cache, tool, boots, 'x');
+      expect(await cache.lookup(tool, boots, AGENT)).toMatchObject({ tier: 'exact' });
+      expect(await cache.lookup(tool, bootsParaphrase, AGENT)).toBeNull();
+    }
+  });
+
+  it("holds back a text that differs in one of the tool's significant terms", async () => {
+    const tool = { ...searchProducts, cache: { semantic: true, significantTerms: ['hardware', 'software'] } };
+    const cache = cacheWith({ threshold: 0.5 });
+    await stored(cache, tool, { query: 'hardware for the office' }, 'hardware');
+    expect(await cache.lookup(tool, { query: 'software for the office' }, AGENT)).toBeNull();
+    expect(await cache.lookup(tool, { query: 'office hardware' }, AGENT)).toMatchObject({ tier: 'semantic' });
+    // The same pair without the mark: only the threshold stood between them.
+    const unmarked = cacheWith({ threshold: 0.5 });
+    await stored(unmarked, searchProducts, { query: 'hardware for the office' }, 'hardware');
+    expect(await unmarked.lookup(searchProducts, { query: 'software for the office' }, AGENT)).toMatchObject({ tier: 'semantic' });
   });
 
   it('refuses bad options', () => {

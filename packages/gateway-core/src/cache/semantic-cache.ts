@@ -8,12 +8,17 @@ import { factsKey } from './semantic-guard.js';
 import { canonicalJson } from '../util/canonical-json.js';
 
 /** What the cache needs to know of a tool. */
-export type CacheableTool = Pick<ToolDefinition, 'name' | 'httpMethod' | 'allowWrite' | 'inputSchema'>;
+export type CacheableTool = Pick<ToolDefinition, 'name' | 'httpMethod' | 'allowWrite' | 'inputSchema' | 'cache'>;
 
+/** The operator's settings for one tool. */
 export interface ToolCacheOptions {
   /** false: never cache this tool. Default true. */
   enabled?: boolean;
-  /** false: exact tier only for this tool. Default: the global `semantic`. */
+  /**
+   * false: exact tier only for this tool, though it opts in. An override
+   * that can only turn the tier off: a tool whose definition does not say
+   * `cache.semantic: true` never gets it.
+   */
   semantic?: boolean;
   ttlMs?: number;
 }
@@ -24,7 +29,7 @@ export interface SemanticCacheOptions {
   model?: EmbeddingModel | null;
   /** false: no lookups, nothing stored. Default true. */
   enabled?: boolean;
-  /** false: exact tier only. Default true. */
+  /** false: exact tier only, for every tool. Default true: the tools that opt in (`cache.semantic` in their definition) get it. */
   semantic?: boolean;
   /** Lowest cosine similarity of every text argument for a semantic hit. Default `DEFAULT_SIMILARITY_THRESHOLD`. */
   threshold?: number;
@@ -73,11 +78,12 @@ const RECENT_VECTORS = 256;
 
 /**
  * Answers repeated read-only calls from the store, each agent from its own
- * answers only. Exact tier: the agent, the tool and the canonical JSON of
- * its arguments. Semantic tier: among earlier calls
- * whose non-text arguments (and the numbers in their texts) are exactly
- * equal, one whose free-text arguments all mean nearly the same. Every
- * failure (store down, model error) is a miss, never an error.
+ * answers only. Exact tier (every read tool): the agent, the tool and the
+ * canonical JSON of its arguments. Semantic tier (tools that opt in): among
+ * the same agent's earlier calls whose non-text arguments are exactly equal
+ * and whose texts agree on negations, quantities, names and marked terms
+ * (semantic-guard.ts), one whose free-text arguments all mean nearly the
+ * same. Every failure (store down, model error) is a miss, never an error.
  */
 export class SemanticCache {
   readonly #options: Required<Omit<SemanticCacheOptions, 'model' | 'generation' | 'keySecret'>> & { model: EmbeddingModel | null };
@@ -205,9 +211,13 @@ export class SemanticCache {
     await this.#options.cache.addCandidate(prefix + groupKey(tool, agentId, split, this.#options.model!, this.#keySecret), { responseKey, vector }, ttlMs, this.#options.maxCandidates);
   }
 
-  /** The split arguments when the semantic tier applies to this call, else null. */
+  /**
+   * The split arguments when the semantic tier applies to this call, else
+   * null: the tool opts in, and neither the operator's global nor per-tool
+   * setting turns it off (off wins).
+   */
   #semanticSplit(tool: CacheableTool, args: Record<string, unknown>): SplitArguments | null {
-    const semantic = this.#options.tools[tool.name]?.semantic ?? this.#options.semantic;
+    const semantic = tool.cache?.semantic === true && this.#options.semantic && this.#options.tools[tool.name]?.semantic !== false;
     if (!semantic || this.#options.model === null) return null;
     const split = splitArguments(tool.inputSchema, args);
     return split.text.length === 0 ? null : split;
@@ -268,7 +278,8 @@ export function exactKey(tool: Pick<CacheableTool, 'name'>, agentId: string, arg
  */
 function groupKey(tool: CacheableTool, agentId: string, split: SplitArguments, model: EmbeddingModel, secret: Buffer | undefined): string {
   const names = split.text.map(([name]) => name);
-  const facts = split.text.map(([, value]) => factsKey(value));
+  const terms = tool.cache?.significantTerms ?? [];
+  const facts = split.text.map(([, value]) => factsKey(value, terms));
   return `${tool.name}:${sha256Hex(canonicalJson({ agent: agentId, model: model.name, exact: split.exact, numbers: split.numbers, texts: names, facts }), secret)}`;
 }
 

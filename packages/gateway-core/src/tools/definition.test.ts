@@ -22,6 +22,18 @@ describe('parseToolDefinitions', () => {
     expect(parseToolDefinitions([{ ...getCustomer, requiredScopes: null }]).tools[0]?.requiredScopes).toEqual([]);
   });
 
+  it('reads the cache settings a tool opts into, and refuses malformed ones', () => {
+    expect(parseToolDefinitions([getCustomer]).tools[0]?.cache).toBeUndefined();
+    expect(parseToolDefinitions([{ ...getCustomer, cache: {} }]).tools[0]?.cache).toEqual({ semantic: false, significantTerms: [] });
+    const search = { ...getCustomer, cache: { semantic: true, significantTerms: ['hardware', ['monitor', 'screen']] } };
+    expect(parseToolDefinitions([search]).tools[0]?.cache).toEqual(search.cache);
+    for (const cache of [{ semantic: 'yes' }, { semantic: true, significantTerms: [''] }, { semantic: true, significantTerms: [[]] }, { semantic: true, ttl: 5 }, true]) {
+      const { tools, problems } = parseToolDefinitions([{ ...getCustomer, cache }]);
+      expect(tools, JSON.stringify(cache)).toEqual([]);
+      expect(problems[0]?.issues[0]?.path).toMatch(/^cache/);
+    }
+  });
+
   it('leaves out each bad entry with a clear reason and keeps the good ones', () => {
     const { tools, problems } = parseToolDefinitions([
       { ...getCustomer, name: '' },

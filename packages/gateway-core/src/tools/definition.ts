@@ -63,6 +63,21 @@ const InputSchemaSchema = z.looseObject({
   required: z.array(z.string()).default([]),
 });
 
+/** A word or phrase, or a group of synonyms counted as one term (cache/semantic-guard.ts). */
+const SignificantTermSchema = z.union([z.string().trim().min(1).max(100), z.array(z.string().trim().min(1).max(100)).min(1).max(32)]);
+
+/**
+ * How the gateway may cache a read tool's answers. The exact tier applies to
+ * every read tool; `semantic: true` opts a free-text tool (a search) into
+ * answers for texts of the same meaning. `significantTerms`: words that must
+ * appear in both texts or in neither for a semantic hit (categories,
+ * product types), beyond the built-in negations, numbers, names and opposites.
+ */
+export const ToolCacheSchema = z.strictObject({
+  semantic: z.boolean().default(false),
+  significantTerms: z.array(SignificantTermSchema).max(256).default([]),
+});
+
 const ToolDefinitionObject = z.object({
   name: z.string().regex(TOOL_NAME_PATTERN, 'must be 1-128 characters of A-Z, a-z, 0-9, _, . or -'),
   description: z.string().trim().min(1, 'must not be empty'),
@@ -78,12 +93,14 @@ const ToolDefinitionObject = z.object({
   routePattern: z.string().regex(ROUTE_PATTERN_CHARS, 'must be an absolute path of URL path characters'),
   parameterSources: z.record(z.string(), z.enum(PARAMETER_SOURCES, { error: 'must be route, query or body' })),
   inputSchema: InputSchemaSchema,
+  cache: ToolCacheSchema.optional(),
 });
 
 export const ToolDefinitionSchema = ToolDefinitionObject.superRefine(checkInputsAgree);
 
 export type ToolDefinition = z.output<typeof ToolDefinitionSchema>;
 export type InputSchema = ToolDefinition['inputSchema'];
+export type ToolCacheSettings = z.output<typeof ToolCacheSchema>;
 
 export function routeParameters(routePattern: string): string[] {
   return [...routePattern.matchAll(ROUTE_PARAMETER)].map((match) => match[1] as string);
