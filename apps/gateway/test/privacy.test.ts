@@ -1,9 +1,12 @@
 import { startRedisServer, type RedisServer } from '@tollgate/gateway-core/testing';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentAudit } from './support/audit.js';
+import { GET_ITEM } from './support/controlled-downstream.js';
 import { GatewayClient } from './support/gateway-client.js';
 import { createAgentWithToken, openRawSession, rawCall, waitUntilReady, type McpExchange, type TestAgent } from './support/mcp.js';
 import { startPair, type Pair } from './support/pair.js';
@@ -233,6 +236,123 @@ describe('privacy rules (dist/main.js + sample downstream)', () => {
       expect(result.stderr).toMatch(line);
       expect(result.stderr.trim().split('\n')).toHaveLength(1);
       expect(result.stderr).not.toMatch(/\n\s+at /);
+    });
+  });
+  /**
+   * Issue 16: what the red team walked around the filter with. A downstream
+   * of our own answers card, phone and SSN numbers as JSON numbers, and card
+   * numbers, an IBAN and an SSN written with other separators, zero-width
+   * characters and full-width digits.
+   */
+  describe('JSON numbers and separator evasions (issue 16)', () => {
+    const fullWidth = (digits: string) => [...digits].map((digit) => String.fromCharCode(0xff10 + Number(digit))).join('');
+    const answers: Record<string, unknown> = {
+      '1': { id: 1, cc: 4012888888881881, homePhone: 442079460958, customerSsn: 287654321, total: 129.99, placedAt: 1700000000004, orderId: 1234567890123456 },
+      '2': {
+        id: 2,
+        note: 'card 5105\u00A01051\u00A00510\u00A05100 ok',
+        dashed: '3782\u2013822463\u201310005',
+        hidden: '6011\u200B0009\u200B9013\u200B9424',
+        wide: fullWidth('4000056655665556'),
+        account: 'de89-3704-0044-0532-0130-00',
+        memo: 'SSN: 287\u00A065\u00A04321',
+        trackingId: '123e4567-e89b-12d3-a456-426614174000',
+      },
+    };
+    /** Every secret as sent, and as redis-server's MONITOR prints it (bytes past ASCII as `\\xHH`). */
+    const secrets = [
+      '4012888888881881',
+      '442079460958',
+      '287654321',
+      '5105\u00A01051\u00A00510\u00A05100',
+      '3782\u2013822463\u201310005',
+      '6011\u200B0009\u200B9013\u200B9424',
+      fullWidth('4000056655665556'),
+      'de89-3704-0044-0532-0130-00',
+      '287\u00A065\u00A04321',
+    ];
+    const monitorForm = (text: string) => [...Buffer.from(text)].map((byte) => (byte < 0x80 ? String.fromCharCode(byte) : `\\x${byte.toString(16)}`)).join('');
+    const leaks = [...secrets, ...secrets.map(monitorForm)];
+
+    let server: Server;
+    let pair: Pair<{ url: string }, boolean>;
+    let reader: TestAgent;
+    let admin: string;
+    let monitor: RedisMonitor | undefined;
+
+    beforeAll(async () => {
+      server = createServer((request, response) => {
+        response.setHeader('Content-Type', 'application/json');
+        if (request.url === '/gw/schema') return void response.end(JSON.stringify([{ ...GET_ITEM, name: 'get_record', routePattern: '/records/{id}', maxResponseTokens: 2000 }]));
+        const answer = answers[(request.url ?? '').split('/').pop() ?? ''];
+        response.statusCode = answer === undefined ? 404 : 200;
+        response.end(JSON.stringify(answer ?? { error: 'not found' }));
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      pair = await startPair({ downstream: { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }, redis: redisAvailable });
+      if (pair.redis) monitor = await monitorRedis(pair.redis.url);
+      admin = await pair.adminToken();
+      reader = await createAgentWithToken(pair.api, admin, { label: 'evasion reader', dailyTokenBudget: 1_000_000, scopes: [] });
+    });
+    afterAll(async () => {
+      monitor?.stop();
+      await pair?.stop();
+      await new Promise((resolve) => server?.close(resolve));
+    });
+
+    const call = async (id: number) => {
+      const { sessionId } = await openRawSession(pair.url, reader.token, '2025-06-18');
+      return resultOf(await rawCall(pair.url, reader.token, sessionId, 'tools/call', { name: 'get_record', arguments: { id } }));
+    };
+
+    function expectNoLeak(text: string): void {
+      for (const leak of leaks) expect(text).not.toContain(leak);
+    }
+
+    it('redacts card, phone and SSN numbers sent as JSON numbers (the value becomes the marker string); prices, timestamps and order ids stay', async () => {
+      const result = await call(1);
+      const expected = {
+        id: 1,
+        cc: '[REDACTED:card]',
+        homePhone: '[REDACTED:phone]',
+        customerSsn: '[REDACTED:ssn]',
+        total: 129.99,
+        placedAt: 1700000000004,
+        orderId: 1234567890123456,
+      };
+      expect(JSON.parse(result.content[0]!.text)).toEqual(expected);
+      expect(result.structuredContent).toEqual(expected);
+    });
+
+    it('redacts card numbers, an IBAN and an SSN written with no-break spaces, dashes, zero-width characters or full-width digits', async () => {
+      const result = await call(2);
+      const expected = {
+        id: 2,
+        note: 'card [REDACTED:card] ok',
+        dashed: '[REDACTED:card]',
+        hidden: '[REDACTED:card]',
+        wide: '[REDACTED:card]',
+        account: '[REDACTED:iban]',
+        memo: 'SSN: [REDACTED:ssn]',
+        trackingId: '123e4567-e89b-12d3-a456-426614174000',
+      };
+      expect(JSON.parse(result.content[0]!.text)).toEqual(expected);
+      expect(result.structuredContent).toEqual(expected);
+      expectNoLeak(JSON.stringify(result));
+    });
+
+    it('serves the repeated calls from the cache, still redacted, and keeps every leak out of the audit, the log and Redis', async () => {
+      for (const id of [1, 2]) expectNoLeak(JSON.stringify(await call(id)));
+      const records = (await agentAudit(pair.api, admin, reader.agentId)).filter((record) => record.tool === 'get_record');
+      expect(records.map((record) => record.outcome).sort()).toEqual(['cache-hit', 'cache-hit', 'ok', 'ok']);
+      expectNoLeak(JSON.stringify(records));
+      expectNoLeak(JSON.stringify((await pair.api.request('GET', '/management/audit?limit=500', admin)).body));
+      expect(pair.gateway.output()).toContain('"msg":"audit"');
+      expectNoLeak(pair.gateway.output());
+      if (monitor) {
+        expect(monitor.commands()).toContain('[REDACTED:card]');
+        expectNoLeak(monitor.commands());
+      }
     });
   });
 });
