@@ -69,7 +69,9 @@ const served = (call: AuditedCall) => {
  * The response cache at process level (issue 7): exact and semantic tiers,
  * hits charged and audited, ids never matched by similarity, writes
  * invalidate, refusals come before the cache, opt-outs, and one cache for
- * every instance on a shared Redis.
+ * every instance on a shared Redis. Issue 16: each agent's answers apart,
+ * and no semantic hit across a negation or an opposite (search_products
+ * opts in to the semantic tier).
  */
 describe('response cache (dist/main.js + sample downstream)', () => {
   let downstream: RunningProcess;
@@ -148,6 +150,27 @@ describe('response cache (dist/main.js + sample downstream)', () => {
       await sleep(EMBEDDING_SETTLE_MS);
       const pricier = await gateway.call(reader, 'search_products', { q: 'laptop stands under 2000 dollars' });
       expect(pricier.record).toMatchObject({ outcome: 'ok', cacheTier: null });
+    });
+
+    it("never answers one agent from another agent's cached calls, exact or semantic", async () => {
+      const other = await gateway.agent({ scopes: ['customers:read'] });
+      await gateway.call(reader, 'get_product', { sku: 'DK-050' });
+      await gateway.call(reader, 'search_products', { q: 'mechanical keyboards for typing' });
+      await sleep(EMBEDDING_SETTLE_MS);
+      expect((await gateway.call(other, 'get_product', { sku: 'DK-050' })).record).toMatchObject({ outcome: 'ok', cacheTier: null, downstreamStatus: 200 });
+      expect((await gateway.call(other, 'search_products', { q: 'Mechanical keyboards for typing' })).record).toMatchObject({ outcome: 'ok', cacheTier: null });
+      // The same calls by the agent that made the first ones are hits: the misses above are the partition.
+      expect((await gateway.call(reader, 'get_product', { sku: 'DK-050' })).record).toMatchObject({ outcome: 'cache-hit', cacheTier: 'exact' });
+      expect((await gateway.call(reader, 'search_products', { q: 'Mechanical keyboards for typing' })).record).toMatchObject({ outcome: 'cache-hit', cacheTier: 'semantic' });
+    });
+
+    it('never answers a negated or opposite query from the semantic tier', async () => {
+      await gateway.call(reader, 'search_products', { q: 'wireless keyboards' });
+      await gateway.call(reader, 'search_products', { q: 'cheap monitors' });
+      await sleep(EMBEDDING_SETTLE_MS);
+      for (const q of ['keyboards that are not wireless', 'expensive monitors', 'wireless keyboard stands']) {
+        expect((await gateway.call(reader, 'search_products', { q })).record, q).toMatchObject({ outcome: 'ok', cacheTier: null });
+      }
     });
 
     it('never answers an opted-out tool from the cache', async () => {

@@ -34,6 +34,13 @@ describe('sample downstream: GET /gw/schema', () => {
     });
   });
 
+  it('opts its free-text search, and only that, into the semantic cache tier', async () => {
+    const tools = await schema();
+    const search = tools.find((t) => t.name === SAMPLE_TOOLS.searchProducts);
+    expect(search?.cache).toMatchObject({ semantic: true, significantTerms: expect.arrayContaining(['hardware', 'software']) });
+    expect(tools.filter((t) => t.cache?.semantic).map((t) => t.name)).toEqual([SAMPLE_TOOLS.searchProducts]);
+  });
+
   it('describes nested body inputs in their JSON Schema shape', async () => {
     const place = (await schema()).find((t) => t.name === SAMPLE_TOOLS.placeOrder);
     expect(place?.inputSchema.properties.lines).toMatchObject({

@@ -3,6 +3,7 @@ export type {
   InputProperty,
   InputSchema,
   ParameterSource,
+  ToolCacheSettings,
   ToolDefinition,
 } from './tool-definition.js';
 export { DEFAULT_MAX_RESPONSE_TOKENS, TOOL_NAME_PATTERN } from './tool-definition.js';

@@ -32,6 +32,20 @@ export interface ToolDefinition {
   routePattern: string;
   parameterSources: Record<string, ParameterSource>;
   inputSchema: InputSchema;
+  /** Left out unless set: the gateway caches every read tool exactly, and these tools by meaning too. */
+  cache?: ToolCacheSettings;
+}
+
+/**
+ * How the gateway may cache a read tool's answers beyond the exact tier
+ * every read tool gets. `semantic: true` (free-text search tools) lets it
+ * answer a text from an earlier one of the same meaning; `significantTerms`
+ * are words (or groups of synonyms) both texts must mention, or neither,
+ * for that: categories, product types, anything a paraphrase never swaps.
+ */
+export interface ToolCacheSettings {
+  semantic: boolean;
+  significantTerms: Array<string | string[]>;
 }
 
 /** The MCP tool-name rule; also enforced for annotation-form names. */
@@ -52,4 +66,6 @@ export interface AgentToolSettings {
   requiredScopes?: readonly string[] | null;
   /** Needed only when the endpoint does not resolve to exactly one verb; must be a verb it serves. */
   httpMethod?: HttpMethod | Lowercase<HttpMethod> | null;
+  /** Opt a free-text read tool into the gateway's semantic cache tier, e.g. `{ semantic: true }`. Default: exact tier only. */
+  cache?: { semantic?: boolean; significantTerms?: ReadonlyArray<string | readonly string[]> } | null;
 }

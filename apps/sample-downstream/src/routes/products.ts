@@ -19,6 +19,27 @@ const searchQuery = z.object({
     .describe('true: only products with stock left'),
 });
 
+/** Words two searches must share (or both lack) to be answered alike: categories and product types, with their synonyms. */
+const SEARCH_TERMS = [
+  'hardware',
+  ['accessories', 'accessory'],
+  'software',
+  'keyboard',
+  ['mouse', 'mice'],
+  ['monitor', 'screen', 'display'],
+  ['dock', 'docking station', 'hub'],
+  ['cable', 'cord', 'lead'],
+  ['pad', 'mat', 'mousepad'],
+  'stand',
+  ['licence', 'license'],
+  'subscription',
+  'laptop',
+  'desk',
+  'usb',
+  'vpn',
+  'ide',
+];
+
 /** `/products`: registered on the app itself (no group). */
 export function registerProductRoutes(app: Hono, store: Store): void {
   app.get(
@@ -28,6 +49,9 @@ export function registerProductRoutes(app: Hono, store: Store): void {
       description: 'Search the product catalog by name, category, price and stock.',
       category: 'catalog',
       input: { query: searchQuery },
+      // A free-text search: the gateway may answer a query from an earlier one of the same meaning,
+      // but never across the catalogue's categories and product types.
+      cache: { semantic: true, significantTerms: SEARCH_TERMS },
     }),
     (c) => {
       const { q, category, maxPriceCents, inStock } = parseInput(searchQuery, c.req.query(), 'query');

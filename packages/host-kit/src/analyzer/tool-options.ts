@@ -1,4 +1,5 @@
-import { DEFAULT_MAX_RESPONSE_TOKENS, type HttpMethod } from '../tool-definition.js';
+import { DEFAULT_MAX_RESPONSE_TOKENS, type HttpMethod, type ToolCacheSettings } from '../tool-definition.js';
+import { toCacheSettings } from '../cache-settings.js';
 import { DiagnosticCode } from './diagnostics.js';
 import type { StaticValue } from './static-value.js';
 
@@ -10,6 +11,8 @@ export interface ToolOptions {
   category: string | null;
   requiredScopes: string[];
   httpMethod: HttpMethod | null;
+  /** Only when set, so manifests of tools without it stay as they were. */
+  cache?: ToolCacheSettings;
 }
 
 export interface OptionProblem {
@@ -50,6 +53,9 @@ export function toToolOptions(value: StaticValue | undefined): { options: ToolOp
     problem(DiagnosticCode.NonStaticArgument, 'httpMethod must be one of GET, POST, PUT, PATCH, DELETE or null');
   }
 
+  const cache = toCacheSettings(object.cache);
+  if (cache.problem !== null) problem(DiagnosticCode.NonStaticArgument, cache.problem);
+
   return {
     options: {
       description: description,
@@ -58,6 +64,7 @@ export function toToolOptions(value: StaticValue | undefined): { options: ToolOp
       category: typeof category === 'string' ? category : null,
       requiredScopes: scopesOk ? [...(requiredScopes as string[])] : [],
       httpMethod: verb !== null && VERBS.has(verb) ? (verb as HttpMethod) : null,
+      ...(cache.settings ? { cache: cache.settings } : {}),
     },
     problems,
   };

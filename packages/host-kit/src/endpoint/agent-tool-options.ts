@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { InputCandidate } from '../schema/assemble-inputs.js';
-import type { InputProperty } from '../tool-definition.js';
+import type { InputProperty, ToolCacheSettings } from '../tool-definition.js';
+import { toCacheSettings } from '../cache-settings.js';
 import { DEFAULT_MAX_RESPONSE_TOKENS, TOOL_NAME_PATTERN, type AgentToolSettings, type HttpMethod } from '../tool-definition.js';
 import { HTTP_METHODS } from './resolve-verb.js';
 import { isZodObject, zodObjectInputs, zodTypeOf, type ZodObjectSchema } from '../schema/zod-inputs.js';
@@ -26,6 +27,7 @@ export interface AgentToolMetadata {
   readonly category: string | null;
   readonly requiredScopes: readonly string[];
   readonly httpMethod: HttpMethod | null;
+  readonly cache: ToolCacheSettings | null;
   /** Typed route parameters by name; template parameters missing here are strings. */
   readonly routeInputs: ReadonlyMap<string, InputProperty>;
   readonly queryAndBodyInputs: readonly InputCandidate[];
@@ -50,6 +52,7 @@ export function toAgentToolMetadata(options: AgentToolOptions): AgentToolMetadat
     category: categoryOf(options.category, name),
     requiredScopes: Object.freeze(scopesOf(options.requiredScopes, name)),
     httpMethod: httpMethodOf(options.httpMethod, name),
+    cache: cacheOf(options.cache, name),
     routeInputs: routeInputsOf(input.route, name),
     queryAndBodyInputs: Object.freeze([...queryInputsOf(input.query, name), ...bodyInputsOf(input.body, name)]),
   });
@@ -100,6 +103,12 @@ function httpMethodOf(value: unknown, tool: string): HttpMethod | null {
     fail(`httpMethod of tool "${tool}" must be one of ${HTTP_METHODS.join(', ')} or null, got ${String(value)}`);
   }
   return verb as HttpMethod;
+}
+
+function cacheOf(value: unknown, tool: string): ToolCacheSettings | null {
+  const { settings, problem } = toCacheSettings(value);
+  if (problem !== null) fail(`${problem} (tool "${tool}")`);
+  return settings;
 }
 
 function routeInputsOf(schema: unknown, tool: string): ReadonlyMap<string, InputProperty> {

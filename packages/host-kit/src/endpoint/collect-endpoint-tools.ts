@@ -103,5 +103,6 @@ function toToolDefinition({ metadata, methods, paths }: Placement): ToolDefiniti
     httpMethod: verb.verb,
     routePattern: pattern.routePattern,
     ...assembleInputs([...routeCandidates, ...metadata.queryAndBodyInputs]),
+    ...(metadata.cache ? { cache: metadata.cache } : {}),
   };
 }

@@ -36,6 +36,16 @@ describe('withAgentTool', () => {
     expect(agentToolOf(middleware)?.requiredScopes).toEqual(['orders:read']);
   });
 
+  it('carries the cache option with its defaults, and refuses a malformed one at registration', () => {
+    expect(agentToolOf(withAgentTool(valid))?.cache).toBeNull();
+    expect(agentToolOf(withAgentTool({ ...valid, cache: { semantic: true } }))?.cache).toEqual({ semantic: true, significantTerms: [] });
+    const terms = ['hardware', ['monitor', 'screen']];
+    expect(agentToolOf(withAgentTool({ ...valid, cache: { semantic: true, significantTerms: terms } }))?.cache).toEqual({ semantic: true, significantTerms: terms });
+    expect(() => withAgentTool({ ...valid, cache: { semantic: 'yes' } as never })).toThrow(/cache.semantic must be true or false \(tool "get_order"\)/);
+    expect(() => withAgentTool({ ...valid, cache: { semantic: true, significantTerms: [' '] } })).toThrow(/significantTerms/);
+    expect(() => withAgentTool({ ...valid, cache: { semantic: true, ttl: 1 } as never })).toThrow(/unknown field ttl/);
+  });
+
   it('normalises httpMethod to upper case', () => {
     expect(agentToolOf(withAgentTool({ ...valid, httpMethod: 'post' }))?.httpMethod).toBe('POST');
   });

@@ -40,6 +40,7 @@ function toWireShape(tool: ToolDefinition): ToolDefinition {
     routePattern: tool.routePattern,
     parameterSources: tool.parameterSources,
     inputSchema: tool.inputSchema,
+    ...(tool.cache ? { cache: tool.cache } : {}),
   };
 }
 
