@@ -71,6 +71,11 @@ describe('createPrivacyFilter: values and keys', () => {
     expect(filter.filter('t', ['EMP-123456', 'EMP-12'])).toEqual({ value: ['EMP-12****', 'EMP-12'], redactions: { 'employee-id': 1 } });
   });
 
+  it('runs configured rules on the folded text and redacts the original characters', () => {
+    const filter = createPrivacyFilter({ rules: [{ name: 'employee-id', pattern: 'EMP-\\d{6}' }] });
+    expect(filter.filter('t', 'by EMP\u2010\uFF11\uFF12\u200B3456 today')).toEqual({ value: 'by [REDACTED:employee-id] today', redactions: { 'employee-id': 1 } });
+  });
+
   it('replaces what is nested deeper than the limit instead of walking it', () => {
     let deep: unknown = 'a@example.com';
     for (let i = 0; i < MAX_FILTER_DEPTH + 10; i++) deep = [deep];
