@@ -18,7 +18,19 @@ export function isDetectorName(name: string): name is DetectorName {
   return (DETECTOR_NAMES as readonly string[]).includes(name);
 }
 
-const hasDigit = (text: string): boolean => /\d/.test(text);
+/**
+ * Six detectors ask this of the same string one after another; the answer for
+ * the last string asked about is kept, so the string is searched once.
+ */
+let lastText: string | undefined;
+let lastHasDigit = false;
+const hasDigit = (text: string): boolean => {
+  if (text !== lastText) {
+    lastText = text;
+    lastHasDigit = /\d/.test(text);
+  }
+  return lastHasDigit;
+};
 const digitsOf = (text: string): string => text.replace(/\D/g, '');
 
 const OCTET = '(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)';
