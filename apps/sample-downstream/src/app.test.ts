@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import type { ToolDefinition } from '@tollgate/host-kit';
 import { describe, expect, it } from 'vitest';
 import { createApp } from './app.js';
@@ -39,6 +40,10 @@ describe('sample downstream: GET /gw/schema', () => {
     const search = tools.find((t) => t.name === SAMPLE_TOOLS.searchProducts);
     expect(search?.cache).toMatchObject({ semantic: true, significantTerms: expect.arrayContaining(['hardware', 'software']) });
     expect(tools.filter((t) => t.cache?.semantic).map((t) => t.name)).toEqual([SAMPLE_TOOLS.searchProducts]);
+    // The gateway's evaluation set tests this tool with a copy of its settings: they must not drift apart.
+    const evaluation = JSON.parse(readFileSync(new URL('../../../packages/gateway-core/src/cache/eval/semantic-pairs.json', import.meta.url), 'utf8'));
+    expect(evaluation).toMatchObject({ tool: SAMPLE_TOOLS.searchProducts, argument: 'q', cache: search?.cache });
+    expect(search?.inputSchema.properties.q).toMatchObject({ type: 'string' });
   });
 
   it('describes nested body inputs in their JSON Schema shape', async () => {

@@ -489,7 +489,9 @@ const OPPOSITES: readonly (readonly string[])[] = [
   ['gold'],
 ];
 
-function markedTerms(words: string[], significantTerms: readonly SignificantTerm[]): string[] {
+function markedTerms(unsplit: string[], significantTerms: readonly SignificantTerm[]): string[] {
+  // "left-handed", "usb-c", "sw-ide": a term inside a hyphenated word counts, and "low-cost" matches "low cost".
+  const words = unsplit.flatMap((word) => word.split('-'));
   const stems = words.map(stem);
   const found: string[] = [];
   const groups = [...OPPOSITES, ...significantTerms.map((term) => (typeof term === 'string' ? [term] : term))];
@@ -500,7 +502,7 @@ function markedTerms(words: string[], significantTerms: readonly SignificantTerm
 }
 
 function containsPhrase(words: string[], stems: string[], phrase: string): boolean {
-  const parts = phrase.toLowerCase().split(/\s+/).filter(Boolean);
+  const parts = phrase.toLowerCase().split(/[\s-]+/).filter(Boolean);
   if (parts.length === 0) return false;
   const partStems = parts.map(stem);
   for (let i = 0; i + parts.length <= words.length; i++) {
