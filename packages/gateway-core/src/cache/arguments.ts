@@ -7,20 +7,18 @@ import type { InputSchema } from '../tools/definition.js';
  * Measured with the local model: whole argument strings that differ only in
  * an id score 0.99, and "laptops under 1000 dollars" vs "… 2000 dollars"
  * 0.96, above any paraphrase. So similarity is never trusted with ids,
- * numbers, enums, dates or flags, nor with the numbers inside a text.
+ * numbers, enums, dates or flags; the numbers inside a text are the
+ * semantic guard's to compare (semantic-guard.ts), with their units.
  */
 export interface SplitArguments {
   /** Compared exactly: every non-text argument. */
   exact: Record<string, unknown>;
-  /** Compared exactly too: the digit runs of each text argument, in order. */
-  numbers: Record<string, string[]>;
   /** Free-text arguments by name, sorted by name. */
   text: Array<[name: string, value: string]>;
 }
 
 /** `id`, `productId`, `order_id`, `customerID`…: identifiers, whatever their value looks like. */
 const IDENTIFIER_NAME = /(^id$|Id$|_id$|ID$)/;
-const DIGIT_RUN = /\d+(?:[.,]\d+)*/g;
 const TWO_WORDS = /\S\s+\S/;
 
 /**
@@ -32,18 +30,16 @@ const TWO_WORDS = /\S\s+\S/;
  */
 export function splitArguments(schema: InputSchema, args: Record<string, unknown>): SplitArguments {
   const exact: Record<string, unknown> = {};
-  const numbers: Record<string, string[]> = {};
   const text: Array<[string, string]> = [];
   for (const name of Object.keys(args).sort()) {
     const value = args[name];
     if (typeof value === 'string' && isFreeTextProperty(name, schema.properties[name]) && TWO_WORDS.test(value.trim())) {
       text.push([name, value]);
-      numbers[name] = value.match(DIGIT_RUN) ?? [];
     } else {
       exact[name] = value;
     }
   }
-  return { exact, numbers, text };
+  return { exact, text };
 }
 
 function isFreeTextProperty(name: string, property: Record<string, unknown> | undefined): boolean {

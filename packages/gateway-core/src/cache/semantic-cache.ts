@@ -280,7 +280,7 @@ function groupKey(tool: CacheableTool, agentId: string, split: SplitArguments, m
   const names = split.text.map(([name]) => name);
   const terms = tool.cache?.significantTerms ?? [];
   const facts = split.text.map(([, value]) => factsKey(value, terms));
-  return `${tool.name}:${sha256Hex(canonicalJson({ agent: agentId, model: model.name, exact: split.exact, numbers: split.numbers, texts: names, facts }), secret)}`;
+  return `${tool.name}:${sha256Hex(canonicalJson({ agent: agentId, model: model.name, exact: split.exact, texts: names, facts }), secret)}`;
 }
 
 /**

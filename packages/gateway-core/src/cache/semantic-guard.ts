@@ -146,7 +146,7 @@ const STOP_WORDS = new Set(
 
 /** Words with an inner capital or all in capitals ("iPhone", "USB") anywhere; a capitalised word except at a sentence's start. */
 function capitalisedEntities(tokens: Token[]): string[] {
-  const lettered = tokens.filter((token) => /\p{L}/u.test(token.original));
+  const lettered = tokens.filter((token) => /^\p{L}/u.test(token.original));
   // Title Case or SHOUTING (every word capitalised) says nothing about which words are names.
   const caseCarriesMeaning = !lettered.every((token) => /^\p{Lu}/u.test(token.original));
   const entities: string[] = [];
