@@ -55,7 +55,9 @@ describe('splitArguments', () => {
 });
 
 describe('normalizeText', () => {
-  it('ignores case and spacing', () => {
-    expect(normalizeText('  Red\n Running   SHOES ')).toBe('red running shoes');
+  it('ignores case, spacing, punctuation, plurals and filler words', () => {
+    expect(normalizeText('  Red\n Running   SHOES ')).toBe('red running shoe');
+    expect(normalizeText('Please show me the USB-C cables, under $20!')).toBe('usb-c cable under $20');
+    expect(normalizeText('the')).toBe('the');
   });
 });

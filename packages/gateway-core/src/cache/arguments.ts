@@ -1,4 +1,5 @@
 import type { InputSchema } from '../tools/definition.js';
+import { stem } from './semantic-guard.js';
 
 /**
  * A call's arguments split for the semantic tier: free text, which may be
@@ -47,7 +48,18 @@ function isFreeTextProperty(name: string, property: Record<string, unknown> | un
   return !('enum' in property || 'const' in property || 'format' in property || 'pattern' in property);
 }
 
-/** What the model is shown of a text: case and spacing carry no meaning for a lookup. */
+/** Words a search can do without: a request's politeness and articles, not what is searched for. */
+const FILLER = new Set('a an the please me my i show find search list all any some do does you have need looking look get give want'.split(' '));
+const WORD = /[\p{L}\p{N}$€£%]+(?:['\-.,][\p{L}\p{N}]+)*/gu;
+
+/**
+ * What the model is shown of a text: its words in lower case and singular,
+ * without punctuation or filler. Case, plurals, "a"/"the" and "show me"
+ * carry no meaning for a lookup but cost the model several points of
+ * similarity; what they could change (names, quantities) the guard compares.
+ */
 export function normalizeText(text: string): string {
-  return text.toLowerCase().replace(/\s+/g, ' ').trim();
+  const words = text.normalize('NFKC').toLowerCase().match(WORD) ?? [];
+  const kept = words.filter((word) => !FILLER.has(word)).map(stem);
+  return (kept.length > 0 ? kept : words).join(' ');
 }
