@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentAudit, type AuditRecordJson } from './support/audit.js';
 import type { ControlledDownstream } from './support/controlled-downstream.js';
-import { createAgentWithToken, openRawSession, type TestAgent } from './support/mcp.js';
+import { connectSdkClient, createAgentWithToken, openRawSession, type TestAgent } from './support/mcp.js';
 import { startPair, type Pair } from './support/pair.js';
 
 /** How long the downstream takes to answer: the clients below leave well before. */
@@ -86,6 +86,24 @@ describe('a client that goes away before its answer (dist/main.js, controlled do
 
     expect(received).toBe('');
     expect(record).toMatchObject({ outcome: 'client-gone', tool: 'get_item', agentId: agent.agentId, tokensCharged: 0, httpStatus: 499 });
+    expect(pair.downstream.cancelled.length).toBe(cancelledBefore + 1);
+    const budget = await pair.api.request('GET', `/management/agents/${agent.agentId}/budget`, admin);
+    expect(budget.body).toMatchObject({ used: 0, remaining: 10_000 });
+  });
+
+  it('an SDK client (2025-11-25) that aborts its call sends notifications/cancelled: the downstream call stops, nothing is charged, the audit says client-gone', async () => {
+    const agent = await createAgentWithToken(pair.api, admin, { label: 'sdk-abort', dailyTokenBudget: 10_000 });
+    const client = await connectSdkClient(pair.url, agent.token);
+    const cancelledBefore = pair.downstream.cancelled.length;
+    const abort = new AbortController();
+    const call = client.callTool({ name: 'get_item', arguments: { id: 5 } }, undefined, { signal: abort.signal });
+    await sleep(300);
+    abort.abort('the user pressed stop');
+    await expect(call).rejects.toThrow();
+    const [record] = await toolCalls(pair, admin, agent, 1);
+    await client.close();
+
+    expect(record).toMatchObject({ outcome: 'client-gone', tool: 'get_item', tokensCharged: 0 });
     expect(pair.downstream.cancelled.length).toBe(cancelledBefore + 1);
     const budget = await pair.api.request('GET', `/management/agents/${agent.agentId}/budget`, admin);
     expect(budget.body).toMatchObject({ used: 0, remaining: 10_000 });

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { AgentService } from '../agents/agent-service.js';
 import type { AuditEvent } from '../audit/trail.js';
 import { TokenService } from '../auth/token-service.js';
@@ -292,6 +292,37 @@ describe('McpService', () => {
     // Given claims spare post the signature check: the header is not looked at again.
     const reply = await answered(send(service, 'Bearer not-checked-again', rpc('initialize', initializeParams()), { claims: verified.claims }));
     expect(reply).toMatchObject({ status: 200, sessionId: expect.any(String) });
+  });
+
+  it.each(['2024-11-05', '2025-11-25'])('stops a call the client cancels with notifications/cancelled (%s): client-gone, nothing charged', async (version) => {
+    let seen: AbortSignal | undefined;
+    const forwarder: Forwarder = {
+      forward: (_tool, _args, signal) =>
+        new Promise((_, reject) => {
+          seen = signal;
+          signal?.addEventListener('abort', () => reject(new Error('aborted by the caller')));
+        }),
+    };
+    const { service, tokenFor, audited, usage } = await setup({ forwarder });
+    const { token, agentId } = await tokenFor('alice');
+    const { sessionId } = await initialize(service, token, version);
+    const call = inSession(service, token, sessionId, version, rpc('tools/call', { name: 'getCustomer', arguments: { id: '7' } }, 41));
+    await vi.waitFor(() => expect(seen).toBeDefined());
+    // Another session's notification with the same id, and an unknown id, stop nothing.
+    const other = await initialize(service, token, version);
+    const cancel = (session: string, requestId: unknown) =>
+      send(service, token, JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId } }), { sessionId: session, protocolVersion: version });
+    expect(await cancel(other.sessionId, 41)).toEqual({ kind: 'accepted' });
+    expect(await cancel(sessionId, '41')).toEqual({ kind: 'accepted' });
+    expect(seen?.aborted).toBe(false);
+    expect(await cancel(sessionId, 41)).toEqual({ kind: 'accepted' });
+
+    await call;
+    expect(seen?.aborted).toBe(true);
+    expect(audited.filter((event) => event.kind === 'tool-call')).toEqual([
+      expect.objectContaining({ outcome: 'client-gone', agentId, tool: 'getCustomer', tokensCharged: 0, detail: expect.any(String) }),
+    ]);
+    expect(await usage(agentId)).toMatchObject({ used: 0, reserved: 0 });
   });
 
   it('refuses everything while not ready, and audits a refused tools/call', async () => {

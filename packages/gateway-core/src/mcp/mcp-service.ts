@@ -26,6 +26,7 @@ import { toolsForAgent } from '../tools/access.js';
 import { toolsListResult } from '../tools/listing.js';
 import { judgedLater } from '../util/judged-later.js';
 import { ResumableStreams } from './resumable-streams.js';
+import { RunningCalls } from './running-calls.js';
 import { ANSWER_EVENT, newStreamId, parseEventId } from './stream-id.js';
 import { ToolCallRecord, type HeaderRecord } from './tool-call-record.js';
 
@@ -191,6 +192,7 @@ export class McpService {
   readonly #options: McpServiceOptions;
   readonly #early: EarlyReservations;
   readonly #streams: ResumableStreams | null;
+  readonly #running = new RunningCalls();
   readonly #maxSessions: number;
   readonly #concurrency: AgentConcurrency;
 
@@ -221,6 +223,9 @@ export class McpService {
     }
     const { caller, session } = admission;
     this.#early.remember(caller.agent);
+    if (incoming.kind === 'notification' && incoming.message.method === 'notifications/cancelled' && session) {
+      this.#running.cancel(session.record.sessionId, incoming.message.params?.requestId);
+    }
     // Notifications, and responses to requests this server never sends, need no answer.
     if (incoming.kind !== 'request') return { kind: 'accepted' };
     if (record && session) return this.#pendingCall(caller, session, incoming.message, record, admission.reservedAhead);
@@ -408,16 +413,19 @@ export class McpService {
   /** The pipeline, in the call's trace; audited once when it ends. Never rejects. */
   async #toolCall(caller: McpCaller, session: McpSession, request: JsonRpcRequest, record: ToolCallRecord, reservedAhead: EarlyReservation | null): Promise<McpAnswer> {
     const params = request.params ?? {};
+    // Cancelled by the client's notifications/cancelled, or (without a resumable stream) by its leaving.
+    const running = this.#running.start(session.record.sessionId, request.id, caller.signal);
     const run = () =>
       callTool(
         this.#options.toolCall,
-        { agent: caller.agent, tokenScopes: caller.tokenScopes, protocolVersion: session.protocolVersion, signal: caller.signal, reservedAhead },
+        { agent: caller.agent, tokenScopes: caller.tokenScopes, protocolVersion: session.protocolVersion, signal: running.signal, reservedAhead },
         { name: params.name, arguments: params.arguments },
       );
     let report: ToolCallReport;
     try {
       report = await traceContext.with(record.context, run);
     } finally {
+      running.done();
       // Taken by the budget step, this does nothing; otherwise the call ended first.
       reservedAhead?.abandon();
       caller.leave?.();

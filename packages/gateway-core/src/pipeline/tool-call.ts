@@ -126,12 +126,16 @@ export async function callTool(deps: ToolCallDeps, caller: ToolCallContext, para
     return { ok: true, ...(await runPipeline(deps, caller, params, facts)) };
   } catch (error) {
     // However the cancellation surfaced on the way (an aborted forward, a wait cut short), it is the client's leaving.
-    return { ok: false, error: caller.signal?.aborted ? asClientGone(error) : error, ...facts };
+    return { ok: false, error: caller.signal?.aborted ? asClientGone(caller.signal, error) : error, ...facts };
   }
 }
 
-function asClientGone(error: unknown): ClientGoneError {
-  return error instanceof ClientGoneError ? error : new ClientGoneError(undefined, { cause: error });
+/** The client's leaving (or its cancel, which says so in the signal's reason), with what it interrupted as the cause. */
+function asClientGone(signal: AbortSignal, interrupted?: unknown): ClientGoneError {
+  if (interrupted instanceof ClientGoneError) return interrupted;
+  const reason: unknown = signal.reason;
+  const message = reason instanceof ClientGoneError ? reason.message : undefined;
+  return new ClientGoneError(message, interrupted === undefined ? undefined : { cause: interrupted });
 }
 
 async function runPipeline(
@@ -173,7 +177,7 @@ async function runPipeline(
       return result;
     });
     // Nobody will read this answer (the client left before it was ready): nothing is charged for it.
-    if (caller.signal?.aborted) throw new ClientGoneError();
+    if (caller.signal?.aborted) throw asClientGone(caller.signal);
     await inSpan(SPAN_NAMES.budgetSettle, async (span) => {
       span.setAttribute(ATTR.tokensCharged, capped.tokens);
       if (deps.settlements) deps.settlements.settle(reservation, capped.tokens);
