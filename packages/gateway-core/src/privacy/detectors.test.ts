@@ -12,8 +12,29 @@ const cases: Record<string, { found: [string, string][]; ignored: string[] }> = 
     found: [
       ['write to alice.smith+orders@example.co.uk today', 'write to [REDACTED:email] today'],
       ['<bob_99@mail.example.com>', '<[REDACTED:email]>'],
+      // Dotless hosts (issue 16): an address on the machine or the intranet.
+      ['mail alice@localhost.', 'mail [REDACTED:email].'],
+      ['root@mailhost: disk full', '[REDACTED:email]: disk full'],
+      ['x@y', '[REDACTED:email]'],
+      ['http://alice@localhost:8080/', 'http://[REDACTED:email]:8080/'],
+      // Internationalised: Unicode local part and domain, IDN and punycode TLDs.
+      ['josé.garcía@correo.españa.es', '[REDACTED:email]'],
+      ['пользователь@пример.рф', '[REDACTED:email]'],
+      ['用户@例子.中国', '[REDACTED:email]'],
+      ['alice@xn--80ak6aa92e.xn--p1ai', '[REDACTED:email]'],
     ],
-    ignored: ['@handle on social', 'user@localhost', 'a @ b.com', 'x@y', 'price: 2@3.00'],
+    ignored: [
+      '@handle on social',
+      'a @ b.com',
+      'price: 2@3.00',
+      // A version, a release tag, a digest, a git ref, a scoped package.
+      'npm i lodash@4.17.21',
+      'pin react@latest or typescript@next',
+      'image@sha256:0123456789abcdef',
+      'stash@{0}',
+      'npm i @tollgate/gateway-core@workspace:*',
+      'pkg@v1.2.3',
+    ],
   },
   phone: {
     found: [

@@ -1,5 +1,6 @@
 import { isIPv6 } from 'node:net';
 import { isCardNumber } from './checksums.js';
+import { acceptEmail, EMAIL_PATTERN } from './email.js';
 import { isIban } from './iban.js';
 import { acceptInternationalPhone, acceptNationalPhone } from './phone.js';
 import type { ScanRule } from './scanner.js';
@@ -69,8 +70,10 @@ export const DETECTORS: readonly Detector[] = [
   },
   {
     kind: 'email',
-    regex: /[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){0,8}\.[A-Za-z]{2,24}(?![A-Za-z0-9-])/g,
+    // Internationalised, look-alike, punycode and dotless domains: see email.ts.
+    regex: EMAIL_PATTERN,
     mayMatch: (text) => text.includes('@'),
+    accept: acceptEmail,
   },
   {
     kind: 'iban',

@@ -150,3 +150,61 @@ describe('evasions: IBANs', () => {
     );
   });
 });
+
+/** Latin letters and their Cyrillic and Greek look-alikes (Unicode confusables.txt). */
+const LOOK_ALIKES: Record<string, string[]> = {
+  a: ['\u0430', '\u03B1'],
+  c: ['\u0441', '\u03F2'],
+  e: ['\u0435'],
+  i: ['\u0456', '\u03B9'],
+  j: ['\u0458'],
+  k: ['\u03BA'],
+  o: ['\u043E', '\u03BF'],
+  p: ['\u0440', '\u03C1'],
+  s: ['\u0455'],
+  u: ['\u03C5'],
+  v: ['\u03BD'],
+  x: ['\u0445', '\u03C7'],
+  y: ['\u0443'],
+};
+
+/** Each letter as itself, a look-alike from another script, or full-width. */
+function lookAlike(text: string): fc.Arbitrary<string> {
+  const characters = [...text].map((char) =>
+    /[a-z]/.test(char) ? fc.constantFrom(char, ...(LOOK_ALIKES[char] ?? []), String.fromCharCode(0xff41 + char.charCodeAt(0) - 97)) : fc.constant(char),
+  );
+  return fc.tuple(...characters).map((chars) => chars.join(''));
+}
+
+const label = fc.stringMatching(/^[a-z][a-z0-9]{0,9}$/);
+
+describe('evasions: e-mail addresses', () => {
+  it('redacts an address whose domain is written in look-alike or full-width letters, with any at sign and dot', () => {
+    const secret = fc
+      .tuple(
+        fc.stringMatching(/^[a-z][a-z0-9._+]{0,10}[a-z0-9]$/),
+        fc.constantFrom('@', '\uFF20', '\uFE6B'),
+        fc.array(label, { minLength: 1, maxLength: 3 }),
+        fc.constantFrom('com', 'org', 'net', 'io', 'de', 'example'),
+        fc.constantFrom('.', '\uFF0E', '\u3002', '\uFF61'),
+      )
+      .chain(([local, at, labels, tld, dot]) =>
+        fc.tuple(lookAlike(local), lookAlike([...labels, tld].join('\u0000'))).map(([l, domain]) => `${l}${at}${domain.replaceAll('\u0000', dot)}`),
+      )
+      .chain(withInvisibles);
+    fc.assert(
+      fc.property(secret, words, words, (text, before, after) => expectRedactedExactly('email', text, before, after)),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('redacts an address on a dotless host, a look-alike one too', () => {
+    const secret = fc
+      .tuple(fc.stringMatching(/^[a-z][a-z0-9._]{0,10}[a-z0-9]$/), fc.constantFrom('localhost', 'mailhost', 'intranet', 'fileserver', 'corp'))
+      .chain(([local, host]) => lookAlike(`${local}@${host}`));
+    fc.assert(
+      fc.property(secret, words, words, (text, before, after) => expectRedactedExactly('email', text, before, after)),
+      { numRuns: 1000 },
+    );
+  });
+});

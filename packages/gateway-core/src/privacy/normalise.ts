@@ -2,9 +2,10 @@
  * What detectors see instead of the text itself when the text holds anything
  * but ASCII: Unicode NFKC (full-width `４１１１` is `4111`, `＠` is `@`), the
  * no-break and thin spaces as a space, every dash and the minus sign as `-`,
- * and zero-width characters removed, so `4111 1111 1111 1111` written with a
- * no-break space, an en dash, zero-width spaces or full-width digits is the
- * card number it shows as. Each character of the folded text remembers the
+ * zero-width characters removed and the ideographic full stop as `.` (IDNA's
+ * label separator), so `4111 1111 1111 1111` written with a no-break space,
+ * an en dash, zero-width spaces or full-width digits is the card number it
+ * shows as, and `alice@example。com` the address. Each character of the folded text remembers the
  * span of the original it came from, so a redaction covers exactly the
  * original characters found, whatever they were.
  *
@@ -26,8 +27,10 @@ export interface Folded {
 const INVISIBLE = /[\u200B-\u200D\u2060\uFEFF\u00AD]/g;
 /** Hyphen, non-breaking hyphen, figure dash, en dash, em dash, horizontal bar, minus sign. */
 const DASHES = /[\u2010-\u2015\u2212]/g;
+/** The ideographic full stop, which IDNA reads as a dot between domain labels (NFKC gives it for the half-width one). */
+const IDEOGRAPHIC_STOP = /\u3002/g;
 /** Characters NFKC leaves as they are but folding changes. */
-const FOLDED_BY_US = /[\u200B-\u200D\u2060\uFEFF\u00AD\u2010-\u2015\u2212]/;
+const FOLDED_BY_US = /[\u200B-\u200D\u2060\uFEFF\u00AD\u2010-\u2015\u2212\u3002]/;
 const NON_ASCII = /[^\x00-\x7F]/;
 
 /** One code point's folded form, or null when folding leaves it; the same few recur, so remembered (bounded). */
@@ -38,7 +41,7 @@ function foldCodePoint(code: number): string | null {
   let folded = folds.get(code);
   if (folded === undefined) {
     const char = String.fromCodePoint(code);
-    const changed = char.normalize('NFKC').replace(DASHES, '-').replace(INVISIBLE, '');
+    const changed = char.normalize('NFKC').replace(DASHES, '-').replace(INVISIBLE, '').replace(IDEOGRAPHIC_STOP, '.');
     folded = changed === char ? null : changed;
     if (folds.size >= MAX_FOLDS) folds.clear();
     folds.set(code, folded);

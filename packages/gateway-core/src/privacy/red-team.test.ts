@@ -27,6 +27,13 @@ const payloads: Array<[what: string, json: string, secret: string, kind: string]
   ['an SSN without dashes under a hinting key', '{"customer_ssn": "123456789"}', '123456789', 'ssn'],
   ['an SSN stored as a JSON number', '{"customerSsn": 123456789}', '123456789', 'ssn'],
   ['an SSN with en dashes', '{"note": "123\\u201345\\u20136789"}', '45\u20136789', 'ssn'],
+  ['an e-mail address with a full-width domain', '{"contact": "alice@\\uff45\\uff58\\uff41\\uff4d\\uff50\\uff4c\\uff45.com"}', '\uFF45\uFF58\uFF41', 'email'],
+  ['an e-mail address with a full-width at sign and dot', '{"contact": "alice\\uff20example\\uff0ecom"}', 'alice', 'email'],
+  ['an e-mail address with a Cyrillic homoglyph domain', '{"contact": "alice@\\u0435x\\u0430mple.com"}', 'alice', 'email'],
+  ['an e-mail address with a Greek homoglyph domain', '{"contact": "bob@ex\\u03b1mple.\\u03bfrg"}', 'bob', 'email'],
+  ['an e-mail address on localhost', '{"contact": "alice@localhost"}', 'alice', 'email'],
+  ['an e-mail address with an ideographic full stop', '{"contact": "alice@example\\u3002com"}', 'alice', 'email'],
+  ['an e-mail address on a punycode domain', '{"contact": "alice@xn--80ak6aa92e.com"}', 'alice', 'email'],
 ];
 
 describe('red-team payloads (issue 16)', () => {
@@ -38,7 +45,6 @@ describe('red-team payloads (issue 16)', () => {
   });
 
   // Left for later (issue 16 item 3): not handled by this filter yet.
-  it.todo('an e-mail address with a full-width or homoglyph domain, or alice@localhost');
   it.todo('an e-mail address URL-, base64- or HTML-entity-encoded');
   it.todo('password=hunter2 inside a string');
 });
