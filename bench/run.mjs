@@ -20,6 +20,7 @@ import { exchange, keepAliveAgent, openSession, sessionHeaders, toolAnswer, tool
 import { commandCounts, perCall } from './lib/redis-stats.mjs';
 import { answers, freePort, listeningLine, memoryOf, onStop, startNode, stopAll } from './lib/processes.mjs';
 import { judge, renderTables } from './lib/report.mjs';
+import { semanticCacheQuality } from './lib/semantic-cache.mjs';
 import { summarizeProfile } from './profile-summary.mjs';
 
 const here = (path) => fileURLToPath(new URL(path, import.meta.url));
@@ -180,6 +181,9 @@ async function main() {
     throughput: throughputRows,
     memory,
   };
+  // In-process and after the load, so it never competes with the timed rows.
+  log('semantic cache: evaluation set and a replayed workload with the local model');
+  results.semanticCache = await semanticCacheQuality();
   results.verdicts = judge(results);
 
   if (settings.profile) results.profiles = await profileReport(results, startedAt);

@@ -77,5 +77,20 @@ export function renderTables(results) {
     ['target', 'goal', 'measured', 'verdict'],
     verdicts.map((v) => [v.target, v.goal, `${v.value}${v.unit === '×' ? '×' : v.unit ? ` ${v.unit}` : ''}`, v.pass ? 'PASS' : 'MISS']),
   );
-  return [throughputTable, latencyTable, memoryTable, storeTable, verdictTable].join('\n\n');
+  const tables = [throughputTable, latencyTable, memoryTable, storeTable, verdictTable];
+  if (results.semanticCache) tables.push(semanticTable(results.semanticCache));
+  return tables.join('\n\n');
+}
+
+/** The semantic tier's quality: the evaluation set's precision and recall, a replayed workload's hit ratio. */
+function semanticTable({ evaluation, workload }) {
+  return table(
+    ['semantic cache (local model, threshold 0.92)', 'measured'],
+    [
+      [`evaluation set: ${evaluation.pairs} pairs (${evaluation.shouldHit} should hit, ${evaluation.mustNotHit} must not)`, `precision ${evaluation.precision}, recall ${evaluation.recall}`],
+      ['must-not-hit pairs served (wrong answers)', evaluation.wrongAnswers.length],
+      ['similarity alone, same threshold: wrong answers / recall', `${evaluation.similarityOnly.wrongAnswers} / ${evaluation.similarityOnly.recall}`],
+      [`replayed workload: ${workload.calls} searches, one agent`, `hit ratio ${workload.hitRatio} (exact ${workload.exactHits}, semantic ${workload.semanticHits}), wrong ${workload.wrongHits}, unlabelled ${workload.unlabelledHits}`],
+    ],
+  );
 }

@@ -7,7 +7,20 @@
  *   (the memory and Redis adapters run it); it declares vitest suites, so
  *   it needs vitest in the consumer's tests (imported, never bundled).
  * - Tool definitions and an agent record for pipeline tests.
+ * - `evaluateSemanticCache` / `replayWorkload`: the semantic tier measured on
+ *   a labelled set of pairs (the repository's is
+ *   `src/cache/eval/semantic-pairs.json`), for tests and the bench.
  */
 export { startRedisServer, isRedisServerAvailable, type RedisServer, type RedisServerOptions } from './redis-server.js';
 export { describeStoreContract, type StoreFactory } from './store-contract.js';
 export { getCustomer, createOrder, deleteCustomer, archiveCustomer, testAgent } from './tool-fixtures.js';
+export {
+  evaluateSemanticCache,
+  replayWorkload,
+  describeEvaluation,
+  type Evaluation,
+  type EvaluationSet,
+  type LabelledPair,
+  type PairOutcome,
+  type WorkloadReplay,
+} from '../cache/eval/evaluate.js';

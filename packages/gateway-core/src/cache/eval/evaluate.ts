@@ -45,13 +45,7 @@ export interface Evaluation {
  * up `b`. Each pair is its own agent, so pairs never answer each other.
  */
 export async function evaluateSemanticCache(set: EvaluationSet, model: EmbeddingModel, threshold?: number): Promise<Evaluation> {
-  const tool: CacheableTool = {
-    name: set.tool,
-    httpMethod: 'GET',
-    allowWrite: false,
-    inputSchema: { type: 'object', properties: { [set.argument]: { type: 'string' } }, required: [] },
-    cache: set.cache,
-  };
+  const tool = toolOf(set);
   const cache = new SemanticCache({ cache: createMemoryStore().cache, model, ...(threshold === undefined ? {} : { threshold }) });
   const outcomes: PairOutcome[] = [];
   for (const [index, pair] of set.pairs.entries()) {
@@ -86,6 +80,77 @@ function summarise(outcomes: PairOutcome[], threshold: number): Evaluation {
     precision: served.length === 0 ? 1 : rightServed / served.length,
     recall: paraphrases === 0 ? 1 : rightServed / paraphrases,
     byCategory,
+  };
+}
+
+export interface WorkloadReplay {
+  calls: number;
+  exactHits: number;
+  semanticHits: number;
+  misses: number;
+  /** (exact + semantic hits) / calls. */
+  hitRatio: number;
+  /** Semantic hits answering a query with the answer of one the set labels must-not-hit with it. */
+  wrongHits: number;
+  /** Semantic hits between queries the set does not pair: neither known right nor known wrong. */
+  unlabelledHits: number;
+}
+
+/**
+ * Replays a search workload through one agent's cache: `calls` queries drawn
+ * from the set's texts with a skewed popularity (a few asked often, most
+ * rarely, as a search box sees), by a seeded generator so every run asks the
+ * same. Each miss stores an answer naming its query, so a hit shows which
+ * earlier query answered it.
+ */
+export async function replayWorkload(set: EvaluationSet, model: EmbeddingModel, calls = 1000, seed = 16): Promise<WorkloadReplay> {
+  const tool = toolOf(set);
+  const cache = new SemanticCache({ cache: createMemoryStore().cache, model });
+  const texts = [...new Set(set.pairs.flatMap((pair) => [pair.a, pair.b]))];
+  const mustMiss = new Set(set.pairs.filter((pair) => pair.label === 'miss').flatMap((pair) => [`${pair.a}\u0000${pair.b}`, `${pair.b}\u0000${pair.a}`]));
+  const paired = new Set(set.pairs.flatMap((pair) => [`${pair.a}\u0000${pair.b}`, `${pair.b}\u0000${pair.a}`]));
+  const random = seededRandom(seed);
+  const replay: WorkloadReplay = { calls, exactHits: 0, semanticHits: 0, misses: 0, hitRatio: 0, wrongHits: 0, unlabelledHits: 0 };
+  for (let call = 0; call < calls; call++) {
+    // Skewed popularity: index = n * u^3 puts most calls on the first texts.
+    const query = texts[Math.floor(texts.length * random() ** 3)]!;
+    const args = { [set.argument]: query };
+    const hit = await cache.lookup(tool, args, 'workload');
+    if (hit === null) {
+      replay.misses += 1;
+      await cache.store(tool, args, 'workload', JSON.stringify({ answerFor: query }));
+    } else if (hit.tier === 'exact') {
+      replay.exactHits += 1;
+    } else {
+      replay.semanticHits += 1;
+      const answered = (JSON.parse(hit.text) as { answerFor: string }).answerFor;
+      if (mustMiss.has(`${answered}\u0000${query}`)) replay.wrongHits += 1;
+      else if (!paired.has(`${answered}\u0000${query}`)) replay.unlabelledHits += 1;
+    }
+  }
+  replay.hitRatio = (replay.exactHits + replay.semanticHits) / calls;
+  return replay;
+}
+
+/** mulberry32: a small seeded generator, so a replay is the same on every run. */
+function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function toolOf(set: EvaluationSet): CacheableTool {
+  return {
+    name: set.tool,
+    httpMethod: 'GET',
+    allowWrite: false,
+    inputSchema: { type: 'object', properties: { [set.argument]: { type: 'string' } }, required: [] },
+    cache: set.cache,
   };
 }
 

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadLocalEmbeddingModel } from '../../embedding/local-model.js';
 import type { EmbeddingModel } from '../../embedding/port.js';
-import { describeEvaluation, evaluateSemanticCache, type EvaluationSet } from './evaluate.js';
+import { describeEvaluation, evaluateSemanticCache, replayWorkload, type EvaluationSet } from './evaluate.js';
 
 const set = JSON.parse(readFileSync(new URL('./semantic-pairs.json', import.meta.url), 'utf8')) as EvaluationSet;
 
@@ -33,5 +33,13 @@ describe('semantic cache evaluation set', () => {
     expect(evaluation.recall).toBeGreaterThan(0.3);
     // The set is hard enough to matter: similarity alone, at the same threshold, would answer many of them wrongly.
     expect(evaluation.similarityOnly.wrongAnswers).toBeGreaterThan(50);
+  }, 120_000);
+
+  it('replays a skewed search workload without a wrong answer, and reports its hit ratio', async () => {
+    const replay = await replayWorkload(set, model, 600);
+    console.log(`replayed workload: ${JSON.stringify(replay)}`);
+    expect(replay.exactHits + replay.semanticHits + replay.misses).toBe(600);
+    expect(replay.wrongHits).toBe(0);
+    expect(replay.exactHits).toBeGreaterThan(0);
   }, 120_000);
 });
