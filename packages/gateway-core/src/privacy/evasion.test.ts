@@ -208,3 +208,51 @@ describe('evasions: e-mail addresses', () => {
     );
   });
 });
+
+/** Each character as itself, percent-encoded, or as a decimal, hex or (for `@` and `.`) named character reference. */
+function encodedCharacters(text: string): fc.Arbitrary<string> {
+  const forms = (char: string): string[] => {
+    const code = char.charCodeAt(0);
+    const named = char === '@' ? ['&commat;'] : char === '.' ? ['&period;'] : [];
+    return [char, `%${code.toString(16).padStart(2, '0').toUpperCase()}`, `&#${code};`, `&#x${code.toString(16)};`, ...named];
+  };
+  return fc.tuple(...[...text].map((char) => fc.constantFrom(...forms(char)))).map((chars) => chars.join(''));
+}
+
+const address = fc
+  .tuple(fc.stringMatching(/^[a-z][a-z0-9._]{0,10}[a-z0-9]$/), fc.array(label, { minLength: 1, maxLength: 3 }), fc.constantFrom('com', 'org', 'io', 'de'))
+  .map(([local, labels, tld]) => `${local}@${[...labels, tld].join('.')}`);
+
+describe('evasions: encoded findings', () => {
+  it('redacts an address with any of its characters URL-encoded or written as character references, and exactly those characters', () => {
+    fc.assert(
+      fc.property(address.chain(encodedCharacters), words, words, (text, before, after) => expectRedactedExactly('email', text, before, after)),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('redacts a base64 run (standard or URL-safe, padded or not) that decodes to text holding an address or a card number', () => {
+    const secret = fc
+      .tuple(fc.oneof(address.map((a) => ['email', a] as const), cardNumber.map((c) => ['card', c] as const)), words, fc.constantFrom('base64', 'base64url'))
+      .map(([[kind, found], context, encoding]) => [kind, Buffer.from(`${context} ${found} ${context}`).toString(encoding as BufferEncoding)] as const);
+    fc.assert(
+      fc.property(secret, words, words, ([kind, text], before, after) => {
+        fc.pre(text.length >= 16);
+        expectRedactedExactly(kind, text, before, after);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('leaves base64 of text without a finding, and of random bytes, alone', () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.string({ minLength: 12, maxLength: 200 }).map((text) => Buffer.from(text)), fc.uint8Array({ minLength: 12, maxLength: 200 }).map(Buffer.from)), (bytes) => {
+        const plain = bytes.toString('utf8');
+        fc.pre(filter('t', plain).value === plain);
+        const text = `ref ${bytes.toString('base64')} ok`;
+        expect(filter('t', text)).toEqual({ value: text, redactions: {} });
+      }),
+      { numRuns: 1000 },
+    );
+  });
+});

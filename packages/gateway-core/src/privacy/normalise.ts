@@ -85,7 +85,7 @@ export function fold(text: string): Folded | undefined {
 }
 
 /** For each changed character: its folded form's span in the output, and its own span in the original. */
-interface Changes {
+export interface Changes {
   at: number[];
   atEnd: number[];
   from: number[];
@@ -93,7 +93,7 @@ interface Changes {
 }
 
 /** Where output character i starts (`after` 0) or ends (`after` 1) in the original. */
-function mapBack(changes: Changes, i: number, after: 0 | 1): number {
+export function mapBack(changes: Changes, i: number, after: 0 | 1): number {
   const k = lastChangeAtOrBefore(changes.at, i);
   if (k < 0) return i + after;
   const atEnd = changes.atEnd[k] as number;

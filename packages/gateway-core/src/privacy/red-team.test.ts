@@ -34,6 +34,13 @@ const payloads: Array<[what: string, json: string, secret: string, kind: string]
   ['an e-mail address on localhost', '{"contact": "alice@localhost"}', 'alice', 'email'],
   ['an e-mail address with an ideographic full stop', '{"contact": "alice@example\\u3002com"}', 'alice', 'email'],
   ['an e-mail address on a punycode domain', '{"contact": "alice@xn--80ak6aa92e.com"}', 'alice', 'email'],
+  ['a URL-encoded e-mail address', '{"link": "mailto:alice%40example.com"}', 'alice', 'email'],
+  ['a doubly URL-encoded e-mail address', '{"link": "alice%2540example.com"}', 'alice', 'email'],
+  ['a base64-encoded e-mail address', '{"ref": "YWxpY2VAZXhhbXBsZS5jb20="}', 'YWxpY2VAZXhhbXBsZS5jb20', 'email'],
+  ['a base64url-encoded JSON object holding an e-mail address', '{"state": "eyJlbWFpbCI6ImFsaWNlQGV4YW1wbGUuY29tIn0"}', 'eyJlbWFpbCI6ImFsaWNlQGV4YW1wbGUuY29tIn0', 'email'],
+  ['an e-mail address written with a decimal character reference', '{"html": "<a>alice&#64;example.com</a>"}', 'alice', 'email'],
+  ['an e-mail address written with a hex character reference', '{"html": "alice&#x40;example.com"}', 'alice', 'email'],
+  ['an e-mail address written with named character references', '{"html": "alice&commat;example&period;com"}', 'alice', 'email'],
 ];
 
 describe('red-team payloads (issue 16)', () => {
@@ -45,6 +52,5 @@ describe('red-team payloads (issue 16)', () => {
   });
 
   // Left for later (issue 16 item 3): not handled by this filter yet.
-  it.todo('an e-mail address URL-, base64- or HTML-entity-encoded');
   it.todo('password=hunter2 inside a string');
 });

@@ -1,11 +1,13 @@
-import { fold, type Folded } from './normalise.js';
+import { decodedViews, mayBeEncoded } from './decode.js';
+import { fold } from './normalise.js';
 
 /**
  * Finds sensitive substrings in one string and replaces them, in one pass over
  * the rules. Returns the very same string when nothing matched, so the common
  * case allocates nothing. Rules run on the folded text (see `normalise.ts`)
  * when the string holds anything but ASCII; what they find is redacted in the
- * original.
+ * original. Strings that may hold URL-, entity- or base64-encoded text are
+ * also scanned decoded, and what is found there redacts the encoded original.
  */
 
 /** One way of finding something sensitive: a built-in detector or a configured rule. */
@@ -43,22 +45,48 @@ interface Hit {
   end: number;
   rule: ScanRule;
   match: RegExpExecArray;
+  /** The hit is the rule's whole match in the text itself, so the rule's own replacement may be used. */
+  whole: boolean;
 }
 
 export type Scanner = (text: string, counts: RedactionCounts) => string;
 
+/** A base64 run of URL-encoded text, an entity-encoded escape: two decodings deep, no more. */
+const MAX_DECODING_DEPTH = 2;
+
 export function createScanner(rules: readonly ScanRule[]): Scanner {
   if (rules.length === 0) return (text) => text;
   return (text, counts) => {
-    const folded = fold(text);
-    const subject = folded?.text ?? text;
-    let hits: Hit[] | undefined;
-    for (const rule of rules) {
-      if (rule.mayMatch && !rule.mayMatch(subject)) continue;
-      hits = collectHits(rule, subject, hits);
-    }
-    return hits === undefined ? text : applyHits(text, hits, counts, folded);
+    const hits = findHits(rules, text, 0);
+    return hits === undefined ? text : applyHits(text, hits, counts);
   };
+}
+
+/**
+ * The hits in `text`, in its own coordinates: found in its folded form, and
+ * in each decoded view of that (see `decode.ts`), mapped back.
+ */
+function findHits(rules: readonly ScanRule[], text: string, depth: number): Hit[] | undefined {
+  const folded = fold(text);
+  const subject = folded?.text ?? text;
+  let hits: Hit[] | undefined;
+  for (const rule of rules) {
+    if (rule.mayMatch && !rule.mayMatch(subject)) continue;
+    hits = collectHits(rule, subject, hits);
+  }
+  if (depth < MAX_DECODING_DEPTH && mayBeEncoded(subject)) {
+    for (const view of decodedViews(subject)) {
+      for (const hit of findHits(rules, view.text, depth + 1) ?? []) {
+        (hits ??= []).push({ ...hit, start: view.start(hit.start), end: view.end(hit.end - 1), whole: false });
+      }
+    }
+  }
+  if (hits === undefined || folded === undefined) return hits;
+  for (const hit of hits) {
+    hit.end = folded.end(hit.end - 1);
+    hit.start = folded.start(hit.start);
+  }
+  return hits;
 }
 
 /**
@@ -78,7 +106,10 @@ function collectHits(rule: ScanRule, text: string, hits: Hit[] | undefined): Hit
     }
     const length = rule.accept ? rule.accept(match[0]) : match[0].length;
     const span = rule.group === undefined ? undefined : match.indices?.[rule.group];
-    if (length > 0) (hits ??= []).push(span ? { start: span[0], end: span[1], rule, match } : { start: match.index, end: match.index + length, rule, match });
+    if (length > 0) {
+      const [start, end] = span ?? [match.index, match.index + length];
+      (hits ??= []).push({ start, end, rule, match, whole: start === match.index && end === match.index + match[0].length });
+    }
     // A refused candidate may hide a real one inside it (`AA00 DE89 3704 …`: the
     // pattern took a word before the IBAN): look again from the next character.
     else regex.lastIndex = match.index + 1;
@@ -89,10 +120,9 @@ function collectHits(rule: ScanRule, text: string, hits: Hit[] | undefined): Hit
 /**
  * Overlapping hits merge into one redaction (nothing of either is left
  * showing), named after the one that starts first; at the same start the
- * longer wins, then the rule listed first. Hits are merged where they were
- * found, in the folded text, then mapped to the original characters.
+ * longer wins, then the rule listed first.
  */
-function applyHits(text: string, hits: Hit[], counts: RedactionCounts, folded: Folded | undefined): string {
+function applyHits(text: string, hits: Hit[], counts: RedactionCounts): string {
   hits.sort((a, b) => a.start - b.start || b.end - a.end);
   let output = '';
   let cursor = 0;
@@ -109,11 +139,9 @@ function applyHits(text: string, hits: Hit[], counts: RedactionCounts, folded: F
       }
     }
     const kind = first.rule.kind;
-    const whole = !merged && first.start === first.match.index && end === first.start + first.match[0].length;
-    const replacement = whole && first.rule.replace ? first.rule.replace(first.match) : redactionMarker(kind);
-    const start = folded ? folded.start(first.start) : first.start;
-    output += text.slice(cursor, start) + replacement;
-    cursor = folded ? folded.end(end - 1) : end;
+    const replacement = !merged && first.whole && first.rule.replace ? first.rule.replace(first.match) : redactionMarker(kind);
+    output += text.slice(cursor, first.start) + replacement;
+    cursor = end;
     counts[kind] = (counts[kind] ?? 0) + 1;
   }
   return output + text.slice(cursor);
