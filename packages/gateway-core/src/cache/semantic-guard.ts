@@ -203,23 +203,42 @@ function phraseAt(words: string[], i: number, phrase: string): boolean {
   return parts.every((part, k) => words[i + k] === part);
 }
 
-function relationAt(words: string[], i: number): { relation: string; length: number } | null {
-  for (const [phrase, relation] of RELATIONS) {
-    // "from" only qualifies a number: "orders from Germany" states no bound.
-    if (phrase === 'from' || phrase === 'sub') {
-      if (phraseAt(words, i, phrase) && quantityAt(words, i + 1 + (words[i + 1] === 'the' ? 1 : 0))) return { relation, length: 1 };
-      continue;
-    }
-    if (phraseAt(words, i, phrase)) return { relation, length: phrase.split(' ').length };
+type PhraseIndex = Map<string, Array<{ parts: string[]; relation: string }>>;
+
+/** Phrases by their first word, longest first: a token is checked against the few that can start there. */
+function indexPhrases(phrases: Array<[phrase: string, relation: string]>): PhraseIndex {
+  const index: PhraseIndex = new Map();
+  for (const [phrase, relation] of phrases) {
+    const parts = phrase.split(' ');
+    const list = index.get(parts[0]!) ?? [];
+    list.push({ parts, relation });
+    index.set(parts[0]!, list);
+  }
+  for (const list of index.values()) list.sort((x, y) => y.parts.length - x.parts.length);
+  return index;
+}
+
+const RELATION_INDEX = indexPhrases(RELATIONS);
+const TRAILING_INDEX = indexPhrases(TRAILING_RELATIONS);
+
+function matchAt(index: PhraseIndex, words: string[], i: number): { parts: string[]; relation: string } | null {
+  for (const entry of index.get(words[i] ?? '') ?? []) {
+    if (entry.parts.every((part, k) => words[i + k] === part)) return entry;
   }
   return null;
 }
 
+function relationAt(words: string[], i: number): { relation: string; length: number } | null {
+  const match = matchAt(RELATION_INDEX, words, i);
+  if (!match) return null;
+  // "from" only qualifies a number: "orders from Germany" states no bound.
+  if ((words[i] === 'from' || words[i] === 'sub') && !quantityAt(words, i + 1 + (words[i + 1] === 'the' ? 1 : 0))) return null;
+  return { relation: match.relation, length: match.parts.length };
+}
+
 function trailingRelationAt(words: string[], i: number): { relation: string; length: number } | null {
-  for (const [phrase, relation] of TRAILING_RELATIONS) {
-    if (phraseAt(words, i, phrase)) return { relation, length: phrase.split(' ').length };
-  }
-  return null;
+  const match = matchAt(TRAILING_INDEX, words, i);
+  return match ? { relation: match.relation, length: match.parts.length } : null;
 }
 
 // ---------------------------------------------------------------- quantities
@@ -298,7 +317,7 @@ function quantityAt(words: string[], i: number): Quantity | null {
 }
 
 function isRelationWord(word: string): boolean {
-  return RELATIONS.some(([phrase]) => phrase.split(' ')[0] === word) || TRAILING_RELATIONS.some(([phrase]) => phrase.split(' ')[0] === word);
+  return RELATION_INDEX.has(word) || TRAILING_INDEX.has(word);
 }
 
 /** A number in digits (with a currency, a k, a % or a unit stuck to it) or in words. */
@@ -504,24 +523,55 @@ const OPPOSITES: readonly (readonly string[])[] = [
   ['gold'],
 ];
 
+interface CompiledGroup {
+  name: string;
+  /** One-word terms, as written and singular. */
+  words: string[];
+  phrases: Array<{ parts: string[]; stems: string[] }>;
+}
+
+function compileGroups(groups: readonly (readonly string[])[]): CompiledGroup[] {
+  return groups.map((group) => {
+    const compiled: CompiledGroup = { name: group[0]!.toLowerCase(), words: [], phrases: [] };
+    for (const term of group) {
+      const parts = term.toLowerCase().split(/[\s-]+/).filter(Boolean);
+      if (parts.length === 1) compiled.words.push(parts[0]!, stem(parts[0]!));
+      else if (parts.length > 1) compiled.phrases.push({ parts, stems: parts.map(stem) });
+    }
+    return compiled;
+  });
+}
+
+const COMPILED_OPPOSITES = compileGroups(OPPOSITES);
+/** A tool's terms compiled once: its definition keeps the same array from one call to the next. */
+const compiledTerms = new WeakMap<readonly SignificantTerm[], CompiledGroup[]>();
+
+function compiledFor(significantTerms: readonly SignificantTerm[]): CompiledGroup[] {
+  let compiled = compiledTerms.get(significantTerms);
+  if (!compiled) {
+    compiled = compileGroups(significantTerms.map((term) => (typeof term === 'string' ? [term] : term)));
+    compiledTerms.set(significantTerms, compiled);
+  }
+  return compiled;
+}
+
 function markedTerms(unsplit: string[], significantTerms: readonly SignificantTerm[]): string[] {
   // "left-handed", "usb-c", "sw-ide": a term inside a hyphenated word counts, and "low-cost" matches "low cost".
-  const words = unsplit.flatMap((word) => word.split('-'));
+  const words = unsplit.flatMap((word) => word.split('-')).filter(Boolean);
   const stems = words.map(stem);
+  // One-word terms are looked up, so a long text with many terms costs its length plus their number.
+  const present = new Set([...words, ...stems]);
   const found: string[] = [];
-  const groups = [...OPPOSITES, ...significantTerms.map((term) => (typeof term === 'string' ? [term] : term))];
-  for (const group of groups) {
-    if (group.some((term) => containsPhrase(words, stems, term))) found.push(group[0]!.toLowerCase());
+  for (const group of [...COMPILED_OPPOSITES, ...compiledFor(significantTerms)]) {
+    if (group.words.some((word) => present.has(word)) || group.phrases.some((phrase) => containsPhrase(words, stems, present, phrase))) found.push(group.name);
   }
   return found;
 }
 
-function containsPhrase(words: string[], stems: string[], phrase: string): boolean {
-  const parts = phrase.toLowerCase().split(/[\s-]+/).filter(Boolean);
-  if (parts.length === 0) return false;
-  const partStems = parts.map(stem);
-  for (let i = 0; i + parts.length <= words.length; i++) {
-    if (parts.every((part, k) => words[i + k] === part || stems[i + k] === partStems[k])) return true;
+function containsPhrase(words: string[], stems: string[], present: Set<string>, phrase: { parts: string[]; stems: string[] }): boolean {
+  if (!present.has(phrase.parts[0]!) && !present.has(phrase.stems[0]!)) return false;
+  for (let i = 0; i + phrase.parts.length <= words.length; i++) {
+    if (phrase.parts.every((part, k) => words[i + k] === part || stems[i + k] === phrase.stems[k])) return true;
   }
   return false;
 }
