@@ -341,6 +341,8 @@ function numberAt(words: string[], i: number): { value: string; unit: string; le
 }
 
 function numberInWords(words: string[], i: number): { value: string; unit: string; length: number } | null {
+  const first = words[i]!;
+  if (first !== 'a' && !(first.includes('-') ? isNumberWord(first) : first in SMALL_NUMBERS || first in TENS || first in SCALES)) return null;
   let total = 0;
   let current = 0;
   let length = 0;
