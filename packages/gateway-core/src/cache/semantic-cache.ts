@@ -67,9 +67,9 @@ export interface CacheHit {
 /**
  * 0.92, measured with the local model on the evaluation set
  * (eval/semantic-pairs.json): with the guard, no must-not-hit pair is served
- * at 0.92 or 0.90 (recall 0.52, 0.58), while at 0.88 a name the guard cannot
+ * at 0.92 or 0.90 (recall 0.50, 0.58), while at 0.88 a name the guard cannot
  * see passes ("vpn by nordvpn" vs "by expressvpn", lower case, 0.892). Similarity alone is no guide:
- * at 0.92 it would serve 87 of the 205 must-not-hit pairs (negations,
+ * at 0.92 it would serve 90 of the 213 must-not-hit pairs (negations,
  * comparatives and numbers score 0.92-0.99). Looser paraphrases miss: a
  * miss costs one downstream call, a false hit a wrong answer.
  */

@@ -57,6 +57,8 @@ describe('disagreement', () => {
     expect(refused('orders from last week', 'orders from this week')).toBe('entities');
     expect(refused('orders placed today', 'orders placed yesterday')).toBe('entities');
     expect(refused('weekly sales', 'monthly sales')).toBe('entities');
+    expect(refused('dual monitor stand', 'single monitor stand')).toBe('quantities');
+    expect(refused('dual monitor stand', 'stand for two monitors')).toBeNull();
   });
 
   it('refuses opposites and the terms a tool marks significant', () => {
@@ -72,6 +74,10 @@ describe('disagreement', () => {
     expect(refused('hardware deals', 'Hardware deal', terms)).toBeNull();
     expect(refused('big monitors', 'large screens', terms)).toBeNull();
     expect(refused('monitors', 'keyboards', ['monitor'])).toBe('marked');
+    expect(refused('monitors by price low to high', 'monitors by price high to low')).toBe('marked');
+    expect(refused('more expensive monitors', 'less expensive monitors')).toBe('marked');
+    expect(refused('cheapest mouse', 'cheap mouse')).toBe('marked');
+    expect(refused('gifts for him', 'gifts for her')).toBe('marked');
   });
 });
 

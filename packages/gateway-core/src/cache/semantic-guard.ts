@@ -250,6 +250,8 @@ const SMALL_NUMBERS: Record<string, number> = Object.fromEntries(
 );
 const TENS: Record<string, number> = { twenty: 20, thirty: 30, forty: 40, fifty: 50, sixty: 60, seventy: 70, eighty: 80, ninety: 90 };
 const SCALES: Record<string, number> = { hundred: 100, thousand: 1_000, million: 1_000_000, billion: 1_000_000_000, dozen: 12 };
+/** Words that count like numbers: "dual monitor stand" is "a stand for two monitors". */
+const MULTIPLES: Record<string, number> = { single: 1, dual: 2, double: 2, twin: 2, triple: 3, quad: 4 };
 const ORDINALS: Record<string, number> = Object.fromEntries(
   'first second third fourth fifth sixth seventh eighth ninth tenth'.split(' ').map((word, index) => [word, index + 1]),
 );
@@ -337,6 +339,7 @@ function numberAt(words: string[], i: number): { value: string; unit: string; le
     return { value, unit: suffix === 'in' ? 'inch' : (UNITS[suffix] ?? stem(suffix)), length: 1 };
   }
   if (ORDINALS[word] !== undefined) return { value: String(ORDINALS[word]), unit: 'ordinal', length: 1 };
+  if (MULTIPLES[word] !== undefined) return { value: String(MULTIPLES[word]), unit: '', length: 1 };
   return numberInWords(words, i);
 }
 
@@ -447,6 +450,16 @@ const OPPOSITES: readonly (readonly string[])[] = [
   ['worst', 'bottom', 'lowest-rated', 'worst-rated', 'poorest'],
   ['most'],
   ['least'],
+  // Bare "more"/"less" ("more expensive"); "more than" is a comparative and never reaches here.
+  ['more'],
+  ['less', 'fewer'],
+  // Sort orders: both name "low" and "high", so the order itself is the term.
+  ['low to high', 'ascending', 'asc', 'cheapest first', 'lowest first'],
+  ['high to low', 'descending', 'desc', 'most expensive first', 'highest first'],
+  ['a to z', 'a-z'],
+  ['z to a', 'z-a'],
+  ['him', 'his', 'he'],
+  ['her', 'hers', 'she'],
   ['high', 'higher'],
   ['highest'],
   ['low', 'lower'],
