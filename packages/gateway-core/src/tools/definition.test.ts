@@ -27,7 +27,9 @@ describe('parseToolDefinitions', () => {
     expect(parseToolDefinitions([{ ...getCustomer, cache: {} }]).tools[0]?.cache).toEqual({ semantic: false, significantTerms: [] });
     const search = { ...getCustomer, cache: { semantic: true, significantTerms: ['hardware', ['monitor', 'screen']] } };
     expect(parseToolDefinitions([search]).tools[0]?.cache).toEqual(search.cache);
-    for (const cache of [{ semantic: 'yes' }, { semantic: true, significantTerms: [''] }, { semantic: true, significantTerms: [[]] }, { semantic: true, ttl: 5 }, true]) {
+    // A field this gateway does not know is dropped, as at the top level.
+    expect(parseToolDefinitions([{ ...getCustomer, cache: { semantic: true, ttl: 5 } }]).tools[0]?.cache).toEqual({ semantic: true, significantTerms: [] });
+    for (const cache of [{ semantic: 'yes' }, { semantic: true, significantTerms: [''] }, { semantic: true, significantTerms: [[]] }, true]) {
       const { tools, problems } = parseToolDefinitions([{ ...getCustomer, cache }]);
       expect(tools, JSON.stringify(cache)).toEqual([]);
       expect(problems[0]?.issues[0]?.path).toMatch(/^cache/);

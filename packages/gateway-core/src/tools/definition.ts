@@ -73,7 +73,8 @@ const SignificantTermSchema = z.union([z.string().trim().min(1).max(100), z.arra
  * appear in both texts or in neither for a semantic hit (categories,
  * product types), beyond the built-in negations, numbers, names and opposites.
  */
-export const ToolCacheSchema = z.strictObject({
+// Unknown fields are dropped, like unknown fields of the definition: a newer host-kit's settings must not cost a tool on this gateway.
+export const ToolCacheSchema = z.object({
   semantic: z.boolean().default(false),
   significantTerms: z.array(SignificantTermSchema).max(256).default([]),
 });
