@@ -1,5 +1,6 @@
 import { isIPv6 } from 'node:net';
 import { isCardNumber } from './checksums.js';
+import { acceptCredential, CREDENTIAL_PATTERN, CREDENTIAL_VALUE_GROUPS, mayHoldCredential } from './credentials.js';
 import { acceptEmail, EMAIL_PATTERN } from './email.js';
 import { isIban } from './iban.js';
 import { acceptInternationalPhone, acceptNationalPhone } from './phone.js';
@@ -11,7 +12,7 @@ import type { ScanRule } from './scanner.js';
  * character the repeated class cannot match. Checksums and shape checks run
  * on the match, so look-alikes (order numbers, dates, prices) are left alone.
  */
-export const DETECTOR_NAMES = ['email', 'phone', 'card', 'ssn', 'iban', 'ipv4', 'ipv6', 'jwt', 'api-key', 'bearer'] as const;
+export const DETECTOR_NAMES = ['email', 'phone', 'card', 'ssn', 'iban', 'ipv4', 'ipv6', 'jwt', 'api-key', 'bearer', 'credential'] as const;
 
 export type DetectorName = (typeof DETECTOR_NAMES)[number];
 
@@ -33,6 +34,19 @@ const hasDigit = (text: string): boolean => {
   return lastHasDigit;
 };
 const digitsOf = (text: string): string => text.replace(/\D/g, '');
+
+/** A JWT header: base64url of a JSON object with an `alg` (RFC 7515 §4.1.1). */
+function isJwtHeader(segment: string): boolean {
+  const text = Buffer.from(segment, 'base64url').toString('utf8');
+  // Most look-alikes fail here, without the cost of a parse that throws.
+  if (!text.includes('"alg"')) return false;
+  try {
+    const header: unknown = JSON.parse(text);
+    return typeof header === 'object' && header !== null && typeof (header as { alg?: unknown }).alg === 'string';
+  } catch {
+    return false;
+  }
+}
 
 const OCTET = '(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)';
 
@@ -58,15 +72,38 @@ export const DETECTORS: readonly Detector[] = [
   },
   {
     kind: 'jwt',
-    regex: /\beyJ[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*/g,
+    // Three base64url segments (RFC 7519, JWS compact form, RFC 7515 §7.1);
+    // the header must decode to a JSON object naming its `alg`, so any
+    // payload (not only a JSON one, `eyJ…`) is found and look-alikes are not.
+    regex: /\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]*/g,
     mayMatch: (text) => text.includes('eyJ'),
+    accept: (match) => (isJwtHeader(match.slice(0, match.indexOf('.'))) ? match.length : 0),
   },
   {
     kind: 'api-key',
-    // OpenAI/Anthropic `sk-…`, Stripe secret and restricted keys, GitHub tokens,
-    // AWS access key ids, Slack tokens, Google API keys.
+    // Vendor key formats, each as its vendor documents it (the maintained
+    // Node ruleset, secretlint, keeps its patterns inside rule modules that
+    // only run in its engine; its rules and gitleaks' were the cross-check):
+    // - OpenAI / Anthropic `sk-…`, `sk-proj-…`, `sk-ant-…` (platform.openai.com/docs/api-reference/authentication)
+    // - Stripe secret and restricted keys `sk_live_…`, `rk_test_…` (docs.stripe.com/keys#obtain-api-keys)
+    // - GitHub `ghp_`/`gho_`/`ghu_`/`ghs_`/`ghr_` + 36, fine-grained `github_pat_…`
+    //   (github.blog/2021-04-05-behind-githubs-new-authentication-token-formats)
+    // - AWS access key ids `AKIA…`/`ASIA…` + 16 (docs.aws.amazon.com/IAM/latest/UserGuide/id_credentials_access-keys.html)
+    // - Slack `xoxb-`/`xoxp-`/`xoxa-`/`xoxs-`/`xoxr-`/`xoxo-` (api.slack.com/authentication/token-types)
+    // - Google API keys `AIza` + 35 (cloud.google.com/docs/authentication/api-keys)
+    // - GitLab personal access tokens `glpat-` + 20 (docs.gitlab.com/ee/security/tokens/#token-prefixes)
+    // - npm access tokens `npm_` + 36 (github.blog/2021-09-23-announcing-npms-new-access-token-format)
+    // - SendGrid `SG.` + 22 + `.` + 43 (docs.sendgrid.com/ui/account-and-settings/api-keys)
     regex:
-      /\b(?:sk-[A-Za-z0-9_-]{20,}|[sr]k_(?:live|test)_[A-Za-z0-9]{16,}|gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,}|(?:AKIA|ASIA)[A-Z0-9]{16}|xox[abposr]-[A-Za-z0-9-]{10,}|AIza[0-9A-Za-z_-]{35})/g,
+      /\b(?:sk-[A-Za-z0-9_-]{20,}|[sr]k_(?:live|test)_[A-Za-z0-9]{16,}|gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,}|(?:AKIA|ASIA)[A-Z0-9]{16}|xox[abposr]-[A-Za-z0-9-]{10,}|AIza[0-9A-Za-z_-]{35}|glpat-[A-Za-z0-9_-]{20,}|npm_[A-Za-z0-9]{36}|SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43})/g,
+  },
+  {
+    kind: 'credential',
+    // `password=…`, `api_key: …`, `"secret": "…"` inside a string: the value (see credentials.ts).
+    regex: CREDENTIAL_PATTERN,
+    mayMatch: mayHoldCredential,
+    accept: acceptCredential,
+    group: CREDENTIAL_VALUE_GROUPS,
   },
   {
     kind: 'email',

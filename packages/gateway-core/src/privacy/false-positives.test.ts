@@ -69,6 +69,38 @@ describe('never redacted: order ids, SKUs, prices, ISO dates and UUIDs', () => {
     }
   });
 
+  it.each([
+    'Tom & Jerry, salt & pepper, R&D and Q&A',
+    'a = b + c, so x=3 and y = 4',
+    'Sort: name=asc&page=2&size=50',
+    'https://shop.example/search?q=blue%20shoes&size=42&sort=price',
+    'Key: value, token: expired, password: must be at least 8 characters',
+    'Use the key=value form; secret=*** and api_key=${API_KEY} are placeholders',
+    'token_type=bearer&expires_in=3600&scope=read',
+    'E = mc^2 & F = ma; 100% sure, 50%off',
+    'internationalization and localization are configurable',
+    'See RFC 3986 §2.1: percent-encoding uses %XX, e.g. %20 for a space',
+    'Version: react@18.2.0, typescript@latest, node@24',
+    'ORD-2024-000123&SKU-12345-BLK=1299.99',
+  ])('leaves ordinary text with "=", "&", ":" or "%" alone: %s', (text) => {
+    untouched(text);
+    untouched({ note: text, [text]: 1 });
+  });
+
+  it('leaves the usual non-secret keys and their values alone', () => {
+    untouched({ nextPageToken: 'CiAKGjBpNDd2Nmp2Zml2cXRwYjBpOXA2', maxTokens: 4096, passwordUpdatedAt: '2024-01-15', hasPassword: true, keyboard: 'mechanical' });
+  });
+
+  it('leaves order ids, SKUs, prices, ISO dates and UUIDs alone as key=value and JSON text', () => {
+    fc.assert(
+      fc.property(fc.uuid(), fc.integer({ min: 1, max: 10_000_000 }), fc.date({ min: new Date('1970-01-01'), max: new Date('2199-12-31'), noInvalidDate: true }), (uuid, cents, at) => {
+        const text = `order=ORD-${cents}&sku=SKU-${cents}-BLK&price=${(cents / 100).toFixed(2)}&date=${at.toISOString()}&id=${uuid}`;
+        untouched({ text, json: JSON.stringify({ orderId: cents, sku: `KB-${cents}`, total: cents / 100, createdAt: at.toISOString(), uuid }) });
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
   it('leaves any UUID alone, with or without dashes, in any case', () => {
     fc.assert(
       fc.property(fc.uuid(), fc.boolean(), fc.boolean(), (uuid, upper, compact) => {

@@ -84,3 +84,42 @@ export function keyHint(key: string): KeyHint | undefined {
   const last = words.at(-1);
   return hintOfWord(last) ?? (words.length > 1 ? hintOfWord(`${words.at(-2)}${last}`) : undefined);
 }
+
+/** Last words (or two last words joined) of a key that name a credential. */
+const CREDENTIAL_WORDS = new Set([
+  'password',
+  'passwd',
+  'passphrase',
+  'pwd',
+  'pin',
+  'secret',
+  'apikey',
+  'accesskey',
+  'secretkey',
+  'privatekey',
+  'signingkey',
+  'encryptionkey',
+  'masterkey',
+  'clientsecret',
+  'apisecret',
+  'credential',
+  'credentials',
+]);
+
+/** Words before `token` that make it a cursor or a count, not a secret. */
+const NOT_SECRET_TOKENS = new Set(['page', 'next', 'prev', 'previous', 'continuation', 'cursor', 'sync', 'resume', 'max', 'min', 'input', 'output', 'prompt', 'completion', 'total', 'cancellation']);
+
+/**
+ * Whether a key names a credential by its last word(s), so its value is
+ * redacted whatever it looks like: `dbPassword`, `x-api-key`,
+ * `AWS_SECRET_ACCESS_KEY`, `githubToken`, `client_secret`. Unlike the exact
+ * field names this reaches keys nobody listed; `nextPageToken`, `maxTokens`,
+ * `passwordHint` and `secretName` name something else and are left alone.
+ */
+export function isCredentialKey(key: string): boolean {
+  const words = (key.match(WORD) ?? []).map((word) => word.toLowerCase());
+  const last = words.at(-1);
+  if (last === undefined) return false;
+  if (last === 'token' || last === 'tokens') return words.length === 1 || !NOT_SECRET_TOKENS.has(words.at(-2) as string);
+  return CREDENTIAL_WORDS.has(last) || (words.length > 1 && CREDENTIAL_WORDS.has(`${words.at(-2)}${last}`));
+}

@@ -1,7 +1,7 @@
 import { parsePrivacyConfig, type PrivacyConfig, type ToolPrivacyOverride } from './config.js';
 import { compileRule } from './custom-rule.js';
 import { DETECTOR_NAMES, DETECTORS, type DetectorName } from './detectors.js';
-import { DEFAULT_REDACTED_FIELDS, keyHint, normalizeFieldName, type KeyHint } from './field-names.js';
+import { DEFAULT_REDACTED_FIELDS, isCredentialKey, keyHint, normalizeFieldName, type KeyHint } from './field-names.js';
 import { fold } from './normalise.js';
 import { hintedStringKind, MAX_HINTED_STRING, numberKind, SMALLEST_CANDIDATE } from './hinted-values.js';
 import { createScanner, redactionMarker, type RedactionCounts, type ScanRule, type Scanner } from './scanner.js';
@@ -155,9 +155,15 @@ function filterObject(object: Record<string, unknown>, depth: number, policy: Po
     const item = object[key];
     const plain = policy.plainKeys.has(key);
     const isField = !plain && policy.fields.has(normalizeFieldName(key));
-    const filtered = isField && item !== null ? redact('field', counts) : filterValue(item, depth + 1, policy, counts, key);
+    const isSecret = !plain && !isField && policy.detects.has('credential') && isCredentialKey(key);
+    const filtered =
+      isField && item !== null
+        ? redact('field', counts)
+        : isSecret && isSecretValue(item)
+          ? redact('credential', counts)
+          : filterValue(item, depth + 1, policy, counts, key);
     const filteredKey = plain ? key : policy.scan(key, counts);
-    if (!plain && !isField && filteredKey === key) rememberPlainKey(policy, key);
+    if (!plain && !isField && !isSecret && filteredKey === key) rememberPlainKey(policy, key);
     if (copy === undefined && (filtered !== item || filteredKey !== key)) {
       copy = {};
       for (const earlier of keys.slice(0, i)) setOwn(copy, earlier, object[earlier]);
@@ -165,6 +171,15 @@ function filterObject(object: Record<string, unknown>, depth: number, policy: Po
     if (copy !== undefined) setOwn(copy, filteredKey === key ? key : unusedKey(copy, filteredKey), filtered);
   }
   return copy ?? object;
+}
+
+/**
+ * Under a key naming a credential: a non-empty string or a number (a PIN).
+ * `hasPassword: true`, `apiKey: null` and nested objects say nothing secret
+ * (objects are walked as usual).
+ */
+function isSecretValue(value: unknown): boolean {
+  return (typeof value === 'string' && value !== '') || typeof value === 'number';
 }
 
 function rememberPlainKey(policy: Policy, key: string): void {

@@ -41,6 +41,9 @@ const payloads: Array<[what: string, json: string, secret: string, kind: string]
   ['an e-mail address written with a decimal character reference', '{"html": "<a>alice&#64;example.com</a>"}', 'alice', 'email'],
   ['an e-mail address written with a hex character reference', '{"html": "alice&#x40;example.com"}', 'alice', 'email'],
   ['an e-mail address written with named character references', '{"html": "alice&commat;example&period;com"}', 'alice', 'email'],
+  ['password=hunter2 inside a string', '{"log": "login attempt user=bob password=hunter2"}', 'hunter2', 'credential'],
+  ['a password in JSON quoted inside a string', '{"body": "{\\"username\\":\\"bob\\",\\"password\\":\\"hunter2\\"}"}', 'hunter2', 'credential'],
+  ['a password under a key nobody listed', '{"dbPassword": "hunter2"}', 'hunter2', 'credential'],
 ];
 
 describe('red-team payloads (issue 16)', () => {
@@ -50,7 +53,4 @@ describe('red-team payloads (issue 16)', () => {
     expect(JSON.stringify(value)).toContain(`[REDACTED:${kind}]`);
     expect(redactions).toEqual({ [kind]: 1 });
   });
-
-  // Left for later (issue 16 item 3): not handled by this filter yet.
-  it.todo('password=hunter2 inside a string');
 });

@@ -22,13 +22,14 @@ export interface ScanRule {
    * How much of the match is really sensitive: its length, a shorter prefix
    * when the pattern swallowed a neighbour, or 0 to reject (failed checksum).
    */
-  readonly accept?: (match: string) => number;
+  readonly accept?: (match: string, groups: RegExpExecArray) => number;
   /**
    * The capture group that is the sensitive part, when the pattern also
    * matches context around it (the word `SSN` before nine digits); needs the
-   * `d` flag. The whole match when absent.
+   * `d` flag. Several: the first that took part in the match (a value quoted
+   * one way or another, or bare). The whole match when absent.
    */
-  readonly group?: number;
+  readonly group?: number | readonly number[];
   /** Replacement text for a match; the marker when absent. */
   readonly replace?: (match: RegExpExecArray) => string;
 }
@@ -104,8 +105,8 @@ function collectHits(rule: ScanRule, text: string, hits: Hit[] | undefined): Hit
       regex.lastIndex++;
       continue;
     }
-    const length = rule.accept ? rule.accept(match[0]) : match[0].length;
-    const span = rule.group === undefined ? undefined : match.indices?.[rule.group];
+    const length = rule.accept ? rule.accept(match[0], match) : match[0].length;
+    const span = rule.group === undefined ? undefined : groupSpan(match, rule.group);
     if (length > 0) {
       const [start, end] = span ?? [match.index, match.index + length];
       (hits ??= []).push({ start, end, rule, match, whole: start === match.index && end === match.index + match[0].length });
@@ -115,6 +116,14 @@ function collectHits(rule: ScanRule, text: string, hits: Hit[] | undefined): Hit
     else regex.lastIndex = match.index + 1;
   }
   return hits;
+}
+
+function groupSpan(match: RegExpExecArray, group: number | readonly number[]): [number, number] | undefined {
+  for (const index of typeof group === 'number' ? [group] : group) {
+    const span = match.indices?.[index];
+    if (span) return span;
+  }
+  return undefined;
 }
 
 /**
