@@ -244,6 +244,24 @@ describe('response cache (dist/main.js + sample downstream)', () => {
     });
   });
 
+  describe('Gw:Cache:Tools:search_products:Semantic=false (the operator turns off what the tool opts into)', () => {
+    let pair: Pair;
+    let gateway: TestGateway;
+    beforeAll(async () => {
+      pair = await startPair({ downstream, gateway: { env: { Gw__Cache__Tools__search_products__Semantic: 'false' } } });
+      gateway = await TestGateway.of(pair.gateway);
+    });
+    afterAll(() => pair?.stop());
+
+    it('answers the same search from the exact tier and a paraphrase from the downstream', async () => {
+      const agent = await gateway.agent({});
+      await gateway.call(agent, 'search_products', { q: 'wireless noise cancelling headphones' });
+      await sleep(EMBEDDING_SETTLE_MS);
+      expect((await gateway.call(agent, 'search_products', { q: 'wireless noise cancelling headphones' })).record).toMatchObject({ outcome: 'cache-hit', cacheTier: 'exact' });
+      expect((await gateway.call(agent, 'search_products', { q: 'Noise cancelling  wireless headphones' })).record).toMatchObject({ outcome: 'ok', cacheTier: null });
+    });
+  });
+
   describe.runIf(redisAvailable)('two gateways on one Redis', () => {
     let pair: Pair<RunningProcess, true>;
     let a: TestGateway;
