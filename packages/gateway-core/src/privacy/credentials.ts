@@ -28,9 +28,9 @@ export const CREDENTIAL_PATTERN = new RegExp(
 /** The value's capture groups, quoted by `"`, by `'`, or bare. */
 export const CREDENTIAL_VALUE_GROUPS = [3, 4, 5] as const;
 
-/** Cheap test first: a separator and a credential word somewhere. */
+/** Cheap test first (after the scanner saw a `:` or `=`): a credential word somewhere. */
 export function mayHoldCredential(text: string): boolean {
-  return (text.includes('=') || text.includes(':')) && /pass|pwd|pin|secret|key|token|credential/i.test(text);
+  return /pass|pwd|pin|secret|key|token|credential/i.test(text);
 }
 
 /** Values that stand for a credential without being one. */

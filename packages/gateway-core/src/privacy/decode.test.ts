@@ -1,10 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { decodedViews, mayBeEncoded } from './decode.js';
+import { decodedViews } from './decode.js';
+import { ENCODED, featuresOf } from './features.js';
 import { createPrivacyFilter } from './filter.js';
 
 const { filter } = createPrivacyFilter();
 const b64 = (text: string) => Buffer.from(text).toString('base64');
 const b64url = (text: string) => Buffer.from(text).toString('base64url');
+
+const mayBeEncoded = (text: string) => (featuresOf(text) & ENCODED) !== 0;
 
 describe('decoded views', () => {
   it('only strings holding a percent escape, an ampersand or a long base64-alphabet run may be encoded', () => {
@@ -13,6 +16,8 @@ describe('decoded views', () => {
     expect(mayBeEncoded('a%40b')).toBe(true);
     expect(mayBeEncoded('salt & pepper')).toBe(true);
     expect(mayBeEncoded('YWxpY2VAZXhhbXBsZQ')).toBe(true);
+    expect(mayBeEncoded('123e4567-e89b-12d3-a456-426614174000')).toBe(false);
+    expect(mayBeEncoded('2024-01-15T10:30:45Z')).toBe(false);
   });
 
   it('decodes URL escapes (UTF-8 runs, + as a space in a second view), entities and base64 text, and maps each character back', () => {

@@ -1,3 +1,4 @@
+import { hasBase64Run } from './features.js';
 import { mapBack, type Changes, type Folded } from './normalise.js';
 
 /**
@@ -12,8 +13,8 @@ import { mapBack, type Changes, type Folded } from './normalise.js';
  * the secret).
  *
  * Only strings holding `%`, `&` or a base64-alphabet run of 16 or more
- * characters pay for anything beyond the cheap tests in `mayBeEncoded`, and
- * a view is made only when decoding changes something.
+ * characters (the `ENCODED` feature, see `features.ts`) are decoded at all,
+ * and a view is made only when decoding changes something.
  */
 
 /** Shortest base64 run decoded: 12 bytes, less than the shortest address with a dotted domain. */
@@ -31,57 +32,6 @@ const NAMED: Readonly<Record<string, string>> = {
   verbar: '|', vert: '|', Tab: '\t', NewLine: '\n', thinsp: '\u2009', ensp: '\u2002', emsp: '\u2003', zwsp: '\u200B', ZeroWidthSpace: '\u200B',
   zwj: '\u200D', zwnj: '\u200C', shy: '\u00AD',
 };
-
-/** Per ASCII code: 0 outside the base64 alphabets, 1 a hex digit or a dash, 2 any other base64 character. */
-const BASE64_CLASS = new Uint8Array(128);
-for (const char of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz+/_') BASE64_CLASS[char.charCodeAt(0)] = 2;
-for (const char of '0123456789ABCDEFabcdef-') BASE64_CLASS[char.charCodeAt(0)] = 1;
-
-/**
- * Whether any view may differ from the text: it holds a percent escape, an
- * `&`, or 16 base64-alphabet characters in a row with one that is not a hex
- * digit or a dash (UUIDs, hashes and dates are no base64 text). One loop
- * over the character codes with a table lookup each: every string asks, and
- * three regex searches cost several times more.
- */
-export function mayBeEncoded(text: string): boolean {
-  for (let i = 0, run = 0, notHex = false; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    const kind = code < 128 ? (BASE64_CLASS[code] as number) : 0;
-    if (kind !== 0) {
-      run++;
-      if (kind === 2) notHex = true;
-      if (run >= 16 && notHex) return true;
-      continue;
-    }
-    run = 0;
-    notHex = false;
-    if (code === 38 || (code === 37 && isHex(text.charCodeAt(i + 1)) && isHex(text.charCodeAt(i + 2)))) return true;
-  }
-  return false;
-}
-
-const isHex = (code: number): boolean => code < 128 && BASE64_CLASS[code] === 1 && code !== 45;
-
-/** The base64 part of `mayBeEncoded`. */
-function hasBase64Run(text: string): boolean {
-  if (text.length < 16) return false;
-  let run = 0;
-  let notHex = false;
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    const kind = code < 128 ? (BASE64_CLASS[code] as number) : 0;
-    if (kind === 0) {
-      run = 0;
-      notHex = false;
-    } else {
-      run++;
-      if (kind === 2) notHex = true;
-      if (run >= 16 && notHex) return true;
-    }
-  }
-  return false;
-}
 
 /** The views of `text` that differ from it, each with its map back to `text`. */
 export function decodedViews(text: string): Folded[] {

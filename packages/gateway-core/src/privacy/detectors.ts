@@ -4,6 +4,7 @@ import { acceptCredential, CREDENTIAL_PATTERN, CREDENTIAL_VALUE_GROUPS, mayHoldC
 import { acceptEmail, EMAIL_PATTERN } from './email.js';
 import { isIban } from './iban.js';
 import { acceptInternationalPhone, acceptNationalPhone } from './phone.js';
+import { AT, COLON, DIGIT, DOT, EQUALS, PLUS } from './features.js';
 import type { ScanRule } from './scanner.js';
 
 /**
@@ -20,19 +21,6 @@ export function isDetectorName(name: string): name is DetectorName {
   return (DETECTOR_NAMES as readonly string[]).includes(name);
 }
 
-/**
- * Six detectors ask this of the same string one after another; the answer for
- * the last string asked about is kept, so the string is searched once.
- */
-let lastText: string | undefined;
-let lastHasDigit = false;
-const hasDigit = (text: string): boolean => {
-  if (text !== lastText) {
-    lastText = text;
-    lastHasDigit = /\d/.test(text);
-  }
-  return lastHasDigit;
-};
 const digitsOf = (text: string): string => text.replace(/\D/g, '');
 
 /** A JWT header: base64url of a JSON object with an `alg` (RFC 7515 §4.1.1). */
@@ -63,7 +51,8 @@ export const DETECTORS: readonly Detector[] = [
   {
     kind: 'bearer',
     regex: /\b(?:[Bb]earer|BEARER)\s+[A-Za-z0-9._~+/-]{8,}=*/g,
-    mayMatch: (text) => /bearer/i.test(text),
+    // `Bearer ` and 8 characters at least.
+    mayMatch: (text) => text.length >= 15 && /bearer/i.test(text),
     // A credential has digits or is long; `Bearer instrument` is English.
     accept: (match) => {
       const token = match.replace(/^\S+\s+/, '');
@@ -76,6 +65,7 @@ export const DETECTORS: readonly Detector[] = [
     // the header must decode to a JSON object naming its `alg`, so any
     // payload (not only a JSON one, `eyJ…`) is found and look-alikes are not.
     regex: /\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]*/g,
+    needs: DOT,
     mayMatch: (text) => text.includes('eyJ'),
     accept: (match) => (isJwtHeader(match.slice(0, match.indexOf('.'))) ? match.length : 0),
   },
@@ -96,11 +86,14 @@ export const DETECTORS: readonly Detector[] = [
     // - SendGrid `SG.` + 22 + `.` + 43 (docs.sendgrid.com/ui/account-and-settings/api-keys)
     regex:
       /\b(?:sk-[A-Za-z0-9_-]{20,}|[sr]k_(?:live|test)_[A-Za-z0-9]{16,}|gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,}|(?:AKIA|ASIA)[A-Z0-9]{16}|xox[abposr]-[A-Za-z0-9-]{10,}|AIza[0-9A-Za-z_-]{35}|glpat-[A-Za-z0-9_-]{20,}|npm_[A-Za-z0-9]{36}|SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43})/g,
+    // The shortest format (`xoxb-` and 10) is 15 characters: shorter strings skip the search.
+    mayMatch: (text) => text.length >= 15,
   },
   {
     kind: 'credential',
     // `password=…`, `api_key: …`, `"secret": "…"` inside a string: the value (see credentials.ts).
     regex: CREDENTIAL_PATTERN,
+    needsAny: COLON | EQUALS,
     mayMatch: mayHoldCredential,
     accept: acceptCredential,
     group: CREDENTIAL_VALUE_GROUPS,
@@ -109,7 +102,7 @@ export const DETECTORS: readonly Detector[] = [
     kind: 'email',
     // Internationalised, look-alike, punycode and dotless domains: see email.ts.
     regex: EMAIL_PATTERN,
-    mayMatch: (text) => text.includes('@'),
+    needs: AT,
     accept: acceptEmail,
   },
   {
@@ -118,7 +111,7 @@ export const DETECTORS: readonly Detector[] = [
     // kind of separator, a space or a dash; any case (`de89 3704 …`). The
     // country's length and mod-97 decide (see isIban), so UUIDs never pass.
     regex: /\b[A-Za-z]{2}\d{2}(?:[A-Za-z0-9]{11,30}|([ -])[A-Za-z0-9]{4}(?:\1[A-Za-z0-9]{4}){1,6}(?:\1[A-Za-z0-9]{1,3})?)\b/g,
-    mayMatch: hasDigit,
+    needs: DIGIT,
     accept: (match) => {
       // Drop trailing groups the pattern may have taken from the next word.
       for (let candidate = match; candidate.length >= 15; candidate = candidate.replace(/[ -][A-Za-z0-9]+$/, '')) {
@@ -134,7 +127,7 @@ export const DETECTORS: readonly Detector[] = [
     // 4-6-4) separated by spaces or dashes, mixed too (`4111 1111–1111 1111`
     // folds to both); see isCardNumber.
     regex: /(?<![\w.,])(?:\d{13,19}|\d{4}[ -]\d{4}[ -]\d{4}[ -]\d{4}(?:[ -]\d{1,3})?|\d{4}[ -]\d{6}[ -]\d{4,5})(?!\w|[.,]\d)/g,
-    mayMatch: hasDigit,
+    needs: DIGIT,
     accept: (match) => {
       if (isCardNumber(digitsOf(match))) return match.length;
       // `4111 1111 1111 1111 0`: the optional fifth group may be a neighbour.
@@ -146,7 +139,7 @@ export const DETECTORS: readonly Detector[] = [
     kind: 'ssn',
     // Dashed; nine bare digits only after the word (next rule). Never-issued areas excluded.
     regex: /(?<![\w-])(?!000|666|9\d\d)\d{3}-(?!00)\d{2}-(?!0000)\d{4}(?![\w-]|\.\d)/g,
-    mayMatch: hasDigit,
+    needs: DIGIT,
   },
   {
     kind: 'ssn',
@@ -154,31 +147,32 @@ export const DETECTORS: readonly Detector[] = [
     // the word: `SSN`, `SSNs` or `social security (number|no)`, then at most 12
     // characters and no digit. Elsewhere nine digits are an id or an amount.
     regex: /\b(?:ssns?|social security(?: numbers?| no)?)\b[^\d\n]{0,12}?((?!000|666|9\d\d)\d{3}( ?)(?!00)\d{2}\2(?!0000)\d{4})(?![\w-]|\.\d)/dgi,
-    mayMatch: (text) => hasDigit(text) && /ssn|social security/i.test(text),
+    needs: DIGIT,
+    mayMatch: (text) => /ssn|social security/i.test(text),
     group: 1,
   },
   {
     kind: 'ipv6',
     // A generous candidate; node:net decides.
     regex: /(?<![\w:.])(?:[0-9A-Fa-f]{0,4}:){2,7}(?:(?:\d{1,3}\.){3}\d{1,3}|[0-9A-Fa-f]{1,4})?(?![\w:])/g,
-    mayMatch: (text) => text.includes(':'),
+    needs: COLON,
     accept: (match) => (isIPv6(match) && /[0-9A-Fa-f]/.test(match) ? match.length : 0),
   },
   {
     kind: 'ipv4',
     regex: new RegExp(`(?<![\\w.])(?:${OCTET}\\.){3}${OCTET}(?!\\w|\\.\\d)`, 'g'),
-    mayMatch: (text) => text.includes('.') && hasDigit(text),
+    needs: DIGIT | DOT,
   },
   {
     kind: 'phone',
     regex: /(?<![\w+])\+\d[\d ().-]{6,22}\d(?!\w)/g,
-    mayMatch: (text) => text.includes('+'),
+    needs: PLUS | DIGIT,
     accept: acceptInternationalPhone,
   },
   {
     kind: 'phone',
     regex: /(?<![\w.+/:-])(?:\(\d{2,4}\) ?|\d{2,4}[ .-])\d{2,4}(?:[ .-]\d{2,4}){1,4}(?!\w|[ .-]\d)/g,
-    mayMatch: hasDigit,
+    needs: DIGIT,
     accept: acceptNationalPhone,
   },
 ];

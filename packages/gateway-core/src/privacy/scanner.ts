@@ -1,4 +1,5 @@
-import { decodedViews, mayBeEncoded } from './decode.js';
+import { decodedViews } from './decode.js';
+import { ENCODED, featuresOf, NON_ASCII } from './features.js';
 import { fold } from './normalise.js';
 
 /**
@@ -16,7 +17,11 @@ export interface ScanRule {
   readonly kind: string;
   /** Global (`g`) pattern; shared, so `lastIndex` is reset before every use. */
   readonly regex: RegExp;
-  /** Cheap test that rules the pattern out before running it (e.g. no `@`, no email). */
+  /** Features (see `features.ts`) the text must all have for the pattern to match: no `@`, no email. */
+  readonly needs?: number;
+  /** Features of which the text must have at least one (`:` or `=` for a `key: value` pair). */
+  readonly needsAny?: number;
+  /** Cheap test that rules the pattern out before running it, after `needs`. */
   readonly mayMatch?: (text: string) => boolean;
   /**
    * How much of the match is really sensitive: its length, a shorter prefix
@@ -68,14 +73,18 @@ export function createScanner(rules: readonly ScanRule[]): Scanner {
  * in each decoded view of that (see `decode.ts`), mapped back.
  */
 function findHits(rules: readonly ScanRule[], text: string, depth: number): Hit[] | undefined {
-  const folded = fold(text);
+  let features = featuresOf(text);
+  const folded = features & NON_ASCII ? fold(text) : undefined;
+  if (folded) features = featuresOf(folded.text);
   const subject = folded?.text ?? text;
   let hits: Hit[] | undefined;
   for (const rule of rules) {
+    if (rule.needs !== undefined && (features & rule.needs) !== rule.needs) continue;
+    if (rule.needsAny !== undefined && (features & rule.needsAny) === 0) continue;
     if (rule.mayMatch && !rule.mayMatch(subject)) continue;
     hits = collectHits(rule, subject, hits);
   }
-  if (depth < MAX_DECODING_DEPTH && mayBeEncoded(subject)) {
+  if (depth < MAX_DECODING_DEPTH && features & ENCODED) {
     for (const view of decodedViews(subject)) {
       for (const hit of findHits(rules, view.text, depth + 1) ?? []) {
         (hits ??= []).push({ ...hit, start: view.start(hit.start), end: view.end(hit.end - 1), whole: false });

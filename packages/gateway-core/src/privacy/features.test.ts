@@ -1,0 +1,22 @@
+import { describe, expect, it } from 'vitest';
+import { AT, COLON, DIGIT, DOT, ENCODED, EQUALS, featuresOf, NON_ASCII, PLUS } from './features.js';
+
+describe('featuresOf', () => {
+  it.each([
+    ['', 0],
+    ['plain words', 0],
+    ['a1', DIGIT],
+    ['a@b.c', AT | DOT],
+    ['+44: x', PLUS | DIGIT | COLON],
+    ['café', NON_ASCII],
+    ['salt & pepper', ENCODED],
+    ['a%40b', ENCODED | DIGIT],
+    ['a=b', EQUALS],
+    ['50% off', DIGIT],
+    ['YWxpY2VAZXhhbXBsZQ', ENCODED | DIGIT],
+    ['d41d8cd98f00b204e9800998ecf8427e', DIGIT],
+    ['abcdefghijklmno', 0],
+  ])('%j has %i', (text, features) => {
+    expect(featuresOf(text)).toBe(features);
+  });
+});
