@@ -240,9 +240,10 @@ describe('privacy rules (dist/main.js + sample downstream)', () => {
   });
   /**
    * Issue 16: what the red team walked around the filter with. A downstream
-   * of our own answers card, phone and SSN numbers as JSON numbers, and card
+   * of our own answers card, phone and SSN numbers as JSON numbers; card
    * numbers, an IBAN and an SSN written with other separators, zero-width
-   * characters and full-width digits.
+   * characters and full-width digits; encoded and look-alike e-mail
+   * addresses and passwords inside strings.
    */
   describe('JSON numbers and separator evasions (issue 16)', () => {
     const fullWidth = (digits: string) => [...digits].map((digit) => String.fromCharCode(0xff10 + Number(digit))).join('');
@@ -258,6 +259,17 @@ describe('privacy rules (dist/main.js + sample downstream)', () => {
         memo: 'SSN: 287\u00A065\u00A04321',
         trackingId: '123e4567-e89b-12d3-a456-426614174000',
       },
+      '3': {
+        id: 3,
+        link: 'mailto:zelda%40example.com',
+        html: 'write to yorick&#64;example.org',
+        blob: Buffer.from('xavier@example.net').toString('base64'),
+        contact: 'wanda@ex\u0430mple.com',
+        local: 'root@localhost',
+        log: 'login user=dave password=hunter2 ok',
+        config: 'DB_PASSWORD=s3cr3t-Pa55',
+        dbPassword: 'correct horse',
+      },
     };
     /** Every secret as sent, and as redis-server's MONITOR prints it (bytes past ASCII as `\\xHH`). */
     const secrets = [
@@ -270,6 +282,17 @@ describe('privacy rules (dist/main.js + sample downstream)', () => {
       fullWidth('4000056655665556'),
       'de89-3704-0044-0532-0130-00',
       '287\u00A065\u00A04321',
+      'zelda%40example.com',
+      'zelda@example.com',
+      'yorick&#64;example.org',
+      'yorick@example.org',
+      Buffer.from('xavier@example.net').toString('base64'),
+      'xavier@example.net',
+      'wanda@ex\u0430mple.com',
+      'root@localhost',
+      'hunter2',
+      's3cr3t-Pa55',
+      'correct horse',
     ];
     const monitorForm = (text: string) => [...Buffer.from(text)].map((byte) => (byte < 0x80 ? String.fromCharCode(byte) : `\\x${byte.toString(16)}`)).join('');
     const leaks = [...secrets, ...secrets.map(monitorForm)];
@@ -341,10 +364,28 @@ describe('privacy rules (dist/main.js + sample downstream)', () => {
       expectNoLeak(JSON.stringify(result));
     });
 
+    it('redacts e-mail addresses URL-, entity- and base64-encoded, with a look-alike domain or on localhost, and passwords inside strings', async () => {
+      const result = await call(3);
+      const expected = {
+        id: 3,
+        link: 'mailto:[REDACTED:email]',
+        html: 'write to [REDACTED:email]',
+        blob: '[REDACTED:email]',
+        contact: '[REDACTED:email]',
+        local: '[REDACTED:email]',
+        log: 'login user=dave password=[REDACTED:credential] ok',
+        config: 'DB_PASSWORD=[REDACTED:credential]',
+        dbPassword: '[REDACTED:credential]',
+      };
+      expect(JSON.parse(result.content[0]!.text)).toEqual(expected);
+      expect(result.structuredContent).toEqual(expected);
+      expectNoLeak(JSON.stringify(result));
+    });
+
     it('serves the repeated calls from the cache, still redacted, and keeps every leak out of the audit, the log and Redis', async () => {
-      for (const id of [1, 2]) expectNoLeak(JSON.stringify(await call(id)));
+      for (const id of [1, 2, 3]) expectNoLeak(JSON.stringify(await call(id)));
       const records = (await agentAudit(pair.api, admin, reader.agentId)).filter((record) => record.tool === 'get_record');
-      expect(records.map((record) => record.outcome).sort()).toEqual(['cache-hit', 'cache-hit', 'ok', 'ok']);
+      expect(records.map((record) => record.outcome).sort()).toEqual(['cache-hit', 'cache-hit', 'cache-hit', 'ok', 'ok', 'ok']);
       expectNoLeak(JSON.stringify(records));
       expectNoLeak(JSON.stringify((await pair.api.request('GET', '/management/audit?limit=500', admin)).body));
       expect(pair.gateway.output()).toContain('"msg":"audit"');
