@@ -52,6 +52,8 @@ export function acceptCredential(match: string, groups: RegExpExecArray): number
   const value = groups[3] ?? groups[4] ?? groups[5] ?? '';
   const key = match.slice(0, (groups.indices?.[1]?.[1] ?? 0) - groups.index);
   if (PLACEHOLDER.test(value) || NOT_SECRET_KEY.test(key)) return 0;
+  // `Pass: 12, Fail: 3` is a score: bare `pass` is a password only in `pass=…` (a query, a config).
+  if (word === 'pass' && groups[2] === ':') return 0;
   const isPassword = /^(?:pass|pwd|pin)/.test(word);
   const plainWord = /^[a-z]+$/.test(value);
   if (!isPassword && (value.length < 8 || plainWord)) return 0;

@@ -185,6 +185,7 @@ const cases: Record<string, { found: [string, string][]; ignored: string[] }> = 
       ['access_token=ya29.a0AfH6SMBx', 'access_token=[REDACTED:credential]'],
       ['secret: Tr0ub4dor&3', 'secret: [REDACTED:credential]'],
       ['PIN: 4921', 'PIN: [REDACTED:credential]'],
+      ['user=bob&pass=hunter2', 'user=bob&pass=[REDACTED:credential]'],
     ],
     ignored: [
       'password: must be at least 8 characters',
@@ -202,6 +203,8 @@ const cases: Record<string, { found: [string, string][]; ignored: string[] }> = 
       'keyboard: mechanical',
       'passwordHint=pet name',
       'shipping: 2 days',
+      'Pass: 12, Fail: 3',
+      'compass: 270',
     ],
   },
 };
