@@ -17,7 +17,11 @@ import { mapBack, type Changes, type Folded } from './normalise.js';
  * and a view is made only when decoding changes something.
  */
 
-/** Shortest base64 run decoded: 12 bytes, less than the shortest address with a dotted domain. */
+/**
+ * Shortest base64 run decoded: 16 characters (12 bytes). Shorter runs are
+ * mostly words and ids; a secret shorter than 12 bytes (`bo@ex.io`) encoded
+ * on its own is missed.
+ */
 const BASE64_RUN = /[A-Za-z0-9+/_-]{16,}={0,2}/g;
 const PERCENT = /%[0-9A-Fa-f]{2}/;
 const PERCENT_RUN = /(?:%[0-9A-Fa-f]{2})+/g;
