@@ -140,8 +140,11 @@ describe('hostile connections: stalled uploads (dist/main.js, production, image 
     const { baseline, during, before, peak, stalled, attackMs } = await attack(flooder.token);
     // Admitted bodies wait for the rest of their bytes until the request timeout (4 s here).
     await Promise.all(stalled.map((s) => Promise.race([s.closed, sleep(10_000)])));
-    const statuses = stalled.map((s) => parseRawResponse(s.received()).status);
+    const replies = stalled.map((s) => parseRawResponse(s.received()));
+    const statuses = replies.map((reply) => reply.status);
     const refused = statuses.filter((status) => status === 429).length;
+    // A refused upload says when to come back, and that the connection ends.
+    expect(replies.filter((reply) => reply.status === 429 && (reply.headers['retry-after'] !== '1' || reply.headers.connection !== 'close'))).toEqual([]);
     const timedOut = statuses.filter((status) => status === 408).length;
 
     // 64 MiB pending bound by default, an eighth per agent: 8 bodies of a declared 1 MiB at a time.

@@ -2,6 +2,7 @@ import { describeError } from '@tollgate/gateway-core';
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { problem } from './problem.js';
+import { retryAfterHeader } from './retry-after.js';
 
 /**
  * The one mapping from a thrown value to a management/auth HTTP response.
@@ -11,8 +12,8 @@ export function errorResponse(c: Context, error: unknown): Response {
   const described = describeError(error);
   const status = described.httpStatus as ContentfulStatusCode;
   if (status === 401) c.header('WWW-Authenticate', 'Bearer');
-  const retryAfterSeconds = (error as { data?: { retryAfterSeconds?: unknown } } | null)?.data?.retryAfterSeconds;
-  if (typeof retryAfterSeconds === 'number' && described.expected) c.header('Retry-After', String(Math.max(1, Math.ceil(retryAfterSeconds))));
+  const retryAfter = described.expected ? retryAfterHeader((error as { data?: unknown } | null)?.data) : undefined;
+  if (retryAfter !== undefined) c.header('Retry-After', retryAfter);
   const fields = (error as { fields?: { path: string; message: string }[] }).fields;
   return problem(c, {
     status,

@@ -15,6 +15,7 @@ import {
 } from '@tollgate/gateway-core';
 import { Hono, type Context } from 'hono';
 import type { BodyAdmission } from '../http/body-admission.js';
+import { retryAfterHeader } from '../http/retry-after.js';
 import { checkDeclaredLength, clientGoneSignal, hasBody, readBodyText, requestHeaders } from '../http/node-request.js';
 import { replyWithKeepAlive, sseFrames } from '../http/sse.js';
 
@@ -129,20 +130,17 @@ export function sendMcpAnswer(c: Context, answer: McpAnswer, streamId?: string):
   if (status === 200 && streamId === undefined) return sseFrames(c, sseMessage(answer.message));
   if (status === 200) return sseFrames(c, ssePriming(eventId(streamId!, PRIMING_EVENT), STREAM_RETRY_MS) + sseMessage(answer.message, eventId(streamId!, ANSWER_EVENT)));
   if (status === 401) c.header('WWW-Authenticate', 'Bearer');
-  const retryAfter = retryAfterOf(answer);
-  if (retryAfter !== undefined) c.header('Retry-After', String(retryAfter));
+  const retryAfter = answer.failure?.code === 'too-many-uploads' ? '1' : retryAfterHeader(errorData(answer));
+  if (retryAfter !== undefined) c.header('Retry-After', retryAfter);
   // The rest of a refused body is never read, so this connection cannot carry another request:
   // say so, or a keep-alive client sends its next request into a closing socket.
   if (status === 413 || answer.failure?.code === 'too-many-uploads') c.header('Connection', 'close');
   return c.json(answer.message, status as 400);
 }
 
-/** When a refusal says when to come back (`data.retryAfterSeconds`, or 1 s for uploads), as whole seconds. */
-function retryAfterOf(answer: McpAnswer): number | undefined {
-  if (answer.failure?.code === 'too-many-uploads') return 1;
-  const error = 'error' in answer.message ? answer.message.error : undefined;
-  const seconds = (error?.data as { retryAfterSeconds?: unknown } | undefined)?.retryAfterSeconds;
-  return typeof seconds === 'number' ? Math.max(1, Math.ceil(seconds)) : undefined;
+/** The JSON-RPC error's data of an answer, if it is an error. */
+function errorData(answer: McpAnswer): unknown {
+  return 'error' in answer.message ? answer.message.error.data : undefined;
 }
 
 /**
