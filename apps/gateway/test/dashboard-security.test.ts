@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GatewayClient } from './support/gateway-client.js';
 import { rawRequest } from './support/raw-http.js';
 import { startPair, type Pair } from './support/pair.js';
-import { TEST_ADMIN_KEY, type RunningProcess } from './support/processes.js';
+import { eventually, TEST_ADMIN_KEY, type RunningProcess } from './support/processes.js';
 
 /** A browser-like exchange with the dashboard: no redirect followed, cookies passed by hand. */
 interface Exchange {
@@ -206,7 +206,8 @@ describe('dashboard security, against the built gateway', () => {
       expect(failed.text).toContain('could not be read; the current tools stay in service');
       expect(failed.text).toContain('data-tool="get_order"');
       expect(failed.text).not.toContain(downstream.url);
-      expect(gateway.output()).toMatch(/tool refresh from the dashboard failed/);
+      // The log line is written as the answer goes out; under load it can reach the pipe a moment later.
+      expect(await eventually(async () => gateway.output(), (output) => /tool refresh from the dashboard failed/.test(output), 5_000)).toMatch(/tool refresh from the dashboard failed/);
     });
   });
 });
