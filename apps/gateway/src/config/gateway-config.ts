@@ -15,6 +15,7 @@ import {
 import { z } from 'zod';
 import { privacyConfigFromSection } from './privacy-section.js';
 import { lookup, section, type FlatConfig } from './sources.js';
+import { sharedStoreProblem, workersField } from './workers.js';
 
 export interface GatewayConfig {
   development: boolean;
@@ -59,6 +60,8 @@ export interface GatewayConfig {
     maxConnections: number;
     /** Request body bytes the instance holds at once while bodies arrive (each agent up to an eighth). */
     maxPendingBodyBytes: number;
+    /** Gateway processes sharing the port (Node's cluster module); 1 = no cluster. */
+    workers: number;
   };
   toolRegistry: { refreshSeconds: number };
   /** `Gw:Privacy:*` (and the rules file it names), validated and compiled once at start-up. */
@@ -181,6 +184,7 @@ function schemaFor(development: boolean) {
     'Gw:Http:KeepAliveTimeoutSeconds': positiveInt(5),
     'Gw:Http:MaxConnections': positiveInt(1024),
     'Gw:Http:MaxPendingBodyBytes': positiveInt(64 * 1024 * 1024),
+    'Gw:Http:Workers': workersField(),
     'Gw:Breaker:Mode': optionalText,
     'Gw:Breaker:FailureThreshold': optionNumber,
     'Gw:Breaker:FailureRatio': optionNumber,
@@ -263,6 +267,8 @@ export function parseGatewayConfig(flat: FlatConfig): ParsedConfig {
   if (values['Gw:Embedding:Provider'] === 'openai' && 'Gw:Embedding:BaseUrl' in values && values['Gw:Embedding:BaseUrl'] === undefined) {
     problems.push({ path: 'Gw:Embedding:BaseUrl', message: 'is required when Gw:Embedding:Provider is openai' });
   }
+  const workersProblem = sharedStoreProblem(values['Gw:Http:Workers'], values['ConnectionStrings:Store']);
+  if (workersProblem) problems.push(workersProblem);
   const adminKeyWarning = checkAdminApiKey(values['Gw:Admin:ApiKey'], development, problems);
   const cacheTools = perToolCache(section(flat, 'Gw:Cache:Tools'), problems);
   const privacy = core(() => privacyConfigFromSection(section(flat, 'Gw:Privacy')));
@@ -321,6 +327,7 @@ export function parseGatewayConfig(flat: FlatConfig): ParsedConfig {
         keepAliveTimeoutMs: data['Gw:Http:KeepAliveTimeoutSeconds'] * 1000,
         maxConnections: data['Gw:Http:MaxConnections'],
         maxPendingBodyBytes: data['Gw:Http:MaxPendingBodyBytes'],
+        workers: data['Gw:Http:Workers'],
       },
       toolRegistry: { refreshSeconds: data['Gw:ToolRegistry:RefreshSeconds'] },
       metrics: { port: data['Gw:Metrics:Port'] },
