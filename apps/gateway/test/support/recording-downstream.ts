@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /** One request as the downstream received it: the raw request target, before any decoding. */
@@ -13,6 +13,8 @@ export interface RecordingDownstream {
   url: string;
   /** Every request except GET /gw/schema, in arrival order. */
   readonly requests: RecordedRequest[];
+  /** The headers of each of `requests`, same index (apart, so the records compare as before). */
+  readonly requestHeaders: IncomingHttpHeaders[];
   close(): Promise<void>;
 }
 
@@ -24,6 +26,7 @@ export interface RecordingDownstream {
  */
 export async function startRecordingDownstream(tools: readonly object[]): Promise<RecordingDownstream> {
   const requests: RecordedRequest[] = [];
+  const requestHeaders: IncomingHttpHeaders[] = [];
   const server: Server = createServer((req, res) => {
     let body = '';
     req.setEncoding('utf8');
@@ -36,6 +39,7 @@ export async function startRecordingDownstream(tools: readonly object[]): Promis
         return;
       }
       requests.push({ method: req.method ?? '', target, body });
+      requestHeaders.push(req.headers);
       res.end(JSON.stringify({ ok: true, method: req.method, target }));
     });
   });
@@ -44,6 +48,7 @@ export async function startRecordingDownstream(tools: readonly object[]): Promis
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
+    requestHeaders,
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.closeAllConnections();

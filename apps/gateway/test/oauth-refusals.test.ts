@@ -1,0 +1,137 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAgentWithToken, initializeRequest, mcpRaw, openRawSession, rawCall } from './support/mcp.js';
+import { expectInvalidToken, oauthEnv, reserveGatewayUrl } from './support/oauth-gateway.js';
+import { TestIssuer } from './support/oidc-provider.js';
+import { startPair, type Pair } from './support/pair.js';
+import { GET_ITEM_TOOL, type RecordingDownstream } from './support/recording-downstream.js';
+
+/**
+ * Issue 17: what the gateway refuses from OAuth issuers, and what it never
+ * does with their tokens. Two issuers (oidc-provider in this process): a
+ * strict one the gateway trusts for ES256 only, keys at a configured JwksUrl,
+ * subjects mapped to agents by the management API; and one whose unknown
+ * subjects are provisioned as agents on first sight. The downstream records
+ * every request, headers included.
+ */
+
+const REPORT_TOOL = {
+  ...GET_ITEM_TOOL,
+  name: 'get_report',
+  description: 'One report by id.',
+  requiredScopes: ['reports:read'],
+  routePattern: '/reports/{id}',
+};
+const SCOPES = ['reports:read', 'items:write'];
+const TEMPLATE = { dailyTokenBudget: 20_000, allowedTools: ['get_item', 'get_report'], scopes: ['reports:read'] };
+
+describe('OAuth tokens the gateway refuses, and never forwards (issue 17)', { timeout: 60_000 }, () => {
+  let strict: TestIssuer;
+  let provisioning: TestIssuer;
+  let pair: Pair<RecordingDownstream>;
+  let origin: string;
+  let resource: string;
+  let admin: string;
+
+  beforeAll(async () => {
+    [strict, provisioning] = await Promise.all([TestIssuer.start({ scopes: SCOPES, accessTokenAlg: 'ES256' }), TestIssuer.start({ scopes: SCOPES })]);
+    const reserved = await reserveGatewayUrl();
+    ({ origin, resource } = reserved);
+    const env = oauthEnv(reserved.port, resource, [
+      { issuer: strict.issuer, jwksUrl: strict.jwksUrl, algorithms: ['ES256'] },
+      { issuer: provisioning.issuer, provision: TEMPLATE },
+    ]);
+    pair = await startPair({ downstream: { recording: [GET_ITEM_TOOL, REPORT_TOOL] }, gateway: { env } });
+    admin = await pair.adminToken();
+    for (const account of ['alice', 'erin']) {
+      await pair.api.createAgent(admin, { label: account, dailyTokenBudget: 50_000, scopes: ['reports:read'], externalSubjects: [{ issuer: strict.issuer, subject: account }] });
+    }
+  });
+  afterAll(async () => {
+    await pair?.stop();
+    await Promise.all([strict?.stop(), provisioning?.stop()]);
+  });
+
+  const initialize = (token: string) => mcpRaw(pair.url, initializeRequest('2025-06-18'), { token });
+  /** Alice's token as the strict issuer would sign it, with `overrides` (undefined removes a claim). */
+  const aliceClaims = (overrides: Record<string, unknown> = {}) => strict.claims({ sub: 'alice', aud: resource, scope: 'reports:read' }, overrides);
+  const now = () => Math.floor(Date.now() / 1000);
+
+  it('accepts the well-formed token every refusal below differs from by one thing, and the gateway\'s own tokens beside it', async () => {
+    expect((await initialize(strict.mint(aliceClaims()))).status).toBe(200);
+    const own = await createAgentWithToken(pair.api, admin, { label: 'own token', dailyTokenBudget: 1000 });
+    expect((await initialize(own.token)).status).toBe(200);
+  });
+
+  it.each<[string, () => string]>([
+    ['another audience', () => strict.mint(aliceClaims({ aud: 'http://127.0.0.1:1/mcp' }))],
+    ['an audience list without the gateway', () => strict.mint(aliceClaims({ aud: ['https://api.example.com', `${resource}/other`] }))],
+    ['another issuer, signed with the trusted key', () => strict.mint(aliceClaims({ iss: 'http://127.0.0.1:1' }))],
+    ['the issuer with a trailing slash (iss must match exactly)', () => strict.mint(aliceClaims({ iss: `${strict.issuer}/` }))],
+    ['expired beyond the clock tolerance', () => strict.mint(aliceClaims({ iat: now() - 600, exp: now() - 60 }))],
+    ['not valid before a time to come (nbf)', () => strict.mint(aliceClaims({ nbf: now() + 300 }))],
+    ['no expiry', () => strict.mint(aliceClaims({ exp: undefined }))],
+    ['RS256 with the issuer\'s own published RSA key, the issuer allowed ES256 only', () => strict.mint(aliceClaims(), strict.currentKeys.rsa)],
+    ['alg none', () => strict.mintUnsigned(aliceClaims())],
+    ['HS256 keyed with the issuer\'s public key', () => strict.mintHmacWithPublicKey(aliceClaims())],
+    ['a key the issuer never published, under its kid', () => strict.mintWithForeignKey(aliceClaims())],
+    ['a subject no agent has, at an issuer that does not provision', () => strict.mint(aliceClaims({ sub: 'mallory' }))],
+  ])('refuses %s: 401 with Bearer error="invalid_token" and resource_metadata', async (_, token) => {
+    expectInvalidToken(await initialize(token()), origin);
+  });
+
+  it('refuses the token of a deactivated agent at once, in an open session and for a new one', async () => {
+    const { accessToken } = await strict.obtainToken({ account: 'erin', resource });
+    const { sessionId } = await openRawSession(pair.url, accessToken, '2025-06-18');
+    const agents = (await pair.api.request('GET', '/management/agents', admin)).body as Array<{ agentId: string; label: string }>;
+    const erin = agents.find((agent) => agent.label === 'erin')!;
+    expect((await rawCall(pair.url, accessToken, sessionId, 'tools/call', { name: 'get_item', arguments: { id: 'e1' } })).status).toBe(200);
+
+    const deactivated = await pair.api.request('PUT', `/management/agents/${erin.agentId}`, admin, { isActive: false });
+    expect(deactivated.body.isActive).toBe(false);
+    expectInvalidToken(await rawCall(pair.url, accessToken, sessionId, 'tools/call', { name: 'get_item', arguments: { id: 'e2' } }), origin);
+    expectInvalidToken(await initialize(accessToken), origin);
+  });
+
+  it('never forwards the external token to the downstream, in any header, the target or the body', async () => {
+    const { accessToken } = await strict.obtainToken({ account: 'alice', resource });
+    const mark = pair.downstream.requests.length;
+    const { sessionId } = await openRawSession(pair.url, accessToken, '2025-06-18');
+    for (const [name, id] of [['get_item', 'i1'], ['get_report', 'r1']] as const) {
+      const answer = await rawCall(pair.url, accessToken, sessionId, 'tools/call', { name, arguments: { id } });
+      expect(answer.status).toBe(200);
+      expect(answer.message.result.isError).toBeFalsy();
+    }
+    const forwarded = pair.downstream.requests.slice(mark);
+    expect(forwarded.map((request) => request.target)).toEqual(['/items/i1', '/reports/r1']);
+    const signature = accessToken.split('.')[2]!;
+    const headers = pair.downstream.requestHeaders.slice(mark);
+    for (const [index, request] of forwarded.entries()) {
+      const seen = [request.target, request.body, ...Object.values(headers[index]!).flat()].join('\n');
+      expect(seen).not.toContain(accessToken);
+      expect(seen).not.toContain(signature);
+      expect(headers[index]!.authorization ?? '').not.toContain('Bearer ey');
+    }
+  });
+
+  it('provisions one agent on first sight, even for two concurrent first calls, from the template; audit names issuer and subject', async () => {
+    const { accessToken } = await provisioning.obtainToken({ account: 'frank', resource });
+    const firstCalls = await Promise.all([initialize(accessToken), initialize(accessToken)]);
+    expect(firstCalls.map((call) => call.status)).toEqual([200, 200]);
+
+    const agents = (await pair.api.request('GET', '/management/agents', admin)).body as Array<Record<string, any>>;
+    const franks = agents.filter((agent) => (agent.externalSubjects ?? []).some((subject: any) => subject.subject === 'frank'));
+    expect(franks).toHaveLength(1);
+    const frank = franks[0]!;
+    expect(frank).toMatchObject({ ...TEMPLATE, isActive: true, externalSubjects: [{ issuer: provisioning.issuer, subject: 'frank' }] });
+
+    const { sessionId } = await openRawSession(pair.url, accessToken, '2025-06-18');
+    const answer = await rawCall(pair.url, accessToken, sessionId, 'tools/call', { name: 'get_report', arguments: { id: 'f1' } });
+    expect(answer.status).toBe(200);
+    expect(answer.message.result.isError).toBeFalsy();
+
+    const audit = await pair.api.request('GET', `/management/audit?agentId=${frank.agentId}&tool=get_report`, admin);
+    expect(audit.status).toBe(200);
+    expect(audit.body.records).toHaveLength(1);
+    expect(audit.body.records[0]).toMatchObject({ agentId: frank.agentId, outcome: 'ok', issuer: provisioning.issuer, subject: 'frank' });
+  });
+});
