@@ -1,3 +1,4 @@
+import cluster from 'node:cluster';
 import pino from 'pino';
 import { currentRequestId } from './observability/request-context.js';
 
@@ -10,7 +11,8 @@ import { currentRequestId } from './observability/request-context.js';
 export function createLogger(level = process.env.LOG_LEVEL ?? 'info') {
   return pino({
     level,
-    base: { service: 'tollgate-gateway' },
+    // With Gw:Http:Workers > 1 every line says which worker process wrote it.
+    base: cluster.isWorker ? { service: 'tollgate-gateway', worker: cluster.worker?.id } : { service: 'tollgate-gateway' },
     mixin: () => {
       const requestId = currentRequestId();
       return requestId === undefined ? {} : { requestId };

@@ -1,4 +1,6 @@
+import cluster from 'node:cluster';
 import { ConfigError } from '@tollgate/gateway-core';
+import { superviseWorkers } from './cluster/supervisor.js';
 import { composeGateway, GATEWAY_VERSION } from './compose.js';
 import { withConfigKeys, type GatewayConfig } from './config/gateway-config.js';
 import { loadGatewayConfig } from './config/load.js';
@@ -16,7 +18,8 @@ function refuse(lines: string[]): never {
 function readConfig(): GatewayConfig {
   try {
     const { config, warnings } = loadGatewayConfig(process.argv.slice(2), process.env);
-    for (const warning of warnings) process.stderr.write(`tollgate: warning: ${warning}\n`);
+    // Workers read the same configuration again: their primary has said it once.
+    if (!cluster.isWorker) for (const warning of warnings) process.stderr.write(`tollgate: warning: ${warning}\n`);
     return config;
   } catch (error) {
     if (error instanceof ConfigError) refuse(error.message.split('\n'));
@@ -26,10 +29,12 @@ function readConfig(): GatewayConfig {
 }
 
 async function main(): Promise<void> {
-  // First, so every span from here on is recorded when OTEL_EXPORTER_OTLP_* configures tracing.
+  const config = readConfig();
+  // Gw:Http:Workers > 1: this process only supervises; each worker it forks runs the code below.
+  if (cluster.isPrimary && config.http.workers > 1) return superviseWorkers(config, createLogger());
+  // Before any call is served, so every span is recorded when OTEL_EXPORTER_OTLP_* configures tracing.
   const { tracing, warnings: tracingWarnings } = startTracing(GATEWAY_VERSION);
   for (const warning of tracingWarnings) process.stderr.write(`tollgate: warning: ${warning}\n`);
-  const config = readConfig();
   const log = createLogger();
   if (tracing) log.info('OpenTelemetry tracing on: exporting spans over OTLP/HTTP');
   const gateway = await composeGateway(config, log).catch((error: unknown) => {
@@ -44,8 +49,9 @@ async function main(): Promise<void> {
       `tollgate gateway listening on http://${config.server.host}:${info.port}`,
     );
   });
+  // In a cluster worker the primary serves the metrics port, with every worker's metrics merged.
   const metricsServer =
-    config.metrics.port === undefined
+    config.metrics.port === undefined || cluster.isWorker
       ? undefined
       : listen(gateway.metricsApp.fetch, { port: config.metrics.port, host: config.server.host, http: config.http }, (info) =>
           log.info({ port: info.port }, `metrics on http://${config.server.host}:${info.port}/metrics`),

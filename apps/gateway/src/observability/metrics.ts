@@ -1,5 +1,6 @@
 import type { AuditEvent, BreakerState } from '@tollgate/gateway-core';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { answerPrimaryScrapes } from './cluster-metrics.js';
 
 /** Sub-millisecond buckets: the gateway's own share of a call is meant to be well under a millisecond. */
 const GATEWAY_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1];
@@ -33,7 +34,8 @@ export class GatewayMetrics {
   readonly #budgetRefusals = new Counter({ name: 'tollgate_budget_refusals_total', help: 'tools/call refused because the daily budget was exhausted', registers: [this.registry] });
   readonly #cacheHits = new Counter({ name: 'tollgate_cache_hits_total', help: 'tools/call answered from the cache, by tier', labelNames: ['tier'], registers: [this.registry] });
   readonly #storeErrors = new Counter({ name: 'tollgate_store_errors_total', help: 'Store outages and failed store commands reported', registers: [this.registry] });
-  readonly #breaker = new Gauge({ name: 'tollgate_breaker_state', help: 'Downstream circuit breaker: 0 closed, 1 half-open, 2 open', registers: [this.registry] });
+  // Each worker process has its own breaker: across workers (Gw:Http:Workers) the worst state is reported, not a sum.
+  readonly #breaker = new Gauge({ name: 'tollgate_breaker_state', help: 'Downstream circuit breaker: 0 closed, 1 half-open, 2 open', aggregator: 'max', registers: [this.registry] });
   readonly #managementChanges = new Counter({ name: 'tollgate_management_changes_total', help: 'Management changes by kind', labelNames: ['change'], registers: [this.registry] });
   #pendingSettlements: () => number = () => 0;
   readonly #settlementsGauge: Gauge = new Gauge({
@@ -48,6 +50,8 @@ export class GatewayMetrics {
   constructor(private readonly knownTool: (name: string) => boolean) {
     collectDefaultMetrics({ register: this.registry, prefix: 'tollgate_' });
     this.#breaker.set(0);
+    // In a cluster worker, the primary's Gw:Metrics:Port merges this registry with the other workers'.
+    answerPrimaryScrapes(this.registry);
   }
 
   /** Fed every audit event. */
