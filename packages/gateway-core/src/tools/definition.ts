@@ -99,7 +99,19 @@ const ToolDefinitionObject = z.object({
 
 export const ToolDefinitionSchema = ToolDefinitionObject.superRefine(checkInputsAgree);
 
-export type ToolDefinition = z.output<typeof ToolDefinitionSchema>;
+/**
+ * Where a tool the gateway serves comes from, when it fronts several
+ * downstreams. Set by the gateway, never read from `/gw/schema` (the schema
+ * drops fields it does not know), so a downstream cannot claim another's name.
+ */
+export interface ToolOrigin {
+  /** The configured name of the downstream serving the tool. */
+  downstream?: string;
+  /** The name the downstream declared, when agents know the tool by a prefixed one: the downstream knows it by this. */
+  declaredName?: string;
+}
+
+export type ToolDefinition = z.output<typeof ToolDefinitionSchema> & ToolOrigin;
 export type InputSchema = ToolDefinition['inputSchema'];
 export type ToolCacheSettings = z.output<typeof ToolCacheSchema>;
 
