@@ -60,3 +60,40 @@ describe('createReadiness', () => {
     expect(state.embeds).toBe(1);
   });
 });
+
+describe('createReadiness with downstreams', () => {
+  const healthy = { status: 'Healthy' } as const;
+  const degraded = { status: 'Degraded', description: 'tools not loaded: its /gw/schema is being read' } as const;
+
+  it('is Degraded (ready) while some downstream serves, Unhealthy when none does, and the /mcp gate agrees', async () => {
+    let servable = true;
+    const readiness = createReadiness({
+      store: createMemoryStore(),
+      embeddingModel: Promise.resolve(switchableModel().model),
+      toolsLoaded: () => servable,
+      downstreams: () => ({ servable, components: { 'downstream:orders': healthy, 'downstream:billing': servable ? degraded : { ...degraded, status: 'Unhealthy' } } }),
+    });
+    await readiness.modelChecked;
+    expect(await readiness.report()).toEqual({
+      status: 'Degraded',
+      components: { cacheStore: healthy, embeddingModel: healthy, 'downstream:orders': healthy, 'downstream:billing': degraded },
+    });
+    expect(await readiness.ready()).toBe(true);
+
+    servable = false;
+    expect((await readiness.report()).status).toBe('Unhealthy');
+    // The store verdict is fresh, yet no tools: the gate says no, as the report does.
+    expect(await readiness.ready()).toBe(false);
+  });
+
+  it('is Healthy when every downstream is', async () => {
+    const readiness = createReadiness({
+      store: createMemoryStore(),
+      embeddingModel: Promise.resolve(switchableModel().model),
+      toolsLoaded: () => true,
+      downstreams: () => ({ servable: true, components: { 'downstream:orders': healthy } }),
+    });
+    await readiness.modelChecked;
+    expect(await readiness.report()).toMatchObject({ status: 'Healthy' });
+  });
+});

@@ -1,16 +1,23 @@
 import { checkEmbeddingModel, checkStore, type ComponentHealth, type EmbeddingModel, type GatewayStore } from '@tollgate/gateway-core';
+import type { DownstreamHealth, DownstreamsHealth } from './registry/downstream-health.js';
 
-/** Contract 2.6. */
+/**
+ * Contract 2.6, with a component per downstream. `Degraded`: ready (200),
+ * some downstream is not fully served; `Unhealthy` (503): the store or the
+ * model is down, or no downstream's tools are loaded, exactly when /mcp
+ * answers 503 too.
+ */
 export interface ReadinessReport {
-  status: 'Healthy' | 'Unhealthy';
-  components: { cacheStore: ComponentHealth; embeddingModel: ComponentHealth };
+  status: 'Healthy' | 'Degraded' | 'Unhealthy';
+  components: { cacheStore: ComponentHealth; embeddingModel: ComponentHealth } & Record<`downstream:${string}`, DownstreamHealth>;
 }
 
 export interface Readiness {
   report(): Promise<ReadinessReport>;
   /**
-   * The /mcp gate. A healthy verdict younger than `gateIntervalMs` is reused
-   * so the hot path does not ping the store; otherwise a fresh check runs.
+   * The /mcp gate, true exactly when the report would not be Unhealthy. A
+   * healthy store verdict younger than `gateIntervalMs` is reused so the hot
+   * path does not ping the store; otherwise a fresh check runs.
    */
   ready(): Promise<boolean>;
   /** Settles once the embedding model has loaded (or failed to) and been checked. */
@@ -21,6 +28,10 @@ export interface ReadinessOptions {
   store: GatewayStore;
   /** Resolves once the model is loaded; rejects when loading failed. */
   embeddingModel: Promise<EmbeddingModel>;
+  /** Each downstream's tools and breaker, for the report; absent, tools are not part of readiness. */
+  downstreams?: () => DownstreamsHealth;
+  /** Whether any downstream's tools are loaded (`DownstreamsHealth.servable`), cheaply: the gate asks on every /mcp request. */
+  toolsLoaded?: () => boolean;
   gateIntervalMs?: number;
   /** A loaded model is checked again, in the background, when its verdict is older than this. */
   modelRecheckMs?: number;
@@ -33,7 +44,7 @@ export interface ReadinessOptions {
  * (the local model's worker thread can die and be restarted), so a report
  * never waits for an embedding and stays true to within that interval.
  */
-export function createReadiness({ store, embeddingModel, gateIntervalMs = 1_000, modelRecheckMs = 30_000 }: ReadinessOptions): Readiness {
+export function createReadiness({ store, embeddingModel, downstreams, toolsLoaded, gateIntervalMs = 1_000, modelRecheckMs = 30_000 }: ReadinessOptions): Readiness {
   let model: ComponentHealth = { status: 'Unhealthy', description: 'embedding model is loading' };
   let loaded: EmbeddingModel | null = null;
   let modelCheckedAt = Number.NEGATIVE_INFINITY;
@@ -69,7 +80,11 @@ export function createReadiness({ store, embeddingModel, gateIntervalMs = 1_000,
     const cacheStore = await checkStore(store);
     const healthy = cacheStore.status === 'Healthy' && model.status === 'Healthy';
     healthyAt = healthy ? Date.now() : Number.NEGATIVE_INFINITY;
-    return { status: healthy ? 'Healthy' : 'Unhealthy', components: { cacheStore, embeddingModel: model } };
+    const tools = downstreams?.();
+    const components = { cacheStore, embeddingModel: model, ...tools?.components };
+    const degraded = Object.values(tools?.components ?? {}).some((component) => component.status !== 'Healthy');
+    const status = !healthy || tools?.servable === false ? 'Unhealthy' : degraded ? 'Degraded' : 'Healthy';
+    return { status, components };
   };
   const report = () => {
     inFlight ??= check().finally(() => (inFlight = undefined));
@@ -80,8 +95,9 @@ export function createReadiness({ store, embeddingModel, gateIntervalMs = 1_000,
     report,
     modelChecked,
     async ready() {
+      if (toolsLoaded?.() === false) return false;
       if (Date.now() - healthyAt <= gateIntervalMs) return true;
-      return (await report()).status === 'Healthy';
+      return (await report()).status !== 'Unhealthy';
     },
   };
 }

@@ -1,10 +1,11 @@
-import type { AgentService, AuditLog, BreakerState, TokenService } from '@tollgate/gateway-core';
+import type { AgentService, AuditLog, TokenService } from '@tollgate/gateway-core';
 import { Hono } from 'hono';
 import type { GatewayConfig } from '../config/gateway-config.js';
 import type { AdminSignIn } from '../http/admin-sign-in.js';
 import type { Readiness } from '../readiness.js';
 import type { ToolCatalog } from '../registry/tool-catalog.js';
 import { CsrfTokens } from './csrf.js';
+import type { BreakerOf } from './downstream-views.js';
 import type { DashboardEnv } from './env.js';
 import { errorPageHandler, notFoundPage } from './errors.js';
 import { formBodyLimit, requireSession, requireSessionToken, sameOrigin } from './guards.js';
@@ -25,9 +26,9 @@ export interface DashboardDeps {
   adminSignIn: AdminSignIn;
   agents: AgentService;
   auditLog: AuditLog;
-  catalog: Pick<ToolCatalog, 'definitions' | 'lastLoad' | 'loaded' | 'scopes'>;
+  catalog: Pick<ToolCatalog, 'definitions' | 'downstreams' | 'loaded' | 'scopes'>;
   readiness: Pick<Readiness, 'report'>;
-  breakerState: () => BreakerState;
+  breakerOf: BreakerOf;
   /** Re-reads the downstream's /gw/schema now, as this actor (audited as the management API's refresh is); resolves with how many tools it serves. */
   refreshTools: (actor: string) => Promise<number>;
   onUnexpectedError?: (error: unknown, path: string) => void;

@@ -6,9 +6,9 @@ export interface ToolGroup {
   tools: ToolDefinition[];
 }
 
-/** What the filter box matches: name, description, category, verb, route and scopes. */
+/** What the filter box matches: name, description, category, verb, route, scopes and downstream. */
 export function toolSearchText(tool: ToolDefinition): string {
-  return [tool.name, tool.description, tool.category ?? '', tool.httpMethod, tool.routePattern, ...tool.requiredScopes].join(' ').toLowerCase();
+  return [tool.name, tool.description, tool.category ?? '', tool.httpMethod, tool.routePattern, ...tool.requiredScopes, tool.downstream ?? ''].join(' ').toLowerCase().trimEnd();
 }
 
 export function matchesToolFilter(tool: ToolDefinition, filter: string): boolean {

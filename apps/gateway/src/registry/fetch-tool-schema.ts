@@ -12,7 +12,7 @@ export interface FetchToolSchemaOptions {
 /**
  * Reads `GET {downstream}/gw/schema` (contract 4.5). The downstream may start
  * after the gateway, so unreachable or 5xx answers are retried with jittered
- * backoff; a 4xx or a body that is not JSON will not fix itself and fails at once.
+ * backoff; a 4xx or a body that is not a JSON array will not fix itself and fails at once.
  */
 export async function fetchToolSchema(options: FetchToolSchemaOptions): Promise<unknown> {
   const url = new URL('/gw/schema', options.downstreamBaseUrl);
@@ -37,9 +37,13 @@ async function readOnce(url: URL, signal: AbortSignal | undefined): Promise<unkn
   const response = await fetch(url, { signal: signal ? AbortSignal.any([signal, AbortSignal.timeout(5_000)]) : AbortSignal.timeout(5_000) });
   if (response.status >= 500) throw new Error(`${url} answered ${response.status}: ${await response.text()}`);
   if (!response.ok) throw new SchemaUnusableError(`${url} answered ${response.status}`);
+  let schema: unknown;
   try {
-    return await response.json();
+    schema = await response.json();
   } catch {
     throw new SchemaUnusableError(`${url} did not answer JSON`);
   }
+  // Not a list of tools at all: the downstream's tools are not loaded, rather than loaded as none.
+  if (!Array.isArray(schema)) throw new SchemaUnusableError(`${url} did not answer a JSON array of tool definitions`);
+  return schema;
 }

@@ -1,5 +1,7 @@
-import { buildToolRegistry, describeToolProblem, ToolRegistry, type ToolDefinition } from '@tollgate/gateway-core';
+import { buildToolRegistry, describeToolProblem, ToolRegistry, type RegisteredTool, type ToolDefinition } from '@tollgate/gateway-core';
+import { namedForAgents, type ToolSource } from './tool-naming.js';
 
+/** Every downstream's tools together, as the management API reports a (re)load. */
 export interface CatalogLoad {
   tools: string[];
   /** One line per definition left out. */
@@ -7,36 +9,134 @@ export interface CatalogLoad {
   loadedAt: string;
 }
 
+/** A tool refused because another downstream already serves a tool of that name. */
+export interface ToolCollision {
+  /** The name agents would see. */
+  tool: string;
+  /** The downstream whose tool keeps serving. */
+  servedBy: string;
+  /** The downstream whose tool was refused. */
+  refused: string;
+}
+
+/** What one downstream's load did. */
+export interface DownstreamLoad {
+  downstream: string;
+  /** Its tools as served, under the names agents see. */
+  tools: string[];
+  /** One line per definition left out (invalid, or a name too long once prefixed). */
+  problems: string[];
+  /** Its tools refused because another downstream serves their names. */
+  collisions: ToolCollision[];
+  loadedAt: string;
+}
+
+/** One downstream as readiness, the dashboard and the management API show it. */
+export interface DownstreamStatus {
+  name: string;
+  prefix: string;
+  /** Its schema has been read at least once. */
+  loaded: boolean;
+  /** Tools served for it now. */
+  toolCount: number;
+  loadedAt: string | null;
+  problems: string[];
+  collisions: ToolCollision[];
+  /** The last read of its schema that failed, when no read succeeded since. */
+  lastError: { message: string; at: string } | null;
+}
+
+interface DownstreamState {
+  source: ToolSource;
+  /** null until its schema is first read. */
+  tools: RegisteredTool[] | null;
+  problems: string[];
+  loadedAt: string | null;
+  lastError: { message: string; at: string } | null;
+}
+
+/** The name the single-key form's downstream goes by. */
+const SINGLE_DOWNSTREAM: ToolSource = { name: 'default', prefix: '' };
+
 /**
- * The gateway's current view of the downstream's tools. Swapped whole on
- * (re)load, so a call in flight keeps the registry it started with.
+ * The gateway's view of every downstream's tools. Each downstream is loaded
+ * on its own; the registry agents see is rebuilt from all of them and swapped
+ * whole, so a call in flight keeps the registry it started with, and one
+ * downstream failing to load never takes another's tools away.
+ *
+ * Names are unique across downstreams: a tool named like one another
+ * downstream already serves is refused, and the tool that was serving keeps
+ * serving. Between two tools new at once, the downstream whose schema was
+ * read first wins.
  */
 export class ToolCatalog {
+  readonly #states: Map<string, DownstreamState>;
+  /** Downstreams in the order their schemas were first read: who wins a name both bring at once. */
+  readonly #readOrder: string[] = [];
+  #owners = new Map<string, string>();
+  #collisions: ToolCollision[] = [];
   #registry = new ToolRegistry([]);
-  #last: CatalogLoad | undefined;
+
+  constructor(downstreams: readonly ToolSource[] = [SINGLE_DOWNSTREAM]) {
+    this.#states = new Map(downstreams.map((source) => [source.name, { source, tools: null, problems: [], loadedAt: null, lastError: null }]));
+  }
 
   get registry(): ToolRegistry {
     return this.#registry;
   }
 
+  /** At least one downstream's schema has been read: the gateway can serve tools. */
   get loaded(): boolean {
-    return this.#last !== undefined;
+    return this.#readOrder.length > 0;
   }
 
+  /** Every downstream's last load together; undefined until one has loaded. */
   get lastLoad(): CatalogLoad | undefined {
-    return this.#last;
+    const loaded = [...this.#states.values()].filter((state) => state.loadedAt !== null);
+    if (loaded.length === 0) return undefined;
+    return {
+      tools: this.#registry.list().map((tool) => tool.definition.name),
+      problems: loaded.flatMap((state) => [...state.problems, ...this.#collisionsOf(state.source.name).map(describeCollision)]),
+      loadedAt: loaded.map((state) => state.loadedAt as string).sort().at(-1) as string,
+    };
   }
 
-  /** Builds a registry from `/gw/schema` JSON and swaps it in. */
-  load(schemaJson: unknown, now = new Date()): CatalogLoad {
+  /** Builds a downstream's tools from its `/gw/schema` JSON and swaps the merged registry in. */
+  load(downstream: string, schemaJson: unknown, now = new Date()): DownstreamLoad {
+    const state = this.#state(downstream);
     const { registry, problems } = buildToolRegistry(schemaJson);
-    this.#registry = registry;
-    this.#last = {
-      tools: registry.list().map((tool) => tool.definition.name),
-      problems: problems.map(describeToolProblem),
-      loadedAt: now.toISOString(),
+    const named = namedForAgents(state.source, registry.list());
+    Object.assign(state, { tools: named.tools, problems: [...problems.map(describeToolProblem), ...named.problems], loadedAt: now.toISOString(), lastError: null });
+    if (!this.#readOrder.includes(downstream)) this.#readOrder.push(downstream);
+    this.#merge();
+    return {
+      downstream,
+      tools: this.#registry.list().flatMap((tool) => (tool.definition.downstream === downstream ? [tool.definition.name] : [])),
+      problems: state.problems,
+      collisions: this.#collisionsOf(downstream),
+      loadedAt: state.loadedAt as string,
     };
-    return this.#last;
+  }
+
+  /** A read of a downstream's schema failed: its tools (if any) stay, and it reports the failure until a read succeeds. */
+  failed(downstream: string, error: unknown, now = new Date()): void {
+    this.#state(downstream).lastError = { message: error instanceof Error ? error.message : String(error), at: now.toISOString() };
+  }
+
+  /** Each downstream, in configuration order. */
+  downstreams(): DownstreamStatus[] {
+    const counts = new Map<string, number>();
+    for (const owner of this.#owners.values()) counts.set(owner, (counts.get(owner) ?? 0) + 1);
+    return [...this.#states.values()].map(({ source, tools, problems, loadedAt, lastError }) => ({
+      name: source.name,
+      prefix: source.prefix,
+      loaded: tools !== null,
+      toolCount: counts.get(source.name) ?? 0,
+      loadedAt,
+      problems,
+      collisions: this.#collisionsOf(source.name),
+      lastError,
+    }));
   }
 
   definitions(): ToolDefinition[] {
@@ -47,4 +147,41 @@ export class ToolCatalog {
   scopes(): string[] {
     return [...new Set(this.#registry.list().flatMap((tool) => tool.definition.requiredScopes))].sort();
   }
+
+  #state(downstream: string): DownstreamState {
+    const state = this.#states.get(downstream);
+    if (state === undefined) throw new Error(`unknown downstream ${JSON.stringify(downstream)}`);
+    return state;
+  }
+
+  #collisionsOf(downstream: string): ToolCollision[] {
+    return this.#collisions.filter((collision) => collision.refused === downstream);
+  }
+
+  /**
+   * Gives each name to one downstream: the one serving it now if it still
+   * declares it, else the first (in schema read order) that declares it.
+   * Lists tools downstream by downstream, in configuration order.
+   */
+  #merge(): void {
+    const toolsOf = (name: string) => this.#states.get(name)?.tools ?? [];
+    const owners = new Map<string, string>();
+    for (const [tool, owner] of this.#owners) if (toolsOf(owner).some((candidate) => candidate.definition.name === tool)) owners.set(tool, owner);
+    const collisions: ToolCollision[] = [];
+    for (const downstream of this.#readOrder) {
+      for (const tool of toolsOf(downstream)) {
+        const owner = owners.get(tool.definition.name);
+        if (owner === undefined) owners.set(tool.definition.name, downstream);
+        else if (owner !== downstream) collisions.push({ tool: tool.definition.name, servedBy: owner, refused: downstream });
+      }
+    }
+    this.#owners = owners;
+    this.#collisions = collisions;
+    this.#registry = new ToolRegistry([...this.#states.keys()].flatMap((name) => toolsOf(name).filter((tool) => owners.get(tool.definition.name) === name)));
+  }
+}
+
+/** One line naming the tool and both downstreams. */
+export function describeCollision({ tool, servedBy, refused }: ToolCollision): string {
+  return `tool "${tool}" of downstream ${refused} refused: downstream ${servedBy} already serves a tool of that name (set a Prefix on one of them)`;
 }

@@ -1,6 +1,7 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { AuditEvent } from '@tollgate/gateway-core';
-import type { CatalogLoad, ToolCatalog } from './tool-catalog.js';
 import { fetchToolSchema } from './fetch-tool-schema.js';
+import type { CatalogLoad, DownstreamLoad, ToolCatalog } from './tool-catalog.js';
 
 /** The shared "someone refreshed" counter in the store (structural, so tests can pass a plain object). */
 export interface RegistryGeneration {
@@ -8,34 +9,51 @@ export interface RegistryGeneration {
   bump(): Promise<number>;
 }
 
+/** Where a downstream's schema is read. */
+export interface SchemaSource {
+  name: string;
+  baseUrl: string;
+}
+
 export interface ToolRefresherOptions {
   catalog: ToolCatalog;
-  downstreamBaseUrl: string;
+  downstreams: readonly SchemaSource[];
   /** Re-read `/gw/schema` this often; 0 = only on demand. */
   refreshIntervalMs: number;
   /** How often to look for a refresh made by another instance. */
   generationPollMs?: number;
+  /** The first wait before reading again a schema that could not be used at start-up (doubling to 30 s). */
+  unusableRetryMs?: number;
+  /** A refresh that cannot reach a downstream gives up after this long and keeps its tools. Default 5 s. */
+  refreshMaxWaitMs?: number;
   state?: RegistryGeneration;
-  onLoaded?: (load: CatalogLoad, reason: string) => void;
-  onError?: (error: unknown, reason: string) => void;
-  onRetry?: (attempt: number, reason: string) => void;
+  onLoaded?: (load: DownstreamLoad, reason: string) => void;
+  onError?: (error: unknown, reason: string, downstream: string) => void;
+  onRetry?: (attempt: number, reason: string, downstream: string) => void;
   /** Told about every reload an operator asked for, with who asked. */
   audit?: (event: AuditEvent) => void;
 }
 
-/** A refresh that cannot reach the downstream gives up after this long and keeps the old tools. */
-const REFRESH_MAX_WAIT_MS = 5_000;
+/** A reload: every downstream's tools together, and how each read went. */
+export interface Reload extends CatalogLoad {
+  downstreams: Array<{ name: string; ok: true; tools: number } | { name: string; ok: false; error: string }>;
+}
+
+const UNUSABLE_MAX_WAIT_MS = 30_000;
 
 /**
- * Keeps the catalog in step with the downstream: the first load retries until
- * the downstream answers; later refreshes (periodic, on demand, or because
- * another instance refreshed) are bounded and keep the current tools when the
- * downstream is unreachable. Calls in flight keep the registry they started
- * with, because the catalog swaps registries whole.
+ * Keeps the catalog in step with every downstream, each on its own: a
+ * downstream's first load retries until it answers with a usable schema,
+ * whatever the others do; later refreshes (periodic, on demand, or because
+ * another instance refreshed) are bounded and keep a downstream's current
+ * tools when it cannot be read. Calls in flight keep the registry they
+ * started with, because the catalog swaps registries whole.
  */
 export class ToolRefresher {
   readonly #options: ToolRefresherOptions;
   readonly #stop = new AbortController();
+  /** Downstreams whose first load is still being retried: the periodic refresh leaves them to it. */
+  readonly #starting = new Set<string>();
   #seenGeneration = 0;
   #timers: NodeJS.Timeout[] = [];
 
@@ -43,38 +61,35 @@ export class ToolRefresher {
     this.#options = options;
   }
 
-  async initialLoad(): Promise<CatalogLoad> {
+  /**
+   * Loads every downstream, each retrying until it can be read, and resolves
+   * once every one has loaded (never, for one that stays down, unless stopped).
+   */
+  async initialLoad(): Promise<void> {
     this.#seenGeneration = await this.#currentGeneration();
-    const schema = await fetchToolSchema({
-      downstreamBaseUrl: this.#options.downstreamBaseUrl,
-      signal: this.#stop.signal,
-      onRetry: this.#options.onRetry,
-    });
-    return this.#apply(schema, 'start-up');
+    await Promise.all(this.#options.downstreams.map((source) => this.#firstLoad(source)));
   }
 
-  /** Re-reads the schema now; with `announce`, tells other instances to follow. */
-  async refresh(reason: string, announce = false): Promise<CatalogLoad> {
-    const schema = await fetchToolSchema({
-      downstreamBaseUrl: this.#options.downstreamBaseUrl,
-      signal: this.#stop.signal,
-      maxWaitMs: REFRESH_MAX_WAIT_MS,
-    });
-    const load = this.#apply(schema, reason);
+  /** Re-reads every downstream's schema now; with `announce`, tells other instances to follow. Throws when none could be read. */
+  async refresh(reason: string, announce = false): Promise<Reload> {
+    const reads = await Promise.all(this.#options.downstreams.map((source) => this.#refreshOne(source, reason)));
+    if (reads.every((read) => !read.ok)) throw new Error(reads.map((read) => (read.ok ? '' : `${read.name}: ${read.error}`)).join('; '));
     if (announce && this.#options.state) this.#seenGeneration = await this.#options.state.bump();
-    return load;
+    return { ...(this.#options.catalog.lastLoad as CatalogLoad), downstreams: reads };
   }
 
   /** An operator's reload (management API, dashboard): announced to the other instances and audited with who asked. */
-  async reload(actor: string | null, reason: string): Promise<CatalogLoad> {
-    const load = await this.refresh(reason, true);
-    this.#options.audit?.({ kind: 'management', outcome: 'tools.refreshed', actor, detail: `${load.tools.length} tools` });
-    return load;
+  async reload(actor: string | null, reason: string): Promise<Reload> {
+    const reload = await this.refresh(reason, true);
+    const failed = reload.downstreams.filter((read) => !read.ok).map((read) => read.name);
+    const detail = `${reload.tools.length} tools${failed.length > 0 ? `; not read: ${failed.join(', ')}` : ''}`;
+    this.#options.audit?.({ kind: 'management', outcome: 'tools.refreshed', actor, detail });
+    return reload;
   }
 
   start(): void {
     const { refreshIntervalMs, generationPollMs = 5_000, state } = this.#options;
-    if (refreshIntervalMs > 0) this.#every(refreshIntervalMs, () => this.refresh('periodic'));
+    if (refreshIntervalMs > 0) this.#every(refreshIntervalMs, () => this.#refreshStarted('periodic'));
     if (state) this.#every(generationPollMs, () => this.#followOtherInstances(state));
   }
 
@@ -84,11 +99,57 @@ export class ToolRefresher {
     this.#timers = [];
   }
 
+  /** Retries unreachable and 5xx with backoff (fetchToolSchema), and an unusable schema after a growing wait, until it loads or the refresher stops. */
+  async #firstLoad(source: SchemaSource): Promise<void> {
+    const { catalog, onRetry, onError, unusableRetryMs = 1_000 } = this.#options;
+    const signal = this.#stop.signal;
+    this.#starting.add(source.name);
+    try {
+      for (let waitMs = unusableRetryMs; !signal.aborted; waitMs = Math.min(waitMs * 2, UNUSABLE_MAX_WAIT_MS)) {
+        try {
+          const schema = await fetchToolSchema({
+            downstreamBaseUrl: source.baseUrl,
+            signal,
+            onRetry: (attempt, reason) => {
+              catalog.failed(source.name, reason);
+              onRetry?.(attempt, reason, source.name);
+            },
+          });
+          this.#apply(source, schema, 'start-up');
+          return;
+        } catch (error) {
+          if (signal.aborted) return;
+          catalog.failed(source.name, error);
+          onError?.(error, 'start-up', source.name);
+          await sleep(waitMs, undefined, { signal }).catch(() => undefined);
+        }
+      }
+    } finally {
+      this.#starting.delete(source.name);
+    }
+  }
+
+  async #refreshOne(source: SchemaSource, reason: string): Promise<Reload['downstreams'][number]> {
+    try {
+      const schema = await fetchToolSchema({ downstreamBaseUrl: source.baseUrl, signal: this.#stop.signal, maxWaitMs: this.#options.refreshMaxWaitMs ?? 5_000 });
+      return { name: source.name, ok: true, tools: this.#apply(source, schema, reason).tools.length };
+    } catch (error) {
+      this.#options.catalog.failed(source.name, error);
+      if (!this.#stop.signal.aborted) this.#options.onError?.(error, reason, source.name);
+      return { name: source.name, ok: false, error: error instanceof Error ? error.message : String(error) };
+    }
+  }
+
+  /** The periodic refresh: each downstream past its first load, on its own. */
+  async #refreshStarted(reason: string): Promise<void> {
+    await Promise.all(this.#options.downstreams.filter((source) => !this.#starting.has(source.name)).map((source) => this.#refreshOne(source, reason)));
+  }
+
   async #followOtherInstances(state: RegistryGeneration): Promise<void> {
     const generation = await state.generation();
     if (generation === this.#seenGeneration) return;
     this.#seenGeneration = generation;
-    await this.refresh('refreshed by another instance');
+    await this.#refreshStarted('refreshed by another instance');
   }
 
   #every(ms: number, task: () => Promise<unknown>): void {
@@ -98,7 +159,7 @@ export class ToolRefresher {
       running = true;
       task()
         .catch((error: unknown) => {
-          if (!this.#stop.signal.aborted) this.#options.onError?.(error, 'background refresh');
+          if (!this.#stop.signal.aborted) this.#options.onError?.(error, 'background refresh', '*');
         })
         .finally(() => (running = false));
     }, ms);
@@ -110,8 +171,8 @@ export class ToolRefresher {
     return this.#options.state ? this.#options.state.generation().catch(() => 0) : 0;
   }
 
-  #apply(schema: unknown, reason: string): CatalogLoad {
-    const load = this.#options.catalog.load(schema);
+  #apply(source: SchemaSource, schema: unknown, reason: string): DownstreamLoad {
+    const load = this.#options.catalog.load(source.name, schema);
     this.#options.onLoaded?.(load, reason);
     return load;
   }

@@ -8,7 +8,8 @@ export function healthRoutes(readiness: Readiness): Hono {
   app.get('/ready', async (c) => {
     const report = await readiness.report();
     c.header('Cache-Control', 'no-store');
-    return c.json(report, report.status === 'Healthy' ? 200 : 503);
+    // Degraded is ready: some downstream's tools are served; only Unhealthy takes the instance out of rotation.
+    return c.json(report, report.status === 'Unhealthy' ? 503 : 200);
   });
   return app;
 }

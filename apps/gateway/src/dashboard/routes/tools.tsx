@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { ToolCatalog } from '../../registry/tool-catalog.js';
 import { actor } from '../actor.js';
+import { downstreamViews, type BreakerOf } from '../downstream-views.js';
 import type { DashboardContext, DashboardEnv } from '../env.js';
 import { notice } from '../notices.js';
 import { MAX_FILTER_LENGTH } from '../query-text.js';
@@ -9,7 +10,8 @@ import { groupToolsByCategory } from '../tool-library.js';
 import { ToolsPage } from '../views/tools.js';
 
 export interface ToolsDeps {
-  catalog: Pick<ToolCatalog, 'definitions' | 'loaded'>;
+  catalog: Pick<ToolCatalog, 'definitions' | 'downstreams' | 'loaded'>;
+  breakerOf: BreakerOf;
   /** Re-reads the downstream's /gw/schema now; resolves with how many tools it serves. */
   /** Reloads the tools as this actor; resolves with how many tools are served. */
   refreshTools: (actor: string) => Promise<number>;
@@ -28,7 +30,15 @@ function toolsPage(deps: ToolsDeps, c: DashboardContext, status: ContentfulStatu
   const filter = (c.req.query('q') ?? '').slice(0, MAX_FILTER_LENGTH);
   const groups = groupToolsByCategory(deps.catalog.definitions());
   return c.html(
-    <ToolsPage csrfToken={c.get('csrfToken')} groups={groups} filter={filter} loaded={deps.catalog.loaded} notice={notice(c)} {...(refreshError ? { refreshError } : {})} />,
+    <ToolsPage
+      csrfToken={c.get('csrfToken')}
+      groups={groups}
+      downstreams={downstreamViews(deps)}
+      filter={filter}
+      loaded={deps.catalog.loaded}
+      notice={notice(c)}
+      {...(refreshError ? { refreshError } : {})}
+    />,
     status,
   );
 }

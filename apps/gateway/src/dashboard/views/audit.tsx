@@ -40,6 +40,7 @@ const FIELDS: [keyof AuditRecord, string][] = [
   ['agentId', 'Agent'],
   ['sessionId', 'Session'],
   ['tool', 'Tool'],
+  ['downstream', 'Downstream'],
   ['outcome', 'Outcome'],
   ['httpStatus', 'HTTP status'],
   ['jsonRpcCode', 'JSON-RPC code'],
@@ -55,7 +56,8 @@ const FIELDS: [keyof AuditRecord, string][] = [
 
 /** Durations are measured to the microsecond; a tenth of a millisecond is what a reader needs. */
 function shown(value: AuditRecord[keyof AuditRecord]): string {
-  if (value === null) return '—';
+  // A field only some records have (`downstream`) is absent from the others.
+  if (value === null || value === undefined) return '—';
   return typeof value === 'number' && !Number.isInteger(value) ? value.toFixed(1) : String(value);
 }
 

@@ -1,28 +1,22 @@
-import type { BreakerState } from '@tollgate/gateway-core';
 import type { ReadinessReport } from '../../readiness.js';
-import type { CatalogLoad } from '../../registry/tool-catalog.js';
 import type { HourStats } from '../overview-stats.js';
+import { DownstreamRows, type DownstreamView } from './downstreams.js';
 import { Page } from './layout.js';
-import { Badge, formatNumber, Time } from './parts.js';
+import { Badge, formatNumber, Time, type Health } from './parts.js';
 
 export interface OverviewProps {
   csrfToken: string;
   readiness: ReadinessReport;
-  breaker: BreakerState;
+  /** Each downstream: its breaker, tools served and last load. */
+  downstreams: DownstreamView[];
   stats: HourStats;
-  toolLoad: CatalogLoad | undefined;
   /** Agent labels by id, for the top-agents table. */
   labels: Map<string, string>;
 }
 
-const BREAKER_TEXT: Record<BreakerState, [health: 'ok' | 'warn' | 'danger', text: string]> = {
-  closed: ['ok', 'closed: calls reach the downstream'],
-  'half-open': ['warn', 'half-open: one probe call decides'],
-  open: ['danger', 'open: calls fail fast until the break ends'],
-};
+const STATUS_HEALTH: Record<ReadinessReport['status'], Health> = { Healthy: 'ok', Degraded: 'warn', Unhealthy: 'danger' };
 
-export function OverviewPage({ csrfToken, readiness, breaker, stats, toolLoad, labels }: OverviewProps) {
-  const [breakerHealth, breakerText] = BREAKER_TEXT[breaker];
+export function OverviewPage({ csrfToken, readiness, downstreams, stats, labels }: OverviewProps) {
   return (
     <Page title="Overview" session={{ section: 'overview', csrfToken }}>
       <section aria-labelledby="hour-heading">
@@ -54,41 +48,19 @@ export function OverviewPage({ csrfToken, readiness, breaker, stats, toolLoad, l
               <tr>
                 <th scope="row">Readiness</th>
                 <td>
-                  <Badge health={readiness.status === 'Healthy' ? 'ok' : 'danger'}>{readiness.status}</Badge>
+                  <Badge health={STATUS_HEALTH[readiness.status]}>{readiness.status}</Badge>
                 </td>
               </tr>
               {Object.entries(readiness.components).map(([name, component]) => (
                 <tr>
                   <th scope="row">{name}</th>
                   <td>
-                    <Badge health={component.status === 'Healthy' ? 'ok' : 'danger'}>{component.status}</Badge>
+                    <Badge health={STATUS_HEALTH[component.status]}>{component.status}</Badge>
                     {'description' in component && <p class="hint">{component.description}</p>}
                   </td>
                 </tr>
               ))}
-              <tr>
-                <th scope="row">Downstream breaker</th>
-                <td>
-                  <Badge health={breakerHealth}>{breaker}</Badge>
-                  <p class="hint">{breakerText}</p>
-                </td>
-              </tr>
-              <tr>
-                <th scope="row">Tools</th>
-                <td>
-                  {toolLoad ? (
-                    <>
-                      <a href="/dashboard/tools">{toolLoad.tools.length} tools</a>
-                      <p class="hint">
-                        loaded <Time iso={toolLoad.loadedAt} />
-                        {toolLoad.problems.length > 0 && ` · ${toolLoad.problems.length} definitions left out`}
-                      </p>
-                    </>
-                  ) : (
-                    <Badge health="warn">not loaded yet</Badge>
-                  )}
-                </td>
-              </tr>
+              <DownstreamRows downstreams={downstreams} />
             </tbody>
           </table>
         </section>

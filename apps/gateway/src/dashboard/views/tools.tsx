@@ -1,11 +1,14 @@
 import type { ToolDefinition } from '@tollgate/gateway-core';
 import { matchesToolFilter, toolParameters, toolSearchText, type ToolGroup } from '../tool-library.js';
+import { DownstreamRows, type DownstreamView } from './downstreams.js';
 import { Alert, CsrfField, Notice, Page } from './layout.js';
 import { Badge, formatNumber } from './parts.js';
 
 export interface ToolsPageProps {
   csrfToken: string;
   groups: ToolGroup[];
+  /** Each downstream's breaker, tools served and last load. */
+  downstreams: DownstreamView[];
   filter: string;
   loaded: boolean;
   notice: string | null;
@@ -19,7 +22,7 @@ const categoryId = (category: string | null) => `category-${category ?? 'uncateg
  * Every tool is rendered; the ones the filter does not match are `hidden`,
  * so the no-JS form (`?q=`) and the live filter show exactly the same thing.
  */
-export function ToolsPage({ csrfToken, groups, filter, loaded, notice, refreshError }: ToolsPageProps) {
+export function ToolsPage({ csrfToken, groups, downstreams, filter, loaded, notice, refreshError }: ToolsPageProps) {
   const shown = groups.flatMap((group) => group.tools).filter((tool) => matchesToolFilter(tool, filter)).length;
   return (
     <Page title="Tool library" session={{ section: 'tools', csrfToken }}>
@@ -30,12 +33,20 @@ export function ToolsPage({ csrfToken, groups, filter, loaded, notice, refreshEr
           <button type="submit">Filter</button>
         </div>
         <p class="hint">
-          Matches name, description, category, verb, route and scopes. <span id="tool-count" role="status" aria-live="polite">{shown === 1 ? '1 tool' : `${shown} tools`}</span>
+          Matches name, description, category, verb, route, scopes and downstream. <span id="tool-count" role="status" aria-live="polite">{shown === 1 ? '1 tool' : `${shown} tools`}</span>
         </p>
       </form>
       <Notice message={notice} />
       {refreshError && <Alert>{refreshError}</Alert>}
       {!loaded && <p class="alert">The downstream's tools are not loaded yet.</p>}
+      {/* A table, not a section: the sections below are the categories. */}
+      <div class="card table-wrap">
+        <table aria-label="Downstreams">
+          <tbody>
+            <DownstreamRows downstreams={downstreams} />
+          </tbody>
+        </table>
+      </div>
       <form method="post" action="/dashboard/tools/refresh" class="actions">
         <CsrfField token={csrfToken} />
         <button type="submit" class="secondary">
@@ -76,6 +87,20 @@ function ToolCard({ tool, hidden }: { tool: ToolDefinition; hidden: boolean }) {
           <dt>Max response tokens</dt>
           <dd>{formatNumber(tool.maxResponseTokens)}</dd>
         </div>
+        {tool.downstream !== undefined && (
+          <div>
+            <dt>Downstream</dt>
+            <dd>
+              {tool.downstream}
+              {tool.declaredName !== undefined && (
+                <>
+                  {' '}
+                  (as <span class="mono">{tool.declaredName}</span>)
+                </>
+              )}
+            </dd>
+          </div>
+        )}
       </dl>
       {parameters.length === 0 ? (
         <p class="hint">No input parameters.</p>
