@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ForbiddenError, InvalidInputError, ToolRefusedError } from '../errors.js';
+import { ForbiddenError, InsufficientScopeError, InvalidInputError, ToolRefusedError } from '../errors.js';
 import { authorizeToolCall, toolsForAgent, type ToolCaller } from './access.js';
 import { buildToolRegistry } from './registry.js';
 import { archiveCustomer, createOrder, deleteCustomer, getCustomer } from '../testing/tool-fixtures.js';
@@ -115,5 +115,91 @@ describe('required scopes: the token and the agent record of this call', () => {
   it('call the tool when both hold it, whatever else either holds', () => {
     const tool = authorizeToolCall(registry, 'createOrder', { allowedTools: null, agentScopes: ['orders:write', 'x'], tokenScopes: ['y', 'orders:write'] });
     expect(tool.definition.name).toBe('createOrder');
+  });
+});
+
+describe('OAuth callers (canStepUp): the token narrows the agent, and may be stepped up', () => {
+  const refundOrder = { ...createOrder, name: 'refundOrder', requiredScopes: ['orders:write', 'payments:write'] };
+  const { registry: oauthRegistry } = buildToolRegistry([getCustomer, createOrder, refundOrder]);
+  const oauth = (agentScopes: string[], tokenScopes: string[], allowedTools: string[] | null = null): ToolCaller => ({ allowedTools, agentScopes, tokenScopes, canStepUp: true });
+  const refusalOf = (name: string, caller: ToolCaller): unknown => {
+    try {
+      authorizeToolCall(oauthRegistry, name, caller);
+    } catch (error) {
+      return error;
+    }
+    return expect.unreachable(`${name} was authorized`);
+  };
+  const listedFor = (caller: ToolCaller) => toolsForAgent(oauthRegistry, caller).map((tool) => tool.definition.name);
+
+  it('call a tool whose scopes both the token and the agent hold', () => {
+    expect(authorizeToolCall(oauthRegistry, 'refundOrder', oauth(['orders:write', 'payments:write'], ['payments:write', 'orders:write'])).definition.name).toBe('refundOrder');
+  });
+
+  it('answer insufficient-scope (403), asking for the token scopes plus the tool ones, when only the token lacks a scope', () => {
+    const error = refusalOf('refundOrder', oauth(['orders:write', 'payments:write', 'profile'], ['profile', 'orders:write']));
+    expect(error).toBeInstanceOf(InsufficientScopeError);
+    expect(error).not.toBeInstanceOf(ToolRefusedError);
+    const insufficient = error as InsufficientScopeError;
+    expect(insufficient).toMatchObject({ code: 'insufficient-scope', httpStatus: 403, jsonRpcCode: -32003 });
+    expect(insufficient.scopesToRequest).toEqual(['profile', 'orders:write', 'payments:write']);
+    expect(insufficient.data).toEqual({ missingScopes: ['payments:write'] });
+    expect(insufficient.message).toMatch(/payments:write/);
+    // Asking for exactly those scopes is enough.
+    expect(authorizeToolCall(oauthRegistry, 'refundOrder', oauth(['orders:write', 'payments:write', 'profile'], [...insufficient.scopesToRequest])).definition.name).toBe('refundOrder');
+  });
+
+  it('refuse as forbidden, in-band, a scope the agent does not hold: no token can fix it', () => {
+    for (const tokenScopes of [[], ['payments:write'], ['orders:write', 'payments:write']]) {
+      const error = refusalOf('refundOrder', oauth(['orders:write'], tokenScopes));
+      expect(error).toBeInstanceOf(ToolRefusedError);
+      expect(error).not.toBeInstanceOf(InsufficientScopeError);
+      expect(error).toMatchObject({ code: 'forbidden', httpStatus: 403, data: { reason: 'missing-scopes' } });
+    }
+  });
+
+  it('never let a scope the token carries widen the agent', () => {
+    expect(refusalOf('createOrder', oauth([], ['orders:write']))).toBeInstanceOf(ToolRefusedError);
+    expect(listedFor(oauth([], ['orders:write']))).toEqual(['getCustomer']);
+  });
+
+  it('list the tools the agent scopes allow, also those the token has yet to step up to', () => {
+    expect(listedFor(oauth(['orders:write'], []))).toEqual(['getCustomer', 'createOrder']);
+    expect(listedFor(oauth(['orders:write', 'payments:write'], ['orders:write']))).toEqual(['getCustomer', 'createOrder', 'refundOrder']);
+    // A caller that cannot step up (a gateway token) sees only what its token already allows.
+    expect(toolsForAgent(oauthRegistry, { ...oauth(['orders:write'], []), canStepUp: false }).map((tool) => tool.definition.name)).toEqual(['getCustomer']);
+  });
+
+  it('keep the allowlist ahead of step-up', () => {
+    const caller = oauth(['orders:write'], [], ['getCustomer']);
+    expect(listedFor(caller)).toEqual(['getCustomer']);
+    expect(refusalOf('createOrder', caller)).toMatchObject({ code: 'not-allowlisted' });
+  });
+
+  it('agree for every combination: a listed tool is callable, or callable after asking for the scopes named', () => {
+    const scopeSets = [[], ['orders:write'], ['payments:write'], ['orders:write', 'payments:write']];
+    for (const allowedTools of [null, ['createOrder', 'refundOrder']]) {
+      for (const agentScopes of scopeSets) {
+        for (const tokenScopes of scopeSets) {
+          const caller = oauth(agentScopes, tokenScopes, allowedTools);
+          for (const tool of oauthRegistry.list()) {
+            const name = tool.definition.name;
+            let error: unknown = null;
+            try {
+              authorizeToolCall(oauthRegistry, name, caller);
+            } catch (thrown) {
+              error = thrown;
+            }
+            const shown = listedFor(caller).includes(name);
+            if (error instanceof InsufficientScopeError) {
+              expect(shown).toBe(true);
+              expect(() => authorizeToolCall(oauthRegistry, name, { ...caller, tokenScopes: [...error.scopesToRequest] })).not.toThrow();
+            } else {
+              expect(shown).toBe(error === null);
+            }
+          }
+        }
+      }
+    }
   });
 });
