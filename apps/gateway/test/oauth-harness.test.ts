@@ -76,16 +76,18 @@ describe('test authorization server (oidc-provider harness)', { timeout: 30_000 
     expect(verifies(accessToken, esIssuer.currentKeys.ec.privateJwk)).toBe(true);
   });
 
-  it('key rotation: same issuer and port, new kids in the JWKS, the old gone, new tokens under the new kid', async () => {
+  it('key rotation: same issuer and port, new kids in the JWKS, the old gone, new tokens under the new kid; clients kept', async () => {
     const before = { issuer: rsIssuer.issuer, kid: rsIssuer.currentKeys.rsa.kid };
+    const { clientId } = await rsIssuer.obtainToken({ account: 'alice', resource });
     await rsIssuer.rotateKeys();
     expect(rsIssuer.issuer).toBe(before.issuer);
     const jwks = (await (await fetch(rsIssuer.jwksUrl)).json()) as { keys: Array<{ kid: string }> };
     const kids = jwks.keys.map((key) => key.kid);
     expect(kids).toContain(rsIssuer.currentKeys.rsa.kid);
     expect(kids).not.toContain(before.kid);
-    const { accessToken } = await rsIssuer.obtainToken({ account: 'alice', resource });
+    const { accessToken } = await rsIssuer.obtainToken({ account: 'alice', resource, clientId });
     expect(decodeJwt(accessToken).header.kid).toBe(rsIssuer.currentKeys.rsa.kid);
+    expect(decodeJwt(accessToken).payload.client_id).toBe(clientId);
   });
 
   it('hostile tokens are what they claim to be', () => {

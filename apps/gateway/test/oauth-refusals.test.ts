@@ -10,8 +10,9 @@ import { GET_ITEM_TOOL, type RecordingDownstream } from './support/recording-dow
  * does with their tokens. Two issuers (oidc-provider in this process): a
  * strict one the gateway trusts for ES256 only, keys at a configured JwksUrl,
  * subjects mapped to agents by the management API; and one whose unknown
- * subjects are provisioned as agents on first sight. The downstream records
- * every request, headers included.
+ * subjects are provisioned as agents on first sight. Two gateway instances
+ * on one Redis, behind one public URL (the second listens elsewhere, as
+ * behind a load balancer). The downstream records every request, headers included.
  */
 
 const REPORT_TOOL = {
@@ -27,7 +28,9 @@ const TEMPLATE = { dailyTokenBudget: 20_000, allowedTools: ['get_item', 'get_rep
 describe('OAuth tokens the gateway refuses, and never forwards (issue 17)', { timeout: 60_000 }, () => {
   let strict: TestIssuer;
   let provisioning: TestIssuer;
-  let pair: Pair<RecordingDownstream>;
+  let pair: Pair<RecordingDownstream, true>;
+  /** The second instance's URL. */
+  let other: string;
   let origin: string;
   let resource: string;
   let admin: string;
@@ -40,7 +43,8 @@ describe('OAuth tokens the gateway refuses, and never forwards (issue 17)', { ti
       { issuer: strict.issuer, jwksUrl: strict.jwksUrl, algorithms: ['ES256'] },
       { issuer: provisioning.issuer, provision: TEMPLATE },
     ]);
-    pair = await startPair({ downstream: { recording: [GET_ITEM_TOOL, REPORT_TOOL] }, gateway: { env } });
+    pair = await startPair({ downstream: { recording: [GET_ITEM_TOOL, REPORT_TOOL] }, redis: true, gateway: [{ env }, { env: { ...env, PORT: '0' } }] });
+    other = pair.gateways[1]!.url;
     admin = await pair.adminToken();
     for (const account of ['alice', 'erin']) {
       await pair.api.createAgent(admin, { label: account, dailyTokenBudget: 50_000, scopes: ['reports:read'], externalSubjects: [{ issuer: strict.issuer, subject: account }] });
@@ -51,7 +55,7 @@ describe('OAuth tokens the gateway refuses, and never forwards (issue 17)', { ti
     await Promise.all([strict?.stop(), provisioning?.stop()]);
   });
 
-  const initialize = (token: string) => mcpRaw(pair.url, initializeRequest('2025-06-18'), { token });
+  const initialize = (token: string, at = pair.url) => mcpRaw(at, initializeRequest('2025-06-18'), { token });
   /** Alice's token as the strict issuer would sign it, with `overrides` (undefined removes a claim). */
   const aliceClaims = (overrides: Record<string, unknown> = {}) => strict.claims({ sub: 'alice', aud: resource, scope: 'reports:read' }, overrides);
   const now = () => Math.floor(Date.now() / 1000);
@@ -79,17 +83,21 @@ describe('OAuth tokens the gateway refuses, and never forwards (issue 17)', { ti
     expectInvalidToken(await initialize(token()), origin);
   });
 
-  it('refuses the token of a deactivated agent at once, in an open session and for a new one', async () => {
+  it('refuses the token of a deactivated agent at once, on both instances, in an open session and for a new one', async () => {
     const { accessToken } = await strict.obtainToken({ account: 'erin', resource });
-    const { sessionId } = await openRawSession(pair.url, accessToken, '2025-06-18');
+    const sessions = await Promise.all([pair.url, other].map(async (at) => ({ at, ...(await openRawSession(at, accessToken, '2025-06-18')) })));
     const agents = (await pair.api.request('GET', '/management/agents', admin)).body as Array<{ agentId: string; label: string }>;
     const erin = agents.find((agent) => agent.label === 'erin')!;
-    expect((await rawCall(pair.url, accessToken, sessionId, 'tools/call', { name: 'get_item', arguments: { id: 'e1' } })).status).toBe(200);
+    for (const { at, sessionId } of sessions) {
+      expect((await rawCall(at, accessToken, sessionId, 'tools/call', { name: 'get_item', arguments: { id: 'e1' } })).status).toBe(200);
+    }
 
     const deactivated = await pair.api.request('PUT', `/management/agents/${erin.agentId}`, admin, { isActive: false });
     expect(deactivated.body.isActive).toBe(false);
-    expectInvalidToken(await rawCall(pair.url, accessToken, sessionId, 'tools/call', { name: 'get_item', arguments: { id: 'e2' } }), origin);
-    expectInvalidToken(await initialize(accessToken), origin);
+    for (const { at, sessionId } of sessions) {
+      expectInvalidToken(await rawCall(at, accessToken, sessionId, 'tools/call', { name: 'get_item', arguments: { id: 'e2' } }), origin);
+      expectInvalidToken(await initialize(accessToken, at), origin);
+    }
   });
 
   it('never forwards the external token to the downstream, in any header, the target or the body', async () => {
@@ -110,12 +118,15 @@ describe('OAuth tokens the gateway refuses, and never forwards (issue 17)', { ti
       expect(seen).not.toContain(accessToken);
       expect(seen).not.toContain(signature);
       expect(headers[index]!.authorization ?? '').not.toContain('Bearer ey');
+      // The headers were recorded: the check above looked at something.
+      expect(headers[index]!.host).toBe(new URL(pair.downstream.url).host);
     }
   });
 
-  it('provisions one agent on first sight, even for two concurrent first calls, from the template; audit names issuer and subject', async () => {
+  it('provisions one agent on first sight, even for concurrent first calls on two instances, from the template; audit names issuer and subject', async () => {
     const { accessToken } = await provisioning.obtainToken({ account: 'frank', resource });
-    const firstCalls = await Promise.all([initialize(accessToken), initialize(accessToken)]);
+    // One first call on each instance at once: they race in the shared store.
+    const firstCalls = await Promise.all([initialize(accessToken), initialize(accessToken, other)]);
     expect(firstCalls.map((call) => call.status)).toEqual([200, 200]);
 
     const agents = (await pair.api.request('GET', '/management/agents', admin)).body as Array<Record<string, any>>;

@@ -110,12 +110,14 @@ describe('OAuth sign-in through a real authorization server (issue 17)', { timeo
     // It started with no token and was turned away.
     expect(seen[0]).toMatchObject({ method: 'POST', url: resource, status: 401, authorization: null });
     // It read the metadata the challenge named, then the issuer's, registered, and exchanged the code.
-    const step = (method: string, url: string) => seen.findIndex((request) => request.method === method && request.url === url && request.status < 300);
-    const metadataRead = step('GET', resourceMetadataUrl(origin));
-    const issuerRead = step('GET', `${issuer.issuer}/.well-known/openid-configuration`);
-    const registered = step('POST', `${issuer.issuer}/reg`);
-    const exchanged = step('POST', `${issuer.issuer}/token`);
-    expect([metadataRead, issuerRead, registered, exchanged].every((index) => index > 0)).toBe(true);
+    const step = (method: string, url: RegExp) => seen.findIndex((request) => request.method === method && url.test(request.url) && request.status < 300);
+    const at = (path: string) => new RegExp(`^${escape(issuer.issuer)}${path}$`);
+    const metadataRead = step('GET', new RegExp(`^${escape(resourceMetadataUrl(origin))}$`));
+    // RFC 8414 metadata or OpenID discovery: oidc-provider serves both, the SDK tries RFC 8414 first.
+    const issuerRead = step('GET', at('/\\.well-known/(oauth-authorization-server|openid-configuration)'));
+    const registered = step('POST', at('/reg'));
+    const exchanged = step('POST', at('/token'));
+    expect([metadataRead, issuerRead, registered, exchanged].every((index) => index > 0), JSON.stringify(seen, null, 1)).toBe(true);
     expect(metadataRead < issuerRead && issuerRead < registered && registered < exchanged).toBe(true);
 
     // The authorization request: PKCE S256 and the gateway as the resource (RFC 8707).
@@ -151,15 +153,17 @@ describe('OAuth sign-in through a real authorization server (issue 17)', { timeo
     await expect(client.callTool({ name: 'list_orders', arguments: {} })).rejects.toBeInstanceOf(UnauthorizedError);
     const refused = seen.slice(mark).find((request) => request.status === 403);
     expect(refused).toMatchObject({ method: 'POST', url: resource });
-    // The SDK asked for exactly the scope the challenge named.
+    // The SDK asked for what the challenge named: the missing scope and those the token had, so it loses none.
     expect(authProvider.authorizationUrls).toHaveLength(2);
-    expect(authProvider.authorizationUrls[1]!.searchParams.get('scope')).toBe('orders:read');
+    expect(authProvider.authorizationUrls[1]!.searchParams.get('scope')?.split(' ').sort()).toEqual(['customers:read', 'orders:read']);
 
     const transport = recordedTransport(authProvider, seen);
     await transport.finishAuth(authProvider.authorizationCode!);
     const stepped = await connect(transport);
+    expect(decodeJwt(authProvider.tokens()!.access_token).payload.scope.split(' ').sort()).toEqual(['customers:read', 'orders:read']);
     const result = await stepped.callTool({ name: 'list_orders', arguments: {} });
     expect(result.isError).toBeFalsy();
+    expect((await stepped.callTool({ name: 'get_customer', arguments: { id: 1 } })).isError).toBeFalsy();
   });
 
   it('the 403 itself: Bearer error="insufficient_scope", scope and resource_metadata', async () => {
@@ -169,7 +173,9 @@ describe('OAuth sign-in through a real authorization server (issue 17)', { timeo
     expect(refused.status).toBe(403);
     const challenge = parseChallenge(refused.headers.get('www-authenticate'));
     expect(challenge.scheme).toBe('Bearer');
-    expect(challenge.params).toMatchObject({ error: 'insufficient_scope', scope: 'orders:read', resource_metadata: resourceMetadataUrl(origin) });
+    expect(challenge.params).toMatchObject({ error: 'insufficient_scope', resource_metadata: resourceMetadataUrl(origin) });
+    // The scope to ask for: the one the tool needs, with those the token already has (a new token replaces the old).
+    expect(challenge.params.scope!.split(' ').sort()).toEqual(['customers:read', 'orders:read']);
   });
 
   it('key rotation at the issuer (new kid): accepted without restarting the gateway; a new token under the dropped key is not', async () => {
@@ -193,3 +199,8 @@ describe('OAuth sign-in through a real authorization server (issue 17)', { timeo
     expect(pair.gateway.child.exitCode).toBeNull();
   });
 });
+
+/** A literal string inside a RegExp. */
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}

@@ -40,3 +40,8 @@ declare module 'oidc-provider' {
 
   export default Provider;
 }
+
+/** The provider's own in-memory adapter, passed explicitly so the provider does not warn that it is the default. */
+declare module 'oidc-provider/lib/adapters/memory_adapter.js' {
+  export function createMemoryAdapter(clockTolerance?: number): unknown;
+}

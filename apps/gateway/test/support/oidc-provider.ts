@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import Provider, { errors as providerErrors } from 'oidc-provider';
+import { createMemoryAdapter } from 'oidc-provider/lib/adapters/memory_adapter.js';
 
 /**
  * A real OAuth 2.1 authorization server for process tests: panva's
@@ -69,6 +70,8 @@ export interface ObtainTokenOptions extends SignInAs {
   resource: string;
   /** Space-separated scopes to ask for (default: every scope of the issuer). */
   scope?: string;
+  /** A client this issuer registered earlier (from an earlier `obtainToken`); default: register a new one. */
+  clientId?: string;
 }
 
 /** The claims of a token the harness signs itself, before overrides. */
@@ -89,6 +92,8 @@ export class TestIssuer {
   private server: Server | undefined;
   private port = 0;
   private keys: { rsa: SigningKey; ec: SigningKey };
+  /** Clients, grants and sessions in memory, kept across a rotation's restart. */
+  private readonly storage = createMemoryAdapter();
   /** Rotations so far: the keys of each generation, newest last. */
   readonly keyHistory: Array<{ rsa: SigningKey; ec: SigningKey }> = [];
 
@@ -125,7 +130,7 @@ export class TestIssuer {
   /**
    * Key rotation: stops, and starts again on the same port with new keys (new
    * `kid`s) only, the old ones gone from the JWKS. Registered clients and
-   * grants survive (the provider's memory adapter lives in this process).
+   * grants survive (the issuer keeps its in-memory storage).
    */
   async rotateKeys(): Promise<void> {
     this.keys = { rsa: generateSigningKey('RS256'), ec: generateSigningKey('ES256') };
@@ -186,14 +191,7 @@ export class TestIssuer {
    */
   async obtainToken(options: ObtainTokenOptions): Promise<{ accessToken: string; scope: string | undefined; clientId: string }> {
     const metadata = await this.discovery();
-    const registered = await postJson(metadata.registration_endpoint, {
-      redirect_uris: [HARNESS_CALLBACK],
-      token_endpoint_auth_method: 'none',
-      grant_types: ['authorization_code'],
-      response_types: ['code'],
-      client_name: 'tollgate test harness',
-    });
-    const clientId = registered.client_id as string;
+    const clientId = options.clientId ?? (await this.register(metadata.registration_endpoint));
     const verifier = randomBytes(32).toString('base64url');
     const state = randomBytes(16).toString('base64url');
     const authorization = new URL(metadata.authorization_endpoint);
@@ -220,6 +218,18 @@ export class TestIssuer {
       resource: options.resource,
     });
     return { accessToken: tokens.access_token as string, scope: tokens.scope as string | undefined, clientId };
+  }
+
+  /** Dynamic client registration (RFC 7591) of a public client: its `client_id`. */
+  private async register(endpoint: string): Promise<string> {
+    const registered = await postJson(endpoint, {
+      redirect_uris: [HARNESS_CALLBACK],
+      token_endpoint_auth_method: 'none',
+      grant_types: ['authorization_code'],
+      response_types: ['code'],
+      client_name: 'tollgate test harness',
+    });
+    return registered.client_id as string;
   }
 
   /** The provider's OpenID discovery document. */
@@ -261,6 +271,7 @@ export class TestIssuer {
     const ttl = this.options.accessTokenTtlSeconds ?? 300;
     const alg = this.options.accessTokenAlg ?? 'RS256';
     const provider = new Provider(this.issuer, {
+      adapter: this.storage,
       jwks: { keys: [this.keys.rsa.privateJwk, this.keys.ec.privateJwk] },
       scopes: ['openid', 'offline_access', ...scopes],
       cookies: { keys: [randomBytes(16).toString('hex')] },
@@ -282,7 +293,6 @@ export class TestIssuer {
       },
       ttl: { AccessToken: ttl, AuthorizationCode: 60, Grant: 3600, Interaction: 600, Session: 3600, IdToken: 3600 },
     });
-    // Rotation restarts the provider: a warning per construction would only be noise in the test output.
     provider.on('server_error', (_ctx: unknown, error: Error) => console.error('oidc-provider server_error', error));
     return provider;
   }
