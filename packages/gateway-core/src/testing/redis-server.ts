@@ -34,7 +34,7 @@ export interface RedisServerOptions {
   persistent?: boolean;
 }
 
-const defaultBinary = (): string => process.env.REDIS_SERVER_BIN ?? 'redis-server';
+export const defaultBinary = (): string => process.env.REDIS_SERVER_BIN ?? 'redis-server';
 
 /** Whether a redis-server binary can be run here. */
 export function isRedisServerAvailable(binary = defaultBinary()): boolean {
@@ -68,7 +68,7 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
 }
 
 /** A directory for the append-only file; it outlives `stop` so `restart` finds the data. */
-function temporaryDirectory(): string {
+export function temporaryDirectory(): string {
   const dir = mkdtempSync(join(tmpdir(), 'tollgate-redis-'));
   process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
   return dir;
@@ -80,7 +80,8 @@ function serverArguments(port: number, dataDir: string | null): string[] {
   return [...common, '--dir', dataDir, '--appendonly', 'yes', '--appendfsync', 'always'];
 }
 
-async function launch(binary: string, args: string[], port: number, startTimeoutMs: number): Promise<ChildProcess> {
+/** Starts redis-server and resolves once it answers PING; it is killed when the test process exits. */
+export async function launch(binary: string, args: string[], port: number, startTimeoutMs: number): Promise<ChildProcess> {
   const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -128,7 +129,7 @@ function pingsBack(port: number): Promise<boolean> {
   });
 }
 
-async function terminate(child: ChildProcess): Promise<void> {
+export async function terminate(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = once(child, 'exit');
   child.kill('SIGTERM');
@@ -138,7 +139,7 @@ async function terminate(child: ChildProcess): Promise<void> {
 }
 
 /** Asks the OS for a free loopback port. */
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const server = createServer();
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
