@@ -1,12 +1,18 @@
-// `pnpm bench`: the gateway's cost, measured against the bare downstream and
-// against a hand-written SDK proxy, in one run on this machine.
+// `pnpm bench`: what a call through the gateway costs, against the bare
+// downstream, a bare Node proxy and a hand-written SDK proxy, in one run on
+// this machine.
 //
-//   node bench/run.mjs [--profile] [--duration 10] [--pairs 2000] [--connections 32]
+//   node bench/run.mjs [--profile] [--calls 3000] [--rounds 3] [--connections 16] [--warmup 2] [--pairs 2000] [--workers 2]
 //
-// Starts a real redis-server, the echo downstream, two BUILT gateways on that
-// Redis (cache off / cache on; production mode, LOG_LEVEL=warn, auth + budget
-// + privacy + cap + audit on every call) and the SDK peer, all on loopback.
-// Prints Markdown tables and writes bench/results/<timestamp>.json and latest.json.
+// Starts the echo downstream, the bare proxy, the SDK peer and three BUILT
+// gateways (production mode, LOG_LEVEL=warn, auth + budget + privacy + cap +
+// audit on every call), each on a redis-server of its own so Redis's counters
+// are that gateway's alone: cache off, cache on (hits), and cache off with
+// Gw:Http:Workers=2 (0 = leave that one out). All on loopback. For every
+// process under load: CPU time per call (utime + stime from /proc), req/s and
+// latency, each the median of interleaved rounds; added latency in
+// sequential rounds; RSS; Redis round trips and commands per call. Prints Markdown tables and writes
+// bench/results/<timestamp>.json and latest.json.
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -14,10 +20,12 @@ import { cpus, loadavg, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { startRedisServer } from '@tollgate/gateway-core/testing';
-import { addedLatency } from './lib/latency.mjs';
+import { CLOCK_TICKS, cpuPerCall, processTree } from './lib/cpu.mjs';
+import { addedLatencies, addedLatency } from './lib/latency.mjs';
 import { throughput, UNIQUE_ID } from './lib/load.mjs';
+import { inRounds } from './lib/rounds.mjs';
 import { exchange, keepAliveAgent, openSession, sessionHeaders, toolAnswer, toolCallBody } from './lib/mcp.mjs';
-import { commandCounts, perCall } from './lib/redis-stats.mjs';
+import { probeCost, redisCounters, storeCostHook, storeCostPerCall } from './lib/redis-stats.mjs';
 import { answers, freePort, listeningLine, memoryOf, onStop, startNode, stopAll } from './lib/processes.mjs';
 import { judge, renderTables } from './lib/report.mjs';
 import { semanticCacheQuality } from './lib/semantic-cache.mjs';
@@ -30,28 +38,41 @@ const GATEWAY_NODE_OPTIONS = imageNodeOptions(here('../Dockerfile'));
 const RESULTS_DIR = here('./results/');
 const PROFILES_DIR = here('./results/profiles/');
 /** The whole run must end within this, whatever hangs. */
-const DEADLINE_MS = 5 * 60_000;
+const DEADLINE_MS = 8 * 60_000;
 
 const { values: args } = parseArgs({
   options: {
     profile: { type: 'boolean', default: false },
-    duration: { type: 'string', default: '10' },
+    calls: { type: 'string', default: '3000' },
+    rounds: { type: 'string', default: '3' },
     warmup: { type: 'string', default: '2' },
     pairs: { type: 'string', default: '2000' },
-    connections: { type: 'string', default: '32' },
+    connections: { type: 'string', default: '16' },
+    workers: { type: 'string', default: '2' },
   },
 });
 const settings = {
   connections: Number(args.connections),
-  durationSec: Number(args.duration),
+  /** Calls measured per target and round after its warm-up (the same load for every process). */
+  calls: Number(args.calls),
+  /** Rounds over every target, in rotated order; each figure is the median of its rounds. */
+  rounds: Number(args.rounds),
+  /** Warm-up before a target's first round; later rounds find it warm and only open their connections. */
   warmupSec: Number(args.warmup),
+  warmupLaterSec: 0.5,
+  /** A target that cannot make `calls` calls in this long is cut short (the row says so). */
+  maxSecPerTarget: 90,
   pairs: Number(args.pairs),
   warmupPairs: 200,
   // The cache hit/miss and SDK-peer latency rows are context, not targets: fewer pairs keep the run short.
   sidePairs: Math.max(200, Math.round(Number(args.pairs) / 2)),
+  /** Sequential calls over which Redis round trips and commands per call are counted. */
+  storeCalls: 200,
+  workers: Number(args.workers),
   profile: args.profile,
   logLevel: 'warn',
   gatewayNodeOptions: GATEWAY_NODE_OPTIONS,
+  clockTicksPerSecond: CLOCK_TICKS,
 };
 
 const log = (line) => process.stderr.write(`bench: ${line}\n`);
@@ -61,16 +82,17 @@ async function main() {
   const startedAt = new Date();
   const loadBefore = loadavg();
 
-  log('starting redis-server, the echo downstream, two gateways and the SDK peer');
-  const redis = await startRedisServer();
-  onStop(() => redis.stop());
+  log('starting the echo downstream, the bare proxy, the SDK peer, and the gateways each on its own redis-server');
   const downstream = await startNode('echo downstream', [here('./echo-downstream.mjs')], { env: { PORT: '0' }, ready: listeningLine });
   const signingKey = randomBytes(32).toString('hex');
   const adminKey = randomBytes(32).toString('hex');
-  const gatewayAt = async (name, cacheEnabled) => {
+  const gatewayAt = async (name, { cache, workers = 1 }) => {
+    const redis = await startRedisServer();
+    onStop(() => redis.stop());
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
-    const nodeFlags = settings.profile ? ['--cpu-prof', `--cpu-prof-dir=${PROFILES_DIR}`, `--cpu-prof-name=${name}-${stamp(startedAt)}.cpuprofile`] : [];
+    // Profiles of single-process gateways only: forked workers would inherit the flags and write over each other's file.
+    const nodeFlags = settings.profile && workers === 1 ? ['--cpu-prof', `--cpu-prof-dir=${PROFILES_DIR}`, `--cpu-prof-name=${name}-${stamp(startedAt)}.cpuprofile`] : [];
     if (settings.profile) await mkdir(PROFILES_DIR, { recursive: true });
     const env = {
       NODE_OPTIONS: GATEWAY_NODE_OPTIONS,
@@ -83,24 +105,31 @@ async function main() {
       Gw__Admin__ApiKey: adminKey,
       Gw__ToolRegistry__DownstreamBaseUrl: downstream.url,
       ConnectionStrings__Store: redis.url,
-      Gw__Cache__Enabled: String(cacheEnabled),
+      Gw__Cache__Enabled: String(cache),
+      Gw__Http__Workers: String(workers),
     };
     // Ready = store answers and the embedding model is loaded (contract 2.6).
-    return startNode(name, [...nodeFlags, GATEWAY_MAIN], { env, ready: answers(url, '/health/ready'), timeoutMs: 90_000 });
+    const gateway = await startNode(name, [...nodeFlags, GATEWAY_MAIN], { env, ready: answers(url, '/health/ready'), timeoutMs: 90_000 });
+    const counters = await redisCounters(redis.port);
+    return { ...gateway, redis: { port: redis.port, pid: counters.pid, probe: await probeCost(redis.port) } };
   };
-  const [gatewayOff, gatewayOn, peer] = await Promise.all([
-    gatewayAt('gateway-cache-off', false),
-    gatewayAt('gateway-cache-on', true),
+  const [bare, peer, gatewayOff, gatewayOn, gatewayWorkers] = await Promise.all([
+    startNode('bare proxy', [here('./bare-proxy.mjs')], { env: { PORT: '0', DOWNSTREAM_URL: downstream.url }, ready: listeningLine }),
     startNode('sdk peer', [here('./sdk-peer.mjs')], { env: { PORT: '0', DOWNSTREAM_URL: downstream.url }, ready: listeningLine }),
+    gatewayAt('gateway-cache-off', { cache: false }),
+    gatewayAt('gateway-cache-on', { cache: true }),
+    settings.workers > 1 ? gatewayAt(`gateway-workers-${settings.workers}`, { cache: false, workers: settings.workers }) : undefined,
   ]);
 
-  const token = await agentToken(gatewayOff.url, adminKey);
-  const agents = { direct: keepAliveAgent(), off: keepAliveAgent(), on: keepAliveAgent(), peer: keepAliveAgent() };
+  const gateways = { off: gatewayOff, on: gatewayOn, ...(gatewayWorkers && { workers: gatewayWorkers }) };
+  const tokens = {};
+  for (const [key, gateway] of Object.entries(gateways)) tokens[key] = await agentToken(gateway.url, adminKey);
+  const agents = { direct: keepAliveAgent(), bare: keepAliveAgent(), off: keepAliveAgent(), on: keepAliveAgent(), peer: keepAliveAgent(), workers: keepAliveAgent() };
   const sessions = {
-    off: await retryUntilLoaded(() => openSession(gatewayOff.url, token, agents.off)),
-    on: await retryUntilLoaded(() => openSession(gatewayOn.url, token, agents.on)),
+    bare: await openSession(bare.url, undefined, agents.bare),
     peer: await openSession(peer.url, undefined, agents.peer),
   };
+  for (const key of Object.keys(gateways)) sessions[key] = await retryUntilLoaded(() => openSession(gateways[key].url, tokens[key], agents[key]));
 
   // One call each, checked in full before anything is timed.
   const directItem = `${downstream.url}/items/1`;
@@ -109,64 +138,74 @@ async function main() {
   const expected = {
     direct: (await exchange(directItem, { agent: agents.direct })).text,
     // The reply autocannon must get, with its unique JSON-RPC id put back to the placeholder.
-    off: await call(gatewayOff.url, agents.off, sessions.off, token, 1, UNIQUE_ID),
-    on: await call(gatewayOn.url, agents.on, sessions.on, token, 1, UNIQUE_ID),
+    bare: await call(bare.url, agents.bare, sessions.bare, undefined, 1, UNIQUE_ID),
     peer: await call(peer.url, agents.peer, sessions.peer, undefined, 1, UNIQUE_ID),
   };
-  const answer = toolAnswer(expected.off);
-  toolAnswer(expected.on);
-  toolAnswer(expected.peer);
-  const privacyFilter = JSON.stringify(answer).includes('@example.') ? 'off (addresses passed through)' : 'on (addresses redacted)';
+  for (const key of Object.keys(gateways)) expected[key] = await call(gateways[key].url, agents[key], sessions[key], tokens[key], 1, UNIQUE_ID);
+  for (const key of ['bare', 'peer', ...Object.keys(gateways)]) toolAnswer(expected[key]);
+  const privacyFilter = JSON.stringify(toolAnswer(expected.off)).includes('@example.') ? 'off (addresses passed through)' : 'on (addresses redacted)';
   log(`every target answers; privacy filter in the gateway: ${privacyFilter}`);
+  if (gatewayWorkers) await untilEveryWorkerServes(() => call(gatewayWorkers.url, false, sessions.workers, tokens.workers));
 
   const ok = (reply) => {
     if (reply.status !== 200) throw new Error(`HTTP ${reply.status}: ${reply.text.slice(0, 300)}`);
   };
-  const storeCommands = {
-    gatewayCacheOff: await countStoreCommands(redis.port, async () => ok(await call(gatewayOff.url, agents.off, sessions.off, token))),
-    gatewayCacheOn: await countStoreCommands(redis.port, async () => ok(await call(gatewayOn.url, agents.on, sessions.on, token))),
+  const gatewayCall = (key, id) => async () => ok(await call(gateways[key].url, agents[key], sessions[key], tokens[key], id));
+  log(`Redis round trips and commands: ${settings.storeCalls} sequential calls per gateway`);
+  const storeSequential = {
+    gatewayCacheOff: await countStore(gatewayOff.redis, gatewayCall('off')),
+    gatewayCacheOn: await countStore(gatewayOn.redis, gatewayCall('on')),
   };
-  log(`store commands per call: cache off ${storeCommands.gatewayCacheOff.total}, cache on (hit) ${storeCommands.gatewayCacheOn.total}`);
+  log(`per call, one at a time: cache off ${storeSequential.gatewayCacheOff.roundTrips} round trips (${storeSequential.gatewayCacheOff.commands.total} commands), cache hit ${storeSequential.gatewayCacheOn.roundTrips} (${storeSequential.gatewayCacheOn.commands.total})`);
+
   const direct = async () => ok(await exchange(directItem, { agent: agents.direct }));
-  let missId = 1_000_000;
-  log(`added latency: ${settings.warmupPairs} warm-up + ${settings.pairs} pairs direct vs gateway (cache off)`);
-  const latency = {
-    gatewayCacheOff: await addedLatency({ direct, through: async () => ok(await call(gatewayOff.url, agents.off, sessions.off, token)), pairs: settings.pairs, warmup: settings.warmupPairs }),
-  };
+  const bareCall = async () => ok(await call(bare.url, agents.bare, sessions.bare));
+  log(`added latency: ${settings.warmupPairs} warm-up + ${settings.pairs} rounds of direct, bare proxy and gateway (cache off)`);
+  const latency = await addedLatencies({ direct, targets: { bareProxy: bareCall, gatewayCacheOff: gatewayCall('off') }, pairs: settings.pairs, warmup: settings.warmupPairs });
   log(`added latency: cache hit, cache miss and SDK peer (${settings.sidePairs} pairs each)`);
-  latency.gatewayCacheHit = await addedLatency({ direct, through: async () => ok(await call(gatewayOn.url, agents.on, sessions.on, token)), pairs: settings.sidePairs, warmup: 50 });
-  latency.gatewayCacheMiss = await addedLatency({ direct, through: async () => ok(await call(gatewayOn.url, agents.on, sessions.on, token, missId++)), pairs: settings.sidePairs, warmup: 50 });
+  let missId = 1_000_000;
+  latency.gatewayCacheHit = await addedLatency({ direct, through: gatewayCall('on'), pairs: settings.sidePairs, warmup: 50 });
+  latency.gatewayCacheMiss = await addedLatency({ direct, through: async () => ok(await call(gatewayOn.url, agents.on, sessions.on, tokens.on, missId++)), pairs: settings.sidePairs, warmup: 50 });
   latency.sdkPeer = await addedLatency({ direct, through: async () => ok(await call(peer.url, agents.peer, sessions.peer)), pairs: settings.sidePairs, warmup: 50 });
   for (const agent of Object.values(agents)) agent.destroy();
 
-  const load = { connections: settings.connections, durationSec: settings.durationSec, warmupSec: settings.warmupSec };
+  const load = { connections: settings.connections, calls: settings.calls, warmupSec: settings.warmupSec, maxSec: settings.maxSecPerTarget };
   const mcpLoad = (url, sessionId, bearer, reply) => ({ ...load, url: `${url}/mcp`, method: 'POST', headers: sessionHeaders(sessionId, bearer), body: toolCallBody(1, UNIQUE_ID), uniqueIds: true, expectBody: reply.text });
-  const rows = [
-    ['direct', { ...load, url: directItem, expectBody: expected.direct }],
-    ['gatewayCacheOff', mcpLoad(gatewayOff.url, sessions.off, token, expected.off)],
-    ['gatewayCacheOn', mcpLoad(gatewayOn.url, sessions.on, token, expected.on)],
-    ['sdkPeer', mcpLoad(peer.url, sessions.peer, undefined, expected.peer)],
+  const ours = () => processTree(process.pid);
+  const cpuOf = (underTest, redisPid) => cpuPerCall({ underTest, ours, context: { downstream: () => [downstream.pid], ...(redisPid && { redis: () => [redisPid] }) } });
+  const gatewayRow = (gateway, key) => [
+    mcpLoad(gateway.url, sessions[key], tokens[key], expected[key]),
+    // A cluster primary and its workers together; a single process is its own tree.
+    { cpu: cpuOf(() => processTree(gateway.pid), gateway.redis.pid), store: storeCostHook(gateway.redis.port, gateway.redis.probe) },
   ];
-  const throughputRows = {};
-  // Under load the settles and audit records of many calls share scripts and round trips.
-  const storeCommandsUnderLoad = {};
-  const countingCommands = (key) => {
-    let before;
-    return {
-      before: async () => (before = await commandCounts(redis.port)),
-      after: async (calls) => (storeCommandsUnderLoad[key] = perCall(before, await commandCounts(redis.port), calls)),
-    };
-  };
-  for (const [key, options] of rows) {
-    log(`throughput: ${key}, ${settings.connections} connections, ${settings.warmupSec} s warm-up + ${settings.durationSec} s`);
-    throughputRows[key] = await throughput({ ...options, around: key in storeCommands ? countingCommands(key) : undefined });
-  }
+  const rows = [
+    ['direct', { ...load, url: directItem, expectBody: expected.direct }, { cpu: cpuOf(() => [downstream.pid]) }],
+    ['bareProxy', mcpLoad(bare.url, sessions.bare, undefined, expected.bare), { cpu: cpuOf(() => [bare.pid]) }],
+    ['sdkPeer', mcpLoad(peer.url, sessions.peer, undefined, expected.peer), { cpu: cpuOf(() => [peer.pid]) }],
+    ['gatewayCacheOff', ...gatewayRow(gatewayOff, 'off')],
+    ['gatewayCacheOn', ...gatewayRow(gatewayOn, 'on')],
+    ...(gatewayWorkers ? [['gatewayWorkers', ...gatewayRow(gatewayWorkers, 'workers')]] : []),
+  ];
+  log(`load: ${settings.rounds} rounds of ${rows.length} targets, ${settings.connections} connections, warm-up + ${settings.calls} calls each`);
+  const throughputRows = await inRounds(
+    rows.map(([key, options, around]) => [
+      key,
+      async (round) => ({
+        loadAvg1Before: round2(loadavg()[0]),
+        ...(await throughput({ ...options, warmupSec: round === 0 ? settings.warmupSec : settings.warmupLaterSec, around })),
+      }),
+    ]),
+    settings.rounds,
+    (key, round, row) => log(`  round ${round + 1} ${key}: ${row.requestsPerSec} req/s, ${row.cpu.usPerCall} µs CPU per call; other load on the machine ${row.cpu.otherBusyCores} cores`),
+  );
 
   const memory = {
+    bareProxy: await memoryOf(bare.pid),
+    sdkPeer: await memoryOf(peer.pid),
     gatewayCacheOff: await memoryOf(gatewayOff.pid),
     gatewayCacheOn: await memoryOf(gatewayOn.pid),
-    sdkPeer: await memoryOf(peer.pid),
   };
+  if (gatewayWorkers) memory.gatewayWorkers = await clusterMemory(gatewayWorkers.pid);
   await stopAll();
 
   const results = {
@@ -174,10 +213,17 @@ async function main() {
     finishedAt: new Date().toISOString(),
     machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? null, memoryGb: Math.round(totalmem() / 2 ** 30), loadAvgBefore: loadBefore.map(round2), loadAvgAfter: loadavg().map(round2) },
     node: process.version,
-    settings: { ...settings, privacyFilter, store: 'redis-server (loopback)', mode: 'production', pipeline: 'auth, session, allowlist/scopes, argument validation, budget reservation, forward, privacy filter, token cap, settle, audit' },
+    settings: {
+      ...settings,
+      privacyFilter,
+      store: 'redis-server (loopback), one per gateway',
+      mode: 'production',
+      pipeline: 'auth, session, allowlist/scopes, argument validation, budget reservation, forward, privacy filter, token cap, settle, audit',
+      cpu: 'utime + stime of /proc/<pid>/stat (every thread; a cluster primary and its workers summed), over the measured calls, divided by them',
+      roundTrips: 'INFO stats total_reads_processed of the gateway’s own redis-server: request batches as the server read them (a pipeline or a script = 1), the probe’s own reads subtracted',
+    },
     latency,
-    storeCommands,
-    storeCommandsUnderLoad,
+    store: { sequential: storeSequential, underLoad: Object.fromEntries(Object.entries(throughputRows).flatMap(([key, row]) => (row.store ? [[key, row.store]] : []))) },
     throughput: throughputRows,
     memory,
   };
@@ -219,12 +265,16 @@ async function agentToken(gatewayUrl, adminKey) {
   return (await post(`/management/agents/${agentId}/token`, admin, {})).token;
 }
 
-/** Redis commands per tools/call over 200 sequential calls, audit writes (batched, asynchronous) included. */
-async function countStoreCommands(port, callOnce, calls = 200) {
-  const before = await commandCounts(port);
-  for (let i = 0; i < calls; i++) await callOnce();
+/**
+ * Redis round trips and commands per tools/call over sequential calls, what
+ * happens after the reply included (settle, audit): counted once the gateway
+ * has had time to write it.
+ */
+async function countStore(redis, callOnce) {
+  const before = await redisCounters(redis.port);
+  for (let i = 0; i < settings.storeCalls; i++) await callOnce();
   await new Promise((resolve) => setTimeout(resolve, 1_500));
-  return perCall(before, await commandCounts(port), calls);
+  return storeCostPerCall(before, await redisCounters(redis.port), settings.storeCalls, redis.probe);
 }
 
 /** /mcp answers 503 until the tools are loaded from the downstream, a moment after readiness. */
@@ -239,14 +289,35 @@ async function retryUntilLoaded(open) {
   }
 }
 
+/** Every worker of a cluster has its tools: 8 calls in a row on fresh connections (handed out round-robin) succeed. */
+async function untilEveryWorkerServes(callFresh) {
+  const deadline = Date.now() + 30_000;
+  for (let inARow = 0; inARow < 8; ) {
+    const reply = await callFresh();
+    inARow = reply.status === 200 && !reply.text.includes('"isError":true') ? inARow + 1 : 0;
+    if (inARow === 0) {
+      if (Date.now() > deadline) throw new Error(`a gateway worker still does not serve: ${reply.status} ${reply.text.slice(0, 200)}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
+
+/** RSS of a cluster: the primary's and each worker's. */
+async function clusterMemory(primaryPid) {
+  const [primary, ...workers] = processTree(primaryPid);
+  const rows = { primary: await memoryOf(primary), workers: await Promise.all(workers.map((pid) => memoryOf(pid))) };
+  return { ...rows, rssMb: round2(rows.primary.rssMb + rows.workers.reduce((sum, worker) => sum + worker.rssMb, 0)), peakRssMb: null };
+}
+
 /** Top self time of each gateway, restricted to its own measured load window. */
 async function profileReport(results, startedAt) {
   const profiles = {};
   for (const [key, name] of [['gatewayCacheOff', 'gateway-cache-off'], ['gatewayCacheOn', 'gateway-cache-on']]) {
     const file = `${PROFILES_DIR}${name}-${stamp(startedAt)}.cpuprofile`;
-    const window = results.throughput[key].window;
+    // The first round's window: the profile runs through every round, other targets' turns included.
+    const window = results.throughput[key].each[0].window;
     const summary = await summarizeProfile(file, { fromNs: BigInt(window.startNs), toNs: BigInt(window.endNs), top: 25 });
-    process.stdout.write(`\n### ${name}: top self time during its ${results.settings.durationSec} s load\n\n${summary.text}\n`);
+    process.stdout.write(`\n### ${name}: top self time during its first ${results.settings.calls} measured calls\n\n${summary.text}\n`);
     profiles[key] = { file, ...summary.data };
   }
   return profiles;

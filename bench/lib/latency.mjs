@@ -1,8 +1,11 @@
 // Added latency, measured the way a caller feels it: sequential calls
-// alternating the direct downstream and a proxy in front of it, on one
-// keep-alive connection each, timed with process.hrtime.bigint(). The
-// per-pair difference cancels whatever the downstream and the machine were
-// doing at that moment, so its percentiles are the proxy's own cost.
+// alternating the direct downstream and the proxies in front of it, on one
+// keep-alive connection each, timed with process.hrtime.bigint(). Each
+// round calls the downstream once and every proxy once, in an order that
+// rotates; a proxy's added latency in that round is its time minus the
+// direct time. The per-round difference cancels whatever the downstream and
+// the machine were doing at that moment, and proxies measured in the same
+// rounds are compared under the same conditions.
 
 const micros = (nanos) => Number(nanos) / 1000;
 
@@ -13,38 +16,39 @@ async function timed(call) {
 }
 
 /**
- * `direct` and `through` each perform one complete call (and throw if it
- * failed). The order inside a pair alternates, so neither side always runs
- * on a warmer cache or right after a GC of the other.
+ * `direct` and each of `targets` (name → call) perform one complete call
+ * (and throw if it failed). Returns, per target name, its added latency
+ * (µs) and its own and the direct times.
  */
-export async function addedLatency({ direct, through, pairs, warmup }) {
-  for (let i = 0; i < warmup; i++) {
-    await direct();
-    await through();
-  }
-  const added = new Float64Array(pairs);
-  const directTimes = new Float64Array(pairs);
-  const throughTimes = new Float64Array(pairs);
+export async function addedLatencies({ direct, targets, pairs, warmup }) {
+  const names = Object.keys(targets);
+  const calls = [['direct', direct], ...names.map((name) => [name, targets[name]])];
+  for (let i = 0; i < warmup; i++) for (const [, call] of calls) await call();
+  const times = Object.fromEntries(calls.map(([name]) => [name, new Float64Array(pairs)]));
   for (let i = 0; i < pairs; i++) {
-    let d, t;
-    if (i % 2 === 0) {
-      d = await timed(direct);
-      t = await timed(through);
-    } else {
-      t = await timed(through);
-      d = await timed(direct);
+    // Rotate the order, so neither side always runs on a warmer cache or right after a GC of the other.
+    for (let k = 0; k < calls.length; k++) {
+      const [name, call] = calls[(i + k) % calls.length];
+      times[name][i] = await timed(call);
     }
-    added[i] = t - d;
-    directTimes[i] = d;
-    throughTimes[i] = t;
   }
-  return {
-    pairs,
-    warmup,
-    addedUs: summary(added),
-    directUs: summary(directTimes),
-    throughUs: summary(throughTimes),
-  };
+  return Object.fromEntries(
+    names.map((name) => [
+      name,
+      {
+        pairs,
+        warmup,
+        addedUs: summary(times[name].map((t, i) => t - times.direct[i])),
+        directUs: summary(times.direct),
+        throughUs: summary(times[name]),
+      },
+    ]),
+  );
+}
+
+/** One proxy against the direct call: `through` performs one call through it. */
+export async function addedLatency({ direct, through, pairs, warmup }) {
+  return (await addedLatencies({ direct, targets: { through }, pairs, warmup })).through;
 }
 
 /** p50/p90/p99 (nearest rank) and mean, rounded to whole microseconds. */

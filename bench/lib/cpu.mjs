@@ -1,0 +1,109 @@
+// CPU time of processes, from Linux's /proc: what a call costs in CPU, which
+// says how many calls one core serves whatever else shares the machine.
+// utime + stime of /proc/<pid>/stat cover every thread of the process (the
+// embedding model's worker thread, libuv's pool), in clock ticks.
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+
+/** Clock ticks per second of /proc's CPU times (`getconf CLK_TCK`; 100 on every Linux we know). */
+export const CLOCK_TICKS = (() => {
+  try {
+    const ticks = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
+    return Number.isInteger(ticks) && ticks > 0 ? ticks : 100;
+  } catch {
+    return 100;
+  }
+})();
+
+/** Fields of /proc/<pid>/stat after the command name (which may hold spaces and parentheses). */
+function statFields(pid) {
+  const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return text.slice(text.lastIndexOf(')') + 2).split(' ');
+}
+
+/** utime + stime of one process in ticks; 0 once it is gone. Field 14 and 15 of stat(5), 12th and 13th after the name. */
+function cpuTicks(pid) {
+  try {
+    const fields = statFields(pid);
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return 0;
+  }
+}
+
+/** The pid and every live descendant of it (a cluster primary's workers, say). */
+export function processTree(pid) {
+  const parentOf = new Map();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      parentOf.set(Number(entry), Number(statFields(entry)[1]));
+    } catch {
+      // exited while we looked
+    }
+  }
+  const tree = [pid];
+  for (let i = 0; i < tree.length; i++) for (const [child, parent] of parentOf) if (parent === tree[i]) tree.push(child);
+  return tree;
+}
+
+/** CPU seconds used so far by these processes together. */
+export function cpuSeconds(pids) {
+  return pids.reduce((sum, pid) => sum + cpuTicks(pid), 0) / CLOCK_TICKS;
+}
+
+/** Busy CPU seconds of the whole machine so far (every core; idle, iowait and steal excluded), from /proc/stat. */
+export function machineBusySeconds() {
+  const [, ...ticks] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/);
+  // user nice system idle iowait irq softirq steal ...: work done here (steal is the hypervisor serving other guests).
+  const [user, nice, system, , , irq, softirq] = ticks.map(Number);
+  return (user + nice + system + irq + softirq) / CLOCK_TICKS;
+}
+
+/**
+ * A hook for the load run (see load.mjs): CPU of the processes under test,
+ * per call, over the measured calls; plus, for context, the other processes
+ * named in `context` and what the rest of the machine (other users of a
+ * shared VM included) did meanwhile.
+ */
+export function cpuPerCall({ underTest, context = {}, ours }) {
+  let start;
+  const snapshot = () => ({
+    at: process.hrtime.bigint(),
+    underTest: cpuSeconds(underTest()),
+    byPid: Object.fromEntries(underTest().map((pid) => [pid, cpuSeconds([pid])])),
+    context: Object.fromEntries(Object.entries(context).map(([name, pids]) => [name, cpuSeconds(pids())])),
+    ours: cpuSeconds(ours()),
+    machine: machineBusySeconds(),
+  });
+  let end;
+  return {
+    before: async () => {
+      start = snapshot();
+      end = undefined;
+    },
+    reached: () => {
+      end = snapshot();
+    },
+    after: async (calls) => {
+      end ??= snapshot();
+      const seconds = Number(end.at - start.at) / 1e9;
+      const perCallUs = (cpu) => Math.round((cpu / calls) * 1e6);
+      return {
+        calls,
+        pids: underTest(),
+        usPerCall: perCallUs(end.underTest - start.underTest),
+        // A cluster's primary and workers one by one (a single process: itself).
+        usPerCallByPid: Object.fromEntries(Object.keys(end.byPid).map((pid) => [pid, perCallUs(end.byPid[pid] - (start.byPid[pid] ?? 0))])),
+        cpuSeconds: round3(end.underTest - start.underTest),
+        contextUsPerCall: Object.fromEntries(Object.keys(context).map((name) => [name, perCallUs(end.context[name] - start.context[name])])),
+        // Cores busy on average: the whole machine, and the part none of the bench's processes used.
+        machineBusyCores: round2((end.machine - start.machine) / seconds),
+        otherBusyCores: round2(Math.max(0, end.machine - start.machine - (end.ours - start.ours)) / seconds),
+      };
+    },
+  };
+}
+
+const round2 = (n) => Math.round(n * 100) / 100;
+const round3 = (n) => Math.round(n * 1000) / 1000;
