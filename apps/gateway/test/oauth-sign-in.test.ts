@@ -1,6 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KNOWN_ORDER } from './support/client-matrix.js';
 import { initializeRequest, mcpRaw, openRawSession, rawCall, resultJson } from './support/mcp.js';
@@ -17,6 +18,8 @@ import { startPair, type Pair } from './support/pair.js';
 
 /** Every scope a sample-downstream tool requires: what the metadata must advertise. */
 const SAMPLE_SCOPES = ['catalog:write', 'customers:read', 'customers:write', 'orders:read', 'orders:write'];
+/** The JSON-RPC code of a refusal (scope, allowlist): what an agent-side scope lack is, unlike the token's. */
+const REFUSED = -32003;
 /** Least time between two key fetches for an unknown kid, set short so the rotation test need not wait long. */
 const JWKS_COOLDOWN_SECONDS = 1;
 
@@ -132,13 +135,22 @@ describe('OAuth sign-in through a real authorization server (issue 17)', { timeo
     expect(decodeJwt(token).payload).toMatchObject({ iss: issuer.issuer, sub: 'alice', aud: resource });
     expect(seen.filter((request) => request.url === resource && request.status === 200).every((request) => request.authorization === `Bearer ${token}`)).toBe(true);
 
-    // The agent's scopes narrow the token's (which holds every tool scope): orders:read yes, orders:write no.
-    const names = (await client.listTools()).tools.map((tool) => tool.name);
-    expect(names).toEqual(expect.arrayContaining(['get_order', 'list_orders', 'get_customer']));
-    expect(names).not.toContain('place_order');
     const result = await client.callTool({ name: 'get_order', arguments: { id: KNOWN_ORDER } });
     expect(result.isError).toBeFalsy();
     expect(resultJson(result)).toMatchObject({ id: KNOWN_ORDER });
+    expect((await client.callTool({ name: 'list_orders', arguments: {} })).isError).toBeFalsy();
+
+    // The token holds every tool scope, the agent orders:read but not orders:write: the token never widens the agent.
+    const names = (await client.listTools()).tools.map((tool) => tool.name);
+    expect(names).toEqual(expect.arrayContaining(['get_order', 'list_orders', 'get_customer']));
+    expect(names).not.toContain('place_order');
+    const widened = await client.callTool({ name: 'place_order', arguments: { customerId: 1, lines: [{ sku: 'KB-100', quantity: 1 }] } }).then(
+      () => null,
+      (error: unknown) => error,
+    );
+    expect(widened).toBeInstanceOf(McpError);
+    expect((widened as McpError).code).toBe(REFUSED);
+    expect((widened as McpError).message).toMatch(/orders:write/);
   });
 
   it('a token without a required scope: 403 insufficient_scope naming it; the SDK steps up and the call then passes', async () => {
