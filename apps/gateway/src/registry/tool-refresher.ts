@@ -28,7 +28,8 @@ export interface ToolRefresherOptions {
   refreshMaxWaitMs?: number;
   state?: RegistryGeneration;
   onLoaded?: (load: DownstreamLoad, reason: string) => void;
-  onError?: (error: unknown, reason: string, downstream: string) => void;
+  /** `downstream` is unset for a failure of no one downstream (reading the store's generation, say). */
+  onError?: (error: unknown, reason: string, downstream?: string) => void;
   onRetry?: (attempt: number, reason: string, downstream: string) => void;
   /** Told about every reload an operator asked for, with who asked. */
   audit?: (event: AuditEvent) => void;
@@ -159,7 +160,7 @@ export class ToolRefresher {
       running = true;
       task()
         .catch((error: unknown) => {
-          if (!this.#stop.signal.aborted) this.#options.onError?.(error, 'background refresh', '*');
+          if (!this.#stop.signal.aborted) this.#options.onError?.(error, 'background refresh');
         })
         .finally(() => (running = false));
     }, ms);
