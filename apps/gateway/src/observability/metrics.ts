@@ -36,6 +36,20 @@ export class GatewayMetrics {
   readonly #storeErrors = new Counter({ name: 'tollgate_store_errors_total', help: 'Store outages and failed store commands reported', registers: [this.registry] });
   // Each worker process has its own breaker: across workers (Gw:Http:Workers) the worst state is reported, not a sum.
   readonly #breaker = new Gauge({ name: 'tollgate_breaker_state', help: 'Downstream circuit breaker: 0 closed, 1 half-open, 2 open', aggregator: 'max', registers: [this.registry] });
+  // Per downstream (Gw:Downstreams): label values are configured names, never caller input.
+  readonly #downstreamCalls = new Counter({ name: 'tollgate_downstream_calls_total', help: 'tools/call requests by downstream and outcome', labelNames: ['downstream', 'outcome'], registers: [this.registry] });
+  readonly #downstreamBreaker = new Gauge({ name: 'tollgate_downstream_breaker_state', help: 'Circuit breaker per downstream: 0 closed, 1 half-open, 2 open', labelNames: ['downstream'], aggregator: 'max', registers: [this.registry] });
+  #downstreamToolCounts: () => Record<string, number> = () => ({});
+  readonly #downstreamTools: Gauge = new Gauge({
+    name: 'tollgate_downstream_tools',
+    help: 'Tools served per downstream (0 while its schema is not loaded)',
+    labelNames: ['downstream'],
+    aggregator: 'max',
+    registers: [this.registry],
+    collect: () => {
+      for (const [downstream, count] of Object.entries(this.#downstreamToolCounts())) this.#downstreamTools.set({ downstream }, count);
+    },
+  });
   readonly #managementChanges = new Counter({ name: 'tollgate_management_changes_total', help: 'Management changes by kind', labelNames: ['change'], registers: [this.registry] });
   #pendingSettlements: () => number = () => 0;
   readonly #settlementsGauge: Gauge = new Gauge({
@@ -62,6 +76,7 @@ export class GatewayMetrics {
     }
     const tool = event.tool && this.knownTool(event.tool) ? event.tool : '(none)';
     this.#calls.inc({ tool, outcome: event.outcome });
+    if (event.downstream) this.#downstreamCalls.inc({ downstream: event.downstream, outcome: event.outcome });
     if (event.gatewayMs != null) this.#gatewayLatency.observe({ tool }, event.gatewayMs / 1000);
     if (event.downstreamMs != null) this.#downstreamLatency.observe({ tool }, event.downstreamMs / 1000);
     if (event.tokensCharged) this.#tokens.inc({ tool }, event.tokensCharged);
@@ -80,6 +95,15 @@ export class GatewayMetrics {
 
   breakerState(state: BreakerState): void {
     this.#breaker.set(BREAKER_VALUE[state]);
+  }
+
+  downstreamBreakerState(downstream: string, state: BreakerState): void {
+    this.#downstreamBreaker.set({ downstream }, BREAKER_VALUE[state]);
+  }
+
+  /** Where `tollgate_downstream_tools` is read from, at each scrape. */
+  countDownstreamTools(counts: () => Record<string, number>): void {
+    this.#downstreamToolCounts = counts;
   }
 
   text(): Promise<string> {
