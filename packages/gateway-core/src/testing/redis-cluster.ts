@@ -31,6 +31,8 @@ export interface RedisCluster {
   stopNode(index: number): Promise<void>;
   /** Starts a stopped master again on its port, with its nodes.conf: it rejoins with its slots. */
   startNode(index: number): Promise<void>;
+  /** The index in `nodes` of the master serving a key's slot, asked of a running node (CLUSTER KEYSLOT). */
+  masterOf(key: string): Promise<number>;
   /** Resolves once every running node reports `cluster_state:<state>`. */
   waitForState(state: 'ok' | 'fail', timeoutMs?: number): Promise<void>;
   /** Stops every node; safe to call twice. */
@@ -102,6 +104,12 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
       const node = processes[index]!;
       if (node.child) return;
       node.child = await launch(binary, node.args, node.port, startTimeoutMs);
+    },
+    async masterOf(key) {
+      const running = processes.find((node) => node.child !== null);
+      if (!running) throw new Error('no node of the cluster is running');
+      const slot = Number(await withNode(running.port, (client) => client.sendCommand(['CLUSTER', 'KEYSLOT', key])));
+      return nodes.findIndex((node) => slot >= node.slots[0] && slot <= node.slots[1]);
     },
     waitForState: (state, timeoutMs = startTimeoutMs) =>
       waitForState(processes.filter((node) => node.child !== null), state, timeoutMs),
