@@ -9,6 +9,7 @@ import {
   InvalidInputError,
   NotFoundError,
   NotReadyError,
+  RateLimitedError,
   SessionNotFoundError,
   StoreUnavailableError,
   ToolRefusedError,
@@ -53,12 +54,22 @@ describe('the error catalogue', () => {
     expect(outcome(new InvalidArgumentsError('x', []))).toBe('invalid-arguments');
     expect(outcome(new InvalidInputError('x'))).toBe('invalid-request');
     expect(outcome(new BudgetExhaustedError('x', '2030-01-02T00:00:00.000Z'))).toBe('budget-exhausted');
+    expect(outcome(new RateLimitedError('x', { callsPerMinute: 6, burst: 3 }, 1))).toBe('rate-limited');
     expect(outcome(new CircuitOpenError('x'))).toBe('circuit-open');
     expect(outcome(new DownstreamError('x'))).toBe('downstream-error');
     expect(outcome(new StoreUnavailableError('x'))).toBe('store-unavailable');
     expect(outcome(new NotReadyError('x'))).toBe('unavailable');
     expect(outcome(new SessionNotFoundError())).toBe('invalid-request');
     expect(outcome(new TransportError('body-too-large', 'x'))).toMatch('invalid-request');
+  });
+
+  it("refuses a rate-limited call like a spent budget: 429 / -32029, the budget's data shape, whole seconds to wait", () => {
+    const now = new Date('2030-01-01T12:00:00.000Z');
+    const error = new RateLimitedError('slow down', { callsPerMinute: 6, burst: 3 }, 9_001, { now });
+    expect(describeError(error)).toMatchObject({ code: 'rate-limited', httpStatus: 429, jsonRpcCode: -32029, outcome: 'rate-limited', delivery: 'in-band' });
+    expect(error.data).toEqual({ reason: 'rate-limited', resetsAt: '2030-01-01T12:00:09.001Z', retryAfterSeconds: 10, callsPerMinute: 6, burst: 3, remaining: 0 });
+    expect(Object.keys(new BudgetExhaustedError('x', '2030-01-02T00:00:00.000Z', { dailyTokenBudget: 100 }).data).filter((key) => !(key in error.data))).toEqual(['dailyTokenBudget']);
+    expect(new RateLimitedError('x', { callsPerMinute: 6, burst: 3 }, 1).data.retryAfterSeconds).toBe(1);
   });
 
   it('keeps the JSON-RPC codes of contract 7 and the outcomes the audit trail knows', () => {

@@ -17,6 +17,8 @@ export const SPAN_NAMES = {
   toolsCall: 'tollgate.tools/call',
   authorize: 'tollgate.authorize',
   validate: 'tollgate.validate',
+  /** Only for an agent with a rate limit. */
+  rateLimit: 'tollgate.rate-limit',
   budgetReserve: 'tollgate.budget.reserve',
   cacheLookup: 'tollgate.cache.lookup',
   forward: 'tollgate.forward',

@@ -9,6 +9,7 @@ import { MemorySessionStore } from './sessions.js';
 import { MemoryStreamStore } from './streams.js';
 import { MemoryGenerationCounter } from './generation-counter.js';
 import { MemoryAttemptCounter } from './attempts.js';
+import { MemoryRateLimiter } from './rate-limits.js';
 
 /**
  * The embedded store: everything in this process's memory. Right for one
@@ -28,6 +29,7 @@ export function createMemoryStore(options: StoreOptions = {}): GatewayStore {
     toolRegistryState: new MemoryGenerationCounter(),
     cacheGeneration: new MemoryGenerationCounter(),
     signInAttempts: new MemoryAttemptCounter(clock),
+    rateLimits: new MemoryRateLimiter(),
     async ping() {},
     async close() {},
   };
