@@ -34,29 +34,61 @@ function allowedToolsOf(form: FormBody): string[] | null {
 }
 
 /**
+ * The rate limit fields: both blank is "no limit" (null) on the edit form,
+ * and "the gateway's default" (omitted) on the create form; anything else
+ * goes to the schema, which names the field at fault.
+ */
+function rateLimitOf(form: FormBody, blank: null | undefined) {
+  const callsPerMinute = text(form, 'callsPerMinute');
+  const burst = text(form, 'burst');
+  if (callsPerMinute.trim() === '' && burst.trim() === '') return blank;
+  return { callsPerMinute: budgetOf(callsPerMinute), burst: budgetOf(burst) };
+}
+
+/**
  * The agent form as the management API's JSON body, validated by the very
  * schemas of `POST/PUT /management/agents`: the dashboard has no rules of
  * its own about what an agent may be.
  */
-function agentBody(form: FormBody) {
-  return { label: text(form, 'label'), dailyTokenBudget: budgetOf(text(form, 'dailyTokenBudget')), allowedTools: allowedToolsOf(form), scopes: scopesOf(form) };
+function agentBody(form: FormBody, blankRateLimit: null | undefined) {
+  return {
+    label: text(form, 'label'),
+    dailyTokenBudget: budgetOf(text(form, 'dailyTokenBudget')),
+    allowedTools: allowedToolsOf(form),
+    scopes: scopesOf(form),
+    rateLimit: rateLimitOf(form, blankRateLimit),
+  };
 }
 
 export function parseCreateAgentForm(form: FormBody): FormResult<z.output<typeof createAgentBody>> {
-  return validated(createAgentBody, agentBody(form));
+  return validated(createAgentBody, agentBody(form, undefined));
 }
 
 export function parseUpdateAgentForm(form: FormBody): FormResult<z.output<typeof updateAgentBody>> {
-  return validated(updateAgentBody, agentBody(form));
+  return validated(updateAgentBody, agentBody(form, null));
 }
 
 /** What the user typed, to show the form again after a refusal. */
 export function formValues(form: FormBody) {
-  return { label: text(form, 'label'), dailyTokenBudget: text(form, 'dailyTokenBudget'), allowedTools: allowedToolsOf(form), scopes: texts(form.scopes) };
+  return {
+    label: text(form, 'label'),
+    dailyTokenBudget: text(form, 'dailyTokenBudget'),
+    allowedTools: allowedToolsOf(form),
+    scopes: texts(form.scopes),
+    callsPerMinute: text(form, 'callsPerMinute'),
+    burst: text(form, 'burst'),
+  };
 }
 
 function validated<T extends z.ZodType>(schema: T, body: unknown): FormResult<z.output<T>> {
   const parsed = schema.safeParse(body);
   if (parsed.success) return { ok: true, value: parsed.data };
-  return { ok: false, errors: parsed.error.issues.map((issue) => ({ field: String(issue.path[0] ?? 'form'), message: issue.message })) };
+  return { ok: false, errors: parsed.error.issues.map((issue) => ({ field: fieldOf(issue.path), message: issue.message })) };
+}
+
+/** The form field at fault: an object's member by its dotted path (`rateLimit.burst`), a list's item by the list. */
+function fieldOf(path: readonly PropertyKey[]): string {
+  const firstItem = path.findIndex((part) => typeof part === 'number');
+  const named = firstItem === -1 ? path : path.slice(0, firstItem);
+  return named.map(String).join('.') || 'form';
 }

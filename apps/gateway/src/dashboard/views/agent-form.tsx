@@ -7,6 +7,9 @@ export interface AgentFormValues {
   /** null = every tool. */
   allowedTools: string[] | null;
   scopes: string[];
+  /** The rate limit as typed; both blank = none. */
+  callsPerMinute: string;
+  burst: string;
 }
 
 export interface AgentFormProps {
@@ -19,6 +22,8 @@ export interface AgentFormProps {
   toolNames: string[];
   knownScopes: string[];
   errors?: FieldError[];
+  /** What blank rate-limit fields mean on this form. */
+  blankRateLimit?: string;
 }
 
 const FIELD_NAMES: Record<string, string> = {
@@ -26,10 +31,13 @@ const FIELD_NAMES: Record<string, string> = {
   dailyTokenBudget: 'Daily token budget',
   allowedTools: 'Tools',
   scopes: 'Scopes',
+  rateLimit: 'Rate limit',
+  'rateLimit.callsPerMinute': 'Calls per minute',
+  'rateLimit.burst': 'Burst',
 };
 
 /** Create and edit share one form; what it submits is checked by the management API's schemas. */
-export function AgentForm({ id, action, submitLabel, csrfToken, values, toolNames, knownScopes, errors = [] }: AgentFormProps) {
+export function AgentForm({ id, action, submitLabel, csrfToken, values, toolNames, knownScopes, errors = [], blankRateLimit = 'no limit' }: AgentFormProps) {
   const errorFor = (field: string) => errors.filter((error) => error.field === field).map((error) => error.message).join('; ');
   const described = (field: string) => (errorFor(field) ? `${id}-${field}-error` : undefined);
   const tools = [...new Set([...toolNames, ...(values.allowedTools ?? [])])].sort();
@@ -60,6 +68,23 @@ export function AgentForm({ id, action, submitLabel, csrfToken, values, toolName
         <p id={`${id}-budget-hint`} class="hint">Tokens the agent may receive per UTC day.</p>
         {errorFor('dailyTokenBudget') && <p id={`${id}-dailyTokenBudget-error`} class="error">{errorFor('dailyTokenBudget')}</p>}
       </div>
+      <fieldset aria-describedby={`${id}-rate-hint`}>
+        <legend>Rate limit</legend>
+        <div class="field">
+          <label for={`${id}-calls-per-minute`}>Calls per minute</label>
+          <input id={`${id}-calls-per-minute`} name="callsPerMinute" type="number" min={1} step={1} inputmode="numeric" value={values.callsPerMinute} aria-invalid={errorFor('rateLimit.callsPerMinute') ? 'true' : undefined} aria-describedby={described('rateLimit.callsPerMinute')} />
+          {errorFor('rateLimit.callsPerMinute') && <p id={`${id}-rateLimit.callsPerMinute-error`} class="error">{errorFor('rateLimit.callsPerMinute')}</p>}
+        </div>
+        <div class="field">
+          <label for={`${id}-burst`}>Burst</label>
+          <input id={`${id}-burst`} name="burst" type="number" min={1} step={1} inputmode="numeric" value={values.burst} aria-invalid={errorFor('rateLimit.burst') ? 'true' : undefined} aria-describedby={described('rateLimit.burst')} />
+          {errorFor('rateLimit.burst') && <p id={`${id}-rateLimit.burst-error`} class="error">{errorFor('rateLimit.burst')}</p>}
+        </div>
+        <p id={`${id}-rate-hint`} class="hint">
+          tools/call requests, across every instance: the burst at once, then calls per minute. Both blank: {blankRateLimit}.
+        </p>
+        {errorFor('rateLimit') && <p class="error">{errorFor('rateLimit')}</p>}
+      </fieldset>
       <fieldset>
         <legend>Tools</legend>
         <p class="check">

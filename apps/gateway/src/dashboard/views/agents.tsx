@@ -19,7 +19,7 @@ export interface AgentsPageProps {
   createForm?: { values: AgentFormValues; errors: FieldError[] };
 }
 
-const EMPTY_AGENT: AgentFormValues = { label: '', dailyTokenBudget: '100000', allowedTools: null, scopes: [] };
+const EMPTY_AGENT: AgentFormValues = { label: '', dailyTokenBudget: '100000', allowedTools: null, scopes: [], callsPerMinute: '', burst: '' };
 
 function StatusBadge({ agent }: { agent: AgentRecord }) {
   return agent.isActive ? <Badge health="ok">active</Badge> : <Badge health="danger">inactive</Badge>;
@@ -42,6 +42,7 @@ export function AgentsPage({ csrfToken, agents, toolNames, knownScopes, notice, 
           errors={createForm?.errors ?? []}
           toolNames={toolNames}
           knownScopes={knownScopes}
+          blankRateLimit="the configured default (Gw:RateLimit), or no limit"
         />
       </details>
       {agents.length === 0 ? (
@@ -55,7 +56,8 @@ export function AgentsPage({ csrfToken, agents, toolNames, knownScopes, notice, 
               </h2>
               <AgentState agent={agent} budget={budget} />
               <p class="hint">
-                Tools: {agent.allowedTools?.length ? agent.allowedTools.join(', ') : 'all'} · Scopes: {agent.scopes.length ? agent.scopes.join(', ') : 'none'}
+                Tools: {agent.allowedTools?.length ? agent.allowedTools.join(', ') : 'all'} · Scopes: {agent.scopes.length ? agent.scopes.join(', ') : 'none'} · Rate
+                limit: {rateLimitText(agent)}
               </p>
             </li>
           ))}
@@ -76,7 +78,19 @@ export interface AgentPageProps {
 }
 
 export function agentFormValues(agent: AgentRecord): AgentFormValues {
-  return { label: agent.label, dailyTokenBudget: String(agent.dailyTokenBudget), allowedTools: agent.allowedTools, scopes: agent.scopes };
+  return {
+    label: agent.label,
+    dailyTokenBudget: String(agent.dailyTokenBudget),
+    allowedTools: agent.allowedTools,
+    scopes: agent.scopes,
+    callsPerMinute: agent.rateLimit ? String(agent.rateLimit.callsPerMinute) : '',
+    burst: agent.rateLimit ? String(agent.rateLimit.burst) : '',
+  };
+}
+
+/** "6 calls/min, burst 3", or "none". */
+export function rateLimitText(agent: AgentRecord): string {
+  return agent.rateLimit ? `${formatNumber(agent.rateLimit.callsPerMinute)} calls/min, burst ${formatNumber(agent.rateLimit.burst)}` : 'none';
 }
 
 export function AgentPage({ csrfToken, agent, budget, toolNames, knownScopes, notice, editForm }: AgentPageProps) {
@@ -96,6 +110,7 @@ export function AgentPage({ csrfToken, agent, budget, toolNames, knownScopes, no
           <p class="hint">
             {formatNumber(budget.remaining)} remaining · resets <Time iso={budget.resetsAt} />
           </p>
+          <p class="hint">Rate limit: {rateLimitText(agent)}</p>
           <div class="actions">
             <form method="post" action={`${base}/active`}>
               <CsrfField token={csrfToken} />
