@@ -4,7 +4,7 @@ import { ControlledDownstream, GET_ITEM, startControlledDownstream } from './sup
 import { HTTP_STATUS_DELIVERY } from './support/delivery.js';
 import { GatewayClient } from './support/gateway-client.js';
 import { createAgentWithToken, openRawSession, rawCall, resultJson, waitUntilReady, type McpExchange, type TestAgent } from './support/mcp.js';
-import { eventually, startGateway, type RunningProcess } from './support/processes.js';
+import { eventually, freePort, startDownstream, startGateway, type RunningProcess } from './support/processes.js';
 import { GET_ITEM_TOOL, startRecordingDownstream, type RecordingDownstream } from './support/recording-downstream.js';
 
 /** `search` (GET /search?q=…) of the catalog downstream. */
@@ -225,5 +225,62 @@ describe('one gateway, three downstreams (one of them stopped)', () => {
         'downstream:billing': { status: 'Degraded', description: '1 tools served; circuit open: its calls fail fast until the break ends' },
       },
     });
+  });
+});
+
+/** The payload of a JWT, unverified: what the gateway told the downstream. */
+const jwtPayload = (token: string) => JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8'));
+
+/**
+ * Each downstream is told, in the gateway's signed assertion, the tool by the
+ * name it declared (not the prefixed one agents see) and its own audience: the
+ * sample downstream, behind the prefix `shop`, verifies both with host-kit's
+ * requireGateway; a recording downstream shows what it was sent.
+ */
+describe('signed assertions with several downstreams: declared tool names, one audience each', () => {
+  let shop: RunningProcess;
+  let items: RecordingDownstream;
+  let gateway: RunningProcess;
+  let agent: TestAgent;
+  let sessionId: string;
+
+  beforeAll(async () => {
+    const port = await freePort();
+    [shop, items] = await Promise.all([startDownstream({ gatewayJwksUrl: `http://127.0.0.1:${port}/.well-known/jwks.json` }), startRecordingDownstream([GET_ITEM_TOOL])]);
+    gateway = await startGateway({
+      downstreamUrl: 'unused',
+      env: {
+        PORT: String(port),
+        Gw__ToolRegistry__DownstreamBaseUrl: undefined,
+        // The sample's audience defaults to its own address: the gateway's default for this downstream too.
+        Gw__Downstreams__shop__BaseUrl: shop.url,
+        Gw__Downstreams__shop__Prefix: 'shop',
+        Gw__Downstreams__items__BaseUrl: items.url,
+        Gw__Downstreams__items__Audience: 'urn:items',
+        Gw__Cache__Enabled: 'false',
+      },
+    });
+    await eventually(() => probe(`${gateway.url}/health/ready`), (reply) => reply.body.status === 'Healthy');
+    const api = new GatewayClient(gateway.url);
+    agent = await createAgentWithToken(api, await api.adminToken(), { label: 'assertions', dailyTokenBudget: 100_000, scopes: ['orders:read'] });
+    ({ sessionId } = await openRawSession(gateway.url, agent.token));
+  });
+  afterAll(async () => {
+    await gateway?.stop();
+    await Promise.all([shop?.stop(), items?.close()]);
+  });
+
+  it("passes host-kit's check through a prefix: the assertion names the tool as the downstream declared it, for its own audience", async () => {
+    const called = await rawCall(gateway.url, agent.token, sessionId, 'tools/call', { name: 'shop_get_order', arguments: { id: 1001 } }, 20);
+    expect(called.status).toBe(200);
+    expect(called.message.result.isError).toBeFalsy();
+    expect(resultJson(called.message.result)).toMatchObject({ id: 1001 });
+    const line = await eventually(async () => shop.output().split('\n').find((entry) => entry.startsWith('gateway call:')), (found) => found !== undefined, 5_000);
+    expect(line).toMatch(new RegExp(`^gateway call: tool=get_order agent=${agent.agentId} `));
+
+    expect((await rawCall(gateway.url, agent.token, sessionId, 'tools/call', { name: 'get_item', arguments: { id: 'a' } }, 21)).status).toBe(200);
+    const assertion = items.requestHeaders.at(-1)?.['tollgate-assertion'];
+    expect(typeof assertion).toBe('string');
+    expect(jwtPayload(assertion as string)).toMatchObject({ aud: 'urn:items', tool: 'get_item', sub: agent.agentId });
   });
 });
