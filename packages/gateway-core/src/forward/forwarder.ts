@@ -1,7 +1,9 @@
 import { context, propagation } from '@opentelemetry/api';
 import { performance } from 'node:perf_hooks';
+import { randomUUID } from 'node:crypto';
 import { Pool } from 'undici';
 import { TimedAbort } from '../abort/timed-abort.js';
+import type { GatewayAssertionSigner } from '../assertion/assertion-signer.js';
 import type { ToolDefinition } from '../tools/definition.js';
 import { DownstreamCallError } from '../errors.js';
 import { checkDownstreamHeaders, endToEndHeaders } from './headers.js';
@@ -37,9 +39,20 @@ export interface Forwarder {
   forward(tool: ToolDefinition, args: Record<string, unknown>, signal?: AbortSignal, options?: ForwardOptions): Promise<ForwardResult>;
 }
 
-/** Who a call is for, for a forwarder that shares the downstream fairly between agents. */
+/** Who a call is for: for a forwarder that shares the downstream fairly between agents, and for the gateway's assertion. */
 export interface ForwardOptions {
   agentId?: string;
+  /** The scopes granted to this call (token ∩ agent), asserted to the downstream. */
+  scopes?: readonly string[];
+  /** One id for the whole call, the same on each retry; absent, each attempt gets its own. */
+  callId?: string;
+}
+
+/** Signs a `Tollgate-Assertion` for each attempt, so the downstream can check the call came through the gateway. */
+export interface ForwardAssertion {
+  signer: Pick<GatewayAssertionSigner, 'sign'>;
+  /** The assertion's `aud`. Default: `baseUrl` as configured. */
+  audience?: string;
 }
 
 export interface HttpForwarderOptions {
@@ -56,11 +69,15 @@ export interface HttpForwarderOptions {
   /** Most sockets open to the downstream, one call each. Default 128. */
   connections?: number;
   keepAliveTimeoutMs?: number;
+  /** Given, every attempt carries a signed `Tollgate-Assertion` header naming the agent, the tool and this downstream. */
+  assertion?: ForwardAssertion;
 }
 
 export const DEFAULT_TIMEOUT_MS = 10_000;
 export const DEFAULT_MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
 export const DEFAULT_CONNECTIONS = 128;
+/** `Tollgate-Assertion` in the lower case undici sends. */
+const ASSERTION_HEADER_NAME = 'tollgate-assertion';
 
 /** Forwards over a keep-alive connection pool (undici) to one downstream origin. */
 export class HttpForwarder implements Forwarder {
@@ -72,6 +89,7 @@ export class HttpForwarder implements Forwarder {
   readonly #timeoutMs: number;
   readonly #maxResponseBytes: number;
   readonly #largeAnswerBytes: number;
+  readonly #assertion: Required<ForwardAssertion> | undefined;
 
   constructor(options: HttpForwarderOptions) {
     const base = new URL(options.baseUrl);
@@ -81,14 +99,16 @@ export class HttpForwarder implements Forwarder {
     this.#maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
     this.#largeAnswerBytes = options.largeAnswerBytes ?? Number.POSITIVE_INFINITY;
     this.connections = options.connections ?? DEFAULT_CONNECTIONS;
+    this.#assertion = options.assertion && { signer: options.assertion.signer, audience: options.assertion.audience ?? options.baseUrl };
     this.#pool = new Pool(base.origin, {
       connections: this.connections,
       keepAliveTimeout: options.keepAliveTimeoutMs ?? 30_000,
     });
   }
 
-  async forward(tool: ToolDefinition, args: Record<string, unknown>, signal?: AbortSignal): Promise<ForwardResult> {
+  async forward(tool: ToolDefinition, args: Record<string, unknown>, signal?: AbortSignal, options?: ForwardOptions): Promise<ForwardResult> {
     const request = buildDownstreamRequest(tool, args, this.#basePath);
+    const assertion = this.#assertionHeader(tool, options);
     const abort = new TimedAbort(this.#timeoutMs, signal);
     const started = performance.now();
     try {
@@ -100,6 +120,7 @@ export class HttpForwarder implements Forwarder {
           accept: 'application/json',
           ...(request.body === undefined ? {} : { 'content-type': 'application/json' }),
           ...this.#headers,
+          ...assertion,
         }),
         body: request.body ?? null,
         signal: abort.signal,
@@ -124,6 +145,19 @@ export class HttpForwarder implements Forwarder {
     } finally {
       abort.dispose();
     }
+  }
+
+  /** Signed per attempt, after the request is built: a refused argument costs no signature. */
+  #assertionHeader(tool: ToolDefinition, options: ForwardOptions | undefined): Record<string, string> | undefined {
+    if (this.#assertion === undefined) return undefined;
+    const token = this.#assertion.signer.sign({
+      audience: this.#assertion.audience,
+      agentId: options?.agentId ?? '',
+      tool: tool.name,
+      scopes: options?.scopes ?? [],
+      callId: options?.callId ?? randomUUID(),
+    });
+    return { [ASSERTION_HEADER_NAME]: token };
   }
 
   /** Closes idle sockets; in-flight calls finish first. */

@@ -45,9 +45,10 @@ export function createResilientForwarder(inner: Forwarder, options: ResilienceOp
   const slots = new FairSlots(resolved.connections);
 
   /** One call holding its slot: the deadline starts now. The probe's is not tied to its caller. */
-  const send = async (tool: ToolDefinition, args: Record<string, unknown>, signal: AbortSignal | undefined, probe: boolean): Promise<ForwardResult> => {
+  const send = async (tool: ToolDefinition, args: Record<string, unknown>, signal: AbortSignal | undefined, probe: boolean, who: ForwardOptions | undefined): Promise<ForwardResult> => {
     const deadline = new Deadline(resolved.deadlineMs, probe ? undefined : signal);
-    const attempt = () => inner.forward(tool, args, deadline.signal);
+    // Every attempt is for the same call: the same options (agent, call id) each time.
+    const attempt = () => inner.forward(tool, args, deadline.signal, who);
     try {
       return await withRetries(tool.httpMethod, attempt, probe ? NO_RETRIES : resolved.retry, deadline);
     } catch (error) {
@@ -69,19 +70,19 @@ export function createResilientForwarder(inner: Forwarder, options: ResilienceOp
       }
       // A free slot is taken in this turn (the common case); otherwise the call waits its turn.
       const free = signal?.aborted ? null : slots.tryAcquire();
-      if (free) return sendHolding(free, tool, args, signal);
+      if (free) return sendHolding(free, tool, args, signal, forwardOptions);
       return slots.acquire(forwardOptions?.agentId ?? NO_AGENT, resolved.deadlineMs, signal).then((slot) => {
         if (slot === 'aborted') throw cancelled(tool, signal);
         if (slot === 'timed-out') {
           throw new OverloadedError(`No connection to the downstream came free within ${resolved.deadlineMs} ms (all ${resolved.connections} in use); try again shortly.`);
         }
-        return sendHolding(slot, tool, args, signal);
+        return sendHolding(slot, tool, args, signal, forwardOptions);
       });
     },
   };
 
   /** Sends through the breaker while holding `slot`, which goes back when the downstream call ends, not when the caller leaves. */
-  function sendHolding(slot: ReleaseSlot, tool: ToolDefinition, args: Record<string, unknown>, signal: AbortSignal | undefined): Promise<ForwardResult> {
+  function sendHolding(slot: ReleaseSlot, tool: ToolDefinition, args: Record<string, unknown>, signal: AbortSignal | undefined, who: ForwardOptions | undefined): Promise<ForwardResult> {
     try {
       // Read in the same turn as execute, so the state cannot move in between:
       // a value no request can carry is refused here and never becomes the probe.
@@ -90,7 +91,7 @@ export function createResilientForwarder(inner: Forwarder, options: ResilienceOp
       slot();
       return Promise.reject(error);
     }
-    const outcome = breaker.execute((probe) => send(tool, args, signal, probe));
+    const outcome = breaker.execute((probe) => send(tool, args, signal, probe, who));
     void outcome.then(slot, slot);
     return untilCallerLeaves(outcome, signal, tool);
   }
