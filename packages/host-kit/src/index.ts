@@ -31,3 +31,10 @@ export type { FromBody, FromHeader, FromQuery, FromRoute, FromServices, Int } fr
 export { mountControllers } from './annotation/mount-controllers.js';
 export { asAgentToolManifest } from './annotation/as-manifest.js';
 export type { ControllerInput, MountControllersOptions } from './annotation/mount-controllers.js';
+
+// Trusting only the gateway: marked routes require the gateway's signed assertion.
+export { requireGateway, GATEWAY_ASSERTION_HEADER } from './gateway/require-gateway.js';
+export type { RequireGatewayOptions } from './gateway/require-gateway.js';
+export type { GatewayCaller } from './gateway/caller.js';
+export type { GatewayKeys } from './gateway/key-source.js';
+export type { RefusalReason as GatewayRefusalReason } from './gateway/assertion-check.js';

@@ -1,5 +1,6 @@
 import type { Context, Hono } from 'hono';
 import type { ActionBinding, AgentToolManifest, ControllerBinding } from '../manifest.js';
+import { guardToolRoute } from '../gateway/require-gateway.js';
 import { BadRequestInput, bindArguments } from './bind-arguments.js';
 import { controllerNameOf } from './controller-registry.js';
 
@@ -61,7 +62,11 @@ function mountAction(
       throw new TypeError(`mountControllers: ${where} needs the service "${parameter.token}"; pass it in options.services`);
     }
   }
+  const tool = action.toolName;
   app.on(action.httpMethod, action.path, async (c: Context) => {
+    // An @AgentTool action answers only the gateway where requireGateway covers it.
+    const refused = tool === null ? undefined : await guardToolRoute(c, tool);
+    if (refused) return refused;
     let args: unknown[];
     try {
       args = await bindArguments(c, action.parameters, services);

@@ -1,4 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
+import { guardToolRoute } from '../gateway/require-gateway.js';
 import { toAgentToolMetadata, type AgentToolMetadata, type AgentToolOptions } from './agent-tool-options.js';
 
 // A registered symbol rather than a module-local WeakMap: the schema endpoint
@@ -8,8 +9,10 @@ const AGENT_TOOL = Symbol.for('@tollgate/host-kit/agent-tool');
 type MarkedHandler = MiddlewareHandler & { [AGENT_TOOL]: AgentToolMetadata };
 
 /**
- * Marks the endpoint it is placed on as an agent tool. It only carries
- * metadata for `GET /gw/schema` and passes every request on unchanged.
+ * Marks the endpoint it is placed on as an agent tool. It carries metadata
+ * for `GET /gw/schema`, and, where `requireGateway` covers the route, lets
+ * only calls with the gateway's assertion for this tool through; otherwise
+ * it passes every request on unchanged.
  * Options are validated now, so a mistake fails at startup with a TypeError.
  *
  * @example
@@ -17,7 +20,9 @@ type MarkedHandler = MiddlewareHandler & { [AGENT_TOOL]: AgentToolMetadata };
  */
 export function withAgentTool(options: AgentToolOptions): MiddlewareHandler {
   const metadata = toAgentToolMetadata(options);
-  const middleware: MiddlewareHandler = async (_c, next) => {
+  const middleware: MiddlewareHandler = async (c, next) => {
+    const refused = await guardToolRoute(c, metadata.name);
+    if (refused) return refused;
     await next();
   };
   return Object.assign(middleware, { [AGENT_TOOL]: metadata }) satisfies MarkedHandler;
