@@ -53,7 +53,8 @@ function stop(code = 0) {
 process.on('SIGINT', () => stop(0));
 process.on('SIGTERM', () => stop(0));
 
-start('downstream', 'apps/sample-downstream/dist/main.js', { PORT: DOWNSTREAM_PORT, HOST: '127.0.0.1' });
+// The sample answers only calls signed by this gateway; its audience defaults to its own address, the gateway's DownstreamBaseUrl.
+start('downstream', 'apps/sample-downstream/dist/main.js', { PORT: DOWNSTREAM_PORT, HOST: '127.0.0.1', GATEWAY_JWKS_URL: `${gatewayUrl}/.well-known/jwks.json` });
 await waitFor(`${downstreamUrl}/gw/schema`, 'sample downstream');
 
 const gatewayEntry = 'apps/gateway/dist/main.js';
@@ -74,7 +75,7 @@ const mcpConfig = {
 console.log(`
 Tollgate is running.
   gateway     ${gatewayUrl}   (MCP endpoint ${gatewayUrl}/mcp)
-  downstream  ${downstreamUrl}   (tool schema ${downstreamUrl}/gw/schema)
+  downstream  ${downstreamUrl}   (tool schema ${downstreamUrl}/gw/schema; tool routes answer only the gateway)
   dashboard   ${gatewayUrl}/dashboard   (one-click sign-in from this machine)
 
 Development agent token (expires ${expiresAt}):

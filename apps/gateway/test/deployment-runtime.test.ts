@@ -108,18 +108,22 @@ describe('runtime images assembled from the Dockerfile', () => {
     const downstreamStage = stageNamed(stages, 'sample-downstream');
     const gatewayStage = stageNamed(stages, 'gateway');
     const downstreamPort = String(await freePort());
-    const downstreamEnv = { PORT: downstreamPort, HOST: '127.0.0.1' };
+    const gatewayPort = String(await freePort());
+    /** docker-compose's service addresses, as loopback ports here. */
+    const onLoopback = (value: string) =>
+      value.replace('http://sample-downstream:8081', `http://127.0.0.1:${downstreamPort}`).replace('http://gateway:8080', `http://127.0.0.1:${gatewayPort}`);
+    // The sample's compose settings too: it checks the gateway's assertions against the gateway's keys.
+    const downstreamEnv: Record<string, string> = { HOST: '127.0.0.1' };
+    for (const [name, value] of Object.entries(compose.services['sample-downstream']!.environment ?? {})) downstreamEnv[name] = onLoopback(String(value));
+    downstreamEnv.PORT = downstreamPort;
     const downstream = startImage(downstreamStage, apps.get('sample-downstream')!, downstreamEnv);
     await healthy(downstream, healthcheckCommand(last(downstreamStage, 'HEALTHCHECK')!), downstreamEnv);
 
     const service = compose.services.gateway!;
     const secrets = { TOLLGATE_LICENSE_KEY: 'license', TOLLGATE_JWT_SIGNING_KEY: 's'.repeat(40), TOLLGATE_ADMIN_API_KEY: 'admin-key-0123456789abcdef-0123456789' };
-    const gatewayPort = String(await freePort());
     const gatewayEnv: Record<string, string> = { HOST: '127.0.0.1' };
     for (const [name, value] of Object.entries(service.environment ?? {})) {
-      gatewayEnv[name] = interpolate(String(value), secrets)
-        .replace('http://sample-downstream:8081', `http://127.0.0.1:${downstreamPort}`)
-        .replace('redis://redis:6379', redis?.url ?? '');
+      gatewayEnv[name] = onLoopback(interpolate(String(value), secrets)).replace('redis://redis:6379', redis?.url ?? '');
     }
     gatewayEnv.PORT = gatewayPort;
     const gateway = startImage(gatewayStage, apps.get('gateway')!, gatewayEnv);

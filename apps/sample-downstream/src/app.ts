@@ -1,5 +1,5 @@
-import { mapAgentToolSchema, mountControllers } from '@tollgate/host-kit';
-import { Hono } from 'hono';
+import { mapAgentToolSchema, mountControllers, requireGateway, type GatewayCaller, type RequireGatewayOptions } from '@tollgate/host-kit';
+import { Hono, type MiddlewareHandler } from 'hono';
 import { agentTools } from './agent-tools.js';
 import { InventoryController } from './controllers/inventory.controller.js';
 import { ReportsController } from './controllers/reports.controller.js';
@@ -12,13 +12,23 @@ import { registerProductRoutes } from './routes/products.js';
 export interface SampleAppOptions {
   /** Data to serve; a freshly seeded store by default. */
   store?: Store;
+  /**
+   * Given, the tool routes answer only calls that come through the gateway
+   * (host-kit's `requireGateway`), and each such call is logged with its
+   * agent. Absent, every route is open (the app run alone, in unit tests).
+   */
+  gateway?: RequireGatewayOptions;
 }
 
 /** The sample downstream API: customers, orders and products, marked as agent tools. */
-export function createApp({ store = new Store() }: SampleAppOptions = {}): Hono {
+export function createApp({ store = new Store(), gateway }: SampleAppOptions = {}): Hono {
   const app = new Hono();
   app.onError(handleError);
   app.notFound(handleNotFound);
+  if (gateway) {
+    app.use(requireGateway(gateway));
+    app.use(logGatewayCalls);
+  }
 
   // Not an agent tool: it must not appear in GET /gw/schema.
   app.get('/health', (c) => c.json({ status: 'ok' }));
@@ -36,3 +46,11 @@ export function createApp({ store = new Store() }: SampleAppOptions = {}): Hono 
   mapAgentToolSchema(app, { includeMappedEndpoints: true, manifest: agentTools });
   return app;
 }
+
+/** One line per call the gateway made: the caller, as the handler read it with c.get('agent'). */
+const logGatewayCalls: MiddlewareHandler = async (c, next) => {
+  await next();
+  // Set only on tool routes, once the assertion passed.
+  const agent = c.get('agent') as GatewayCaller | undefined;
+  if (agent) console.log(`gateway call: tool=${agent.tool} agent=${agent.agentId} scopes=${agent.scopes.join(',') || '-'} call=${agent.callId} status=${c.res.status}`);
+};

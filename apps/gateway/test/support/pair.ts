@@ -2,18 +2,26 @@ import { startRedisServer, type RedisServer, type RedisServerOptions } from '@to
 import { startControlledDownstream, type ControlledDownstream } from './controlled-downstream.js';
 import { GatewayClient } from './gateway-client.js';
 import { waitUntilReady } from './mcp.js';
-import { startDownstream, startGateway, type GatewayOptions, type RunningProcess } from './processes.js';
+import { freePort, startDownstream, startGateway, type GatewayOptions, type RunningProcess } from './processes.js';
 import { startRecordingDownstream, type RecordingDownstream } from './recording-downstream.js';
 
 /**
  * What a gateway of a pair talks to:
- * - `'sample'`: the built sample downstream, as its own process (the default);
+ * - `'sample'`: the built sample downstream, as its own process (the default),
+ *   its tool routes open to direct calls (REQUIRE_GATEWAY=false);
+ * - `{ guardedSample }`: the same, requiring the first gateway's signed
+ *   assertion on its tool routes (host-kit's requireGateway), with `env` added to its own;
  * - `'controlled'`: a {@link ControlledDownstream} in the test process;
  * - `{ recording: tools }`: a {@link RecordingDownstream} serving these tool definitions;
  * - anything else with a `url`: a downstream the test already runs (shared by
  *   several pairs, say); the pair uses it and leaves it running.
  */
-export type DownstreamChoice = 'sample' | 'controlled' | { readonly recording: readonly object[] } | { readonly url: string };
+export type DownstreamChoice =
+  | 'sample'
+  | 'controlled'
+  | { readonly guardedSample: { readonly env?: Readonly<Record<string, string>> } }
+  | { readonly recording: readonly object[] }
+  | { readonly url: string };
 
 export type DownstreamOf<D> = D extends 'controlled'
   ? ControlledDownstream
@@ -70,7 +78,7 @@ export interface Pair<D = RunningProcess, WithRedis extends boolean = false> {
 export async function startPair<D extends DownstreamChoice = 'sample', R extends RedisChoice = false>(
   options: PairOptions<D, R> = {},
 ): Promise<Pair<DownstreamOf<NoInfer<D>>, HasRedis<NoInfer<R>>>> {
-  const settings = gatewaySettings(options);
+  const settings = await withJwksPort(gatewaySettings(options), options.downstream);
   const stops: Array<() => Promise<unknown>> = [];
   const stop = async () => {
     for (const step of stops.splice(0).reverse()) await step();
@@ -78,7 +86,7 @@ export async function startPair<D extends DownstreamChoice = 'sample', R extends
   try {
     const [redisStart, downstreamStart] = await Promise.allSettled([
       options.redis ? startRedisServer(options.redis === true ? {} : options.redis) : undefined,
-      startChosenDownstream(options.downstream ?? 'sample'),
+      startChosenDownstream(options.downstream ?? 'sample', settings[0]!),
     ]);
     // Registered in a fixed order, so `stop` always goes gateways, downstream, redis-server.
     const redis = settled(redisStart, stops, (server) => server?.stop());
@@ -119,10 +127,28 @@ function gatewaySettings(options: PairOptions<DownstreamChoice, RedisChoice>): r
   return Array.from({ length: options.instances ?? 1 }, () => (options.gateway ?? {}) as GatewaySettings);
 }
 
+/**
+ * A guarded sample fetches the first gateway's keys, so that gateway's
+ * address must be known before either starts: it gets a free port now.
+ */
+async function withJwksPort(settings: readonly GatewaySettings[], choice: DownstreamChoice | undefined): Promise<readonly GatewaySettings[]> {
+  if (typeof choice !== 'object' || !('guardedSample' in choice) || settings[0]!.env?.PORT !== undefined) return settings;
+  const [first, ...rest] = settings;
+  return [{ ...first, env: { ...first!.env, PORT: String(await freePort()) } }, ...rest];
+}
+
 /** Starts the chosen downstream, with how to stop it; a downstream the test brought is only used. */
-async function startChosenDownstream(choice: DownstreamChoice): Promise<{ downstream: { readonly url: string }; stop: () => Promise<unknown> }> {
+async function startChosenDownstream(
+  choice: DownstreamChoice,
+  firstGateway: GatewaySettings,
+): Promise<{ downstream: { readonly url: string }; stop: () => Promise<unknown> }> {
   if (choice === 'sample') {
     const sample = await startDownstream();
+    return { downstream: sample, stop: () => sample.stop() };
+  }
+  if (typeof choice === 'object' && 'guardedSample' in choice) {
+    const gatewayJwksUrl = `http://127.0.0.1:${firstGateway.env!.PORT}/.well-known/jwks.json`;
+    const sample = await startDownstream({ gatewayJwksUrl, env: choice.guardedSample.env });
     return { downstream: sample, stop: () => sample.stop() };
   }
   if (choice === 'controlled') {

@@ -80,8 +80,20 @@ export async function runToExit(entry: string, env: Record<string, string | unde
   return { code, stdout, stderr };
 }
 
-export function startDownstream(): Promise<RunningProcess> {
-  return startProcess(DOWNSTREAM_MAIN, { PORT: '0', HOST: '127.0.0.1' });
+export interface DownstreamOptions {
+  /**
+   * The JWKS of the gateway whose assertions the sample then requires on its
+   * tool routes (host-kit's requireGateway, audience its own address).
+   * Absent, the sample runs alone (REQUIRE_GATEWAY=false): tests may call it directly.
+   */
+  gatewayJwksUrl?: string;
+  /** More of the sample's environment (GATEWAY_JWKS_CACHE_SECONDS, ...). */
+  env?: Record<string, string | undefined>;
+}
+
+export function startDownstream(options: DownstreamOptions = {}): Promise<RunningProcess> {
+  const trust = options.gatewayJwksUrl === undefined ? { REQUIRE_GATEWAY: 'false' } : { GATEWAY_JWKS_URL: options.gatewayJwksUrl };
+  return startProcess(DOWNSTREAM_MAIN, { PORT: '0', HOST: '127.0.0.1', ...trust, ...options.env });
 }
 
 export interface GatewayOptions {
