@@ -2,7 +2,8 @@
  * Test support for packages and apps built on gateway-core: `@tollgate/gateway-core/testing`.
  * Never loaded by the runtime entry.
  *
- * - `startRedisServer`: a real redis-server on a free port, for store tests.
+ * - `startRedisServer`: a real redis-server on a free port, for store tests;
+ *   `startRedisCluster`: a real Redis Cluster of a few masters, likewise.
  * - `describeStoreContract`: the contract every GatewayStore adapter passes
  *   (the memory and Redis adapters run it); it declares vitest suites, so
  *   it needs vitest in the consumer's tests (imported, never bundled).
@@ -12,7 +13,8 @@
  *   `src/cache/eval/semantic-pairs.json`), for tests and the bench.
  */
 export { startRedisServer, isRedisServerAvailable, type RedisServer, type RedisServerOptions } from './redis-server.js';
-export { describeStoreContract, type StoreFactory } from './store-contract.js';
+export { startRedisCluster, type RedisCluster, type RedisClusterNode, type RedisClusterOptions } from './redis-cluster.js';
+export { describeStoreContract, type StoreContractOptions, type StoreFactory } from './store-contract.js';
 export { getCustomer, createOrder, deleteCustomer, archiveCustomer, testAgent } from './tool-fixtures.js';
 export {
   evaluateSemanticCache,

@@ -1,14 +1,28 @@
-import { createClient, ErrorReply } from 'redis';
+import { createClient, createCluster, ErrorReply } from 'redis';
 import { performance } from 'node:perf_hooks';
 import { StoreUnavailableError } from '../../errors.js';
+import type { RedisAddress } from './address.js';
 
-export type RedisClient = ReturnType<typeof newClient>;
+type SingleClient = ReturnType<typeof newClient>;
+type ClusterClient = ReturnType<typeof newCluster>;
+/** One Redis, or a Redis Cluster: the adapters send the same commands to either. */
+export type RedisClient = SingleClient | ClusterClient;
 
 export interface ConnectionOptions {
-  url: string;
   commandTimeoutMs: number;
   connectTimeoutMs: number;
   onError: (error: Error) => void;
+}
+
+/** The client and what only the connection knows how to do for its kind of Redis. */
+export interface RedisConnection {
+  readonly client: RedisClient;
+  readonly cluster: boolean;
+  /** Starts connecting; see `connectInBackground`. */
+  connect(timeoutMs: number): Promise<void>;
+  /** One round trip to every server holding data (every master of a cluster). */
+  ping(): Promise<void>;
+  close(): Promise<void>;
 }
 
 /** Backoff between reconnection attempts: 50 ms doubling to 2 s, with jitter so instances don't stampede. */
@@ -20,32 +34,122 @@ export function reconnectDelay(retries: number): number {
  * A client that survives Redis going away: it never crashes the process (an
  * `error` listener is always attached), it reconnects by itself with backoff,
  * and while it is disconnected commands fail at once instead of queueing, so
- * the gateway can answer 503 and readiness can say why.
+ * the gateway can answer 503 and readiness can say why. On a cluster the
+ * same holds per master: a command for a slot whose master is away fails at
+ * once, the others go on until the cluster itself says it is down.
  */
-export function createConnection(options: ConnectionOptions): RedisClient {
-  const client = newClient(options);
-  // Report an outage once, not once per reconnection attempt.
-  let reported = false;
-  client.on('ready', () => (reported = false));
-  client.on('error', (error: Error) => {
-    if (reported) return;
-    reported = true;
-    options.onError(error);
-  });
-  return client;
+export function createConnection(address: RedisAddress, options: ConnectionOptions): RedisConnection {
+  const connection = address.kind === 'single' ? singleConnection(address.url, options) : clusterConnection(address, options);
+  watchdogs.set(connection.client, new CommandWatchdog(options.commandTimeoutMs));
+  return connection;
 }
 
-function newClient(options: ConnectionOptions) {
-  const client = createClient({
-    url: options.url,
+/** Report an outage once, not once per reconnection attempt (or per master). */
+function reportOnce(options: ConnectionOptions): { error: (error: Error) => void; recovered: () => void } {
+  let reported = false;
+  return {
+    error(error) {
+      if (reported) return;
+      reported = true;
+      options.onError(error);
+    },
+    recovered: () => (reported = false),
+  };
+}
+
+function singleConnection(url: string, options: ConnectionOptions): RedisConnection {
+  const client = newClient(url, options);
+  const report = reportOnce(options);
+  client.on('ready', report.recovered);
+  client.on('error', report.error);
+  return {
+    client,
+    cluster: false,
+    connect: (timeoutMs) => connectInBackground(() => client.connect(), timeoutMs),
+    async ping() {
+      await client.ping();
+    },
+    async close() {
+      // close waits for replies in flight; with Redis gone there are none to wait for.
+      if (client.isReady) await client.close();
+      else if (client.isOpen) client.destroy();
+    },
+  };
+}
+
+function newClient(url: string, options: ConnectionOptions) {
+  return createClient({
+    url,
     disableOfflineQueue: true,
     socket: { connectTimeout: options.connectTimeoutMs, reconnectStrategy: reconnectDelay },
     // node-redis (6.x) arms its own 5 s AbortSignal.timeout on every command unless told not to;
     // the watchdog below does that job for all commands at once.
     commandOptions: { timeout: 0 },
   });
-  watchdogs.set(client, new CommandWatchdog(options.commandTimeoutMs));
-  return client;
+}
+
+function clusterConnection(address: Extract<RedisAddress, { kind: 'cluster' }>, options: ConnectionOptions): RedisConnection {
+  const cluster = newCluster(address, options);
+  const report = reportOnce(options);
+  cluster.on('node-ready', report.recovered);
+  cluster.on('error', report.error);
+  cluster.on('node-error', report.error);
+  let closed = false;
+  return {
+    client: cluster,
+    cluster: true,
+    connect: (timeoutMs) => connectInBackground(() => connectCluster(cluster, () => closed), timeoutMs),
+    async ping() {
+      const masters = cluster.isReady ? cluster.masters : [];
+      if (masters.length === 0) throw new Error('not connected to the cluster yet');
+      // A master that is away fails the ping at once: part of the data is unreachable.
+      await Promise.all(
+        masters.map(async (master) => {
+          if (!master.client?.isReady) throw new Error('a master of the cluster is unreachable');
+          await master.client.ping();
+        }),
+      );
+    },
+    async close() {
+      closed = true;
+      if (!cluster.isOpen) return;
+      const reachable = cluster.masters.every((master) => master.client?.isReady);
+      if (cluster.isReady && reachable) await cluster.close();
+      else cluster.destroy();
+    },
+  };
+}
+
+function newCluster(address: Extract<RedisAddress, { kind: 'cluster' }>, options: ConnectionOptions) {
+  return createCluster({
+    rootNodes: address.seeds.map((seed) => ({ socket: { host: seed.host, port: seed.port } })),
+    // Applied to every node the client discovers, not only to the seeds.
+    defaults: {
+      ...(address.username === undefined ? {} : { username: address.username }),
+      ...(address.password === undefined ? {} : { password: address.password }),
+      disableOfflineQueue: true,
+      socket: { connectTimeout: options.connectTimeoutMs, reconnectStrategy: reconnectDelay, ...(address.tls ? { tls: true as const } : {}) },
+    },
+    commandOptions: { timeout: 0 },
+  });
+}
+
+/**
+ * Discovers the cluster from its seeds, again and again with backoff until
+ * one answers: unlike one client, a cluster client gives up when no seed is
+ * reachable, and the gateway must not.
+ */
+async function connectCluster(cluster: ClusterClient, closed: () => boolean): Promise<void> {
+  for (let attempt = 0; !closed(); attempt++) {
+    try {
+      await cluster.connect();
+      // Closed while discovering: nothing is to stay connected.
+      if (closed()) cluster.destroy();
+      return;
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, reconnectDelay(attempt)).unref());
+    }
+  }
 }
 
 /**
@@ -102,8 +206,8 @@ const watchdogs = new WeakMap<object, CommandWatchdog>();
  * An unreachable Redis does not stop start-up: the client keeps trying in the
  * background and readiness reports the store unhealthy meanwhile.
  */
-export async function connectInBackground(client: RedisClient, timeoutMs: number): Promise<void> {
-  const connecting = client.connect().then(
+export async function connectInBackground(connect: () => Promise<unknown>, timeoutMs: number): Promise<void> {
+  const connecting = connect().then(
     () => undefined,
     () => undefined, // rejected only when the client is closed before it ever connected
   );
@@ -114,16 +218,23 @@ export async function connectInBackground(client: RedisClient, timeoutMs: number
 }
 
 /**
+ * Replies that mean "not now" rather than "wrong": a cluster missing a master
+ * (CLUSTERDOWN), a slot in migration (TRYAGAIN), a server still loading its
+ * data (LOADING), a replica cut off from its master (MASTERDOWN).
+ */
+const OUTAGE_REPLY = /^(CLUSTERDOWN|TRYAGAIN|LOADING|MASTERDOWN)\b/;
+
+/**
  * Runs a command, turning every failure to reach Redis into a typed
  * StoreUnavailableError. An error reply from Redis itself is a bug, not an
- * outage, and is rethrown unchanged.
+ * outage, and is rethrown unchanged, unless it is one of the outage replies.
  */
 export async function command<T>(client: RedisClient, run: () => Promise<T>): Promise<T> {
   const watchdog = watchdogs.get(client);
   try {
     return await (watchdog ? watchdog.run(run) : run());
   } catch (error) {
-    if (error instanceof ErrorReply) throw error;
+    if (error instanceof ErrorReply && !OUTAGE_REPLY.test(error.message)) throw error;
     const reason = error instanceof Error ? error.message : String(error);
     throw new StoreUnavailableError(`The store is unavailable: ${reason}`, { cause: error });
   }

@@ -1,33 +1,48 @@
+import { ConfigError } from '../../errors.js';
 import { auditRetention, DEFAULT_RESERVATION_TTL_MS, type StoreOptions } from '../options.js';
 import type { GatewayStore } from '../ports.js';
+import { parseRedisAddress } from './address.js';
 import { RedisAgentStore } from './agents.js';
 import { RedisAuditLog } from './audit.js';
 import { RedisBudgetLedger } from './budget.js';
 import { RedisResponseCache } from './cache.js';
-import { command, connectInBackground, createConnection } from './connection.js';
+import { command, createConnection } from './connection.js';
 import { Keys } from './keys.js';
 import { RedisRevocationStore } from './revocation.js';
 import { RedisSessionStore } from './sessions.js';
 import { RedisStreamStore } from './streams.js';
-import { RedisGenerationCounter } from './generation-counter.js';
+import { RedisGenerationCounter, ShardedGenerationCounter } from './generation-counter.js';
 import { RedisAttemptCounter } from './attempts.js';
+import { RedisRateLimiter } from './rate-limits.js';
 
 export const DEFAULT_KEY_PREFIX = 'tollgate:';
 
 /**
- * The shared store: every gateway instance on the same Redis (and key
- * prefix) sees the same agents, revocations, budgets and sessions. Resolves
- * even when Redis is down; see `connectInBackground`.
+ * How many keys each global key is split into on a cluster (see `Keys`):
+ * enough to spread over 16 masters; a single server keeps one.
+ */
+export const CLUSTER_SHARDS = 16;
+
+/**
+ * The shared store: every gateway instance on the same Redis or Redis
+ * Cluster (and key prefix) sees the same agents, revocations, budgets and
+ * sessions. Resolves even when Redis is down; see `connectInBackground`.
  */
 export async function createRedisStore(url: string, options: StoreOptions = {}): Promise<GatewayStore> {
-  const client = createConnection({
-    url,
+  const address = parseRedisAddress(url);
+  const keyPrefix = options.keyPrefix ?? DEFAULT_KEY_PREFIX;
+  if (address.kind === 'cluster' && /[{}]/.test(keyPrefix)) {
+    // A hash tag in the prefix would put every key in one slot: a cluster of one master.
+    throw new ConfigError([{ path: 'store.keyPrefix', message: 'must not contain { or } on a Redis Cluster' }]);
+  }
+  const connection = createConnection(address, {
     commandTimeoutMs: options.commandTimeoutMs ?? 2_000,
     connectTimeoutMs: options.connectTimeoutMs ?? 2_000,
     onError: options.onError ?? (() => {}),
   });
-  await connectInBackground(client, options.connectTimeoutMs ?? 2_000);
-  const keys = new Keys(options.keyPrefix ?? DEFAULT_KEY_PREFIX);
+  await connection.connect(options.connectTimeoutMs ?? 2_000);
+  const { client } = connection;
+  const keys = new Keys(keyPrefix, connection.cluster ? CLUSTER_SHARDS : 1);
 
   return {
     kind: 'redis',
@@ -36,18 +51,15 @@ export async function createRedisStore(url: string, options: StoreOptions = {}):
     budget: new RedisBudgetLedger(client, keys, options.reservationTtlMs ?? DEFAULT_RESERVATION_TTL_MS),
     sessions: new RedisSessionStore(client, keys),
     streams: new RedisStreamStore(client, keys),
-    audit: new RedisAuditLog(client, keys, auditRetention(options)),
+    audit: new RedisAuditLog(client, keys, auditRetention(options), connection.cluster),
     cache: new RedisResponseCache(client, keys),
     toolRegistryState: new RedisGenerationCounter(client, keys.toolRegistryGeneration()),
-    cacheGeneration: new RedisGenerationCounter(client, keys.cacheGeneration()),
+    cacheGeneration: new ShardedGenerationCounter(client, Array.from({ length: keys.shards }, (_, shard) => keys.cacheGeneration(shard))),
     signInAttempts: new RedisAttemptCounter(client, (subject) => keys.signInAttempts(subject)),
+    rateLimits: new RedisRateLimiter(client, (agentId) => keys.rateLimit(agentId)),
     async ping() {
-      await command(client, () => client.ping());
+      await command(client, () => connection.ping());
     },
-    async close() {
-      // close waits for replies in flight; with Redis gone there are none to wait for.
-      if (client.isReady) await client.close();
-      else if (client.isOpen) client.destroy();
-    },
+    close: () => connection.close(),
   };
 }

@@ -1,34 +1,67 @@
-/** Every key the Redis adapter touches, in one place. */
-export class Keys {
-  constructor(private readonly prefix: string) {}
+import { createHash } from 'node:crypto';
+import { shardOf, spreadTags } from './slots.js';
 
-  agent(agentId: string): string {
-    return `${this.prefix}agent:${agentId}`;
+/**
+ * Every key the Redis adapter touches, in one place, laid out for a Redis
+ * Cluster as well as for one server:
+ *
+ * - Everything of one agent carries the hash tag `{<agentId>}` (record,
+ *   revocation generation, budget days, session index, audit stream), so it
+ *   shares one slot: a script may touch any of it, and agents spread over
+ *   the masters.
+ * - Keys of one thing each (a session, a kept stream answer, a cached answer,
+ *   a sign-in counter) carry no tag and spread by their own hash.
+ * - What would otherwise be one key for everyone (the agent index, the audit
+ *   stream of everything, the cache generation) is split into `shards` keys
+ *   whose tags sit in evenly spaced slot ranges (`spreadTags`), so no single
+ *   master takes every call. One server needs no split: it has one shard.
+ */
+export class Keys {
+  readonly #shardTags: string[];
+
+  constructor(
+    private readonly prefix: string,
+    readonly shards: number,
+  ) {
+    this.#shardTags = spreadTags(shards);
   }
 
-  /** Set of every agent id, for listing. */
-  agentIndex(): string {
-    return `${this.prefix}agents`;
+  agent(agentId: string): string {
+    return `${this.prefix}agent:{${agentId}}`;
+  }
+
+  /** Sets of agent ids, for listing; an agent is in the set of `shardOf(agentId)`. */
+  agentIndex(shard: number): string {
+    return `${this.prefix}agents:{${this.#shardTags[shard]}}`;
+  }
+
+  /**
+   * Which agent an external identity belongs to. Its own key (and slot) per
+   * identity, named by a digest so no issuer or subject text shapes the key.
+   */
+  externalSubject(subjectKey: string): string {
+    return `${this.prefix}ext:${createHash('sha256').update(subjectKey).digest('base64url')}`;
   }
 
   generation(agentId: string): string {
-    return `${this.prefix}gen:${agentId}`;
+    return `${this.prefix}gen:{${agentId}}`;
   }
 
   /** Hash of one agent's UTC day: `used` plus one `r:<id>` field per open reservation. */
   budgetDay(agentId: string, day: string): string {
-    return `${this.prefix}budget:${agentId}:${day}`;
+    return `${this.prefix}budget:{${agentId}}:${day}`;
+  }
+
+  /** One agent's rate-limit bucket (its theoretical arrival time). */
+  rateLimit(agentId: string): string {
+    return `${this.prefix}rate:{${agentId}}`;
   }
 
   session(sessionId: string): string {
     return `${this.prefix}session:${sessionId}`;
   }
 
-  /**
-   * Sorted set of one agent's session ids, scored by creation time, for the
-   * per-agent cap. Hash-tagged by agent, so anything else of one agent that
-   * ever needs to share a slot with it can.
-   */
+  /** Sorted set of one agent's session ids, scored by creation time, for the per-agent cap. */
   agentSessions(agentId: string): string {
     return `${this.prefix}sessions:{${agentId}}`;
   }
@@ -38,14 +71,14 @@ export class Keys {
     return `${this.prefix}stream:${streamId}`;
   }
 
-  /** Stream of every audit record (the admin view). */
-  auditAll(): string {
-    return `${this.prefix}audit:all`;
+  /** One shard of the stream of every audit record (the admin view reads them all, merged). */
+  auditAll(shard: number): string {
+    return `${this.prefix}audit:all:{${this.#shardTags[shard]}}`;
   }
 
-  /** Stream of one agent's audit records; same ids as in `auditAll`. */
+  /** Stream of one agent's audit records. */
   auditAgent(agentId: string): string {
-    return `${this.prefix}audit:agent:${agentId}`;
+    return `${this.prefix}audit:agent:{${agentId}}`;
   }
 
   /** A cached response (exact tier). */
@@ -58,8 +91,9 @@ export class Keys {
     return `${this.prefix}cache:c:${groupKey}`;
   }
 
-  cacheGeneration(): string {
-    return `${this.prefix}cache:generation`;
+  /** One shard of the cache generation; the generation is the sum of the shards. */
+  cacheGeneration(shard: number): string {
+    return `${this.prefix}cache:generation:{${this.#shardTags[shard]}}`;
   }
 
   /** Failed admin sign-ins of one client address. */
@@ -67,7 +101,13 @@ export class Keys {
     return `${this.prefix}signin:attempts:${subject}`;
   }
 
+  /** Read every few seconds and bumped by an admin refresh: one key is no hot spot. */
   toolRegistryGeneration(): string {
     return `${this.prefix}tools:generation`;
+  }
+
+  /** The shard of the sharded keys an agent's writes go to (records of no agent: shard 0). */
+  shardOf(agentId: string | null): number {
+    return agentId === null ? 0 : shardOf(agentId, this.shards);
   }
 }

@@ -4,57 +4,68 @@ import type { Keys } from './keys.js';
 import { LuaScript } from './scripts.js';
 
 /*
- * A session is one JSON value whose expiry Redis moves on every touch
- * (GETEX … PX): touching stays one command, in the same round trip as the
- * agent reads. Each agent also has a sorted set of its session ids (scored by
- * creation) for the cap.
+ * A session is one JSON value under its own id, whose expiry Redis moves on
+ * every touch (GETEX … PX): touching stays one command, in the same round
+ * trip as the agent reads. Each agent also has a sorted set of its session
+ * ids (scored by creation) for the cap, in the agent's slot.
  *
  * Least recently used without a write on the hot path: every touch sets the
  * session's expiry to the idle TTL again, so its remaining time to live is
  * "idle TTL minus time since last use", and the session with the smallest
- * PTTL is the one idle longest. Creating a session past the cap reads the
- * PTTL of each of the agent's sessions (at most the cap), drops the ids whose
- * session is gone (expired or deleted), and ends the ones idle longest. This
- * assumes every instance uses the same idle TTL; with different ones, a
- * session last touched on an instance with a longer TTL looks fresher than
- * it is. The set itself has no expiry: it never holds more ids than the cap
- * after a create, so a few KB at most per agent stay behind an agent that
- * stops opening sessions.
+ * PTTL is the one idle longest. This assumes every instance uses the same
+ * idle TTL; with different ones, a session last touched on an instance with
+ * a longer TTL looks fresher than it is.
  *
- * The script reads the session keys named in the set, which it cannot
- * declare up front: like the rest of this adapter, it expects one Redis
- * (or a primary), not a Redis Cluster.
+ * The sessions live in other slots than their agent's set (a session is
+ * found by its id alone), so no one script can read their PTTLs on a Redis
+ * Cluster. Creating a session therefore writes it first, then adds its id to
+ * the set; only past the cap does it read the PTTL of each id in the set and
+ * hand them to a second script, which picks the idlest ids still in the set,
+ * removes them there (atomically: two creates racing at the cap never end
+ * the same session, and together end exactly enough) and returns them; their
+ * sessions are then deleted. Ids whose session is gone (expired or deleted)
+ * leave the set without counting as ended. The set itself has no expiry: it
+ * never holds more ids than the cap after a create, so a few KB at most per
+ * agent stay behind an agent that stops opening sessions.
  */
 
-// KEYS: agent's session set, new session key. ARGV: sessionId, json, idleTtlMs, maxPerAgent, createdAtMs, session key prefix.
-const CREATE = new LuaScript(`
-local index, prefix, max = KEYS[1], ARGV[6], tonumber(ARGV[4])
-local ended = {}
-if redis.call('ZCARD', index) >= max then
-  local live = {}
-  local ids = redis.call('ZRANGE', index, 0, -1)
-  for i = 1, #ids do
-    local ttl = redis.call('PTTL', prefix .. ids[i])
+// KEYS: agent's session set. ARGV: sessionId, createdAtMs, maxPerAgent.
+// nil when the agent is within its cap; else every id in the set.
+const ADD = new LuaScript(`
+redis.call('ZADD', KEYS[1], 'NX', ARGV[2], ARGV[1])
+if redis.call('ZCARD', KEYS[1]) <= tonumber(ARGV[3]) then return false end
+return redis.call('ZRANGE', KEYS[1], 0, -1)
+`);
+
+// KEYS: agent's session set. ARGV: the new sessionId (never ended), maxPerAgent, then per id: id, pttl.
+// Returns the ids it removed from the set as ended, idlest first.
+const END_IDLEST = new LuaScript(`
+local index, max = KEYS[1], tonumber(ARGV[2])
+local candidates = {}
+for i = 3, #ARGV, 2 do
+  local id, ttl = ARGV[i], tonumber(ARGV[i + 1])
+  local created = redis.call('ZSCORE', index, id)
+  if created then
     if ttl == -2 then
-      redis.call('ZREM', index, ids[i])
-    else
+      redis.call('ZREM', index, id)
+    elseif id ~= ARGV[1] then
       if ttl == -1 then ttl = math.huge end
-      live[#live + 1] = {ids[i], ttl, i}
+      candidates[#candidates + 1] = {id, ttl, tonumber(created), i}
     end
   end
-  -- Idle longest first; of two last used in the same millisecond, the older one.
-  table.sort(live, function(a, b)
-    if a[2] ~= b[2] then return a[2] < b[2] end
-    return a[3] < b[3]
-  end)
-  for i = 1, #live - (max - 1) do
-    redis.call('DEL', prefix .. live[i][1])
-    redis.call('ZREM', index, live[i][1])
-    ended[#ended + 1] = live[i][1]
-  end
 end
-redis.call('SET', KEYS[2], ARGV[2], 'PX', ARGV[3])
-redis.call('ZADD', index, ARGV[5], ARGV[1])
+-- Idle longest first; of two last used in the same millisecond, the older one.
+table.sort(candidates, function(a, b)
+  if a[2] ~= b[2] then return a[2] < b[2] end
+  if a[3] ~= b[3] then return a[3] < b[3] end
+  return a[4] < b[4]
+end)
+local ended = {}
+local excess = redis.call('ZCARD', index) - max
+for i = 1, math.min(excess, #candidates) do
+  redis.call('ZREM', index, candidates[i][1])
+  ended[#ended + 1] = candidates[i][1]
+end
 return ended
 `);
 
@@ -65,9 +76,18 @@ export class RedisSessionStore implements SessionStore {
   ) {}
 
   async create(session: SessionRecord, idleTtlMs: number, maxPerAgent: number): Promise<string[]> {
-    const keys = [this.keys.agentSessions(session.agentId), this.keys.session(session.sessionId)];
-    const args = [session.sessionId, JSON.stringify(session), idleTtlMs, maxPerAgent, Date.now(), this.keys.session('')];
-    return (await command(this.client, () => CREATE.run(this.client, keys, args))) as string[];
+    const index = this.keys.agentSessions(session.agentId);
+    // Written before its id joins the set, so every id in the set has had a session to end.
+    await command(this.client, () =>
+      this.client.set(this.keys.session(session.sessionId), JSON.stringify(session), { expiration: { type: 'PX', value: idleTtlMs } }),
+    );
+    const ids = (await command(this.client, () => ADD.run(this.client, [index], [session.sessionId, Date.now(), maxPerAgent]))) as string[] | null;
+    if (ids === null) return [];
+    const ttls = await command(this.client, () => Promise.all(ids.map((id) => this.client.pTTL(this.keys.session(id)))));
+    const args = ids.flatMap((id, i) => [id, ttls[i]!]);
+    const ended = (await command(this.client, () => END_IDLEST.run(this.client, [index], [session.sessionId, maxPerAgent, ...args]))) as string[];
+    await command(this.client, () => Promise.all(ended.map((id) => this.client.del(this.keys.session(id)))));
+    return ended;
   }
 
   async touch(sessionId: string, idleTtlMs: number): Promise<SessionRecord | null> {
