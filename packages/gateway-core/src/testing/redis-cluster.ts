@@ -54,7 +54,9 @@ export interface RedisClusterOptions {
   /**
    * How long the other masters wait before they call an unreachable master
    * failed (and, with no replica to promote, the whole cluster down).
-   * Default 1000 ms: short, so a test sees both sides of it quickly.
+   * Default 2000 ms: short, so a test sees both sides of it within seconds,
+   * and long enough that a busy CI machine (gossip delayed by a loaded CPU)
+   * does not fail a master that is up.
    */
   nodeTimeoutMs?: number;
   /** For start-up and for `cluster_state:ok`. Default 15 s. */
@@ -127,7 +129,7 @@ async function nodeProcess(options: RedisClusterOptions): Promise<NodeProcess> {
   const args = [
     '--port', String(port), '--bind', '127.0.0.1', '--protected-mode', 'yes', '--save', '', '--dir', dir,
     '--cluster-enabled', 'yes', '--cluster-config-file', join(dir, 'nodes.conf'),
-    '--cluster-port', String(busPort), '--cluster-node-timeout', String(options.nodeTimeoutMs ?? 1_000),
+    '--cluster-port', String(busPort), '--cluster-node-timeout', String(options.nodeTimeoutMs ?? 2_000),
     ...persistence,
   ];
   return { port, busPort, args, child: null };
