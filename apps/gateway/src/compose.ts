@@ -4,11 +4,11 @@ import {
   BudgetAdmission,
   createOpenAiEmbeddingModel,
   createPrivacyFilter,
-  createResilientForwarder,
   createStore,
   WorkerLargeAnswers,
   EmbeddingModelError,
-  HttpForwarder,
+  ExternalTokens,
+  GatewayAssertionSigner,
   loadLocalEmbeddingModel,
   McpService,
   SemanticCache,
@@ -16,6 +16,8 @@ import {
   SignInThrottle,
   TokenService,
   type AuditEvent,
+  type BreakerState,
+  type BreakerStateChange,
   type EmbeddingModel,
   type GatewayStore,
 } from '@tollgate/gateway-core';
@@ -25,8 +27,11 @@ import type { GatewayConfig } from './config/gateway-config.js';
 import { createGatewayApp } from './gateway-app.js';
 import { AdminSignIn } from './http/admin-sign-in.js';
 import type { Logger } from './logger.js';
+import { SHORTHAND_DOWNSTREAM } from './config/downstreams-section.js';
+import { downstreamForwarders } from './downstream-forwarders.js';
 import { createReadiness } from './readiness.js';
-import { ToolCatalog } from './registry/tool-catalog.js';
+import { judgeDownstreams } from './registry/downstream-health.js';
+import { describeCollision, ToolCatalog } from './registry/tool-catalog.js';
 import { ToolRefresher } from './registry/tool-refresher.js';
 import { GatewayMetrics } from './observability/metrics.js';
 import { currentRequestId, requestContext } from './observability/request-context.js';
@@ -60,32 +65,41 @@ const errorText = (error: unknown) => (error instanceof Error ? error.message : 
 
 /** Wires every part of the gateway from its configuration; the one place that knows them all. */
 export async function composeGateway(config: GatewayConfig, log: Logger): Promise<Gateway> {
-  const catalog = new ToolCatalog();
+  const catalog = new ToolCatalog(config.downstreams.map(({ name, prefix }) => ({ name, prefix })));
   const metrics = new GatewayMetrics((name) => catalog.registry.get(name) !== undefined);
   const store = await openStore(config, log, metrics);
   const tokens = new TokenService({ signingKey: config.jwt.signingKey });
   const { auditTrail, audit } = auditing(store, log, metrics);
   const settlements = settlementQueue(store, log, metrics);
-  const agents = new AgentService({ store, tokens, settlements, audit });
+  const external = config.oauth ? new ExternalTokens({ issuers: config.oauth.issuers }) : undefined;
+  const agents = new AgentService({ store, tokens, external, settlements, audit, defaultRateLimit: config.rateLimit.defaultLimit });
   const refresher = toolRefresher(config, store, catalog, log, audit);
   // Answers above the pool's threshold are decoded, filtered and capped in its worker threads, with the same privacy rules.
   const largeAnswers = new WorkerLargeAnswers({ privacy: config.privacy });
-  const httpForwarder = new HttpForwarder({
-    baseUrl: config.downstream.baseUrl,
-    headers: config.downstream.headers,
-    timeoutMs: config.downstream.timeoutMs,
-    maxResponseBytes: config.downstream.maxResponseBytes,
+  const assertions = assertionSigner(config);
+  const forwarders = downstreamForwarders(config.downstreams, {
     largeAnswerBytes: largeAnswers.thresholdBytes,
+    // Each downstream is the audience of the assertions it is sent, so one cannot replay another's.
+    forwarderOptions: (downstream) => ({ assertion: assertions && { signer: assertions, audience: downstream.audience } }),
+    onStateChange: breakerLog(log, metrics, () => forwarders.worstBreakerState()),
   });
-  const forwarder = resilientForwarder(config, httpForwarder, log, metrics);
   const embeddingModel = loadEmbeddingModel(config);
   const cache = responseCache(config, store, log);
-  const readiness = createReadiness({ store, embeddingModel });
+  const readiness = createReadiness({
+    store,
+    embeddingModel,
+    toolsLoaded: () => catalog.loaded,
+    // The single-key form lists its downstream only when it is not Healthy: its healthy report stays contract 2.6's.
+    downstreams: () => judgeDownstreams(catalog.downstreams(), { breakerState: forwarders.breakerState, onlyUnhealthy: config.downstreams.length === 1 && config.downstreams[0]?.name === SHORTHAND_DOWNSTREAM }),
+  });
+  metrics.countDownstreamTools(() => Object.fromEntries(catalog.downstreams().map((status) => [status.name, status.toolCount])));
+  for (const { name } of config.downstreams) metrics.downstreamBreakerState(name, 'closed');
   const onUnexpectedError = (error: unknown) => log.error({ err: error instanceof Error ? error.stack : String(error) }, 'unexpected error');
   const mcp = new McpService({
     agents,
     audit,
-    isReady: async () => catalog.loaded && (await readiness.ready()),
+    // The same verdict /health/ready gives: ready while some downstream's tools are loaded.
+    isReady: () => readiness.ready(),
     onUnexpectedError,
     sessions: store.sessions,
     sessionIdleMs: config.mcp.sessionIdleMinutes * 60_000,
@@ -97,10 +111,11 @@ export async function composeGateway(config: GatewayConfig, log: Logger): Promis
     toolCall: {
       registry: () => catalog.registry,
       budget: store.budget,
+      rateLimiter: store.rateLimits,
       settlements,
       // A call whose budget is held by calls in flight waits for them, no longer than its downstream call may last.
-      admission: new BudgetAdmission({ ledger: store.budget, settlements, maxWaitMs: config.downstream.timeoutMs }),
-      forwarder,
+      admission: new BudgetAdmission({ ledger: store.budget, settlements, maxWaitMs: forwarders.longestTimeoutMs }),
+      forwarder: forwarders.router,
       privacy: createPrivacyFilter(config.privacy),
       largeAnswers,
       cache,
@@ -123,7 +138,8 @@ export async function composeGateway(config: GatewayConfig, log: Logger): Promis
     catalog,
     refresher,
     metrics,
-    breakerState: () => forwarder.breakerState,
+    breakerOf: forwarders.breakerState,
+    assertions,
     requestContext: requestContext(log),
     onUnexpectedError,
     onRefreshError: (error) => log.warn({ err: errorText(error) }, 'tool refresh from the dashboard failed; keeping the current tools'),
@@ -136,10 +152,9 @@ export async function composeGateway(config: GatewayConfig, log: Logger): Promis
     start() {
       void readiness.modelChecked.then(async () => log.info({ readiness: await readiness.report() }, 'embedding model checked'));
       embeddingModel.then((model) => cache.attachModel(model), () => undefined);
-      refresher
-        .initialLoad()
-        .then(() => refresher.start())
-        .catch((error: unknown) => log.error({ err: errorText(error) }, 'could not load tools from the downstream'));
+      // Each downstream loads on its own; one that stays down never holds up the others' refreshes.
+      refresher.initialLoad().catch((error: unknown) => log.error({ err: errorText(error) }, 'could not load tools from the downstreams'));
+      refresher.start();
     },
     async close() {
       refresher.stop();
@@ -148,9 +163,16 @@ export async function composeGateway(config: GatewayConfig, log: Logger): Promis
       await auditTrail.flush();
       // The local model's worker thread is stopped; a remote model has nothing to close.
       await embeddingModel.then((model) => model.close?.(), () => undefined);
-      await Promise.allSettled([httpForwarder.close(), store.close(), largeAnswers.close()]);
+      await Promise.allSettled([forwarders.close(), store.close(), largeAnswers.close()]);
     },
   };
+}
+
+/** Every instance derives the same keys from the shared signing key: no coordination, no key store. */
+function assertionSigner(config: GatewayConfig): GatewayAssertionSigner | undefined {
+  if (!config.assertion.enabled) return undefined;
+  const { enabled: _enabled, ...settings } = config.assertion;
+  return new GatewayAssertionSigner({ signingKey: config.jwt.signingKey, ...settings });
 }
 
 function openStore(config: GatewayConfig, log: Logger, metrics: GatewayMetrics): Promise<GatewayStore> {
@@ -194,30 +216,29 @@ function settlementQueue(store: GatewayStore, log: Logger, metrics: GatewayMetri
 function toolRefresher(config: GatewayConfig, store: GatewayStore, catalog: ToolCatalog, log: Logger, audit: (event: AuditEvent) => void): ToolRefresher {
   return new ToolRefresher({
     catalog,
-    downstreamBaseUrl: config.downstream.baseUrl,
+    downstreams: config.downstreams,
     refreshIntervalMs: config.toolRegistry.refreshSeconds * 1000,
     state: store.toolRegistryState,
     audit,
     onLoaded: (load, reason) => {
-      for (const problem of load.problems) log.error({ problem }, 'tool definition left out');
-      log.info({ tools: load.tools, reason }, `loaded ${load.tools.length} tools from the downstream`);
+      const { downstream } = load;
+      for (const problem of load.problems) log.error({ downstream, problem }, 'tool definition left out');
+      for (const collision of load.collisions) log.error({ downstream, collision }, describeCollision(collision));
+      log.info({ downstream, tools: load.tools, reason }, `loaded ${load.tools.length} tools from downstream ${downstream}`);
     },
-    onRetry: (attempt, reason) => log.warn({ attempt, reason }, 'downstream /gw/schema not reachable yet; retrying'),
-    onError: (error, reason) => log.warn({ err: errorText(error), reason }, 'tool refresh failed; keeping the current tools'),
+    onRetry: (attempt, reason, downstream) => log.warn({ downstream, attempt, reason }, `downstream ${downstream}: /gw/schema not reachable yet; retrying`),
+    onError: (error, reason, downstream) =>
+      log.warn({ downstream, err: errorText(error), reason }, `tool refresh failed${downstream ? ` for downstream ${downstream}` : ''}; keeping the current tools`),
   });
 }
 
-function resilientForwarder(config: GatewayConfig, httpForwarder: HttpForwarder, log: Logger, metrics: GatewayMetrics) {
-  return createResilientForwarder(httpForwarder, {
-    ...config.resilience,
-    deadlineMs: config.downstream.timeoutMs,
-    // One slot per pooled connection: calls wait their turn here, before their deadline starts, never inside the pool.
-    connections: httpForwarder.connections,
-    onStateChange: ({ from, to, failure }) => {
-      metrics.breakerState(to);
-      log.warn({ from, to, failure }, `circuit breaker ${to}`);
-    },
-  });
+/** Each downstream's breaker moves are logged and counted on their own; the unlabelled gauge says the worst of them. */
+function breakerLog(log: Logger, metrics: GatewayMetrics, worst: () => BreakerState) {
+  return (downstream: string, { from, to, failure }: BreakerStateChange) => {
+    metrics.downstreamBreakerState(downstream, to);
+    metrics.breakerState(worst());
+    log.warn({ downstream, from, to, failure }, `circuit breaker ${to} (downstream ${downstream})`);
+  };
 }
 
 function responseCache(config: GatewayConfig, store: GatewayStore, log: Logger): SemanticCache {

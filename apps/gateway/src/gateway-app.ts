@@ -1,8 +1,19 @@
-import { describeError, NotFoundError, transportFailure, type AgentService, type AuditLog, type BreakerState, type McpService, type TokenService } from '@tollgate/gateway-core';
+import {
+  describeError,
+  NotFoundError,
+  transportFailure,
+  type AgentService,
+  type AuditLog,
+  type BreakerState,
+  type GatewayAssertionSigner,
+  type McpService,
+  type TokenService,
+} from '@tollgate/gateway-core';
 import { Hono, type MiddlewareHandler } from 'hono';
 import type { GatewayConfig } from './config/gateway-config.js';
 import { serveFavicon } from './dashboard/favicon.js';
 import { dashboardRoutes } from './dashboard/index.js';
+import { withResourceMetadata } from './http/bearer-challenge.js';
 import { mcpCors } from './http/cors.js';
 import type { AdminSignIn } from './http/admin-sign-in.js';
 import { errorResponse } from './http/error-response.js';
@@ -14,10 +25,12 @@ import type { ToolRefresher } from './registry/tool-refresher.js';
 import { adminAuthRoutes } from './routes/admin-auth.js';
 import { devTokenRoutes } from './routes/dev-tokens.js';
 import { healthRoutes } from './routes/health.js';
+import { jwksRoutes } from './routes/jwks.js';
 import { managementRoutes } from './routes/management.js';
 import { BodyAdmission } from './http/body-admission.js';
 import { mcpRoutes, sendMcpAnswer } from './routes/mcp.js';
 import { metricsRoutes } from './routes/metrics.js';
+import { oauthMetadataRoutes } from './routes/oauth-metadata.js';
 
 /** The parts the routes serve; built by `composeGateway`. */
 export interface GatewayAppDeps {
@@ -32,7 +45,10 @@ export interface GatewayAppDeps {
   catalog: ToolCatalog;
   refresher: ToolRefresher;
   metrics: GatewayMetrics;
-  breakerState: () => BreakerState;
+  /** One downstream's breaker, for the dashboard's downstream rows. */
+  breakerOf: (downstream: string) => BreakerState | undefined;
+  /** Signs the assertion on forwarded calls; its public keys are served at /.well-known/jwks.json. Absent: no assertions, no JWKS. */
+  assertions?: GatewayAssertionSigner;
   /** Request id and access log; runs first. */
   requestContext?: MiddlewareHandler;
   onUnexpectedError?: (error: unknown, path: string) => void;
@@ -47,11 +63,14 @@ export function createGatewayApp(deps: GatewayAppDeps): Hono {
   if (deps.requestContext) app.use('*', deps.requestContext);
   // Browser CORS for /mcp, before the guard and the route: preflights are answered (or refused) here, and every answer carries its headers.
   app.use('/mcp', mcpCors(originPolicyOf(config)));
+  if (config.oauth) app.use('/mcp', withResourceMetadata(config.oauth.resourceMetadataUrl));
   // Health probes come from orchestrators with any Host; everything else is guarded.
   const guard = requestGuard(originPolicyOf(config));
   for (const path of ['/management/*', '/auth/*', '/dev/*', '/mcp']) app.use(path, guard);
 
   app.route('/health', healthRoutes(readiness));
+  if (deps.assertions) app.route('/', jwksRoutes(deps.assertions));
+  if (config.oauth) app.route('/', oauthMetadataRoutes({ oauth: config.oauth, scopes: () => catalog.scopes() }));
   app.route('/auth', adminAuthRoutes({ tokens, apiKey: config.admin.apiKey, tokenExpiryDays: config.admin.tokenExpiryDays, signIn: deps.adminSignIn }));
   app.route('/dev', devTokenRoutes({ development: config.development, agents, tokens, adminTokenExpiryDays: config.admin.tokenExpiryDays, knownScopes: () => catalog.scopes() }));
   app.route('/management', managementRoutes({ agents, tokens, auditLog: deps.auditLog, catalog, refresher }));

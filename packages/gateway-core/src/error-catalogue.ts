@@ -16,6 +16,8 @@ export const FAILURE_OUTCOMES = [
   'invalid-arguments',
   'unknown-tool',
   'budget-exhausted',
+  /** The agent called faster than its rate limit (calls per minute, with a burst) allows. */
+  'rate-limited',
   /** The agent has as many tools/call requests in flight on this instance as it may. */
   'too-many-calls',
   'circuit-open',
@@ -77,6 +79,11 @@ export const ERROR_CATALOGUE = {
   unauthorized: kind(401, UNAUTHORIZED, 'Unauthorized', 'unauthorized'),
   /** A required scope is absent (contract 5 rule 6). */
   forbidden: kind(403, REFUSED, 'Forbidden', 'forbidden', 'in-band'),
+  /**
+   * An OAuth token lacks a scope its agent holds: HTTP 403 whatever the delivery
+   * setting, so the client can ask its authorization server for the scope (MCP authorization, step-up).
+   */
+  'insufficient-scope': kind(403, REFUSED, 'Insufficient scope', 'forbidden'),
   'not-allowlisted': kind(403, REFUSED, 'Forbidden', 'not-allowlisted', 'in-band'),
   'write-blocked': kind(403, REFUSED, 'Forbidden', 'write-blocked', 'in-band'),
   /**
@@ -86,13 +93,21 @@ export const ERROR_CATALOGUE = {
    */
   'too-many-attempts': kind(429, INVALID_REQUEST, 'Too many attempts', 'unauthorized'),
   'budget-exhausted': kind(429, BUDGET, 'Daily token budget exhausted', 'budget-exhausted', 'in-band'),
+  /**
+   * The agent's rate limit (`rateLimit`: calls per minute with a burst). The
+   * budget's status, code and data shape on purpose: it is the same kind of
+   * refusal (a per-agent allowance used up, come back at `retryAfterSeconds`),
+   * so a client that handles the budget's handles this one; `data.reason` tells them apart.
+   */
+  'rate-limited': kind(429, BUDGET, 'Rate limit exceeded', 'rate-limited', 'in-band'),
   /** The downstream answered an error, timed out, or its answer could not be read: the tool failed. */
   'downstream-error': kind(502, DOWNSTREAM, 'Downstream API error', 'downstream-error', 'tool-error'),
   'circuit-open': kind(503, REFUSED, 'Downstream isolated (circuit open)', 'circuit-open', 'in-band'),
   /**
    * The agent's in-flight tools/call limit on this instance. A 429 like the
-   * budget's, but -32003 ("refused, retry later"): -32029 is the budget's alone
-   * (contract 7), and this refusal clears as soon as one of the agent's calls ends.
+   * budget's, but -32003 ("refused, retry later"): -32029 is for an agent's
+   * allowance used up (contract 7's budget, and its rate limit), and this
+   * refusal clears as soon as one of the agent's calls ends.
    */
   'too-many-calls': kind(429, REFUSED, 'Too many concurrent calls', 'too-many-calls', 'in-band'),
   /**
@@ -107,9 +122,13 @@ export const ERROR_CATALOGUE = {
   'store-unavailable': kind(503, REFUSED, 'Store unavailable', 'store-unavailable'),
   /** Until the store, the embedding model and the tools are ready (contract 4.4). */
   'not-ready': kind(503, REFUSED, 'Service unavailable', 'unavailable'),
+  /** A trusted OAuth issuer's keys cannot be fetched: the token may be fine, so it is not refused as invalid. */
+  'issuer-unavailable': kind(503, REFUSED, 'Identity provider unavailable', 'unavailable'),
 
   // Input the gateway cannot act on.
   'not-found': kind(404, INVALID_PARAMS, 'Not found', 'invalid-request'),
+  /** A change that would break a uniqueness rule (an external identity already belonging to another agent). */
+  conflict: kind(409, INVALID_PARAMS, 'Conflict', 'invalid-request'),
   'invalid-input': kind(400, INVALID_PARAMS, 'Invalid input', 'invalid-request', 'in-band'),
   /** tools/call named no tool, or one the registry does not know. */
   'unknown-tool': kind(400, INVALID_PARAMS, 'Invalid input', 'unknown-tool', 'in-band'),

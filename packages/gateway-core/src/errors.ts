@@ -104,6 +104,23 @@ export class BudgetExhaustedError extends GatewayError {
 }
 
 /**
+ * The agent called faster than its rate limit allows. Its `data` has the
+ * budget refusal's shape (`resetsAt`, `retryAfterSeconds`, `remaining: 0`),
+ * `resetsAt` being when the next call passes, plus the limit and a `reason`.
+ */
+export class RateLimitedError extends GatewayError {
+  readonly data: { reason: 'rate-limited'; resetsAt: string; retryAfterSeconds: number; callsPerMinute: number; burst: number; remaining: 0 };
+
+  constructor(message: string, limit: { callsPerMinute: number; burst: number }, retryAfterMs: number, options?: GatewayErrorOptions & { now?: Date }) {
+    super('rate-limited', message, options);
+    const now = options?.now ?? new Date();
+    const retryAfterSeconds = Math.max(Math.ceil(retryAfterMs / 1000), 1);
+    const resetsAt = new Date(now.getTime() + Math.max(retryAfterMs, 0)).toISOString();
+    this.data = { reason: 'rate-limited', resetsAt, retryAfterSeconds, callsPerMinute: limit.callsPerMinute, burst: limit.burst, remaining: 0 };
+  }
+}
+
+/**
  * Why a forwarded call failed, sent to the agent as `error.data`. The reason
  * also lets a circuit breaker or retry policy tell failures of the downstream
  * (network, timeout, 5xx) from answers it gave on purpose (4xx).
@@ -200,6 +217,42 @@ export class StoreUnavailableError extends GatewayError {
 export class NotReadyError extends GatewayError {
   constructor(message: string) {
     super('not-ready', message);
+  }
+}
+
+/** A trusted OAuth issuer's signing keys could not be fetched. */
+export class IssuerUnavailableError extends GatewayError {
+  constructor(message: string, options?: GatewayErrorOptions) {
+    super('issuer-unavailable', message, options);
+  }
+}
+
+/**
+ * An OAuth token lacks scopes the tool requires and its agent holds: the
+ * client may get them from its authorization server and call again.
+ */
+export class InsufficientScopeError extends GatewayError {
+  readonly data: { missingScopes: string[] };
+
+  constructor(
+    message: string,
+    missingScopes: readonly string[],
+    /** What the client should ask its issuer for: the scopes it has and those it lacks. */
+    readonly scopesToRequest: readonly string[],
+  ) {
+    super('insufficient-scope', message);
+    this.data = { missingScopes: [...missingScopes] };
+  }
+}
+
+/** A change that would give an external identity to a second agent. */
+export class SubjectTakenError extends GatewayError {
+  constructor(
+    message: string,
+    /** The agent the identity belongs to. */
+    readonly ownerAgentId: string,
+  ) {
+    super('conflict', message);
   }
 }
 

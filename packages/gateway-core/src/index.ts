@@ -10,6 +10,7 @@ export {
   ForbiddenError,
   ToolRefusedError,
   BudgetExhaustedError,
+  RateLimitedError,
   DownstreamError,
   DownstreamCallError,
   CircuitOpenError,
@@ -18,6 +19,9 @@ export {
   StoreUnavailableError,
   TooManyAttemptsError,
   NotReadyError,
+  IssuerUnavailableError,
+  InsufficientScopeError,
+  SubjectTakenError,
   NotFoundError,
   InvalidInputError,
   UnknownToolError,
@@ -36,7 +40,7 @@ export type { GatewayErrorOptions, UnauthorizedReason, ToolRefusal, DownstreamFa
 
 // The MCP endpoint as one use-case.
 export { McpService, streamedMessage, transportFailure, STREAM_RETRY_MS } from './mcp/mcp-service.js';
-export type { McpServiceOptions, McpPost, McpSessionEnd, McpReply, McpAnswer, McpResume, McpResumeReply, McpCredentials, ErrorDelivery } from './mcp/mcp-service.js';
+export type { McpServiceOptions, McpPost, McpSessionEnd, McpReply, McpAnswer, McpResume, McpResumeReply, McpCredentials, ErrorDelivery, BearerChallenge } from './mcp/mcp-service.js';
 export { eventId, PRIMING_EVENT, ANSWER_EVENT } from './mcp/stream-id.js';
 export type { HeaderRecord } from './mcp/tool-call-record.js';
 export { SSE_CONTENT_TYPE, SSE_KEEP_ALIVE, sseMessage, ssePriming } from './protocol/sse.js';
@@ -47,9 +51,12 @@ export type { ServerInfo } from './protocol/initialize.js';
 // Agents and tokens.
 export { AgentService } from './agents/agent-service.js';
 export type { AgentServiceOptions, NewAgent, BudgetView, AuthenticatedAgent, Actor, PendingBudgetWrites } from './agents/agent-service.js';
-export { TokenService, MIN_SIGNING_KEY_BYTES, MAX_TOKEN_LIFETIME_DAYS, checkSigningKey } from './auth/token-service.js';
+export { TokenService, MAX_TOKEN_LIFETIME_DAYS } from './auth/token-service.js';
+export { MIN_SIGNING_KEY_BYTES, checkSigningKey } from './signing-key.js';
 export type { TokenServiceOptions, IssuedToken, AgentTokenRequest, AgentClaims, AdminClaims } from './auth/token-service.js';
 export { apiKeyMatches } from './auth/api-key.js';
+export { ExternalTokens, EXTERNAL_ALGORITHMS, DEFAULT_CLOCK_TOLERANCE_SECONDS, DEFAULT_JWKS_COOLDOWN_SECONDS } from './auth/external-tokens.js';
+export type { TrustedIssuer, AgentTemplate, ExternalAlgorithm, ExternalIdentity, ExternalTokensOptions } from './auth/external-tokens.js';
 export {
   SignInThrottle,
   DEFAULT_SIGN_IN_MAX_FAILURES,
@@ -65,8 +72,26 @@ export type { ToolCallDeps, ResponseFilter } from './pipeline/tool-call.js';
 export { SettlementQueue, type Settlements, type SettlementQueueOptions } from './pipeline/settlement-queue.js';
 export { BudgetAdmission, DEFAULT_BUDGET_WAIT_MS, type BudgetAdmissionOptions, type BudgetAdmissionOutcome, type AdmitRequest } from './pipeline/budget-admission.js';
 export { buildToolRegistry, ToolRegistry, type RegisteredTool, type BuiltToolRegistry } from './tools/registry.js';
-export { describeToolProblem, type ToolCacheSettings, type ToolDefinition, type ToolDefinitionProblem } from './tools/definition.js';
+export { describeToolProblem, TOOL_NAME_PATTERN, type ToolCacheSettings, type ToolDefinition, type ToolDefinitionProblem, type ToolOrigin } from './tools/definition.js';
+export { allowlistAllows } from './tools/allowlist.js';
+export { DownstreamRouter } from './forward/downstream-router.js';
 export { HttpForwarder, DEFAULT_MAX_RESPONSE_BYTES, type Forwarder, type ForwardResult, type HttpForwarderOptions, type RawAnswer } from './forward/forwarder.js';
+export type { ForwardOptions, ForwardAssertion } from './forward/forwarder.js';
+// Gateway assertions: the signed, short-lived proof on each forwarded call that it came through the gateway.
+export { GatewayAssertionSigner, ASSERTION_HEADER, JWKS_PATH, type AssertionSubject, type JsonWebKeySet } from './assertion/assertion-signer.js';
+export {
+  resolveAssertionOptions,
+  resolveAssertionSettings,
+  DEFAULT_ASSERTION_ISSUER,
+  DEFAULT_ASSERTION_ROTATION_MINUTES,
+  MAX_ASSERTION_LIFETIME_SECONDS,
+  MIN_ASSERTION_ROTATION_MINUTES,
+  type AssertionSettings,
+  type GatewayAssertionOptions,
+  type ResolvedAssertionOptions,
+  type ResolvedAssertionSettings,
+} from './assertion/options.js';
+export { ASSERTION_ALGORITHMS, type AssertionAlgorithm, type AssertionPublicJwk } from './assertion/derive-key.js';
 export { WorkerLargeAnswers, DEFAULT_ANSWER_THREADS, DEFAULT_MAX_QUEUED_ANSWER_BYTES, type WorkerLargeAnswersOptions } from './answer/answer-pool.js';
 export { DEFAULT_LARGE_ANSWER_BYTES, type LargeAnswers, type AnswerTask, type AnswerSource, type ProcessedAnswer } from './answer/large-answers.js';
 export { checkDownstreamHeaders } from './forward/headers.js';
@@ -89,6 +114,7 @@ export type { StoreOptions, AuditRetention } from './store/options.js';
 export { createStore, parseStoreUrl } from './store/create-store.js';
 export { createMemoryStore } from './store/memory/index.js';
 export { checkStore } from './store/check.js';
+export { MAX_CALLS_PER_MINUTE, MAX_BURST } from './store/rate-limit-rules.js';
 export { EmbeddingModelError, type EmbeddingModel } from './embedding/port.js';
 export { loadLocalEmbeddingModel } from './embedding/local-model.js';
 export { createOpenAiEmbeddingModel, type OpenAiEmbeddingOptions } from './embedding/openai-compatible.js';

@@ -20,6 +20,7 @@ const LAYERS = [
   'tools',
   'tokens',
   'privacy',
+  'assertion',
   'forward',
   'answer',
   'resilience',

@@ -6,14 +6,21 @@ import {
   DEFAULT_MAX_RESPONSE_BYTES,
   MIN_SIGNING_KEY_BYTES,
   parseStoreUrl,
+  resolveAssertionSettings,
   resolveResilienceOptions,
   type BreakerMode,
   type ConfigProblem,
   type PrivacyConfig,
+  type RateLimit,
   type ResolvedResilienceOptions,
+  type AssertionAlgorithm,
+  type ResolvedAssertionSettings,
 } from '@tollgate/gateway-core';
 import { z } from 'zod';
+import { oauthConfigFromSection, type OAuthConfig } from './oauth-section.js';
+import { parseDownstreams, type DownstreamConfig } from './downstreams-section.js';
 import { privacyConfigFromSection } from './privacy-section.js';
+import { defaultRateLimitFromSection } from './rate-limit-section.js';
 import { lookup, section, type FlatConfig } from './sources.js';
 import { sharedStoreProblem, workersField } from './workers.js';
 
@@ -24,7 +31,10 @@ export interface GatewayConfig {
   jwt: { signingKey: string; generated: boolean };
   /** `timeoutMs` is `resilience.deadlineMs`: one attempt and the whole call share the deadline. */
   /** `maxResponseBytes`: the longest answer read (streamed, cut at the limit; a larger Content-Length is refused unread). */
+  /** The gateway-wide `Gw:Downstream:*` settings; `baseUrl` is the single-key form's, else the first named downstream's. */
   downstream: { baseUrl: string; timeoutMs: number; headers: Record<string, string>; maxResponseBytes: number };
+  /** Every API behind the gateway: `Gw:Downstreams:<name>:*`, after the single-key form's `default` when that is set. */
+  downstreams: DownstreamConfig[];
   store: { connectionString: string | undefined };
   /** `signInMaxFailures` wrong keys from one address, then a wait of `signInBackoffMs`, doubled per further failure (to 15 min). */
   admin: { apiKey: string | undefined; tokenExpiryDays: number; signInMaxFailures: number; signInBackoffMs: number };
@@ -66,10 +76,16 @@ export interface GatewayConfig {
   toolRegistry: { refreshSeconds: number };
   /** `Gw:Privacy:*` (and the rules file it names), validated and compiled once at start-up. */
   privacy: PrivacyConfig;
+  /** `Gw:OAuth:*`: trusted issuers and the resource they issue tokens for; null = only the gateway's own tokens. */
+  oauth: OAuthConfig | null;
   /** A separate port serving /metrics without authentication; undefined = only the admin-protected /metrics. */
   metrics: { port: number | undefined };
+  /** `Gw:RateLimit:Default*`: the rate limit of a new agent created without one; null = none. */
+  rateLimit: { defaultLimit: RateLimit | null };
   /** Checked and completed with the core's defaults. */
   resilience: ResolvedResilienceOptions;
+  /** `Gw:Assertion:*`: the signed assertion on every forwarded call (keys derived from `jwt.signingKey`). */
+  assertion: ResolvedAssertionSettings & { enabled: boolean };
   embedding: { provider: 'local' } | { provider: 'openai'; baseUrl: string; model: string; apiKey: string | undefined };
 }
 
@@ -94,6 +110,10 @@ const KEY_OF_OPTION: Readonly<Record<string, string>> = {
   'retry.retries': 'Gw:Downstream:Retries',
   'retry.minDelayMs': 'Gw:Downstream:RetryMinDelayMs',
   'retry.maxDelayMs': 'Gw:Downstream:RetryMaxDelayMs',
+  'assertion.algorithm': 'Gw:Assertion:Algorithm',
+  'assertion.issuer': 'Gw:Assertion:Issuer',
+  'assertion.rotationMinutes': 'Gw:Assertion:RotationMinutes',
+  'assertion.lifetimeSeconds': 'Gw:Assertion:LifetimeSeconds',
 };
 
 /** The core's option path → the key users write; a path that is no core option (already a key) is kept. */
@@ -155,7 +175,8 @@ function schemaFor(development: boolean) {
       .trim()
       .min(1, 'is required: the gateway refuses to start without a license key'),
     'Gw:Jwt:SigningKey': development ? optionalText : z.string({ error: `is required (at least ${MIN_SIGNING_KEY_BYTES} bytes)` }),
-    'Gw:ToolRegistry:DownstreamBaseUrl': development ? httpUrl.default(DEV_DOWNSTREAM) : httpUrl,
+    // Required unless Gw:Downstreams names some (checked in parseGatewayConfig); the dev default applies only then.
+    'Gw:ToolRegistry:DownstreamBaseUrl': httpUrl.optional(),
     'Gw:Downstream:TimeoutMs': optionNumber,
     'Gw:Downstream:MaxResponseBytes': positiveInt(DEFAULT_MAX_RESPONSE_BYTES),
     'ConnectionStrings:Store': optionalText,
@@ -200,6 +221,11 @@ function schemaFor(development: boolean) {
     'Gw:Embedding:BaseUrl': httpUrl.optional(),
     'Gw:Embedding:Model': optionalText,
     'Gw:Embedding:ApiKey': optionalText,
+    'Gw:Assertion:Enabled': booleanFlag(true),
+    'Gw:Assertion:Algorithm': optionalText,
+    'Gw:Assertion:Issuer': optionalText,
+    'Gw:Assertion:RotationMinutes': optionNumber,
+    'Gw:Assertion:LifetimeSeconds': optionNumber,
   });
 }
 
@@ -269,10 +295,22 @@ export function parseGatewayConfig(flat: FlatConfig): ParsedConfig {
   }
   const workersProblem = sharedStoreProblem(values['Gw:Http:Workers'], values['ConnectionStrings:Store']);
   if (workersProblem) problems.push(workersProblem);
+  const downstreams = downstreamsOf(flat, values, development, headers, resilience, problems);
   const adminKeyWarning = checkAdminApiKey(values['Gw:Admin:ApiKey'], development, problems);
   const cacheTools = perToolCache(section(flat, 'Gw:Cache:Tools'), problems);
+  const defaultRateLimit = defaultRateLimitFromSection(section(flat, 'Gw:RateLimit'), problems);
   const privacy = core(() => privacyConfigFromSection(section(flat, 'Gw:Privacy')));
-  if (problems.length > 0 || resilience === undefined || privacy === undefined) throw new ConfigError(problems);
+  const assertion = core(() =>
+    resolveAssertionSettings({
+      algorithm: values['Gw:Assertion:Algorithm'] as AssertionAlgorithm | undefined,
+      issuer: values['Gw:Assertion:Issuer'],
+      rotationMinutes: values['Gw:Assertion:RotationMinutes'],
+      lifetimeSeconds: values['Gw:Assertion:LifetimeSeconds'],
+    }),
+  );
+  const developmentResource = development ? `http://127.0.0.1:${values.PORT ?? 8080}/mcp` : undefined;
+  const oauth = oauthConfigFromSection(section(flat, 'Gw:OAuth'), problems, developmentResource);
+  if (problems.length > 0 || resilience === undefined || privacy === undefined || assertion === undefined) throw new ConfigError(problems);
 
   const data = values as Values;
   const warnings: string[] = adminKeyWarning === undefined ? [] : [adminKeyWarning];
@@ -290,11 +328,12 @@ export function parseGatewayConfig(flat: FlatConfig): ParsedConfig {
       licenseKey: data['Gw:LicenseKey'],
       jwt: { signingKey, generated },
       downstream: {
-        baseUrl: data['Gw:ToolRegistry:DownstreamBaseUrl'],
+        baseUrl: data['Gw:ToolRegistry:DownstreamBaseUrl'] ?? (downstreams[0] as DownstreamConfig).baseUrl,
         timeoutMs: resilience.deadlineMs,
         headers,
         maxResponseBytes: data['Gw:Downstream:MaxResponseBytes'],
       },
+      downstreams,
       store: { connectionString: storeUrl },
       admin: {
         apiKey: data['Gw:Admin:ApiKey'],
@@ -331,8 +370,11 @@ export function parseGatewayConfig(flat: FlatConfig): ParsedConfig {
       },
       toolRegistry: { refreshSeconds: data['Gw:ToolRegistry:RefreshSeconds'] },
       metrics: { port: data['Gw:Metrics:Port'] },
+      rateLimit: { defaultLimit: defaultRateLimit },
       privacy,
+      oauth,
       resilience,
+      assertion: { enabled: data['Gw:Assertion:Enabled'], ...assertion },
       embedding:
         data['Gw:Embedding:Provider'] === 'openai'
           ? {
@@ -344,6 +386,58 @@ export function parseGatewayConfig(flat: FlatConfig): ParsedConfig {
           : { provider: 'local' },
     },
   };
+}
+
+/**
+ * The APIs behind the gateway: the single-key form (`Gw:ToolRegistry:DownstreamBaseUrl`
+ * with `Gw:Downstream:*`, named `default`), the named ones of `Gw:Downstreams:*`,
+ * or both. Named ones start from the gateway-wide `Gw:Downstream:*` (not its
+ * headers) and `Gw:Breaker:*` values. Development mode falls back to the
+ * sample downstream's address only when neither form names one.
+ */
+function downstreamsOf(
+  flat: FlatConfig,
+  values: Partial<Values>,
+  development: boolean,
+  headers: Record<string, string>,
+  resilience: ResolvedResilienceOptions | undefined,
+  problems: ConfigProblem[],
+): DownstreamConfig[] {
+  const named = section(flat, 'Gw:Downstreams');
+  const namesSome = Object.keys(named).length > 0;
+  const baseUrl = values['Gw:ToolRegistry:DownstreamBaseUrl'] ?? (development && !namesSome ? DEV_DOWNSTREAM : undefined);
+  const maxResponseBytes = values['Gw:Downstream:MaxResponseBytes'] ?? DEFAULT_MAX_RESPONSE_BYTES;
+  // `in`: a key that did not parse is reported already.
+  if (baseUrl === undefined && !namesSome && 'Gw:ToolRegistry:DownstreamBaseUrl' in values) {
+    problems.push({ path: 'Gw:ToolRegistry:DownstreamBaseUrl', message: 'is required: the downstream API (or name several under Gw:Downstreams:<name>:BaseUrl)' });
+  }
+  // Gateway-wide values that the core refused are reported once, under their own keys: named downstreams then start from the core's defaults.
+  const inherited = resilience !== undefined;
+  return parseDownstreams(
+    named,
+    {
+      breaker: !inherited ? {} : definedOnly({
+        mode: values['Gw:Breaker:Mode'] as BreakerMode | undefined,
+        failureThreshold: values['Gw:Breaker:FailureThreshold'],
+        failureRatio: values['Gw:Breaker:FailureRatio'],
+        windowMs: milliseconds(values['Gw:Breaker:WindowSeconds']),
+        minimumCalls: values['Gw:Breaker:MinimumCalls'],
+        breakMs: milliseconds(values['Gw:Breaker:BreakSeconds']),
+      }),
+      retry: !inherited ? {} : definedOnly({ retries: values['Gw:Downstream:Retries'], minDelayMs: values['Gw:Downstream:RetryMinDelayMs'], maxDelayMs: values['Gw:Downstream:RetryMaxDelayMs'] }),
+      timeoutMs: inherited ? values['Gw:Downstream:TimeoutMs'] : undefined,
+      maxResponseBytes,
+      shorthand:
+        baseUrl === undefined || resilience === undefined
+          ? undefined
+          : { baseUrl, headers, maxResponseBytes, resilience, audience: lookup(flat, 'Gw:Downstream:Audience')?.trim() || baseUrl },
+    },
+    problems,
+  );
+}
+
+function definedOnly<T extends object>(values: T): Partial<T> {
+  return Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined)) as Partial<T>;
 }
 
 /** `Gw:Cache:Tools:<tool>:Enabled|Semantic|TtlSeconds`: per-tool opt-out and TTL. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { formValues, parseCreateAgentForm, parseUpdateAgentForm } from './agent-form.js';
+import { InvalidInputError, SubjectTakenError } from '@tollgate/gateway-core';
+import { externalSubjectsText, formValues, parseCreateAgentForm, parseUpdateAgentForm, serviceFieldErrors } from './agent-form.js';
 
 const base = { label: 'Bot', dailyTokenBudget: '1 000', toolAccess: 'all' };
 
@@ -31,5 +32,33 @@ describe('the agent form: rate limit', () => {
 
   it('shows what was typed again after a refusal', () => {
     expect(formValues({ ...base, callsPerMinute: '60', burst: 'x' })).toMatchObject({ callsPerMinute: '60', burst: 'x' });
+  });
+});
+
+describe('the agent form: sign-in identities', () => {
+  const idp = 'https://sso.example.com/realms/acme';
+
+  it('reads one identity per line, issuer then subject, and writes them back the same way', () => {
+    const parsed = parseUpdateAgentForm({ ...base, externalSubjects: `${idp} alice\r\n\n  ${idp}   Bob Smith  \n` });
+    const subjects = [
+      { issuer: idp, subject: 'alice' },
+      { issuer: idp, subject: 'Bob Smith' },
+    ];
+    expect(parsed).toMatchObject({ ok: true, value: { externalSubjects: subjects } });
+    expect(externalSubjectsText(subjects)).toBe(`${idp} alice\n${idp} Bob Smith`);
+  });
+
+  it('names the field for a line without a subject, or one identity twice', () => {
+    expect(parseUpdateAgentForm({ ...base, externalSubjects: idp })).toEqual({ ok: false, errors: [{ field: 'externalSubjects', message: 'must not be empty' }] });
+    expect(parseUpdateAgentForm({ ...base, externalSubjects: `${idp} a\n${idp} a` })).toMatchObject({ ok: false, errors: [{ field: 'externalSubjects' }] });
+  });
+
+  it("turns the service's refusals (untrusted issuer, identity taken) into errors of the field, and nothing else", () => {
+    const untrusted = new InvalidInputError('untrusted', [{ path: 'externalSubjects.0.issuer', message: 'is not a trusted issuer (Gw:OAuth:Issuers)' }]);
+    expect(serviceFieldErrors(untrusted)).toEqual([{ field: 'externalSubjects', message: 'is not a trusted issuer (Gw:OAuth:Issuers)' }]);
+    expect(serviceFieldErrors(new SubjectTakenError('alice at x already belongs to agent agt_1', 'agt_1'))).toEqual([
+      { field: 'externalSubjects', message: 'alice at x already belongs to agent agt_1' },
+    ]);
+    expect(serviceFieldErrors(new Error('store down'))).toBeNull();
   });
 });

@@ -1,3 +1,4 @@
+import { InvalidInputError, SubjectTakenError } from '@tollgate/gateway-core';
 import { z } from 'zod';
 import { createAgentBody, updateAgentBody } from '../routes/management-schemas.js';
 
@@ -46,6 +47,22 @@ function rateLimitOf(form: FormBody, blank: null | undefined) {
 }
 
 /**
+ * Sign-in identities, one per line: the issuer (a URL, never with a space),
+ * a space, then the subject. A line without a subject goes to the schema
+ * with an empty one, which names the problem.
+ */
+function externalSubjectsOf(form: FormBody): Array<{ issuer: string; subject: string }> {
+  return text(form, 'externalSubjects')
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter(Boolean)
+    .map((line) => {
+      const space = line.search(/\s/);
+      return space === -1 ? { issuer: line, subject: '' } : { issuer: line.slice(0, space), subject: line.slice(space).trim() };
+    });
+}
+
+/**
  * The agent form as the management API's JSON body, validated by the very
  * schemas of `POST/PUT /management/agents`: the dashboard has no rules of
  * its own about what an agent may be.
@@ -56,6 +73,7 @@ function agentBody(form: FormBody, blankRateLimit: null | undefined) {
     dailyTokenBudget: budgetOf(text(form, 'dailyTokenBudget')),
     allowedTools: allowedToolsOf(form),
     scopes: scopesOf(form),
+    externalSubjects: externalSubjectsOf(form),
     rateLimit: rateLimitOf(form, blankRateLimit),
   };
 }
@@ -77,7 +95,23 @@ export function formValues(form: FormBody) {
     scopes: texts(form.scopes),
     callsPerMinute: text(form, 'callsPerMinute'),
     burst: text(form, 'burst'),
+    externalSubjects: text(form, 'externalSubjects'),
   };
+}
+
+/** The text of the identities field for an agent's identities. */
+export function externalSubjectsText(subjects: ReadonlyArray<{ issuer: string; subject: string }>): string {
+  return subjects.map(({ issuer, subject }) => `${issuer} ${subject}`).join('\n');
+}
+
+/**
+ * A refusal of the service (an untrusted issuer, an identity another agent
+ * has) as errors of the form's fields, or null when it is no input problem.
+ */
+export function serviceFieldErrors(error: unknown): FieldError[] | null {
+  if (error instanceof SubjectTakenError) return [{ field: 'externalSubjects', message: error.message }];
+  if (!(error instanceof InvalidInputError)) return null;
+  return error.fields.map((field) => ({ field: fieldOf(field.path.split('.').map((part) => (/^\d+$/.test(part) ? Number(part) : part))), message: field.message }));
 }
 
 function validated<T extends z.ZodType>(schema: T, body: unknown): FormResult<z.output<T>> {

@@ -43,6 +43,12 @@ describe('bearerChallengeHeader', () => {
     expect(asTheSdkReadsIt(header)).toEqual({ resourceMetadataUrl: METADATA, scope: 'openid orders:read orders:write', error: 'insufficient_scope', legacy: METADATA });
   });
 
+  it('escapes a quote or backslash in a scope and drops what a header cannot carry', () => {
+    const header = bearerChallengeHeader({ error: 'insufficient_scope', scope: 'a"b c\\d e\r\nf' }, METADATA);
+    expect(header).toBe(`Bearer resource_metadata="${METADATA}", error="insufficient_scope", scope="a\\"b c\\\\d ef"`);
+    expect(() => new Headers({ 'WWW-Authenticate': header })).not.toThrow();
+  });
+
   it('keeps a loopback metadata URL with a port readable', () => {
     const local = 'http://127.0.0.1:8080/.well-known/oauth-protected-resource/mcp';
     expect(asTheSdkReadsIt(bearerChallengeHeader({ error: 'invalid_token' }, local)).resourceMetadataUrl).toBe(local);

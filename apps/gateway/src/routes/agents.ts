@@ -59,6 +59,8 @@ function agentView(agent: AgentRecord) {
     isActive: agent.isActive,
     allowedTools: agent.allowedTools,
     scopes: agent.scopes,
+    externalSubjects: agent.externalSubjects,
+    rateLimit: agent.rateLimit,
     createdAt: agent.createdAt,
     updatedAt: agent.updatedAt,
   };

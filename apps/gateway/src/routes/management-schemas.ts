@@ -1,4 +1,4 @@
-import { MAX_TOKEN_LIFETIME_DAYS } from '@tollgate/gateway-core';
+import { MAX_BURST, MAX_CALLS_PER_MINUTE, MAX_TOKEN_LIFETIME_DAYS } from '@tollgate/gateway-core';
 import { z } from 'zod';
 
 /**
@@ -9,12 +9,31 @@ import { z } from 'zod';
 const label = z.string().trim().min(1, 'must not be empty').max(200);
 const budget = z.number().int('must be a whole number').min(0, 'must not be negative').max(Number.MAX_SAFE_INTEGER);
 const names = z.array(z.string().trim().min(1, 'must not be empty').max(128)).max(1000);
+/** Identities at trusted OAuth issuers acting as the agent; the service checks each issuer is trusted. */
+const externalSubjects = z
+  .array(
+    z.strictObject({
+      issuer: z.string().min(1, 'must not be empty').max(512).regex(/^\S+$/, 'must not contain white space'),
+      subject: z.string().min(1, 'must not be empty').max(256).regex(/^[^\u0000-\u001f\u007f]*$/, 'must not contain control characters'),
+    }),
+  )
+  .max(100)
+  .refine((list) => new Set(list.map((entry) => `${entry.issuer} ${entry.subject}`)).size === list.length, 'must not name an identity twice');
+const wholeNumber = (min: number, max: number) =>
+  z.number({ error: 'must be a whole number' }).int('must be a whole number').min(min, `must be at least ${min}`).max(max, `must be at most ${max}`);
+/** null = no rate limit. */
+export const rateLimit = z
+  .strictObject({ callsPerMinute: wholeNumber(1, MAX_CALLS_PER_MINUTE), burst: wholeNumber(1, MAX_BURST) })
+  .nullable();
 
 export const createAgentBody = z.strictObject({
   label,
   dailyTokenBudget: budget,
   allowedTools: names.nullable().optional(),
   scopes: names.optional(),
+  externalSubjects: externalSubjects.optional(),
+  /** Omitted: the gateway's default for new agents (none unless configured). */
+  rateLimit: rateLimit.optional(),
 });
 
 export const updateAgentBody = z.strictObject({
@@ -23,6 +42,8 @@ export const updateAgentBody = z.strictObject({
   isActive: z.boolean().optional(),
   allowedTools: names.nullable().optional(),
   scopes: names.optional(),
+  externalSubjects: externalSubjects.optional(),
+  rateLimit: rateLimit.optional(),
 });
 
 export const issueTokenBody = z

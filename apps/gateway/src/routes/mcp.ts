@@ -14,6 +14,7 @@ import {
   type McpAnswer,
 } from '@tollgate/gateway-core';
 import { Hono, type Context } from 'hono';
+import { bearerChallengeHeader } from '../http/bearer-challenge.js';
 import type { BodyAdmission } from '../http/body-admission.js';
 import { retryAfterHeader } from '../http/retry-after.js';
 import { checkDeclaredLength, clientGoneSignal, hasBody, readBodyText, requestHeaders } from '../http/node-request.js';
@@ -129,7 +130,7 @@ export function sendMcpAnswer(c: Context, answer: McpAnswer, streamId?: string):
   const status = answer.status;
   if (status === 200 && streamId === undefined) return sseFrames(c, sseMessage(answer.message));
   if (status === 200) return sseFrames(c, ssePriming(eventId(streamId!, PRIMING_EVENT), STREAM_RETRY_MS) + sseMessage(answer.message, eventId(streamId!, ANSWER_EVENT)));
-  if (status === 401) c.header('WWW-Authenticate', 'Bearer');
+  if (answer.challenge) c.header('WWW-Authenticate', bearerChallengeHeader(answer.challenge, c.get('resourceMetadataUrl')));
   const retryAfter = answer.failure?.code === 'too-many-uploads' ? '1' : retryAfterHeader(errorData(answer));
   if (retryAfter !== undefined) c.header('Retry-After', retryAfter);
   // The rest of a refused body is never read, so this connection cannot carry another request:

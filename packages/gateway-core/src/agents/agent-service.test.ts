@@ -38,11 +38,29 @@ describe('AgentService', () => {
       isActive: true,
       allowedTools: null,
       scopes: [],
+      externalSubjects: [],
+      rateLimit: null,
+      deactivatedAt: null,
       createdAt: '2030-06-15T10:30:00.000Z',
       updatedAt: '2030-06-15T10:30:00.000Z',
     });
     expect(await service.get(agent.agentId)).toEqual(agent);
     expect(await service.list()).toEqual([agent]);
+  });
+
+  it("gives a new agent the default rate limit unless it names its own, or null for none", async () => {
+    const now = new Date('2030-06-15T10:30:00.000Z');
+    const store = createMemoryStore();
+    const tokens = new TokenService({ signingKey: 's'.repeat(32), clock: () => now });
+    const defaultRateLimit = { callsPerMinute: 60, burst: 10 };
+    const service = new AgentService({ store, tokens, clock: () => now, defaultRateLimit });
+    expect((await service.create({ label: 'a', dailyTokenBudget: 1 })).rateLimit).toEqual(defaultRateLimit);
+    expect((await service.create({ label: 'b', dailyTokenBudget: 1, rateLimit: { callsPerMinute: 6, burst: 3 } })).rateLimit).toEqual({ callsPerMinute: 6, burst: 3 });
+    const unlimited = await service.create({ label: 'c', dailyTokenBudget: 1, rateLimit: null });
+    expect(unlimited.rateLimit).toBeNull();
+    expect((await service.update(unlimited.agentId, { rateLimit: { callsPerMinute: 1, burst: 1 } })).rateLimit).toEqual({ callsPerMinute: 1, burst: 1 });
+    expect((await service.update(unlimited.agentId, { label: 'c2' })).rateLimit).toEqual({ callsPerMinute: 1, burst: 1 });
+    expect((await service.update(unlimited.agentId, { rateLimit: null })).rateLimit).toBeNull();
   });
 
   it('throws NotFoundError (404) for an unknown agent everywhere', async () => {

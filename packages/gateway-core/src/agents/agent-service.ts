@@ -1,15 +1,20 @@
 import type { AuditEvent } from '../audit/trail.js';
+import type { AgentTemplate, ExternalTokens } from '../auth/external-tokens.js';
 import type { AgentClaims, IssuedToken, TokenService } from '../auth/token-service.js';
-import { NotFoundError, UnauthorizedError } from '../errors.js';
-import type { AgentPatch, AgentRecord, GatewayStore } from '../store/ports.js';
+import { InvalidInputError, NotFoundError, UnauthorizedError } from '../errors.js';
+import type { AgentPatch, AgentRecord, ExternalSubject, GatewayStore, RateLimit } from '../store/ports.js';
 import { nextUtcMidnight } from '../time.js';
 import { newAgentId } from './agent-id.js';
+import { ExternalAgents } from './external-agents.js';
 
 export interface NewAgent {
   label: string;
   dailyTokenBudget: number;
   allowedTools?: string[] | null;
   scopes?: string[];
+  externalSubjects?: ExternalSubject[];
+  /** Omitted: the service's `defaultRateLimit`; null: no limit. */
+  rateLimit?: RateLimit | null;
 }
 
 /** The budget record of contract 2.4 as the management API returns it. */
@@ -32,6 +37,8 @@ export interface AuthenticatedAgent {
 export interface AgentServiceOptions {
   store: Pick<GatewayStore, 'agents' | 'revocation' | 'budget'>;
   tokens: TokenService;
+  /** OAuth access tokens of trusted issuers, accepted beside the gateway's own tokens. */
+  external?: ExternalTokens;
   /**
    * Budget writes this instance has not landed yet (settled after the reply):
    * a budget read waits for the agent's, so it sees the calls already answered.
@@ -40,6 +47,8 @@ export interface AgentServiceOptions {
   /** Told about every change (never about reads), with who made it; must not throw or wait. */
   audit?: (event: AuditEvent) => void;
   clock?: () => Date;
+  /** The rate limit of a new agent created without one (default null: no limit). */
+  defaultRateLimit?: RateLimit | null;
 }
 
 /** Budget writes still on their way to the store (a SettlementQueue). */
@@ -66,16 +75,27 @@ export class AgentService {
   readonly #clock: () => Date;
   readonly #settlements: AgentServiceOptions['settlements'];
   readonly #audit: (event: AuditEvent) => void;
+  readonly #defaultRateLimit: RateLimit | null;
+  readonly #external: ExternalTokens | undefined;
+  readonly #externalAgents: ExternalAgents | undefined;
 
   constructor(options: AgentServiceOptions) {
     this.#store = options.store;
     this.#tokens = options.tokens;
+    this.#external = options.external;
+    this.#externalAgents = options.external && new ExternalAgents({
+      agents: options.store.agents,
+      issuers: options.external.issuers,
+      provision: (subject, template) => this.#provision(subject, template),
+    });
     this.#settlements = options.settlements;
     this.#audit = options.audit ?? (() => undefined);
     this.#clock = options.clock ?? (() => new Date());
+    this.#defaultRateLimit = options.defaultRateLimit ?? null;
   }
 
   async create(input: NewAgent, actor: Actor = null): Promise<AgentRecord> {
+    this.#checkIssuers(input.externalSubjects);
     const now = this.#clock().toISOString();
     const agent: AgentRecord = {
       agentId: newAgentId(),
@@ -84,6 +104,9 @@ export class AgentService {
       isActive: true,
       allowedTools: input.allowedTools ?? null,
       scopes: input.scopes ?? [],
+      externalSubjects: input.externalSubjects ?? [],
+      rateLimit: input.rateLimit === undefined ? this.#defaultRateLimit : input.rateLimit,
+      deactivatedAt: null,
       createdAt: now,
       updatedAt: now,
     };
@@ -102,7 +125,11 @@ export class AgentService {
 
   /** Partial: omitted fields keep their value. */
   async update(agentId: string, patch: AgentPatch, actor: Actor = null): Promise<AgentRecord> {
-    const updated = found(agentId, await this.#store.agents.update(agentId, patch, this.#clock().toISOString()));
+    this.#checkIssuers(patch.externalSubjects);
+    const now = this.#clock().toISOString();
+    // Recorded with the change itself, so no external token issued before it can outlive a reactivation.
+    const stored = patch.isActive === false ? { ...patch, deactivatedAt: now } : patch;
+    const updated = found(agentId, await this.#store.agents.update(agentId, stored, now));
     // Bumping the generation even when the agent already was inactive is
     // harmless, and covers a revocation lost to a store outage last time.
     if (patch.isActive === false) await this.#store.revocation.revokeAll(agentId);
@@ -156,9 +183,18 @@ export class AgentService {
     return { agent: await this.agentFor(claims), claims };
   }
 
-  /** Signature, audience and expiry of an agent token: no store read. */
-  verifyToken(token: string): Promise<AgentClaims> {
-    return this.#tokens.verifyAgentToken(token);
+  /**
+   * Signature, audience and expiry of an agent token: no store read for
+   * the gateway's own tokens. An external token also names its agent, which
+   * costs a store read the first time its identity is seen (and provisions
+   * the agent where the issuer allows it).
+   */
+  async verifyToken(token: string): Promise<AgentClaims> {
+    if (this.#external?.issuerOf(token) === undefined) return this.#tokens.verifyAgentToken(token);
+    const identity = await this.#external.verify(token);
+    const external = { issuer: identity.issuer, subject: identity.subject };
+    const agentId = await this.#externalAgents!.agentIdFor(identity);
+    return { agentId, scopes: identity.scopes, generation: null, tokenId: identity.tokenId, issuedAt: identity.issuedAt, expiresAt: identity.expiresAt, external };
   }
 
   /**
@@ -167,6 +203,7 @@ export class AgentService {
    * await, so store work the caller sends right before shares their round trip.
    */
   async agentFor(claims: AgentClaims): Promise<AgentRecord> {
+    if (claims.external) return this.#externalAgentFor(claims.agentId, claims.external, claims.issuedAt);
     const [agent, generation] = await Promise.all([this.#store.agents.get(claims.agentId), this.#store.revocation.generation(claims.agentId)]);
     if (!agent) throw new UnauthorizedError('Invalid token', 'unknown-agent');
     if (!agent.isActive) throw new UnauthorizedError('Agent is deactivated', 'inactive');
@@ -174,10 +211,49 @@ export class AgentService {
     return agent;
   }
 
+  /**
+   * The agent of an external identity, which must still list it: removing the
+   * identity from the agent (or deleting the agent) refuses its tokens at once.
+   * Tokens issued before the agent's last deactivation stay refused after a
+   * reactivation (one without `iat` too): what revocation generations do for
+   * the gateway's own tokens.
+   */
+  async #externalAgentFor(agentId: string, identity: ExternalSubject, issuedAt: Date | null): Promise<AgentRecord> {
+    const agent = await this.#store.agents.get(agentId);
+    if (!agent?.externalSubjects.some((listed) => listed.issuer === identity.issuer && listed.subject === identity.subject)) {
+      this.#externalAgents?.forget(identity);
+      throw new UnauthorizedError('Invalid token', 'unknown-agent');
+    }
+    if (!agent.isActive) throw new UnauthorizedError('Agent is deactivated', 'inactive');
+    const deactivatedAt = agent.deactivatedAt ?? null;
+    if (deactivatedAt !== null && !(issuedAt !== null && issuedAt.getTime() > Date.parse(deactivatedAt))) {
+      throw new UnauthorizedError('Token has been revoked', 'revoked');
+    }
+    return agent;
+  }
+
+  /** An identity at an issuer the gateway does not trust could never sign in: most likely a typo. */
+  #checkIssuers(subjects: readonly ExternalSubject[] | undefined): void {
+    const trusted = new Set(this.#external?.issuers.map((issuer) => issuer.issuer));
+    const fields = (subjects ?? []).flatMap((subject, index) =>
+      trusted.has(subject.issuer) ? [] : [{ path: `externalSubjects.${index}.issuer`, message: 'is not a trusted issuer (Gw:OAuth:Issuers)' }],
+    );
+    if (fields.length > 0) throw new InvalidInputError('externalSubjects names an issuer the gateway does not trust', fields);
+  }
+
+  /** An agent for an identity seen for the first time, from its issuer's template. */
+  #provision(subject: ExternalSubject, template: AgentTemplate): Promise<AgentRecord> {
+    const label = `${subject.subject} at ${new URL(subject.issuer).host}`.slice(0, MAX_PROVISIONED_LABEL);
+    return this.create({ label, ...template, externalSubjects: [subject] }, `oauth:${subject.issuer}`);
+  }
+
   #changed(outcome: `agent.${string}`, agentId: string, actor: Actor, detail: string | null = null): void {
     this.#audit({ kind: 'management', outcome, agentId, actor, detail });
   }
 }
+
+/** Long subjects are cut so the label stays readable; the identity itself is kept whole in `externalSubjects`. */
+const MAX_PROVISIONED_LABEL = 100;
 
 function found(agentId: string, agent: AgentRecord | null): AgentRecord {
   if (!agent) throw notFound(agentId);

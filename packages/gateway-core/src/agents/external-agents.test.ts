@@ -126,21 +126,22 @@ describe('ExternalAgents', () => {
  * (issuer, subject, scopes); `issuerOf` knows the configured issuers only.
  */
 function stubTokens(issuers: TrustedIssuer[]): ExternalTokens {
-  const parse = (token: string) => (token.startsWith('ext:') ? (JSON.parse(token.slice(4)) as { iss: string; sub: string; scopes?: string[] }) : undefined);
+  const parse = (token: string) => (token.startsWith('ext:') ? (JSON.parse(token.slice(4)) as { iss: string; sub: string; scopes?: string[]; iat?: string }) : undefined);
   const stub = {
     issuers,
     issuerOf: (token: string) => issuers.find((issuer) => issuer.issuer === parse(token)?.iss),
     verify: async (token: string) => {
       const claims = parse(token);
       if (claims === undefined) throw new UnauthorizedError('Invalid token', 'malformed');
-      return identity(claims.sub, claims.iss, claims.scopes ?? []);
+      const verified = identity(claims.sub, claims.iss, claims.scopes ?? []);
+      return claims.iat === undefined ? verified : { ...verified, issuedAt: new Date(claims.iat) };
     },
   };
   return stub as unknown as ExternalTokens;
 }
 
-function externalToken(sub: string, scopes: string[] = [], iss = IDP): string {
-  return `ext:${JSON.stringify({ iss, sub, scopes })}`;
+function externalToken(sub: string, scopes: string[] = [], iss = IDP, iat?: string): string {
+  return `ext:${JSON.stringify({ iss, sub, scopes, iat })}`;
 }
 
 describe('AgentService with external tokens', () => {
@@ -189,6 +190,7 @@ describe('AgentService with external tokens', () => {
       scopes: ['orders:read', 'orders:write'],
       externalSubjects: [{ issuer: IDP, subject: 'carol' }],
       rateLimit: null,
+      deactivatedAt: null,
       createdAt: '2030-06-15T10:30:00.000Z',
       updatedAt: '2030-06-15T10:30:00.000Z',
     });
@@ -261,6 +263,20 @@ describe('AgentService with external tokens', () => {
     expect(await unauthorized(service.authenticate(token))).toBe('inactive');
     await service.delete(agent.agentId);
     expect(await unauthorized(service.authenticate(token))).toBe('unknown-agent');
+  });
+
+  it('keeps refusing tokens issued before a deactivation once the agent is reactivated; later ones pass', async () => {
+    const { service } = setup();
+    const agent = await service.create({ label: 'a', dailyTokenBudget: 1, externalSubjects: [{ issuer: IDP, subject: 'alice' }] });
+    const leaked = externalToken('alice');
+    expect((await service.authenticate(leaked)).agent.agentId).toBe(agent.agentId);
+    await service.update(agent.agentId, { isActive: false });
+    await service.update(agent.agentId, { isActive: true });
+    expect(await unauthorized(service.authenticate(leaked))).toBe('revoked');
+    // Issued after the deactivation (the service's clock is 10:30): accepted.
+    expect((await service.authenticate(externalToken('alice', [], IDP, '2030-06-15T10:31:00Z'))).agent.agentId).toBe(agent.agentId);
+    // Issued in the deactivation's own instant: still refused.
+    expect(await unauthorized(service.authenticate(externalToken('alice', [], IDP, '2030-06-15T10:30:00Z')))).toBe('revoked');
   });
 
   it('does not provision a new agent for the identity of a deactivated one', async () => {

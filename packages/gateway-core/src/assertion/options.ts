@@ -1,4 +1,4 @@
-import { checkSigningKey } from '../auth/token-service.js';
+import { checkSigningKey } from '../signing-key.js';
 import { ConfigError, type ConfigProblem } from '../errors.js';
 import { ASSERTION_ALGORITHMS, type AssertionAlgorithm } from './derive-key.js';
 

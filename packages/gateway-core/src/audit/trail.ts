@@ -177,5 +177,9 @@ function toEntry(event: AuditEvent, clock: () => Date): AuditEntry {
     actor: event.actor ?? null,
     requestId: event.requestId ?? null,
     detail: event.detail == null ? null : event.detail.slice(0, MAX_AUDIT_DETAIL_LENGTH),
+    ...(event.downstream === undefined ? {} : { downstream: event.downstream }),
+    // Only present for calls made with an OAuth issuer's token, so other records keep their shape.
+    ...(event.issuer === undefined ? {} : { issuer: event.issuer }),
+    ...(event.subject === undefined ? {} : { subject: event.subject }),
   };
 }

@@ -1,12 +1,14 @@
 import { randomUUID, webcrypto } from 'node:crypto';
-import { errors as joseErrors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
+import { jwtVerify, SignJWT, type JWTPayload } from 'jose';
+import { invalid, toUnauthorized } from './jwt-refusal.js';
 import { VerifiedTokenCache } from './verified-token-cache.js';
-import { ConfigError, InvalidInputError, UnauthorizedError, type UnauthorizedReason } from '../errors.js';
+import { InvalidInputError } from '../errors.js';
+import { checkSigningKey } from '../signing-key.js';
+import type { ExternalSubject } from '../store/ports.js';
 
 export const TOKEN_ISSUER = 'tollgate';
 export const ADMIN_AUDIENCE = 'tollgate:admin';
 export const AGENT_AUDIENCE = 'tollgate:agent';
-export const MIN_SIGNING_KEY_BYTES = 32;
 /** Ten years: anything longer is almost certainly a mistake in days vs seconds. */
 export const MAX_TOKEN_LIFETIME_DAYS = 3650;
 
@@ -36,13 +38,18 @@ export interface AgentTokenRequest {
   expiresInDays: number;
 }
 
+/** What a verified agent credential says: one of the gateway's tokens, or an OAuth token of a trusted issuer. */
 export interface AgentClaims {
   agentId: string;
   scopes: string[];
-  generation: number;
-  tokenId: string;
-  issuedAt: Date;
+  /** The revocation generation a gateway token was issued in; null for an external token (its issuer revokes it). */
+  generation: number | null;
+  /** The token's `jti`; null when an external token has none. */
+  tokenId: string | null;
+  issuedAt: Date | null;
   expiresAt: Date;
+  /** Set for an external token: the identity it was issued to, which the agent must still list. */
+  external?: ExternalSubject;
 }
 
 export interface AdminClaims {
@@ -50,18 +57,6 @@ export interface AdminClaims {
   tokenId: string;
   issuedAt: Date;
   expiresAt: Date;
-}
-
-/**
- * The signing key as bytes (a string counts its UTF-8 bytes). Shorter than
- * `MIN_SIGNING_KEY_BYTES`: a ConfigError at `signingKey`.
- */
-export function checkSigningKey(key: string | Uint8Array): Uint8Array {
-  const bytes = typeof key === 'string' ? new TextEncoder().encode(key) : key;
-  if (bytes.byteLength < MIN_SIGNING_KEY_BYTES) {
-    throw new ConfigError([{ path: 'signingKey', message: `must be at least ${MIN_SIGNING_KEY_BYTES} bytes (e.g. openssl rand -hex ${MIN_SIGNING_KEY_BYTES})` }]);
-  }
-  return bytes;
 }
 
 /**
@@ -164,25 +159,6 @@ function checkLifetime(expiresInDays: number): void {
       { path: 'expiresInDays', message: `must be greater than 0 and at most ${MAX_TOKEN_LIFETIME_DAYS}` },
     ]);
   }
-}
-
-/** The reason goes to logs; the caller only learns "expired" or "invalid". */
-function toUnauthorized(error: unknown): UnauthorizedError {
-  if (error instanceof joseErrors.JWTExpired) {
-    return new UnauthorizedError('Token expired', 'expired', { cause: error });
-  }
-  return invalid(reasonOf(error), error);
-}
-
-function reasonOf(error: unknown): UnauthorizedReason {
-  if (error instanceof joseErrors.JOSEAlgNotAllowed || error instanceof joseErrors.JOSENotSupported) return 'algorithm';
-  if (error instanceof joseErrors.JWSSignatureVerificationFailed) return 'signature';
-  if (error instanceof joseErrors.JWTClaimValidationFailed) return 'claims';
-  return 'malformed';
-}
-
-function invalid(reason: UnauthorizedReason, cause?: unknown): UnauthorizedError {
-  return new UnauthorizedError('Invalid token', reason, cause === undefined ? undefined : { cause });
 }
 
 function seconds(value: number): Date {

@@ -6,22 +6,25 @@ import type { AuditEvent } from '../audit/trail.js';
 import { bearerToken } from '../auth/bearer.js';
 import {
   describeError,
+  InsufficientScopeError,
   InvalidInputError,
   InvalidRequestError,
   MethodNotFoundError,
   NotReadyError,
   SessionNotFoundError,
   StreamGoneError,
+  UnauthorizedError,
   type ErrorDescription,
 } from '../errors.js';
 import { AgentConcurrency, type LeaveCall } from '../pipeline/agent-concurrency.js';
 import { EarlyReservations, type EarlyReservation } from '../pipeline/early-reservation.js';
+import { EarlyRateLimits, type EarlyRateTake } from '../pipeline/early-rate-limit.js';
 import { callTool, type ToolCallDeps, type ToolCallFailure, type ToolCallReport } from '../pipeline/tool-call.js';
 import { buildInitializeResult, parseInitializeParams, type ServerInfo } from '../protocol/initialize.js';
 import { jsonRpcErrorFrom, jsonRpcResult, parseJsonRpcBody, type IncomingMessage, type JsonRpcId, type JsonRpcRequest, type JsonRpcResponse } from '../protocol/jsonrpc.js';
 import { isAtLeast, protocolVersionForRequest, type ProtocolVersion } from '../protocol/protocol-version.js';
 import { buildToolErrorResult } from '../protocol/tool-result.js';
-import type { AgentRecord, SessionRecord, SessionStore, StreamStore } from '../store/ports.js';
+import type { AgentRecord, ExternalSubject, SessionRecord, SessionStore, StreamStore } from '../store/ports.js';
 import { toolsForAgent } from '../tools/access.js';
 import { toolsListResult } from '../tools/listing.js';
 import { judgedLater } from '../util/judged-later.js';
@@ -135,6 +138,15 @@ export interface McpAnswer {
   sessionId?: string;
   /** Set for a tools/call that reached the pipeline: its `Server-Timing`. */
   serverTiming?: string;
+  /** Set for a refused credential or missing scopes: what the `WWW-Authenticate` challenge says (RFC 6750 3). */
+  challenge?: BearerChallenge;
+}
+
+/** The parameters of a Bearer challenge; none when the request carried no credential at all. */
+export interface BearerChallenge {
+  error?: 'invalid_token' | 'insufficient_scope';
+  /** With `insufficient_scope`: the scopes to ask the authorization server for, space-separated. */
+  scope?: string;
 }
 
 /**
@@ -157,9 +169,13 @@ export type McpReply =
 interface McpCaller {
   agent: AgentRecord;
   tokenScopes: readonly string[];
+  /** Set when the token is an OAuth issuer's: the identity, for the audit trail. */
+  external?: ExternalSubject;
   signal: AbortSignal | undefined;
   /** A tools/call's place among its agent's calls in flight, given back when the call ends. */
   leave?: LeaveCall;
+  /** A tools/call's rate-limit take, sent with the agent's reads; judged by the limits step, else given back. */
+  rateAhead?: EarlyRateTake | null;
 }
 
 interface McpSession {
@@ -191,6 +207,7 @@ const SESSIONLESS_METHODS: ReadonlySet<string> = new Set(['initialize', 'server/
 export class McpService {
   readonly #options: McpServiceOptions;
   readonly #early: EarlyReservations;
+  readonly #earlyRates: EarlyRateLimits | null;
   readonly #streams: ResumableStreams | null;
   readonly #running = new RunningCalls();
   readonly #maxSessions: number;
@@ -205,6 +222,8 @@ export class McpService {
     this.#concurrency = new AgentConcurrency(options.maxConcurrentCallsPerAgent);
     const { budget, settlements, clock } = options.toolCall;
     this.#early = new EarlyReservations({ ledger: budget, settlements, clock });
+    const limiter = options.toolCall.rateLimiter;
+    this.#earlyRates = limiter ? new EarlyRateLimits({ limiter, clock }) : null;
     this.#streams = options.streams ? new ResumableStreams(options.streams, options.resumeWindowMs ?? DEFAULT_RESUME_WINDOW_MS) : null;
   }
 
@@ -223,6 +242,7 @@ export class McpService {
     }
     const { caller, session } = admission;
     this.#early.remember(caller.agent);
+    this.#earlyRates?.remember(caller.agent);
     if (incoming.kind === 'notification' && incoming.message.method === 'notifications/cancelled' && session) {
       this.#running.cancel(session.record.sessionId, incoming.message.params?.requestId);
     }
@@ -306,6 +326,7 @@ export class McpService {
     let agentId: string | null = null;
     let reservedAhead: EarlyReservation | null = null;
     let leave: LeaveCall | undefined;
+    let rateAhead: EarlyRateTake | null = null;
     try {
       if (!(await this.#options.isReady())) throw new NotReadyError('The gateway is not ready: see /health/ready');
       const opensSession = incoming.kind === 'request' && SESSIONLESS_METHODS.has(incoming.message.method);
@@ -317,12 +338,15 @@ export class McpService {
       leave = call ? this.#concurrency.enter(claims.agentId) : undefined;
       // Sent just before the agent's reads: one round trip. Used by the budget step, or given back.
       reservedAhead = this.#reserveAhead(claims.agentId, call);
-      const caller = { agent: await this.#options.agents.agentFor(claims), tokenScopes: claims.scopes, signal: request.signal, leave };
+      // Only tools/call is rate-limited; its take rides the same round trip.
+      rateAhead = this.#knownToolName(call) === null ? null : (this.#earlyRates?.start(claims.agentId) ?? null);
+      const caller = { agent: await this.#options.agents.agentFor(claims), tokenScopes: claims.scopes, external: claims.external, signal: request.signal, leave, rateAhead };
       if (incoming.kind === 'invalid') throw incoming.error;
       const session = lookup ? this.#claimSession(caller, await lookup, request.protocolVersion) : null;
       return { ok: true, caller, session, reservedAhead };
     } catch (error) {
       reservedAhead?.abandon();
+      rateAhead?.abandon();
       leave?.();
       return { ok: false, error, agentId };
     }
@@ -349,7 +373,7 @@ export class McpService {
   /** The caller's session, for requests outside a message (end, resume): authentication, then the owner check. */
   async #ownSession(request: McpSessionEnd): Promise<McpSession> {
     const { agent, claims } = await this.#options.agents.authenticate(bearerToken(request.authorization));
-    const caller = { agent, tokenScopes: claims.scopes, signal: undefined };
+    const caller = { agent, tokenScopes: claims.scopes, external: claims.external, signal: undefined };
     return this.#claimSession(caller, await this.#touchSession(request.sessionId), request.protocolVersion);
   }
 
@@ -384,6 +408,7 @@ export class McpService {
           allowedTools: caller.agent.allowedTools,
           agentScopes: caller.agent.scopes,
           tokenScopes: caller.tokenScopes,
+          canStepUp: caller.external !== undefined,
         });
         return answer(jsonRpcResult(request.id, toolsListResult(tools, session.protocolVersion)));
       }
@@ -418,7 +443,7 @@ export class McpService {
     const run = () =>
       callTool(
         this.#options.toolCall,
-        { agent: caller.agent, tokenScopes: caller.tokenScopes, protocolVersion: session.protocolVersion, signal: running.signal, reservedAhead },
+        { agent: caller.agent, tokenScopes: caller.tokenScopes, canStepUp: caller.external !== undefined, protocolVersion: session.protocolVersion, signal: running.signal, reservedAhead, rateTakenAhead: caller.rateAhead },
         { name: params.name, arguments: params.arguments },
       );
     let report: ToolCallReport;
@@ -428,9 +453,10 @@ export class McpService {
       running.done();
       // Taken by the budget step, this does nothing; otherwise the call ended first.
       reservedAhead?.abandon();
+      caller.rateAhead?.abandon();
       caller.leave?.();
     }
-    const serverTiming = record.end({ agentId: caller.agent.agentId, sessionId: session.record.sessionId }, report);
+    const serverTiming = record.end({ agentId: caller.agent.agentId, sessionId: session.record.sessionId, ...caller.external }, report);
     const reply = report.ok ? answer(jsonRpcResult(request.id, report.result)) : this.#callFailure(request.id, report, session.protocolVersion);
     return { ...reply, serverTiming };
   }
@@ -449,12 +475,20 @@ export class McpService {
     const failure = describeError(error);
     if (!failure.expected) this.#options.onUnexpectedError?.(error);
     const status = this.#mcpDelivery && failure.delivery !== 'http' ? 200 : failure.httpStatus;
-    return { kind: 'answer', message: jsonRpcErrorFrom(id, error), status, failure };
+    const challenge = bearerChallenge(error);
+    return { kind: 'answer', message: jsonRpcErrorFrom(id, error), status, failure, ...(challenge && { challenge }) };
   }
 
   get #mcpDelivery(): boolean {
     return (this.#options.errorDelivery ?? 'mcp') === 'mcp';
   }
+}
+
+/** The challenge of a refused credential: `invalid_token` once one was presented (RFC 6750 3.1), the scopes to ask for when some are missing. */
+function bearerChallenge(error: unknown): BearerChallenge | undefined {
+  if (error instanceof InsufficientScopeError) return { error: 'insufficient_scope', scope: error.scopesToRequest.join(' ') };
+  if (!(error instanceof UnauthorizedError)) return undefined;
+  return error.reason === 'missing' ? {} : { error: 'invalid_token' };
 }
 
 function answer(message: JsonRpcResponse): McpAnswer {
@@ -501,5 +535,6 @@ export function streamedMessage(reply: McpAnswer): JsonRpcResponse {
 /** An answer refusing a request before it reached the service: the transport (method, media type, size) or a request guard (origin, headers). */
 export function transportFailure(error: unknown): McpAnswer {
   const failure = describeError(error);
-  return { kind: 'answer', message: jsonRpcErrorFrom(null, error), status: failure.httpStatus, failure };
+  const challenge = bearerChallenge(error);
+  return { kind: 'answer', message: jsonRpcErrorFrom(null, error), status: failure.httpStatus, failure, ...(challenge && { challenge }) };
 }

@@ -19,6 +19,9 @@ const headerGetter: TextMapGetter<HeaderRecord> = {
 export interface CallerIds {
   agentId: string | null;
   sessionId: string | null;
+  /** For a call made with an OAuth issuer's token: the issuer and the identity it names. */
+  issuer?: string;
+  subject?: string;
 }
 
 /**
@@ -49,6 +52,7 @@ export class ToolCallRecord {
       kind: 'tool-call',
       ...ids,
       tool: report.tool,
+      ...(report.downstream === undefined ? {} : { downstream: report.downstream }),
       argsDigest: report.argsDigest,
       tokensCharged: report.tokensCharged,
       cacheTier: report.cacheTier,

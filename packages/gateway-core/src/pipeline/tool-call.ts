@@ -1,4 +1,5 @@
 import { SpanKind } from '@opentelemetry/api';
+import { randomUUID } from 'node:crypto';
 import { argsDigest } from '../audit/digest.js';
 import type { CacheTier } from '../store/audit-records.js';
 import type { SemanticCache } from '../cache/semantic-cache.js';
@@ -6,10 +7,12 @@ import { BudgetExhaustedError, ClientGoneError, DownstreamCallError, DownstreamE
 import type { Forwarder } from '../forward/forwarder.js';
 import type { ProtocolVersion } from '../protocol/protocol-version.js';
 import { buildToolCallResult, type ToolCallResult } from '../protocol/tool-result.js';
-import type { AgentRecord, BudgetLedger, Reservation } from '../store/ports.js';
+import type { AgentRecord, BudgetLedger, RateLimiter, Reservation } from '../store/ports.js';
 import { nextUtcMidnight } from '../time.js';
 import { defaultAdmission, type BudgetAdmission } from './budget-admission.js';
 import type { EarlyReservation } from './early-reservation.js';
+import type { EarlyRateTake } from './early-rate-limit.js';
+import { checkRateLimit } from './rate-limit-step.js';
 import type { Settlements } from './settlement-queue.js';
 import { capResponse, type CappedResponse } from '../tokens/cap.js';
 import type { AnswerSource, LargeAnswers } from '../answer/large-answers.js';
@@ -28,6 +31,8 @@ export interface ToolCallDeps {
   /** The current registry; read per call so a refresh never disturbs calls in flight. */
   registry: () => ToolRegistry;
   budget: BudgetLedger;
+  /** Where agents' rate limits (`AgentRecord.rateLimit`) are counted; absent, they are not enforced. */
+  rateLimiter?: RateLimiter;
   /**
    * Given, the reservation is settled (or released) after the reply instead
    * of before it: one store round trip less for the agent to wait for.
@@ -58,10 +63,14 @@ export interface ToolCallContext {
   agent: AgentRecord;
   /** Scopes of the token presented (contract 5 rule 6); a required scope must also be in `agent.scopes`. */
   tokenScopes: readonly string[];
+  /** The token is an OAuth issuer's, whose client may step up to more scopes (see `ToolCaller`). */
+  canStepUp?: boolean;
   protocolVersion: ProtocolVersion;
   signal?: AbortSignal;
   /** A reservation started alongside authentication; used by the budget step when it still fits. */
   reservedAhead?: EarlyReservation | null;
+  /** A rate-limit take started alongside authentication; judged by the limits step when it still fits. */
+  rateTakenAhead?: EarlyRateTake | null;
 }
 
 export interface ToolCallParams {
@@ -73,6 +82,8 @@ export interface ToolCallParams {
 export interface ToolCallFacts {
   /** The tool called, once the registry knows the name (any other name is caller input, never recorded). */
   tool: string | null;
+  /** The downstream serving that tool, when the registry says which (see `ToolOrigin`). */
+  downstream?: string;
   argsDigest: string | null;
   cacheTier: CacheTier | null;
   downstreamStatus: number | null;
@@ -113,7 +124,7 @@ interface Answer {
 
 /**
  * One tools/call after authentication and session checks (docs/contract.md,
- * the pipeline): authorize → validate arguments → reserve budget → cache
+ * the pipeline): authorize → validate arguments → rate limit → reserve budget → cache
  * lookup → forward (breaker, retries, timeout) → privacy filter → cap to what
  * was reserved → settle. Reads top-down; each step throws the typed error of
  * the catalogue, and the reservation is released on every failure. Each step
@@ -147,18 +158,24 @@ async function runPipeline(
   const registry = deps.registry();
   // Known before the access check, so a refusal is audited with what was attempted;
   // only a name the registry knows, since any other is caller input.
-  if (typeof params.name === 'string' && registry.get(params.name) !== undefined) facts.tool = params.name;
+  const known = typeof params.name === 'string' ? registry.get(params.name) : undefined;
+  if (known !== undefined) {
+    facts.tool = known.definition.name;
+    if (known.definition.downstream !== undefined) facts.downstream = known.definition.downstream;
+  }
   facts.argsDigest = argsDigest(params.arguments ?? {}, deps.argsDigestKey);
   const tool = inSpan(SPAN_NAMES.authorize, (span) => {
     const authorized = authorizeToolCall(registry, params.name, {
       allowedTools: caller.agent.allowedTools,
       agentScopes: caller.agent.scopes,
       tokenScopes: caller.tokenScopes,
+      canStepUp: caller.canStepUp,
     });
     span.setAttribute(ATTR.tool, authorized.definition.name);
     return authorized;
   });
   const args = inSpan(SPAN_NAMES.validate, () => validateToolArguments(tool, params.arguments ?? {}));
+  await checkRateLimit({ agent: caller.agent, takenAhead: caller.rateTakenAhead, limiter: deps.rateLimiter, clock: () => deps.clock?.() ?? new Date() });
   const reservation = await inSpan(SPAN_NAMES.budgetReserve, async (span) => {
     const reserved = await reserveBudget(deps, caller, tool.definition.maxResponseTokens);
     span.setAttribute(ATTR.tokensReserved, reserved.granted);
@@ -169,7 +186,7 @@ async function runPipeline(
     const generation = deps.cache?.isCacheable(tool.definition) ? await deps.cache.generation() : 0;
     const answer =
       (await fromCache(deps, tool, args, caller.agent.agentId, generation, reservation.granted)) ??
-      (await fromDownstream(deps, tool, args, generation, facts, caller.signal, caller.agent.agentId, reservation.granted));
+      (await fromDownstream(deps, tool, args, generation, facts, caller.signal, caller.agent.agentId, grantedScopes(caller), reservation.granted));
     Object.assign(facts, { cacheTier: answer.cacheTier, downstreamStatus: answer.downstreamStatus, downstreamMs: answer.downstreamMs });
     const capped = inSpan(SPAN_NAMES.cap, (span) => {
       const result = answer.capped ?? capResponse(answer.value, reservation.granted);
@@ -250,6 +267,7 @@ async function fromDownstream(
   facts: ToolCallFacts,
   signal: AbortSignal | undefined,
   agentId: string,
+  scopes: readonly string[],
   granted = Number.POSITIVE_INFINITY,
 ): Promise<Answer> {
   const started = performance.now();
@@ -257,7 +275,8 @@ async function fromDownstream(
     SPAN_NAMES.forward,
     async (span) => {
       span.setAttribute(ATTR.httpMethod, tool.definition.httpMethod);
-      const answered = await deps.forwarder.forward(tool.definition, args, signal, { agentId });
+      // One call id for the call, whatever the retries: the downstream's assertion names it.
+      const answered = await deps.forwarder.forward(tool.definition, args, signal, { agentId, scopes, callId: randomUUID() });
       span.setAttribute(ATTR.httpStatus, answered.status);
       return answered;
     },
@@ -293,6 +312,11 @@ async function fromDownstream(
     await deps.cache.invalidate();
   }
   return answer;
+}
+
+/** The scopes this call carries: in the token and still held by the agent (what the access check allows). */
+function grantedScopes(caller: ToolCallContext): string[] {
+  return caller.tokenScopes.filter((scope) => caller.agent.scopes.includes(scope));
 }
 
 /**

@@ -49,6 +49,11 @@ export interface AuditEntry {
   requestId: string | null;
   /** A short reason without personal data, at most `MAX_AUDIT_DETAIL_LENGTH` characters. */
   detail: string | null;
+  /** For a tools/call of a tool the registry knows: the configured name of the downstream serving it. */
+  downstream?: string;
+  /** For a tools/call made with an OAuth issuer's token: the issuer, and the identity (`sub`, or the claim the issuer is configured with) it names. */
+  issuer?: string;
+  subject?: string;
 }
 
 export interface AuditRecord extends AuditEntry {

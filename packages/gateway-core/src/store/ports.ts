@@ -15,21 +15,77 @@ export interface AgentRecord {
   /** null = every tool is allowed (contract 2.1). */
   allowedTools: string[] | null;
   scopes: string[];
+  /**
+   * Identities at trusted OAuth issuers that act as this agent. Each one
+   * belongs to one agent at most; records stored before the field read as [].
+   */
+  externalSubjects: ExternalSubject[];
+  /** Calls per minute with a burst; null = no rate limit (what a record stored before the field reads as). */
+  rateLimit: RateLimit | null;
+  /**
+   * When the agent was last deactivated (ISO 8601), or null. External tokens
+   * issued before it stay refused after a reactivation, as the gateway's own
+   * tokens do through the revocation generation. Absent on records written
+   * before the field (and by callers that never deactivate): read as null.
+   */
+  deactivatedAt?: string | null;
   createdAt: string;
   updatedAt: string;
 }
 
-export type AgentPatch = Partial<Pick<AgentRecord, 'label' | 'dailyTokenBudget' | 'isActive' | 'allowedTools' | 'scopes'>>;
+/** An identity at an external OAuth issuer: the value of the claim the issuer is configured to name agents by (`sub` by default). */
+export interface ExternalSubject {
+  issuer: string;
+  subject: string;
+}
+
+export type AgentPatch = Partial<Pick<AgentRecord, 'label' | 'dailyTokenBudget' | 'isActive' | 'allowedTools' | 'scopes' | 'externalSubjects' | 'rateLimit' | 'deactivatedAt'>>;
+
+/**
+ * An agent's call rate: `callsPerMinute` on average, and up to `burst` calls
+ * at once after a quiet spell (a bucket of `burst` calls refilled at
+ * `callsPerMinute`, kept as GCRA: one timestamp per agent).
+ */
+export interface RateLimit {
+  callsPerMinute: number;
+  burst: number;
+}
+
+export type RateLimitTake = { ok: true } | { ok: false; retryAfterMs: number };
+
+/**
+ * Per-agent call rates, shared by every instance on the store. `take` counts
+ * one call against the agent's limit in one atomic step, or refuses it with
+ * how long until one would pass (nothing is counted then); `giveBack`
+ * uncounts a call taken but never made. What is kept for an agent lapses
+ * once its bucket is full again, so an idle agent leaves nothing behind.
+ * `now` is the caller's clock; an adapter shared by several processes may
+ * use one clock of its own instead (Redis uses the server's `TIME`), so
+ * instances whose clocks disagree still agree on every agent's rate.
+ */
+export interface RateLimiter {
+  take(agentId: string, limit: RateLimit, now: Date): Promise<RateLimitTake>;
+  giveBack(agentId: string, limit: RateLimit, now: Date): Promise<void>;
+}
 
 export interface AgentStore {
-  /** Throws when an agent with the same id already exists (ids are random, so that is a bug). */
+  /**
+   * Throws when an agent with the same id already exists (ids are random, so
+   * that is a bug), and SubjectTakenError when one of its external subjects
+   * belongs to another agent (nothing is written then).
+   */
   create(agent: AgentRecord): Promise<void>;
   get(agentId: string): Promise<AgentRecord | null>;
   list(): Promise<AgentRecord[]>;
-  /** Applies the patch atomically; null when the agent does not exist. */
+  /**
+   * Applies the patch atomically; null when the agent does not exist.
+   * SubjectTakenError when the patch gives it another agent's external subject.
+   */
   update(agentId: string, patch: AgentPatch, updatedAt: string): Promise<AgentRecord | null>;
-  /** false when the agent did not exist. */
+  /** false when the agent did not exist. Its external subjects are free again. */
   delete(agentId: string): Promise<boolean>;
+  /** The agent an external identity belongs to, or null. */
+  findByExternalSubject(subject: ExternalSubject): Promise<string | null>;
 }
 
 /**
@@ -254,6 +310,8 @@ export interface GatewayStore {
   readonly cacheGeneration: GenerationCounter;
   /** Failed admin-key sign-ins per client address (`SignInThrottle`). */
   readonly signInAttempts: AttemptCounter;
+  /** Per-agent call rates (`AgentRecord.rateLimit`). */
+  readonly rateLimits: RateLimiter;
   /** One real round trip; throws when the store is unreachable. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { StoreOptions } from '../store/options.js';
 import type { AgentRecord, GatewayStore, Reservation } from '../store/ports.js';
 import { describeAuditCacheContract } from './store-contract-audit-cache.js';
+import { describeRateLimitContract } from './store-contract-rate-limit.js';
 
 export type StoreFactory = (options: StoreOptions) => Promise<GatewayStore>;
 
@@ -23,13 +24,26 @@ function agent(agentId: string, overrides: Partial<AgentRecord> = {}): AgentReco
     isActive: true,
     allowedTools: null,
     scopes: [],
+    externalSubjects: [],
+    rateLimit: null,
     createdAt: '2030-01-01T00:00:00.000Z',
     updatedAt: '2030-01-01T00:00:00.000Z',
     ...overrides,
   };
 }
 
-export function describeStoreContract(adapter: string, createStore: StoreFactory): void {
+export interface StoreContractOptions {
+  /**
+   * How the view of every agent's audit records is ordered. `append` (the
+   * default): in append order. `per-agent`: each agent's records in append
+   * order, records of different agents by time, in either order within the
+   * same moment (a Redis Cluster's shards of that view, each ordered by its
+   * own master's clock).
+   */
+  auditOrder?: 'append' | 'per-agent';
+}
+
+export function describeStoreContract(adapter: string, createStore: StoreFactory, options: StoreContractOptions = {}): void {
   describe(`GatewayStore contract: ${adapter}`, () => {
     const open: GatewayStore[] = [];
     const store = async (options: StoreOptions = {}) => {
@@ -114,6 +128,66 @@ export function describeStoreContract(adapter: string, createStore: StoreFactory
         const copy = await agents.get('agt_a');
         copy!.scopes.push('admin');
         expect((await agents.get('agt_a'))?.scopes).toEqual(['read']);
+      });
+
+      describe('external identities', () => {
+        const alice = { issuer: 'https://idp.example/realms/a', subject: 'alice' };
+        const bob = { issuer: 'https://idp.example/realms/a', subject: 'bob' };
+        const aliceElsewhere = { issuer: 'https://other.example', subject: 'alice' };
+
+        it('finds the agent an identity belongs to, per issuer', async () => {
+          const { agents } = await store();
+          await agents.create(agent('agt_a', { externalSubjects: [alice] }));
+          expect(await agents.findByExternalSubject(alice)).toBe('agt_a');
+          expect(await agents.findByExternalSubject(aliceElsewhere)).toBeNull();
+          expect((await agents.get('agt_a'))?.externalSubjects).toEqual([alice]);
+        });
+
+        it('refuses to give an identity to a second agent, writing nothing', async () => {
+          const { agents } = await store();
+          await agents.create(agent('agt_a', { externalSubjects: [alice] }));
+          await expect(agents.create(agent('agt_b', { externalSubjects: [bob, alice] }))).rejects.toMatchObject({ code: 'conflict', ownerAgentId: 'agt_a' });
+          expect(await agents.get('agt_b')).toBeNull();
+          expect(await agents.findByExternalSubject(bob)).toBeNull();
+        });
+
+        it('moves identities on update, and refuses a taken one leaving the record as it was', async () => {
+          const { agents } = await store();
+          await agents.create(agent('agt_a', { externalSubjects: [alice] }));
+          await agents.create(agent('agt_b', { externalSubjects: [aliceElsewhere] }));
+          expect(await agents.update('agt_a', { externalSubjects: [bob] }, 'later')).toMatchObject({ externalSubjects: [bob] });
+          expect(await agents.findByExternalSubject(alice)).toBeNull();
+          expect(await agents.findByExternalSubject(bob)).toBe('agt_a');
+          await expect(agents.update('agt_a', { externalSubjects: [bob, aliceElsewhere], label: 'x' }, 'later')).rejects.toMatchObject({ code: 'conflict', ownerAgentId: 'agt_b' });
+          expect(await agents.get('agt_a')).toMatchObject({ externalSubjects: [bob], label: 'Agent agt_a' });
+          expect(await agents.findByExternalSubject(bob)).toBe('agt_a');
+          // A patch without the field keeps the identities.
+          await agents.update('agt_a', { label: 'renamed' }, 'later');
+          expect(await agents.findByExternalSubject(bob)).toBe('agt_a');
+        });
+
+        it('frees the identities of a deleted agent', async () => {
+          const { agents } = await store();
+          await agents.create(agent('agt_a', { externalSubjects: [alice, bob] }));
+          await agents.delete('agt_a');
+          expect(await agents.findByExternalSubject(alice)).toBeNull();
+          await agents.create(agent('agt_b', { externalSubjects: [alice] }));
+          expect(await agents.findByExternalSubject(alice)).toBe('agt_b');
+        });
+
+        it('gives an identity to exactly one of two agents created at once', async () => {
+          const { agents } = await store();
+          // Several rounds: which interleaving a round gets depends on timing.
+          for (let round = 0; round < 10; round++) {
+            const identity = { issuer: alice.issuer, subject: `user-${round}` };
+            const pair = [`agt_${round}a`, `agt_${round}b`];
+            const results = await Promise.allSettled(pair.map((id) => agents.create(agent(id, { externalSubjects: [identity] }))));
+            expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(1);
+            const owner = await agents.findByExternalSubject(identity);
+            const created = (await agents.list()).filter((record) => pair.includes(record.agentId));
+            expect(created.map((record) => record.agentId)).toEqual([owner]);
+          }
+        });
       });
     });
 
@@ -473,6 +547,7 @@ export function describeStoreContract(adapter: string, createStore: StoreFactory
       });
     });
 
-    describeAuditCacheContract(createStore);
+    describeAuditCacheContract(createStore, options.auditOrder ?? 'append');
+    describeRateLimitContract(createStore);
   });
 }

@@ -65,6 +65,8 @@ export function testAgent(overrides: Partial<AgentRecord> = {}, at = new Date('2
     isActive: true,
     allowedTools: null,
     scopes: [],
+    externalSubjects: [],
+    rateLimit: null,
     createdAt: at.toISOString(),
     updatedAt: at.toISOString(),
     ...overrides,

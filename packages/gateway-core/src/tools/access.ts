@@ -1,4 +1,5 @@
-import { ToolRefusedError, UnknownToolError, type ToolRefusal } from '../errors.js';
+import { InsufficientScopeError, ToolRefusedError, UnknownToolError, type ToolRefusal } from '../errors.js';
+import { allowlistAllows } from './allowlist.js';
 import type { HttpMethod } from './definition.js';
 import type { RegisteredTool, ToolRegistry } from './registry.js';
 
@@ -10,11 +11,17 @@ export interface ToolCaller {
   agentScopes: readonly string[];
   /** The scopes copied into the token when it was issued (contract 5 rule 6); adding to the agent never widens it. */
   tokenScopes: readonly string[];
+  /**
+   * The token is an OAuth issuer's: a scope the agent holds but the token
+   * lacks can be asked of the issuer (MCP step-up authorization). Such tools
+   * are listed, and a call answers insufficient-scope with the scopes to ask for.
+   */
+  canStepUp?: boolean;
 }
 
 export type ToolAccess =
   | { allowed: true }
-  | { allowed: false; reason: ToolRefusal; message: string; missingScopes?: string[] };
+  | { allowed: false; reason: ToolRefusal; message: string; missingScopes?: string[]; stepUpScopes?: string[] };
 
 const MUTATING_METHODS: ReadonlySet<HttpMethod> = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
@@ -31,7 +38,7 @@ export function isMutating(method: HttpMethod): boolean {
 export function toolAccess(tool: RegisteredTool, caller: ToolCaller): ToolAccess {
   const { name, requiredScopes, allowWrite, httpMethod } = tool.definition;
   const allowlist = caller.allowedTools;
-  if (allowlist !== null && allowlist.length > 0 && !allowlist.includes(name)) {
+  if (allowlist !== null && allowlist.length > 0 && !allowlistAllows(allowlist, tool.definition)) {
     return { allowed: false, reason: 'not-allowlisted', message: `Tool ${name} is not in this agent's allowed tools` };
   }
   const scopes = scopeCheck(name, requiredScopes, caller);
@@ -53,6 +60,11 @@ function scopeCheck(name: string, requiredScopes: readonly string[], caller: Too
   const notInAgent = requiredScopes.filter((scope) => !caller.agentScopes.includes(scope));
   const missing = requiredScopes.filter((scope) => notInToken.includes(scope) || notInAgent.includes(scope));
   if (missing.length === 0) return null;
+  if (caller.canStepUp && notInAgent.length === 0) {
+    // What the client asks its issuer for replaces its token's scopes, so it keeps those it had.
+    const stepUpScopes = [...new Set([...caller.tokenScopes, ...requiredScopes])];
+    return { allowed: false, reason: 'missing-scopes', message: `Tool ${name} requires scopes the token does not carry: ${notInToken.join(', ')}`, missingScopes: missing, stepUpScopes };
+  }
   const lacks = [
     notInToken.length > 0 ? `the token does not carry: ${notInToken.join(', ')}` : null,
     notInAgent.length > 0 ? `the agent does not hold: ${notInAgent.join(', ')}` : null,
@@ -60,9 +72,10 @@ function scopeCheck(name: string, requiredScopes: readonly string[], caller: Too
   return { allowed: false, reason: 'missing-scopes', message: `Tool ${name} requires scopes ${lacks.join('; ')}`, missingScopes: missing };
 }
 
-/** The tools the caller may call: what tools/list shows. */
+/** The tools the caller may call, or may once it has stepped up to the scopes its agent holds: what tools/list shows. */
 export function toolsForAgent(registry: ToolRegistry, caller: ToolCaller): RegisteredTool[] {
-  return registry.list().filter((tool) => toolAccess(tool, caller).allowed);
+  const listed = caller.canStepUp ? { ...caller, tokenScopes: caller.agentScopes } : caller;
+  return registry.list().filter((tool) => toolAccess(tool, listed).allowed);
 }
 
 /**
@@ -80,6 +93,7 @@ export function authorizeToolCall(registry: ToolRegistry, name: unknown, caller:
     throw new UnknownToolError(`Unknown tool: ${JSON.stringify(name.slice(0, 128))}`, [{ path: 'name', message: 'no tool has this name' }]);
   }
   const access = toolAccess(tool, caller);
-  if (!access.allowed) throw new ToolRefusedError(access.reason, access.message, access.missingScopes);
-  return tool;
+  if (access.allowed) return tool;
+  if (access.stepUpScopes) throw new InsufficientScopeError(access.message, access.missingScopes ?? [], access.stepUpScopes);
+  throw new ToolRefusedError(access.reason, access.message, access.missingScopes);
 }

@@ -1,9 +1,9 @@
-import type { AgentService } from '@tollgate/gateway-core';
+import type { AgentRecord, AgentService } from '@tollgate/gateway-core';
 import { Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { ToolCatalog } from '../../registry/tool-catalog.js';
-import { formValues, parseCreateAgentForm, parseUpdateAgentForm, type FieldError } from '../agent-form.js';
+import { formValues, parseCreateAgentForm, parseUpdateAgentForm, serviceFieldErrors, type FieldError } from '../agent-form.js';
 import { actor } from '../actor.js';
 import type { DashboardContext, DashboardEnv } from '../env.js';
 import { notice } from '../notices.js';
@@ -54,7 +54,8 @@ async function createAgent(deps: AgentsDeps, c: DashboardContext) {
   const form = c.get('form');
   const parsed = parseCreateAgentForm(form);
   if (!parsed.ok) return listPage(deps, c, { values: formValues(form), errors: parsed.errors });
-  const agent = await deps.agents.create(parsed.value, actor(c));
+  const agent = await refusedAsFields(deps.agents.create(parsed.value, actor(c)));
+  if ('errors' in agent) return listPage(deps, c, { values: formValues(form), errors: agent.errors });
   return c.redirect(`/dashboard/agents/${agent.agentId}?done=created`, 303);
 }
 
@@ -62,8 +63,20 @@ async function updateAgent(deps: AgentsDeps, c: DashboardContext, agentId: strin
   const form = c.get('form');
   const parsed = parseUpdateAgentForm(form);
   if (!parsed.ok) return agentPage(deps, c, agentId, 400, { values: formValues(form), errors: parsed.errors });
-  const agent = await deps.agents.update(agentId, parsed.value, actor(c));
+  const agent = await refusedAsFields(deps.agents.update(agentId, parsed.value, actor(c)));
+  if ('errors' in agent) return agentPage(deps, c, agentId, 400, { values: formValues(form), errors: agent.errors });
   return c.redirect(`/dashboard/agents/${agent.agentId}?done=updated`, 303);
+}
+
+/** The service's input refusals (an untrusted issuer, an identity taken) as form errors; anything else is thrown on. */
+async function refusedAsFields(change: Promise<AgentRecord>): Promise<AgentRecord | { errors: FieldError[] }> {
+  try {
+    return await change;
+  } catch (error) {
+    const errors = serviceFieldErrors(error);
+    if (errors === null) throw error;
+    return { errors };
+  }
 }
 
 async function setActive(deps: AgentsDeps, c: DashboardContext, agentId: string) {

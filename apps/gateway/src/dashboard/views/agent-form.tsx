@@ -10,6 +10,8 @@ export interface AgentFormValues {
   /** The rate limit as typed; both blank = none. */
   callsPerMinute: string;
   burst: string;
+  /** Sign-in identities as typed: one `issuer subject` per line. */
+  externalSubjects: string;
 }
 
 export interface AgentFormProps {
@@ -34,6 +36,7 @@ const FIELD_NAMES: Record<string, string> = {
   rateLimit: 'Rate limit',
   'rateLimit.callsPerMinute': 'Calls per minute',
   'rateLimit.burst': 'Burst',
+  externalSubjects: 'Sign-in identities',
 };
 
 /** Create and edit share one form; what it submits is checked by the management API's schemas. */
@@ -126,6 +129,16 @@ export function AgentForm({ id, action, submitLabel, csrfToken, values, toolName
         </div>
         {errorFor('scopes') && <p class="error">{errorFor('scopes')}</p>}
       </fieldset>
+      <div class="field">
+        <label for={`${id}-external-subjects`}>Sign-in identities</label>
+        <textarea id={`${id}-external-subjects`} name="externalSubjects" rows={3} aria-invalid={errorFor('externalSubjects') ? 'true' : undefined} aria-describedby={described('externalSubjects') ?? `${id}-external-subjects-hint`}>
+          {values.externalSubjects}
+        </textarea>
+        <p id={`${id}-external-subjects-hint`} class="hint">
+          People or clients who sign in with a trusted identity provider as this agent: one per line, the issuer URL, a space, then the subject (the issuer's <code>SubjectClaim</code>, <code>sub</code> by default).
+        </p>
+        {errorFor('externalSubjects') && <p id={`${id}-externalSubjects-error`} class="error">{errorFor('externalSubjects')}</p>}
+      </div>
       <button type="submit">{submitLabel}</button>
     </form>
   );

@@ -1,5 +1,5 @@
-import { byCreation, definedFields } from '../agent-records.js';
-import type { AgentPatch, AgentRecord, AgentStore } from '../ports.js';
+import { byCreation, definedFields, subjectKey, subjectTaken, withDefaults } from '../agent-records.js';
+import type { AgentPatch, AgentRecord, AgentStore, ExternalSubject } from '../ports.js';
 import { command, type RedisClient } from './connection.js';
 import type { Keys } from './keys.js';
 import { LuaScript } from './scripts.js';
@@ -7,12 +7,24 @@ import { LuaScript } from './scripts.js';
 /*
  * One hash per agent, each field JSON-encoded, so a partial update is a plain
  * HSET of the patched fields and never a read-modify-write of the record.
+ * The agent's keys share its hash tag; the listing index and each external
+ * identity live in other slots, so every script touches one key (or one
+ * agent's slot) and the adapter works on a Redis Cluster.
+ *
+ * An identity key holds the id of the agent it belongs to. It is claimed
+ * (with an expiry) before the agent's record is written, kept for good once
+ * the record names it, and released after the record stops naming it. So a
+ * writer that dies after claiming leaves a claim that lapses by itself; one
+ * that dies before releasing leaves a lasting claim its agent does not
+ * confirm, which the next claimant takes over.
  */
+
+/** Long enough for a writer to write the record it claims for; a dead writer's claim lapses after it. */
+const PENDING_CLAIM_MS = 30_000;
 
 const CREATE = new LuaScript(`
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-redis.call('HSET', KEYS[1], unpack(ARGV, 2))
-redis.call('SADD', KEYS[2], ARGV[1])
+redis.call('HSET', KEYS[1], unpack(ARGV))
 return 1
 `);
 
@@ -22,9 +34,36 @@ redis.call('HSET', KEYS[1], unpack(ARGV))
 return redis.call('HGETALL', KEYS[1])
 `);
 
+/** Deletes the record, returning the identities it named. */
 const DELETE = new LuaScript(`
-redis.call('SREM', KEYS[2], ARGV[1])
-return redis.call('DEL', KEYS[1])
+local subjects = redis.call('HGET', KEYS[1], 'externalSubjects')
+if redis.call('DEL', KEYS[1]) == 0 then return false end
+return subjects or '[]'
+`);
+
+/**
+ * ARGV: the claiming agent, a lasting claim to take over ('' for none), the
+ * pending claim's expiry. Nothing once claimed; else the owner and its
+ * claim's PTTL (-1: lasting). A pending claim is never taken over.
+ */
+const CLAIM = new LuaScript(`
+local owner = redis.call('GET', KEYS[1])
+local ttl = owner and redis.call('PTTL', KEYS[1])
+if owner and owner ~= ARGV[1] and not (owner == ARGV[2] and ttl == -1) then return {owner, ttl} end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[3])
+return false
+`);
+
+type ClaimReply = [owner: string, ttlMs: number] | null;
+
+const KEEP = new LuaScript(`
+if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('PERSIST', KEYS[1]) end
+return 1
+`);
+
+const RELEASE = new LuaScript(`
+if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
+return 1
 `);
 
 export class RedisAgentStore implements AgentStore {
@@ -34,10 +73,16 @@ export class RedisAgentStore implements AgentStore {
   ) {}
 
   async create(agent: AgentRecord): Promise<void> {
-    const created = await command(this.client, () =>
-      CREATE.run(this.client, [this.keys.agent(agent.agentId), this.keys.agentIndex()], [agent.agentId, ...encode(agent)]),
-    );
-    if (created !== 1) throw new Error(`agent ${agent.agentId} already exists`);
+    const record = withDefaults(agent);
+    await this.#claim(record.agentId, record.externalSubjects);
+    // Listed before it is written: a writer dying in between leaves an id the listing skips, never an agent it cannot see.
+    await command(this.client, () => this.client.sAdd(this.#indexOf(agent.agentId), agent.agentId));
+    const created = await command(this.client, () => CREATE.run(this.client, [this.keys.agent(agent.agentId)], encode(record)));
+    if (created !== 1) {
+      await this.#release(record.agentId, record.externalSubjects);
+      throw new Error(`agent ${agent.agentId} already exists`);
+    }
+    await this.#keep(record.agentId, record.externalSubjects);
   }
 
   async get(agentId: string): Promise<AgentRecord | null> {
@@ -46,22 +91,97 @@ export class RedisAgentStore implements AgentStore {
   }
 
   async list(): Promise<AgentRecord[]> {
-    const ids = await command(this.client, () => this.client.sMembers(this.keys.agentIndex()));
+    const shards = Array.from({ length: this.keys.shards }, (_, shard) => this.keys.agentIndex(shard));
+    const ids = (await command(this.client, () => Promise.all(shards.map((key) => this.client.sMembers(key))))).flat();
     const records = await command(this.client, () => Promise.all(ids.map((id) => this.client.hGetAll(this.keys.agent(id)))));
     // An agent deleted between the two reads is simply left out.
     return records.flatMap((fields) => decode(fields) ?? []).sort(byCreation);
   }
 
   async update(agentId: string, patch: AgentPatch, updatedAt: string): Promise<AgentRecord | null> {
-    const fields = encode({ ...definedFields(patch), updatedAt });
-    const reply = await command(this.client, () => UPDATE.run(this.client, [this.keys.agent(agentId)], fields));
-    return Array.isArray(reply) ? decode(pairsToObject(reply as string[])) : null;
+    const defined = definedFields(patch);
+    const subjects = defined.externalSubjects;
+    const before = subjects === undefined ? [] : await this.#subjectsOf(agentId);
+    const added = subjects === undefined ? [] : without(subjects, before);
+    await this.#claim(agentId, added);
+    const reply = await command(this.client, () => UPDATE.run(this.client, [this.keys.agent(agentId)], encode({ ...defined, updatedAt })));
+    if (!Array.isArray(reply)) {
+      await this.#release(agentId, added);
+      return null;
+    }
+    await this.#keep(agentId, added);
+    if (subjects !== undefined) await this.#release(agentId, without(before, subjects));
+    return decode(pairsToObject(reply as string[]));
   }
 
   async delete(agentId: string): Promise<boolean> {
-    const deleted = await command(this.client, () => DELETE.run(this.client, [this.keys.agent(agentId), this.keys.agentIndex()], [agentId]));
-    return deleted === 1;
+    const subjects = await command(this.client, () => DELETE.run(this.client, [this.keys.agent(agentId)], []));
+    await command(this.client, () => this.client.sRem(this.#indexOf(agentId), agentId));
+    if (typeof subjects !== 'string') return false;
+    await this.#release(agentId, JSON.parse(subjects) as ExternalSubject[]);
+    return true;
   }
+
+  async findByExternalSubject(subject: ExternalSubject): Promise<string | null> {
+    const owner = await command(this.client, () => this.client.get(this.keys.externalSubject(subjectKey(subject))));
+    return owner !== null && (await this.#confirms(owner, subject)) ? owner : null;
+  }
+
+  #indexOf(agentId: string): string {
+    return this.keys.agentIndex(this.keys.shardOf(agentId));
+  }
+
+  async #subjectsOf(agentId: string): Promise<ExternalSubject[]> {
+    const stored = await command(this.client, () => this.client.hGet(this.keys.agent(agentId), 'externalSubjects'));
+    return stored ? (JSON.parse(stored) as ExternalSubject[]) : [];
+  }
+
+  /** All or nothing: when one identity belongs to another agent, those claimed here are released and SubjectTakenError thrown. */
+  async #claim(agentId: string, subjects: readonly ExternalSubject[]): Promise<void> {
+    const claimed: ExternalSubject[] = [];
+    for (const subject of subjects) {
+      const owner = await this.#claimOne(agentId, subject);
+      if (owner !== null) {
+        await this.#release(agentId, claimed);
+        throw subjectTaken(subject, owner);
+      }
+      claimed.push(subject);
+    }
+  }
+
+  /** Null once claimed; else the agent that holds the identity. A lasting claim whose agent does not name it is stale, and taken over. */
+  async #claimOne(agentId: string, subject: ExternalSubject): Promise<string | null> {
+    const key = this.keys.externalSubject(subjectKey(subject));
+    const claim = (staleOwner: string) => command(this.client, () => CLAIM.run(this.client, [key], [agentId, staleOwner, PENDING_CLAIM_MS])) as Promise<ClaimReply>;
+    const taken = await claim('');
+    if (taken === null) return null;
+    const [owner, ttlMs] = taken;
+    // A claim is made lasting only after its record names the identity: read after seeing it lasting,
+    // a record that does not name it was changed by a writer that died before releasing the claim.
+    if (ttlMs !== -1 || (await this.#confirms(owner, subject))) return owner;
+    return (await claim(owner))?.[0] ?? null;
+  }
+
+  /** The record names these identities now: their claims no longer lapse. */
+  async #keep(agentId: string, subjects: readonly ExternalSubject[]): Promise<void> {
+    const keys = subjects.map((subject) => this.keys.externalSubject(subjectKey(subject)));
+    await command(this.client, () => Promise.all(keys.map((key) => KEEP.run(this.client, [key], [agentId]))));
+  }
+
+  /** Whether the agent's record names the identity (a claim's writer may have died before writing it, or after removing it). */
+  async #confirms(agentId: string, subject: ExternalSubject): Promise<boolean> {
+    return (await this.#subjectsOf(agentId)).some((listed) => subjectKey(listed) === subjectKey(subject));
+  }
+
+  async #release(agentId: string, subjects: readonly ExternalSubject[]): Promise<void> {
+    const keys = subjects.map((subject) => this.keys.externalSubject(subjectKey(subject)));
+    await command(this.client, () => Promise.all(keys.map((key) => RELEASE.run(this.client, [key], [agentId]))));
+  }
+}
+
+function without(subjects: readonly ExternalSubject[], removed: readonly ExternalSubject[]): ExternalSubject[] {
+  const gone = new Set(removed.map(subjectKey));
+  return subjects.filter((subject) => !gone.has(subjectKey(subject)));
 }
 
 function encode(fields: Partial<AgentRecord>): string[] {
@@ -70,7 +190,7 @@ function encode(fields: Partial<AgentRecord>): string[] {
 
 function decode(fields: Record<string, string>): AgentRecord | null {
   if (Object.keys(fields).length === 0) return null;
-  return Object.fromEntries(Object.entries(fields).map(([name, value]) => [name, JSON.parse(value)])) as AgentRecord;
+  return withDefaults(Object.fromEntries(Object.entries(fields).map(([name, value]) => [name, JSON.parse(value)])) as AgentRecord);
 }
 
 function pairsToObject(pairs: string[]): Record<string, string> {

@@ -10,6 +10,9 @@ import type { StoreOptions } from '../options.js';
 import type { GatewayStore } from '../ports.js';
 import type { AuditEntry } from '../audit-records.js';
 import { AUDIT_SCAN_LIMIT } from './audit.js';
+import { Keys } from './keys.js';
+import { subjectKey } from '../agent-records.js';
+import { createClient } from 'redis';
 
 const available = isRedisServerAvailable();
 if (!available && process.env.CI === 'true') {
@@ -31,6 +34,42 @@ describe.runIf(available)('Redis store', () => {
   // A fresh key prefix per store keeps tests apart on one server.
   describeStoreContract('Redis', (options) => createStore(server.url, { keyPrefix: `test:${randomUUID()}:`, ...options }));
 
+  describe('external identities after a writer died', () => {
+    const alice = { issuer: 'https://idp.example', subject: 'alice' };
+    const open: GatewayStore[] = [];
+    afterEach(async () => {
+      await Promise.all(open.splice(0).map((s) => s.close()));
+    });
+    const claimKey = (prefix: string) => new Keys(prefix, 1).externalSubject(subjectKey(alice));
+    const record = (agentId: string) => ({ agentId, label: agentId, dailyTokenBudget: 1, isActive: true, allowedTools: null, scopes: [], externalSubjects: [alice], rateLimit: null, createdAt: 'a', updatedAt: 'a' });
+
+    it('takes over a lasting claim whose agent does not name the identity (died before releasing it)', async () => {
+      const prefix = `test:${randomUUID()}:`;
+      const store = await createStore(server.url, { keyPrefix: prefix });
+      open.push(store);
+      await store.agents.create({ ...record('agt_old'), externalSubjects: [] });
+      const raw = createClient({ url: server.url });
+      await raw.connect();
+      await raw.set(claimKey(prefix), 'agt_old');
+      await raw.close();
+      expect(await store.agents.findByExternalSubject(alice)).toBeNull();
+      await store.agents.create(record('agt_new'));
+      expect(await store.agents.findByExternalSubject(alice)).toBe('agt_new');
+    });
+
+    it('never takes over a pending claim: its writer may still be writing the record', async () => {
+      const prefix = `test:${randomUUID()}:`;
+      const store = await createStore(server.url, { keyPrefix: prefix });
+      open.push(store);
+      const raw = createClient({ url: server.url });
+      await raw.connect();
+      await raw.set(claimKey(prefix), 'agt_writer', { PX: 30_000 });
+      await raw.close();
+      await expect(store.agents.create(record('agt_new'))).rejects.toMatchObject({ code: 'conflict', ownerAgentId: 'agt_writer' });
+      expect(await store.agents.get('agt_new')).toBeNull();
+    });
+  });
+
   describe('shared by several gateway instances', () => {
     const open: GatewayStore[] = [];
     const instance = async (prefix: string, options: StoreOptions = {}) => {
@@ -49,7 +88,7 @@ describe.runIf(available)('Redis store', () => {
       expect(await b.revocation.generation('agt_x')).toBe(1);
       await a.sessions.create({ sessionId: 's1', agentId: 'agt_x', protocolVersion: '2024-11-05', clientInfo: null, createdAt: 'now' }, 60_000, 100);
       expect(await b.sessions.touch('s1', 60_000)).toMatchObject({ agentId: 'agt_x' });
-      await a.agents.create({ agentId: 'agt_x', label: 'x', dailyTokenBudget: 1, isActive: true, allowedTools: null, scopes: [], createdAt: 'a', updatedAt: 'a' });
+      await a.agents.create({ agentId: 'agt_x', label: 'x', dailyTokenBudget: 1, isActive: true, allowedTools: null, scopes: [], externalSubjects: [], rateLimit: null, createdAt: 'a', updatedAt: 'a' });
       await b.agents.update('agt_x', { isActive: false }, 'b');
       expect((await a.agents.get('agt_x'))?.isActive).toBe(false);
     });
