@@ -62,3 +62,39 @@ describe('counting long texts in slices', () => {
     expect(countTokens(run)).toBeLessThanOrEqual(whole(run) + Math.ceil(run.length / 256));
   });
 });
+
+describe('counting an answer seen before', () => {
+  const whole = (text: string) => countO200k(text, { disallowedSpecial: new Set<string>() });
+
+  it('charges the same count the second time, from tokensWithin and countTokens alike', () => {
+    const answer = JSON.stringify({ id: 7, notes: 'a record asked for twice '.repeat(40), tags: ['x', 'y'] });
+    const first = countTokens(answer);
+    expect(first).toBe(whole(answer));
+    expect(countTokens(answer)).toBe(first);
+    expect(tokensWithin(answer, first)).toBe(first);
+    // Known, and over a smaller limit: refused without counting, like a fresh text.
+    expect(tokensWithin(answer, first - 1)).toBeUndefined();
+    expect(tokensWithin(answer, 10)).toBeUndefined();
+  });
+
+  it('keeps what tokensWithin counted to the end, and never a count cut short at the limit', () => {
+    const answer = 'word, '.repeat(400);
+    const exact = whole(answer);
+    expect(tokensWithin(answer, 50)).toBeUndefined();
+    expect(countTokens(answer)).toBe(exact);
+    const other = 'term; '.repeat(400);
+    expect(tokensWithin(other, Buffer.byteLength(other) - 1)).toBe(whole(other));
+    expect(countTokens(other)).toBe(whole(other));
+  });
+
+  it('is exact for any text, however often it is counted', () => {
+    fc.assert(
+      fc.property(fc.string({ minLength: 0, maxLength: 600 }), (text) => {
+        const exact = countTokens(text);
+        expect(countTokens(text)).toBe(exact);
+        expect(tokensWithin(text, exact)).toBe(exact);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});

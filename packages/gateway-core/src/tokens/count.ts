@@ -1,4 +1,5 @@
 import { countTokens as countO200k, isWithinTokenLimit } from 'gpt-tokenizer/encoding/o200k_base';
+import { RecentCounts } from './recent-counts.js';
 
 /**
  * Special-token strings such as `<|endoftext|>` are ordinary text when they
@@ -18,8 +19,23 @@ const AS_PLAIN_TEXT = { disallowedSpecial: new Set<string>() };
  */
 const MAX_SLICE_CHARS = 256;
 
+/**
+ * Answers are counted once each: the same answer again (the same record
+ * asked for twice, a cached answer served) is charged from this.
+ */
+const recent = new RecentCounts();
+
 /** Tokens of `text` under o200k_base, the encoding agents are billed in. */
 export function countTokens(text: string): number {
+  if (!recent.keeps(text)) return countUncached(text);
+  const known = recent.get(text);
+  if (known !== undefined) return known;
+  const count = countUncached(text);
+  recent.set(text, count);
+  return count;
+}
+
+function countUncached(text: string): number {
   if (text.length <= MAX_SLICE_CHARS) return countO200k(text, AS_PLAIN_TEXT);
   let total = 0;
   for (const slice of slices(text)) total += countO200k(slice, AS_PLAIN_TEXT);
@@ -58,6 +74,8 @@ function splitSafe(text: string, at: number): number {
  */
 export function tokensWithin(text: string, limit: number): number | undefined {
   if (Buffer.byteLength(text, 'utf8') <= limit) return countTokens(text);
+  const known = recent.keeps(text) ? recent.get(text) : undefined;
+  if (known !== undefined) return known <= limit ? known : undefined;
   if (text.length <= MAX_SLICE_CHARS) {
     const count = isWithinTokenLimit(text, limit, AS_PLAIN_TEXT);
     return count === false ? undefined : count;
@@ -67,5 +85,7 @@ export function tokensWithin(text: string, limit: number): number | undefined {
     total += countO200k(slice, AS_PLAIN_TEXT);
     if (total > limit) return undefined;
   }
+  // Counted to the end: the whole count, as countTokens gives it.
+  recent.set(text, total);
   return total;
 }
