@@ -38,4 +38,15 @@ describe('what the pipeline hands the forwarder for the assertion', () => {
     ]);
     expect(told[0]!.callId).not.toBe(told[1]!.callId);
   });
+
+  it('reports the call id, so the audit record joins the downstream log that names it; none when the call never left', async () => {
+    const { forwarder, told } = recordingForwarder();
+    const deps = { registry: () => registry, budget: createMemoryStore().budget, forwarder, clock: () => NOW };
+    const caller = { agent: testAgent({ scopes: ['orders:write'] }, NOW), tokenScopes: ['orders:write'], protocolVersion: '2025-06-18' as const };
+    const sent = await callTool(deps, caller, { name: 'createOrder', arguments: { customerId: 'c1', sku: 'KB-100', quantity: 1 } });
+    expect(sent.callId).toBe(told[0]!.callId);
+    const refused = await callTool(deps, caller, { name: 'createOrder', arguments: { customerId: 'c1' } });
+    expect(refused.ok).toBe(false);
+    expect(refused.callId).toBeUndefined();
+  });
 });

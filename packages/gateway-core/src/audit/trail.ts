@@ -178,6 +178,7 @@ function toEntry(event: AuditEvent, clock: () => Date): AuditEntry {
     requestId: event.requestId ?? null,
     detail: event.detail == null ? null : event.detail.slice(0, MAX_AUDIT_DETAIL_LENGTH),
     ...(event.downstream === undefined ? {} : { downstream: event.downstream }),
+    ...(event.callId === undefined ? {} : { callId: event.callId }),
     // Only present for calls made with an OAuth issuer's token, so other records keep their shape.
     ...(event.issuer === undefined ? {} : { issuer: event.issuer }),
     ...(event.subject === undefined ? {} : { subject: event.subject }),

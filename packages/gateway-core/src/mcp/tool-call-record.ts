@@ -53,6 +53,7 @@ export class ToolCallRecord {
       ...ids,
       tool: report.tool,
       ...(report.downstream === undefined ? {} : { downstream: report.downstream }),
+      ...(report.callId === undefined ? {} : { callId: report.callId }),
       argsDigest: report.argsDigest,
       tokensCharged: report.tokensCharged,
       cacheTier: report.cacheTier,

@@ -84,6 +84,8 @@ export interface ToolCallFacts {
   tool: string | null;
   /** The downstream serving that tool, when the registry says which (see `ToolOrigin`). */
   downstream?: string;
+  /** Set once the call is sent to the downstream: the id its gateway assertion names (`call_id`), whatever the retries. */
+  callId?: string;
   argsDigest: string | null;
   cacheTier: CacheTier | null;
   downstreamStatus: number | null;
@@ -275,8 +277,9 @@ async function fromDownstream(
     SPAN_NAMES.forward,
     async (span) => {
       span.setAttribute(ATTR.httpMethod, tool.definition.httpMethod);
-      // One call id for the call, whatever the retries: the downstream's assertion names it.
-      const answered = await deps.forwarder.forward(tool.definition, args, signal, { agentId, scopes, callId: randomUUID() });
+      // One call id for the call, whatever the retries: the downstream's assertion names it, the audit record too.
+      facts.callId = randomUUID();
+      const answered = await deps.forwarder.forward(tool.definition, args, signal, { agentId, scopes, callId: facts.callId });
       span.setAttribute(ATTR.httpStatus, answered.status);
       return answered;
     },

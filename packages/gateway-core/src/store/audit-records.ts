@@ -51,6 +51,8 @@ export interface AuditEntry {
   detail: string | null;
   /** For a tools/call of a tool the registry knows: the configured name of the downstream serving it. */
   downstream?: string;
+  /** For a tools/call sent to the downstream: the `call_id` of its gateway assertion, so the downstream's logs join the trail. */
+  callId?: string;
   /** For a tools/call made with an OAuth issuer's token: the issuer, and the identity (`sub`, or the claim the issuer is configured with) it names. */
   issuer?: string;
   subject?: string;
