@@ -49,6 +49,8 @@ export function downstreamForwarders(downstreams: readonly DownstreamConfig[], o
         // One slot per pooled connection: calls wait their turn here, before their deadline starts, never inside the pool.
         connections: pool.connections,
         onStateChange: (change) => options.onStateChange?.(downstream.name, change),
+        // Named in refusals when there are several; the one of the single-key form stays unnamed.
+        ...(downstreams.length > 1 ? { downstream: downstream.name } : {}),
       });
       return [downstream.name, resilient] as const;
     }),

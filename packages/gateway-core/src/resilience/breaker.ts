@@ -36,8 +36,12 @@ export class DownstreamBreaker {
   /** When the circuit last opened, so a refusal can say when to try again. */
   #openedAt = 0;
 
-  constructor(options: Required<BreakerOptions>, onStateChange?: (change: BreakerStateChange) => void) {
+  /** How refusals name the downstream: `The downstream API` or `The downstream API "orders"`. */
+  readonly #subject: string;
+
+  constructor(options: Required<BreakerOptions>, onStateChange?: (change: BreakerStateChange) => void, downstream?: string) {
     this.#breakMs = options.breakMs;
+    this.#subject = downstream === undefined ? 'The downstream API' : `The downstream API ${JSON.stringify(downstream)}`;
     this.#policy = circuitBreaker(
       handleWhen((error) => isDownstreamFault(error) || this.#inconclusiveProbes.has(error as object)),
       { halfOpenAfter: options.breakMs, breaker: counterFor(options) },
@@ -96,7 +100,7 @@ export class DownstreamBreaker {
   /** Until the break ends; at least a second (a probe may be under way). */
   #refusal(): CircuitOpenError {
     const retryAfterSeconds = Math.max(Math.ceil((this.#openedAt + this.#breakMs - Date.now()) / 1000), 1);
-    return new CircuitOpenError('The downstream API is isolated after repeated failures; try again shortly.', { retryAfterSeconds });
+    return new CircuitOpenError(`${this.#subject} is isolated after repeated failures; try again shortly.`, { retryAfterSeconds });
   }
 }
 

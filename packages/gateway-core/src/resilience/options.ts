@@ -60,6 +60,8 @@ export interface ResilienceOptions {
   connections?: number;
   /** Told about every state move, for metrics and logs. Must not throw; a throw is reported as a process warning. */
   onStateChange?: (change: BreakerStateChange) => void;
+  /** The downstream's name, when the gateway fronts several: its refusals say which API is isolated. */
+  downstream?: string;
 }
 
 export const DEFAULT_BREAKER_OPTIONS: Readonly<Required<BreakerOptions>> = {

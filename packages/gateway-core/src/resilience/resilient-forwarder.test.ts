@@ -154,6 +154,16 @@ describe('circuit breaker', () => {
     expect(downstream.hits).toBe(3);
   });
 
+  it('names its downstream in the refusal when given one (a gateway fronting several APIs)', async () => {
+    const unnamed = resilient();
+    const named = resilient({ downstream: 'orders' });
+    downstream.behaviour = { status: 500 };
+    await failCalls(unnamed.forwarder, 3);
+    await failCalls(named.forwarder, 3);
+    expect(((await rejection(unnamed.forwarder.forward(getTool, getArgs))) as Error).message).toBe('The downstream API is isolated after repeated failures; try again shortly.');
+    expect(((await rejection(named.forwarder.forward(getTool, getArgs))) as Error).message).toBe('The downstream API "orders" is isolated after repeated failures; try again shortly.');
+  });
+
   it('counts refused connections and timeouts as failures', async () => {
     const refused = resilient({ retry: { retries: 0 } });
     await downstream.stop();

@@ -41,7 +41,7 @@ const NO_AGENT = '';
  */
 export function createResilientForwarder(inner: Forwarder, options: ResilienceOptions = {}): ResilientForwarder {
   const resolved = resolveResilienceOptions(options);
-  const breaker = new DownstreamBreaker(resolved.breaker, options.onStateChange);
+  const breaker = new DownstreamBreaker(resolved.breaker, options.onStateChange, options.downstream);
   const slots = new FairSlots(resolved.connections);
 
   /** One call holding its slot: the deadline starts now. The probe's is not tied to its caller. */
