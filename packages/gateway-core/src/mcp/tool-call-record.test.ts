@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { AuditEvent } from '../audit/trail.js';
 import { ToolCallRecord } from './tool-call-record.js';
 
-const sent = { ok: true as const, result: { content: [] }, truncated: false, tool: 'get_order', argsDigest: 'd', cacheTier: null, downstreamStatus: 200, downstreamMs: 3, tokensCharged: 12, downstreamAnswer: null };
+const sent = { ok: true as const, result: { content: [{ type: 'text' as const, text: '{}' }] as [{ type: 'text'; text: string }] }, truncated: false, tool: 'get_order', argsDigest: 'd', cacheTier: null, downstreamStatus: 200, downstreamMs: 3, tokensCharged: 12, downstreamAnswer: null };
 
 describe('ToolCallRecord', () => {
   it('writes one audit event naming the downstream, the call id of its assertion and an external caller', () => {
