@@ -51,12 +51,15 @@ const FIELDS: [keyof AuditRecord, string][] = [
   ['cacheTier', 'Cache tier'],
   ['argsDigest', 'Arguments digest'],
   ['actor', 'Actor'],
+  ['issuer', 'Signed in at'],
+  ['subject', 'Identity'],
+  ['callId', 'Call id'],
   ['detail', 'Detail'],
 ];
 
 /** Durations are measured to the microsecond; a tenth of a millisecond is what a reader needs. */
 function shown(value: AuditRecord[keyof AuditRecord]): string {
-  // A field only some records have (`downstream`) is absent from the others.
+  // A field only some records have (`downstream`, `issuer`, `callId`…) is absent from the others.
   if (value === null || value === undefined) return '—';
   return typeof value === 'number' && !Number.isInteger(value) ? value.toFixed(1) : String(value);
 }
