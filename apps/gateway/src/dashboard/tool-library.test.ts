@@ -1,6 +1,6 @@
 import type { ToolDefinition } from '@tollgate/gateway-core';
 import { describe, expect, it } from 'vitest';
-import { groupToolsByCategory, matchesToolFilter } from './tool-library.js';
+import { allowlistChoices, groupToolsByCategory, matchesToolFilter } from './tool-library.js';
 
 const tool = (name: string, category: string | null, extra: Partial<ToolDefinition> = {}) =>
   ({ name, category, description: `${name} tool`, httpMethod: 'GET', routePattern: `/${name}`, requiredScopes: [], ...extra }) as ToolDefinition;
@@ -19,5 +19,17 @@ describe('tool library', () => {
     const placeOrder = tool('place_order', 'orders', { httpMethod: 'POST', routePattern: '/orders', requiredScopes: ['orders:write'] });
     for (const needle of ['PLACE', 'place_order tool', 'orders', 'post', '/orders', 'orders:write', '  ']) expect(matchesToolFilter(placeOrder, needle)).toBe(true);
     expect(matchesToolFilter(placeOrder, 'customers')).toBe(false);
+  });
+});
+
+describe('allowlist choices of the agent form', () => {
+  const tools = [{ name: 'orders_get_order' }, { name: 'search' }] as ToolDefinition[];
+
+  it('offers each whole downstream (orders.*) beside the tools when the gateway fronts several', () => {
+    expect(allowlistChoices(tools, [{ name: 'orders' }, { name: 'catalog' }])).toEqual(['orders.*', 'catalog.*', 'orders_get_order', 'search']);
+  });
+
+  it('offers only the tools in front of one downstream', () => {
+    expect(allowlistChoices(tools, [{ name: 'default' }])).toEqual(['orders_get_order', 'search']);
   });
 });

@@ -33,6 +33,16 @@ export function toolNames(tools: readonly ToolDefinition[]): string[] {
   return tools.map((tool) => tool.name);
 }
 
+/**
+ * What an agent's allowlist may name on the form: every tool, and with
+ * several downstreams each whole downstream (`orders.*`), which also covers
+ * its tools loaded later.
+ */
+export function allowlistChoices(tools: readonly ToolDefinition[], downstreams: ReadonlyArray<{ name: string }>): string[] {
+  const wholeDownstreams = downstreams.length > 1 ? downstreams.map((downstream) => `${downstream.name}.*`) : [];
+  return [...wholeDownstreams, ...toolNames(tools)];
+}
+
 export interface ToolParameter {
   name: string;
   type: string;

@@ -7,13 +7,13 @@ import { formValues, parseCreateAgentForm, parseUpdateAgentForm, serviceFieldErr
 import { actor } from '../actor.js';
 import type { DashboardContext, DashboardEnv } from '../env.js';
 import { notice } from '../notices.js';
-import { toolNames } from '../tool-library.js';
+import { allowlistChoices } from '../tool-library.js';
 import type { AgentFormValues } from '../views/agent-form.js';
 import { AgentPage, AgentsPage, DeleteAgentPage, type AgentWithBudget } from '../views/agents.js';
 
 export interface AgentsDeps {
   agents: AgentService;
-  catalog: Pick<ToolCatalog, 'definitions' | 'scopes'>;
+  catalog: Pick<ToolCatalog, 'definitions' | 'scopes' | 'downstreams'>;
 }
 
 /** A refused form, shown again with what was typed. */
@@ -39,14 +39,14 @@ export function agentPages(deps: AgentsDeps): Hono<DashboardEnv> {
 
 async function listPage(deps: AgentsDeps, c: DashboardContext, createForm?: RefusedForm) {
   const agents: AgentWithBudget[] = await Promise.all((await deps.agents.list()).map(async (agent) => ({ agent, budget: await deps.agents.budget(agent.agentId) })));
-  const props = { csrfToken: c.get('csrfToken'), agents, toolNames: toolNames(deps.catalog.definitions()), knownScopes: deps.catalog.scopes() };
+  const props = { csrfToken: c.get('csrfToken'), agents, toolNames: allowlistChoices(deps.catalog.definitions(), deps.catalog.downstreams()), knownScopes: deps.catalog.scopes() };
   if (createForm) return c.html(<AgentsPage {...props} notice={null} createForm={createForm} />, 400);
   return c.html(<AgentsPage {...props} notice={notice(c)} />);
 }
 
 async function agentPage(deps: AgentsDeps, c: DashboardContext, agentId: string, status: ContentfulStatusCode = 200, editForm?: RefusedForm) {
   const [agent, budget] = await Promise.all([deps.agents.get(agentId), deps.agents.budget(agentId)]);
-  const props = { csrfToken: c.get('csrfToken'), agent, budget, toolNames: toolNames(deps.catalog.definitions()), knownScopes: deps.catalog.scopes(), notice: notice(c) };
+  const props = { csrfToken: c.get('csrfToken'), agent, budget, toolNames: allowlistChoices(deps.catalog.definitions(), deps.catalog.downstreams()), knownScopes: deps.catalog.scopes(), notice: notice(c) };
   return c.html(<AgentPage {...props} {...(editForm ? { editForm } : {})} />, status);
 }
 
