@@ -1,33 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GatewayClient } from './support/gateway-client.js';
-import { rawRequest } from './support/raw-http.js';
+import { cookieValue, csrfField, send, type Exchange } from './support/dashboard-session.js';
 import { startPair, type Pair } from './support/pair.js';
 import { eventually, TEST_ADMIN_KEY, type RunningProcess } from './support/processes.js';
-
-/** A browser-like exchange with the dashboard: no redirect followed, cookies passed by hand. */
-interface Exchange {
-  status: number;
-  location: string | null;
-  cookies: string[];
-  text: string;
-}
-
-/** Over node:http rather than fetch, which cannot set the Host header (the DNS-rebinding case needs it). */
-async function send(url: string, init: { method?: string; cookie?: string; form?: Record<string, string>; headers?: Record<string, string> } = {}): Promise<Exchange> {
-  const headers: Record<string, string> = { ...init.headers };
-  if (init.cookie) headers.Cookie = init.cookie;
-  if (init.form) headers['Content-Type'] = 'application/x-www-form-urlencoded';
-  const reply = await rawRequest(url, {
-    method: init.method ?? (init.form ? 'POST' : 'GET'),
-    headers,
-    ...(init.form ? { body: new URLSearchParams(init.form).toString() } : {}),
-  });
-  const location = reply.headers.location;
-  return { status: reply.status, location: location ?? null, cookies: reply.headers['set-cookie'] ?? [], text: reply.body };
-}
-
-const cookieValue = (cookies: string[], name: string) => cookies.find((cookie) => cookie.startsWith(`${name}=`))?.split(';')[0]!.slice(name.length + 1);
-const csrfField = (html: string) => /name="_csrf" value="([^"]+)"/.exec(html)?.[1];
 
 describe('dashboard security, against the built gateway', () => {
   let pair: Pair;

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sameOrigin, send, signInToDashboard } from './support/dashboard-session.js';
 import { createAgentWithToken, initializeRequest, mcpRaw, openRawSession, rawCall } from './support/mcp.js';
 import { expectInvalidToken, oauthEnv, reserveGatewayUrl } from './support/oauth-gateway.js';
 import { TestIssuer } from './support/oidc-provider.js';
@@ -98,6 +99,34 @@ describe('OAuth tokens the gateway refuses, and never forwards (issue 17)', { ti
       expectInvalidToken(await rawCall(at, accessToken, sessionId, 'tools/call', { name: 'get_item', arguments: { id: 'e2' } }), origin);
       expectInvalidToken(await initialize(accessToken, at), origin);
     }
+  });
+
+  it('dashboard: the agent form gives an agent a sign-in identity, and names an untrusted issuer or a taken identity on the field', async () => {
+    const agent = await pair.api.createAgent(admin, { label: 'gina', dailyTokenBudget: 5000 });
+    const gateway = pair.gateways[0]!;
+    const { cookie, csrf } = await signInToDashboard(gateway);
+    const save = (identities: string) =>
+      send(`${gateway.url}/dashboard/agents/${agent.agentId}`, {
+        cookie,
+        form: { _csrf: csrf, label: 'gina', dailyTokenBudget: '5000', toolAccess: 'all', externalSubjects: identities },
+        headers: sameOrigin(gateway),
+      });
+    const identitiesOf = async () => (await pair.api.request('GET', `/management/agents/${agent.agentId}`, admin)).body.externalSubjects;
+    const gina = strict.mint(aliceClaims({ sub: 'gina' }));
+    expectInvalidToken(await initialize(gina), origin);
+
+    expect((await save(`${strict.issuer} gina`)).status).toBe(303);
+    expect(await identitiesOf()).toEqual([{ issuer: strict.issuer, subject: 'gina' }]);
+    expect((await send(`${gateway.url}/dashboard/agents/${agent.agentId}`, { cookie })).text).toContain(`${strict.issuer} gina</textarea>`);
+    expect((await initialize(gina)).status).toBe(200);
+
+    const untrusted = await save('https://elsewhere.example gina');
+    expect(untrusted.status).toBe(400);
+    expect(untrusted.text).toContain('Sign-in identities: is not a trusted issuer');
+    const taken = await save(`${strict.issuer} alice`);
+    expect(taken.status).toBe(400);
+    expect(taken.text).toMatch(/Sign-in identities: alice at [^ ]+ already belongs to agent agt_/);
+    expect(await identitiesOf()).toEqual([{ issuer: strict.issuer, subject: 'gina' }]);
   });
 
   it('never forwards the external token to the downstream, in any header, the target or the body', async () => {

@@ -5,10 +5,10 @@ import { agentAudit, countOutcomes } from './support/audit.js';
 import type { ControlledDownstream } from './support/controlled-downstream.js';
 import { HTTP_STATUS_DELIVERY } from './support/delivery.js';
 import { GatewayClient } from './support/gateway-client.js';
+import { sameOrigin, send, signInToDashboard } from './support/dashboard-session.js';
 import { createAgentWithToken, openRawSession, rawCall, type McpExchange } from './support/mcp.js';
 import { startPair, type Pair } from './support/pair.js';
-import { eventually, TEST_ADMIN_KEY, type RunningProcess } from './support/processes.js';
-import { rawRequest } from './support/raw-http.js';
+import { eventually, type RunningProcess } from './support/processes.js';
 import { redisServerAvailable } from './support/redis-guard.js';
 
 const available = redisServerAvailable('the rate-limit tests');
@@ -148,7 +148,7 @@ describe.runIf(available)('per-agent rate limit (dist/main.js × 2 on one Redis 
 
   it('dashboard: the agent form sets, shows and clears the limit, and names a bad field', async () => {
     const agent = await api.createAgent(admin, { label: 'dashboard limits', dailyTokenBudget: 5000 });
-    const { cookie, csrf } = await signIn(statusDelivery);
+    const { cookie, csrf } = await signInToDashboard(statusDelivery);
     const form = (fields: Record<string, string>) => ({ _csrf: csrf, label: 'dashboard limits', dailyTokenBudget: '5000', toolAccess: 'all', ...fields });
     const save = (fields: Record<string, string>) => send(`${statusDelivery.url}/dashboard/agents/${agent.agentId}`, { cookie, form: form(fields), headers: sameOrigin(statusDelivery) });
     const limitOf = async () => (await api.request('GET', `/management/agents/${agent.agentId}`, admin)).body.rateLimit;
@@ -175,37 +175,3 @@ describe.runIf(available)('per-agent rate limit (dist/main.js × 2 on one Redis 
     expect((await api.request('GET', `/management/agents/${createdId}`, admin)).body.rateLimit).toEqual({ callsPerMinute: 30, burst: 5 });
   });
 });
-
-// A browser-like exchange with the dashboard, as dashboard-security.test.ts has it: no redirect followed, cookies by hand.
-interface Exchange {
-  status: number;
-  location: string | null;
-  cookies: string[];
-  text: string;
-}
-
-async function send(url: string, init: { cookie?: string; form?: Record<string, string>; headers?: Record<string, string> } = {}): Promise<Exchange> {
-  const headers: Record<string, string> = { ...init.headers };
-  if (init.cookie) headers.Cookie = init.cookie;
-  if (init.form) headers['Content-Type'] = 'application/x-www-form-urlencoded';
-  const reply = await rawRequest(url, { method: init.form ? 'POST' : 'GET', headers, ...(init.form ? { body: new URLSearchParams(init.form).toString() } : {}) });
-  return { status: reply.status, location: reply.headers.location ?? null, cookies: reply.headers['set-cookie'] ?? [], text: reply.body };
-}
-
-const sameOrigin = (gateway: RunningProcess) => ({ Origin: gateway.url, 'Sec-Fetch-Site': 'same-origin' });
-const cookieValue = (cookies: string[], name: string) => cookies.find((cookie) => cookie.startsWith(`${name}=`))?.split(';')[0]!.slice(name.length + 1);
-const csrfField = (html: string) => /name="_csrf" value="([^"]+)"/.exec(html)?.[1];
-
-/** Signs in to the dashboard with the admin API key; returns the session cookie and its CSRF token. */
-async function signIn(gateway: RunningProcess): Promise<{ cookie: string; csrf: string }> {
-  const form = await send(`${gateway.url}/dashboard/sign-in`);
-  const signedIn = await send(`${gateway.url}/dashboard/sign-in`, {
-    cookie: `tollgate_sign_in=${cookieValue(form.cookies, 'tollgate_sign_in')}`,
-    form: { _csrf: csrfField(form.text)!, apiKey: TEST_ADMIN_KEY },
-    headers: sameOrigin(gateway),
-  });
-  if (signedIn.status !== 303) throw new Error(`dashboard sign-in: ${signedIn.status}`);
-  const cookie = `tollgate_dashboard=${cookieValue(signedIn.cookies, 'tollgate_dashboard')}`;
-  const page = await send(`${gateway.url}/dashboard/agents`, { cookie });
-  return { cookie, csrf: csrfField(page.text)! };
-}
