@@ -1,7 +1,7 @@
-import { ConfigError } from '@tollgate/gateway-core';
 import { describe, expect, it } from 'vitest';
 import { parseGatewayConfig } from './gateway-config.js';
 import { readEnvironment } from './sources.js';
+import { configProblems } from './config-test-support.js';
 
 const base = {
   Gw__LicenseKey: 'lic-123',
@@ -12,13 +12,7 @@ const base = {
 const parse = (env: Record<string, string>) => parseGatewayConfig(readEnvironment({ ...base, ...env })).config;
 
 function problemsOf(env: Record<string, string>): string[] {
-  try {
-    parse(env);
-  } catch (error) {
-    if (error instanceof ConfigError) return error.message.split('\n');
-    throw error;
-  }
-  throw new Error('expected a ConfigError');
+  return configProblems(() => parse(env));
 }
 
 describe('Gw:Assertion:*', () => {

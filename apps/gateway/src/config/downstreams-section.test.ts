@@ -1,7 +1,8 @@
-import { ConfigError, resolveResilienceOptions } from '@tollgate/gateway-core';
+import { resolveResilienceOptions } from '@tollgate/gateway-core';
 import { describe, expect, it } from 'vitest';
 import { parseGatewayConfig } from './gateway-config.js';
 import { readEnvironment } from './sources.js';
+import { configProblems } from './config-test-support.js';
 
 const KEY = 'k'.repeat(32);
 const common = { Gw__LicenseKey: 'lic', Gw__Jwt__SigningKey: KEY };
@@ -16,13 +17,7 @@ const named = {
 const parse = (env: Record<string, string>) => parseGatewayConfig(readEnvironment(env)).config;
 
 function problemsOf(env: Record<string, string>): string[] {
-  try {
-    parse(env);
-  } catch (error) {
-    if (error instanceof ConfigError) return error.message.split('\n');
-    throw error;
-  }
-  throw new Error('expected a ConfigError');
+  return configProblems(() => parse(env));
 }
 
 describe('downstreams: the single-key form', () => {

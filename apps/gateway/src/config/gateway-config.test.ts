@@ -1,11 +1,12 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError, resolveResilienceOptions } from '@tollgate/gateway-core';
+import { resolveResilienceOptions } from '@tollgate/gateway-core';
 import { describe, expect, it } from 'vitest';
 import { parseGatewayConfig } from './gateway-config.js';
 import { loadGatewayConfig } from './load.js';
 import { readEnvironment } from './sources.js';
+import { configProblems } from './config-test-support.js';
 
 const KEY = 'k'.repeat(32);
 const base = {
@@ -19,13 +20,7 @@ function parse(env: Record<string, string>) {
 }
 
 function problemsOf(env: Record<string, string>): string[] {
-  try {
-    parse(env);
-  } catch (error) {
-    if (error instanceof ConfigError) return error.message.split('\n');
-    throw error;
-  }
-  throw new Error('expected a ConfigError');
+  return configProblems(() => parse(env));
 }
 
 describe('gateway configuration', () => {

@@ -9,6 +9,8 @@ import {
   resolveAssertionSettings,
   resolveResilienceOptions,
   type BreakerMode,
+  type BreakerOptions,
+  type RetryOptions,
   type ConfigProblem,
   type PrivacyConfig,
   type RateLimit,
@@ -272,22 +274,7 @@ export function parseGatewayConfig(flat: FlatConfig): ParsedConfig {
   const headers = section(flat, 'Gw:Downstream:Headers');
   core(() => checkDownstreamHeaders(headers));
   const resilience = core(() =>
-    resolveResilienceOptions({
-      breaker: {
-        mode: values['Gw:Breaker:Mode'] as BreakerMode | undefined,
-        failureThreshold: values['Gw:Breaker:FailureThreshold'],
-        failureRatio: values['Gw:Breaker:FailureRatio'],
-        windowMs: milliseconds(values['Gw:Breaker:WindowSeconds']),
-        minimumCalls: values['Gw:Breaker:MinimumCalls'],
-        breakMs: milliseconds(values['Gw:Breaker:BreakSeconds']),
-      },
-      retry: {
-        retries: values['Gw:Downstream:Retries'],
-        minDelayMs: values['Gw:Downstream:RetryMinDelayMs'],
-        maxDelayMs: values['Gw:Downstream:RetryMaxDelayMs'],
-      },
-      deadlineMs: values['Gw:Downstream:TimeoutMs'],
-    }),
+    resolveResilienceOptions({ breaker: breakerKeys(values), retry: retryKeys(values), deadlineMs: values['Gw:Downstream:TimeoutMs'] }),
   );
   // `in`: a BaseUrl that did not parse is reported already.
   if (values['Gw:Embedding:Provider'] === 'openai' && 'Gw:Embedding:BaseUrl' in values && values['Gw:Embedding:BaseUrl'] === undefined) {
@@ -416,15 +403,8 @@ function downstreamsOf(
   return parseDownstreams(
     named,
     {
-      breaker: !inherited ? {} : definedOnly({
-        mode: values['Gw:Breaker:Mode'] as BreakerMode | undefined,
-        failureThreshold: values['Gw:Breaker:FailureThreshold'],
-        failureRatio: values['Gw:Breaker:FailureRatio'],
-        windowMs: milliseconds(values['Gw:Breaker:WindowSeconds']),
-        minimumCalls: values['Gw:Breaker:MinimumCalls'],
-        breakMs: milliseconds(values['Gw:Breaker:BreakSeconds']),
-      }),
-      retry: !inherited ? {} : definedOnly({ retries: values['Gw:Downstream:Retries'], minDelayMs: values['Gw:Downstream:RetryMinDelayMs'], maxDelayMs: values['Gw:Downstream:RetryMaxDelayMs'] }),
+      breaker: !inherited ? {} : definedOnly(breakerKeys(values)),
+      retry: !inherited ? {} : definedOnly(retryKeys(values)),
       timeoutMs: inherited ? values['Gw:Downstream:TimeoutMs'] : undefined,
       maxResponseBytes,
       shorthand:
@@ -434,6 +414,23 @@ function downstreamsOf(
     },
     problems,
   );
+}
+
+/** The gateway-wide `Gw:Breaker:*` keys as the core's breaker options (seconds to ms). */
+function breakerKeys(values: Partial<Values>): BreakerOptions {
+  return {
+    mode: values['Gw:Breaker:Mode'] as BreakerMode | undefined,
+    failureThreshold: values['Gw:Breaker:FailureThreshold'],
+    failureRatio: values['Gw:Breaker:FailureRatio'],
+    windowMs: milliseconds(values['Gw:Breaker:WindowSeconds']),
+    minimumCalls: values['Gw:Breaker:MinimumCalls'],
+    breakMs: milliseconds(values['Gw:Breaker:BreakSeconds']),
+  };
+}
+
+/** The gateway-wide retry keys as the core's retry options. */
+function retryKeys(values: Partial<Values>): RetryOptions {
+  return { retries: values['Gw:Downstream:Retries'], minDelayMs: values['Gw:Downstream:RetryMinDelayMs'], maxDelayMs: values['Gw:Downstream:RetryMaxDelayMs'] };
 }
 
 function definedOnly<T extends object>(values: T): Partial<T> {

@@ -1,8 +1,8 @@
-import { ConfigError } from '@tollgate/gateway-core';
 import { describe, expect, it } from 'vitest';
 import { parseGatewayConfig } from './gateway-config.js';
 import { readEnvironment } from './sources.js';
 import { MAX_WORKERS, workersField } from './workers.js';
+import { configProblems } from './config-test-support.js';
 
 const base = {
   Gw__LicenseKey: 'lic-123',
@@ -14,13 +14,7 @@ const REDIS = { ConnectionStrings__Store: 'redis://127.0.0.1:6379' };
 const parse = (env: Record<string, string>) => parseGatewayConfig(readEnvironment(env)).config;
 
 function problemsOf(env: Record<string, string>): string[] {
-  try {
-    parse(env);
-  } catch (error) {
-    if (error instanceof ConfigError) return error.message.split('\n');
-    throw error;
-  }
-  throw new Error('expected a ConfigError');
+  return configProblems(() => parse(env));
 }
 
 describe('Gw:Http:Workers', () => {

@@ -1,0 +1,12 @@
+import { ConfigError } from '@tollgate/gateway-core';
+
+/** For tests: the lines of the ConfigError that `parse` throws; fails when it throws nothing or something else. */
+export function configProblems(parse: () => unknown): string[] {
+  try {
+    parse();
+  } catch (error) {
+    if (error instanceof ConfigError) return error.message.split('\n');
+    throw error;
+  }
+  throw new Error('expected a ConfigError');
+}
