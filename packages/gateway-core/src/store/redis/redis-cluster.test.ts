@@ -1,12 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { createClient } from 'redis';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { StoreUnavailableError } from '../../errors.js';
 import { startRedisCluster, type RedisCluster } from '../../testing/redis-cluster.js';
 import { isRedisServerAvailable } from '../../testing/redis-server.js';
 import { describeStoreContract } from '../../testing/store-contract.js';
-import type { AuditEntry } from '../audit-records.js';
 import { checkStore } from '../check.js';
 import { createStore } from '../create-store.js';
 import type { StoreOptions } from '../options.js';
@@ -14,6 +12,8 @@ import type { GatewayStore } from '../ports.js';
 import { CLUSTER_SHARDS } from './index.js';
 import { Keys } from './keys.js';
 import { keySlot } from './slots.js';
+import { auditEntry } from '../../testing/audit-fixtures.js';
+import { eventually } from '../../testing/eventually.js';
 
 const available = isRedisServerAvailable();
 if (!available && process.env.CI === 'true') {
@@ -158,7 +158,7 @@ describe.runIf(available)('Redis Cluster store', () => {
       await cluster.startNode(0);
       // The store recovers by itself once the cluster does (every master clears the failure).
       await cluster.waitForState('ok');
-      await eventually(() => store.ping());
+      await eventually(() => store.ping(), 15_000);
       expect(await checkStore(store)).toEqual({ status: 'Healthy' });
       // What the master had acknowledged before it stopped is there (append-only file).
       expect(await store.agents.get(victim)).toMatchObject({ agentId: victim, dailyTokenBudget: 100 });
@@ -186,7 +186,7 @@ describe.runIf(available)('Redis Cluster store', () => {
       await expect(store.revocation.generation('agt_x')).rejects.toBeInstanceOf(StoreUnavailableError);
       await Promise.all(cluster.nodes.map((_, i) => cluster.startNode(i)));
       await cluster.waitForState('ok');
-      await eventually(() => store.ping());
+      await eventually(() => store.ping(), 15_000);
       expect(await store.revocation.revokeAll('agt_x')).toBe(1);
     }, 30_000);
   });
@@ -212,40 +212,4 @@ async function readAll(store: GatewayStore, limit: number) {
     before = page.nextCursor;
   }
   throw new Error('pagination did not end');
-}
-
-function auditEntry(overrides: Partial<AuditEntry>): AuditEntry {
-  return {
-    time: new Date().toISOString(),
-    kind: 'tool-call',
-    agentId: 'agt_x',
-    sessionId: null,
-    tool: 'search',
-    outcome: 'ok',
-    httpStatus: 200,
-    jsonRpcCode: null,
-    tokensCharged: 0,
-    gatewayMs: null,
-    downstreamMs: null,
-    cacheTier: null,
-    downstreamStatus: null,
-    argsDigest: null,
-    actor: null,
-    requestId: null,
-    detail: null,
-    ...overrides,
-  };
-}
-
-async function eventually(probe: () => Promise<unknown>, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      await probe();
-      return;
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await sleep(50);
-    }
-  }
 }

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { StoreUnavailableError } from '../../errors.js';
 import { isRedisServerAvailable, startRedisServer, type RedisServer } from '../../testing/redis-server.js';
@@ -8,11 +7,12 @@ import { checkStore } from '../check.js';
 import { createStore } from '../create-store.js';
 import type { StoreOptions } from '../options.js';
 import type { GatewayStore } from '../ports.js';
-import type { AuditEntry } from '../audit-records.js';
 import { AUDIT_SCAN_LIMIT } from './audit.js';
 import { Keys } from './keys.js';
 import { subjectKey } from '../agent-records.js';
 import { createClient } from 'redis';
+import { auditEntry } from '../../testing/audit-fixtures.js';
+import { eventually } from '../../testing/eventually.js';
 
 const available = isRedisServerAvailable();
 if (!available && process.env.CI === 'true') {
@@ -235,39 +235,3 @@ describe.runIf(available)('Redis store', () => {
     });
   });
 });
-
-function auditEntry(overrides: Partial<AuditEntry>): AuditEntry {
-  return {
-    time: new Date().toISOString(),
-    kind: 'tool-call',
-    agentId: 'agt_x',
-    sessionId: null,
-    tool: 'search',
-    outcome: 'ok',
-    httpStatus: 200,
-    jsonRpcCode: null,
-    tokensCharged: 0,
-    gatewayMs: null,
-    downstreamMs: null,
-    cacheTier: null,
-    downstreamStatus: null,
-    argsDigest: null,
-    actor: null,
-    requestId: null,
-    detail: null,
-    ...overrides,
-  };
-}
-
-async function eventually(probe: () => Promise<unknown>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      await probe();
-      return;
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await sleep(50);
-    }
-  }
-}
