@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import type { JsonRpcId } from '../protocol/jsonrpc.js';
+import { RandomPool } from '../util/random-pool.js';
 
 /**
  * The SSE event ids of a resumable tools/call stream: `<stream>:<n>`, the
@@ -20,8 +20,11 @@ export const ANSWER_EVENT = 1;
 
 const EVENT_ID = /^([A-Za-z0-9_-]{22}\.([A-Za-z0-9_-]{1,200})):([01])$/;
 
+/** One stream id per tools/call: its random part comes from a pool, not a CSPRNG call each. */
+const random = new RandomPool();
+
 export function newStreamId(requestId: JsonRpcId): string {
-  return `${randomBytes(16).toString('base64url')}.${Buffer.from(JSON.stringify(requestId)).toString('base64url')}`;
+  return `${random.base64url(16)}.${Buffer.from(JSON.stringify(requestId)).toString('base64url')}`;
 }
 
 export function eventId(streamId: string, event: number): string {
