@@ -28,7 +28,9 @@ import { healthRoutes } from './routes/health.js';
 import { jwksRoutes } from './routes/jwks.js';
 import { managementRoutes } from './routes/management.js';
 import { BodyAdmission } from './http/body-admission.js';
-import { mcpRoutes, sendMcpAnswer } from './routes/mcp.js';
+import { attachFastPath, mcpFastPath } from './http/mcp-fast-path.js';
+import type { RequestContextMiddleware } from './observability/request-context.js';
+import { mcpRoutes, onHono, sendMcpAnswer } from './routes/mcp.js';
 import { metricsRoutes } from './routes/metrics.js';
 import { oauthMetadataRoutes } from './routes/oauth-metadata.js';
 
@@ -50,7 +52,7 @@ export interface GatewayAppDeps {
   /** Signs the assertion on forwarded calls; its public keys are served at /.well-known/jwks.json. Absent: no assertions, no JWKS. */
   assertions?: GatewayAssertionSigner;
   /** Request id and access log; runs first. */
-  requestContext?: MiddlewareHandler;
+  requestContext?: RequestContextMiddleware;
   onUnexpectedError?: (error: unknown, path: string) => void;
   /** Told about a dashboard reload of the tools that failed (the page says only that it failed). */
   onRefreshError?: (error: unknown) => void;
@@ -78,13 +80,19 @@ export function createGatewayApp(deps: GatewayAppDeps): Hono {
   app.get('/favicon.ico', serveFavicon);
   app.route('/dashboard', dashboardRoutes({ ...deps, refreshTools: (actor) => reloadFromDashboard(deps, actor) }));
   const bodies = new BodyAdmission(config.http.maxPendingBodyBytes);
-  app.route('/mcp', mcpRoutes({ mcp: deps.mcp, maxBodyBytes: config.mcp.maxBodyBytes, keepAliveMs: config.mcp.keepAliveMs, bodies }));
+  const mcpRoute = { mcp: deps.mcp, maxBodyBytes: config.mcp.maxBodyBytes, keepAliveMs: config.mcp.keepAliveMs, bodies };
+  app.route('/mcp', mcpRoutes(mcpRoute));
+  // The server serves POST /mcp without the app when it can (see http/mcp-fast-path.ts); same steps, same body bound.
+  attachFastPath(
+    app,
+    mcpFastPath({ route: mcpRoute, policy: originPolicyOf(config), resourceMetadataUrl: config.oauth?.resourceMetadataUrl, context: deps.requestContext?.node, onUnexpectedError: deps.onUnexpectedError }),
+  );
 
   app.notFound((c) => errorResponse(c, new NotFoundError('Not found')));
   app.onError((error, c) => {
     if (!describeError(error).expected) deps.onUnexpectedError?.(error, c.req.path);
     // /mcp clients read JSON-RPC errors: a guard's refusal there is written like the route's own.
-    return c.req.path === '/mcp' ? sendMcpAnswer(c, transportFailure(error)) : errorResponse(c, error);
+    return c.req.path === '/mcp' ? sendMcpAnswer(onHono(c), transportFailure(error)) : errorResponse(c, error);
   });
   return app;
 }

@@ -5,6 +5,7 @@ import { composeGateway, GATEWAY_VERSION } from './compose.js';
 import { withConfigKeys, type GatewayConfig } from './config/gateway-config.js';
 import { loadGatewayConfig } from './config/load.js';
 import { ConfigFileError } from './config/sources.js';
+import { fastPathOf } from './http/mcp-fast-path.js';
 import { listen } from './http/node-server.js';
 import { createLogger } from './logger.js';
 import { startTracing } from './observability/tracing.js';
@@ -43,7 +44,7 @@ async function main(): Promise<void> {
     throw error;
   });
 
-  const server = listen(gateway.app.fetch, { port: config.server.port, host: config.server.host, http: config.http }, (info) => {
+  const server = listen(gateway.app.fetch, { port: config.server.port, host: config.server.host, http: config.http, fastPath: fastPathOf(gateway.app) }, (info) => {
     log.info(
       { port: info.port, host: config.server.host, store: gateway.store.kind, development: config.development },
       `tollgate gateway listening on http://${config.server.host}:${info.port}`,

@@ -1,6 +1,6 @@
 import { TransportError } from '@tollgate/gateway-core';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Context } from 'hono';
+import type { McpExchange } from './mcp-exchange.js';
 
 /**
  * The hot path reads the Node request directly: asking Hono's adapter for
@@ -20,13 +20,13 @@ const utf8 = new TextDecoder();
  * Refuses (`body-too-large`) a request whose declared length passes
  * `maxBytes`, before anything is read.
  */
-export function checkDeclaredLength(c: Context, maxBytes: number): void {
+export function checkDeclaredLength(c: McpExchange, maxBytes: number): void {
   const declared = (c.env as NodeBindings | undefined)?.incoming?.headers['content-length'] ?? c.req.header('Content-Length');
   if (Number(declared ?? 0) > maxBytes) throw tooLarge(maxBytes);
 }
 
 /** Whether the request announces a body (a length above zero, or chunked), read or not. */
-export function hasBody(c: Context): boolean {
+export function hasBody(c: McpExchange): boolean {
   const length = c.req.header('Content-Length');
   return length === undefined ? c.req.header('Transfer-Encoding') !== undefined : Number(length) > 0;
 }
@@ -43,7 +43,7 @@ export type AdmitBody = (bytes: number) => () => void;
  * leaves before sending all of it. `admit`, given, counts it (at its declared
  * length, or `maxBytes` when chunked) until it is read or abandoned.
  */
-export async function readBodyText(c: Context, maxBytes: number, admit?: AdmitBody): Promise<string> {
+export async function readBodyText(c: McpExchange, maxBytes: number, admit?: AdmitBody): Promise<string> {
   const incoming = (c.env as NodeBindings | undefined)?.incoming;
   if (incoming === undefined) {
     const text = await c.req.text();
@@ -93,7 +93,7 @@ function readLimited(incoming: IncomingMessage, maxBytes: number): Promise<strin
 }
 
 /** Aborts when the client goes away before the response is complete (to stop a downstream call nobody waits for). */
-export function clientGoneSignal(c: Context): AbortSignal {
+export function clientGoneSignal(c: McpExchange): AbortSignal {
   const outgoing = (c.env as NodeBindings | undefined)?.outgoing;
   if (outgoing === undefined) return c.req.raw.signal;
   const controller = new AbortController();
@@ -104,7 +104,7 @@ export function clientGoneSignal(c: Context): AbortSignal {
 }
 
 /** The request headers by lower-case name, without building a WHATWG Headers object. */
-export function requestHeaders(c: Context): Readonly<Record<string, string | string[] | undefined>> {
+export function requestHeaders(c: McpExchange): Readonly<Record<string, string | string[] | undefined>> {
   const incoming = (c.env as NodeBindings | undefined)?.incoming;
   if (incoming !== undefined) return incoming.headers;
   const headers: Record<string, string> = {};

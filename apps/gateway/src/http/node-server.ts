@@ -1,13 +1,16 @@
-import { serve, type ServerType } from '@hono/node-server';
-import type { Server } from 'node:http';
+import { getRequestListener } from '@hono/node-server';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { GatewayConfig } from '../config/gateway-config.js';
 import { closeConnectionsInStages } from './lingering-close.js';
+import type { FastPath } from './mcp-fast-path.js';
 
 export interface ListenOptions {
   port: number;
   host: string;
   http: GatewayConfig['http'];
+  /** Tried first for every request: what it serves never reaches `fetch` (see mcp-fast-path.ts). */
+  fastPath?: FastPath;
 }
 
 /**
@@ -24,22 +27,18 @@ const TIMEOUT_CHECK_MS = 1_000;
  * end after an early answer close in stages (see `closeConnectionsInStages`).
  */
 export function listen(fetch: (request: Request, env: unknown) => Response | Promise<Response>, options: ListenOptions, onListening: (info: AddressInfo) => void): Server {
-  const { http } = options;
-  const server = serve(
-    {
-      fetch,
-      port: options.port,
-      hostname: options.host,
-      serverOptions: {
-        headersTimeout: http.headersTimeoutMs,
-        // Node requires the request timeout to be at least the headers timeout.
-        requestTimeout: Math.max(http.requestTimeoutMs, http.headersTimeoutMs),
-        keepAliveTimeout: http.keepAliveTimeoutMs,
-        connectionsCheckingInterval: TIMEOUT_CHECK_MS,
-      },
-    },
-    onListening,
-  ) as ServerType as Server;
+  const { http, fastPath } = options;
+  // What @hono/node-server's serve() builds, with the fast path in front of the app.
+  const app = getRequestListener(fetch, { hostname: options.host });
+  const serverOptions = {
+    headersTimeout: http.headersTimeoutMs,
+    // Node requires the request timeout to be at least the headers timeout.
+    requestTimeout: Math.max(http.requestTimeoutMs, http.headersTimeoutMs),
+    keepAliveTimeout: http.keepAliveTimeoutMs,
+    connectionsCheckingInterval: TIMEOUT_CHECK_MS,
+  };
+  const server = createServer(serverOptions, fastPath ? (incoming, outgoing) => void (fastPath(incoming, outgoing) || app(incoming, outgoing)) : app);
+  server.listen(options.port, options.host, () => onListening(server.address() as AddressInfo));
   server.maxConnections = http.maxConnections;
   closeConnectionsInStages(server);
   return server;

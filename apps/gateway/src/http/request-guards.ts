@@ -1,5 +1,4 @@
 import { ForbiddenError, UnauthorizedError } from '@tollgate/gateway-core';
-import type { Context } from 'hono';
 import type { IncomingMessage } from 'node:http';
 import { isLoopbackHost } from './loopback.js';
 
@@ -11,13 +10,19 @@ export interface OriginPolicy {
   listensOnLoopbackOnly: boolean;
 }
 
+/** The request as the guards read it: Hono's Context, or the /mcp fast path's exchange. */
+interface GuardedRequest {
+  readonly req: { header(name: string): string | undefined };
+  readonly env: unknown;
+}
+
 /**
  * Stops DNS rebinding and cross-site use from browsers (the MCP transport
  * requires servers to validate Origin). A request from a page must come from
  * a loopback origin or an allowed one; the Host must be an allowed one, and a
  * gateway listening on loopback only answers loopback host names.
  */
-export function checkOrigin(c: Context, policy: OriginPolicy): void {
+export function checkOrigin(c: GuardedRequest, policy: OriginPolicy): void {
   const origin = c.req.header('Origin');
   if (origin !== undefined && origin !== 'null' && !isAllowedOrigin(origin, policy)) {
     throw new ForbiddenError(`Origin ${JSON.stringify(origin.slice(0, 200))} is not allowed`);
@@ -49,7 +54,7 @@ export function isAllowedOrigin(origin: string, policy: OriginPolicy): boolean {
  * carrying two is ambiguous (which credential did the client mean?), so it
  * is refused rather than silently judged by the first.
  */
-export function checkSingleAuthorization(c: Context): void {
+export function checkSingleAuthorization(c: GuardedRequest): void {
   const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
   const raw = incoming?.rawHeaders ?? [];
   let count = 0;

@@ -1,15 +1,15 @@
 import { SSE_CONTENT_TYPE, SSE_KEEP_ALIVE, sseMessage, type JsonRpcResponse } from '@tollgate/gateway-core';
-import type { Context } from 'hono';
+import type { McpExchange, McpResponse } from './mcp-exchange.js';
 
 const SSE_HEADERS = { 'Content-Type': SSE_CONTENT_TYPE, 'Cache-Control': 'no-cache' };
 
 /** One JSON-RPC response as one SSE `message` event (contract 4.3). */
-export function sseReply(c: Context, message: JsonRpcResponse): Response {
+export function sseReply<R extends McpResponse>(c: McpExchange<R>, message: JsonRpcResponse): R {
   return sseFrames(c, sseMessage(message));
 }
 
 /** SSE frames, already formatted, as a 200 reply. */
-export function sseFrames(c: Context, frames: string): Response {
+export function sseFrames<R extends McpResponse>(c: McpExchange<R>, frames: string): R {
   return c.body(frames, 200, SSE_HEADERS);
 }
 
@@ -22,13 +22,13 @@ export function sseFrames(c: Context, frames: string): Response {
  * sent). `opening` is the stream's first frame: a resumable stream's priming
  * event, or a keep-alive comment.
  */
-export async function replyWithKeepAlive<T>(
-  c: Context,
+export async function replyWithKeepAlive<T, R extends McpResponse>(
+  c: McpExchange<R>,
   work: Promise<T>,
   keepAliveMs: number,
   closing: (settled: T) => string,
   opening = SSE_KEEP_ALIVE,
-): Promise<{ early: T } | { streamed: Response }> {
+): Promise<{ early: T } | { streamed: R }> {
   let timer: NodeJS.Timeout | undefined;
   const waited = new Promise<'waiting'>((resolve) => (timer = setTimeout(() => resolve('waiting'), keepAliveMs)));
   const first = await Promise.race([work.then((value) => ({ value })), waited]);

@@ -14,6 +14,7 @@ import {
   type McpAnswer,
 } from '@tollgate/gateway-core';
 import { Hono, type Context } from 'hono';
+import type { McpExchange, McpResponse } from '../http/mcp-exchange.js';
 import { bearerChallengeHeader } from '../http/bearer-challenge.js';
 import type { BodyAdmission } from '../http/body-admission.js';
 import { retryAfterHeader } from '../http/retry-after.js';
@@ -46,44 +47,7 @@ export interface McpRouteDeps {
 export function mcpRoutes(deps: McpRouteDeps): Hono {
   const app = new Hono();
 
-  app.post('/', async (c) => {
-    try {
-      // The size limit comes first: an oversized body is refused before anything else looks at the request.
-      checkDeclaredLength(c, deps.maxBodyBytes);
-    } catch (error) {
-      return sendMcpAnswer(c, transportFailure(error));
-    }
-    // Then the token, before the body is read or held.
-    const credentials = await deps.mcp.verifyCredentials(c.req.header('Authorization'));
-    if (!credentials.ok && !readableWhenRefused(c)) return unread(c, sendMcpAnswer(c, credentials.answer));
-    const owner = credentials.ok ? credentials.claims.agentId : REFUSED_CALLERS;
-    let body: string;
-    try {
-      body = await readBodyText(c, credentials.ok ? deps.maxBodyBytes : MAX_REFUSED_BODY_BYTES, (bytes) => deps.bodies.admit(owner, bytes));
-      checkTransportHeaders(c);
-    } catch (error) {
-      // Past their share of the pending bytes, refused callers get their refusal, unread.
-      return credentials.ok ? sendMcpAnswer(c, transportFailure(error)) : unread(c, sendMcpAnswer(c, credentials.answer));
-    }
-    const reply = await deps.mcp.post({
-      // A refused token is checked again by post, which answers and audits it with the request's id.
-      claims: credentials.ok ? credentials.claims : undefined,
-      authorization: c.req.header('Authorization'),
-      sessionId: c.req.header(SESSION_HEADER),
-      protocolVersion: c.req.header(PROTOCOL_VERSION_HEADER),
-      body,
-      signal: clientGoneSignal(c),
-      headers: requestHeaders(c),
-    });
-    if (reply.kind === 'accepted') return c.body(null, 202);
-    if (reply.kind === 'ended') return c.body(null, 204);
-    if (reply.kind === 'answer') return sendMcpAnswer(c, reply);
-    const { streamId } = reply;
-    const opening = streamId === undefined ? undefined : ssePriming(eventId(streamId, PRIMING_EVENT), STREAM_RETRY_MS);
-    const closing = (answer: McpAnswer) => sseMessage(streamedMessage(answer), streamId && eventId(streamId, ANSWER_EVENT));
-    const raced = await replyWithKeepAlive(c, reply.answer, deps.keepAliveMs, closing, opening);
-    return 'streamed' in raced ? raced.streamed : sendMcpAnswer(c, raced.early, streamId);
-  });
+  app.post('/', (c) => postMcp(onHono(c), deps));
 
   // A client that lost the stream of a tools/call resumes it (Streamable HTTP); no other server stream is offered.
   app.get('/', async (c, next) => {
@@ -96,10 +60,10 @@ export function mcpRoutes(deps: McpRouteDeps): Hono {
       lastEventId,
       signal: clientGoneSignal(c),
     });
-    if (reply.kind === 'answer') return sendMcpAnswer(c, reply);
+    if (reply.kind === 'answer') return sendMcpAnswer(onHono(c), reply);
     const closing = (message: JsonRpcResponse | null) => (message === null ? '' : sseMessage(message, eventId(reply.streamId, ANSWER_EVENT)));
-    const raced = await replyWithKeepAlive(c, reply.answer, deps.keepAliveMs, closing);
-    return 'streamed' in raced ? raced.streamed : sseFrames(c, closing(raced.early));
+    const raced = await replyWithKeepAlive(onHono(c), reply.answer, deps.keepAliveMs, closing);
+    return 'streamed' in raced ? raced.streamed : sseFrames(onHono(c), closing(raced.early));
   });
 
   app.delete('/', async (c) => {
@@ -108,23 +72,71 @@ export function mcpRoutes(deps: McpRouteDeps): Hono {
       sessionId: c.req.header(SESSION_HEADER),
       protocolVersion: c.req.header(PROTOCOL_VERSION_HEADER),
     });
-    return reply.kind === 'answer' ? sendMcpAnswer(c, reply) : c.body(null, 204);
+    return reply.kind === 'answer' ? sendMcpAnswer(onHono(c), reply) : c.body(null, 204);
   });
 
   // GET without Last-Event-ID (no server stream is offered), PUT, OPTIONS...: the endpoint exists, the method does not (RFC 9110 15.5.6).
   app.all('/', (c) => {
     c.header('Allow', ALLOWED_METHODS);
     const hint = c.req.method === 'GET' ? 'This gateway offers no server stream: use POST (GET only resumes a stream, with Last-Event-ID)' : `${c.req.method} is not supported on /mcp: use POST`;
-    return sendMcpAnswer(c, transportFailure(new TransportError('method-not-allowed', hint)));
+    return sendMcpAnswer(onHono(c), transportFailure(new TransportError('method-not-allowed', hint)));
   });
   return app;
+}
+
+/** Hono's Context as an exchange whose replies are Responses. */
+export const onHono = (c: Context): McpExchange<Response> => c;
+
+/**
+ * POST /mcp: the size limit, the token, the body, then the McpService; the
+ * answer as `sendMcpAnswer` writes it. On any exchange: Hono's Context, or
+ * the Node fast path's (see http/mcp-fast-path.ts), which serves the same
+ * requests without building WHATWG objects.
+ */
+export async function postMcp<R extends McpResponse>(c: McpExchange<R>, deps: McpRouteDeps): Promise<R> {
+  try {
+    // The size limit comes first: an oversized body is refused before anything else looks at the request.
+    checkDeclaredLength(c, deps.maxBodyBytes);
+  } catch (error) {
+    return sendMcpAnswer(c, transportFailure(error));
+  }
+  // Then the token, before the body is read or held.
+  const credentials = await deps.mcp.verifyCredentials(c.req.header('Authorization'));
+  if (!credentials.ok && !readableWhenRefused(c)) return unread(c, sendMcpAnswer(c, credentials.answer));
+  const owner = credentials.ok ? credentials.claims.agentId : REFUSED_CALLERS;
+  let body: string;
+  try {
+    body = await readBodyText(c, credentials.ok ? deps.maxBodyBytes : MAX_REFUSED_BODY_BYTES, (bytes) => deps.bodies.admit(owner, bytes));
+    checkTransportHeaders(c);
+  } catch (error) {
+    // Past their share of the pending bytes, refused callers get their refusal, unread.
+    return credentials.ok ? sendMcpAnswer(c, transportFailure(error)) : unread(c, sendMcpAnswer(c, credentials.answer));
+  }
+  const reply = await deps.mcp.post({
+    // A refused token is checked again by post, which answers and audits it with the request's id.
+    claims: credentials.ok ? credentials.claims : undefined,
+    authorization: c.req.header('Authorization'),
+    sessionId: c.req.header(SESSION_HEADER),
+    protocolVersion: c.req.header(PROTOCOL_VERSION_HEADER),
+    body,
+    signal: clientGoneSignal(c),
+    headers: requestHeaders(c),
+  });
+  if (reply.kind === 'accepted') return c.body(null, 202);
+  if (reply.kind === 'ended') return c.body(null, 204);
+  if (reply.kind === 'answer') return sendMcpAnswer(c, reply);
+  const { streamId } = reply;
+  const opening = streamId === undefined ? undefined : ssePriming(eventId(streamId, PRIMING_EVENT), STREAM_RETRY_MS);
+  const closing = (answer: McpAnswer) => sseMessage(streamedMessage(answer), streamId && eventId(streamId, ANSWER_EVENT));
+  const raced = await replyWithKeepAlive(c, reply.answer, deps.keepAliveMs, closing, opening);
+  return 'streamed' in raced ? raced.streamed : sendMcpAnswer(c, raced.early, streamId);
 }
 
 /**
  * An answer as HTTP: SSE when it is 200 (a resumable stream's priming event
  * first, and event ids), else the catalogue's status with the JSON-RPC error as JSON.
  */
-export function sendMcpAnswer(c: Context, answer: McpAnswer, streamId?: string): Response {
+export function sendMcpAnswer<R extends McpResponse>(c: McpExchange<R>, answer: McpAnswer, streamId?: string): R {
   if (answer.sessionId) c.header(SESSION_HEADER, answer.sessionId);
   if (answer.serverTiming) c.header('Server-Timing', answer.serverTiming);
   const status = answer.status;
@@ -149,18 +161,18 @@ function errorData(answer: McpAnswer): unknown {
  * still read, so the 401 carries the request's id and a refused tools/call
  * is audited; a larger or chunked one is never read.
  */
-function readableWhenRefused(c: Context): boolean {
+function readableWhenRefused(c: McpExchange): boolean {
   const declared = c.req.header('Content-Length');
   return declared !== undefined && Number(declared) <= MAX_REFUSED_BODY_BYTES;
 }
 
 /** An answer sent without reading the request's body: the connection ends after it (see sendMcpAnswer). */
-function unread(c: Context, response: Response): Response {
+function unread<R extends McpResponse>(c: McpExchange, response: R): R {
   if (hasBody(c)) response.headers.set('Connection', 'close');
   return response;
 }
 
-function checkTransportHeaders(c: Context): void {
+function checkTransportHeaders(c: McpExchange): void {
   const contentType = c.req.header('Content-Type') ?? '';
   if (!/^application\/json\s*(;|$)/i.test(contentType)) {
     throw new TransportError('unsupported-media-type', 'Content-Type must be application/json');
