@@ -11,10 +11,14 @@
 // --current runs such a copy instead of the checkout's build (which others
 // working in the same tree may rebuild under a long run).
 // --profile writes a .cpuprofile of each gateway (bench/results/profiles/)
-// and prints the top self time of its first measured round.
+// and prints the top self time of its last (warmest) measured round.
+// --concurrent <seconds> (with --baseline) loads each gateway row of both builds at
+// the same time for that long, round after round: the fairest A/B on a busy machine.
+// --node-flag passes a flag to each gateway's node (--trace-deopt, say);
+// --output-dir keeps what each gateway prints after start-up in <name>.log.
 // Not a substitute for `pnpm bench`: no latency pairs, no SDK peer, no RSS target.
 import { randomBytes } from 'node:crypto';
-import { cpSync, existsSync, writeFileSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, lstatSync, readlinkSync } from 'node:fs';
+import { cpSync, createWriteStream, existsSync, writeFileSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, lstatSync, readlinkSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -42,6 +46,9 @@ const { values: args } = parseArgs({
     snapshot: { type: 'string' },
     profile: { type: 'boolean', default: false },
     env: { type: 'string', multiple: true, default: [] },
+    'node-flag': { type: 'string', multiple: true, default: [] },
+    concurrent: { type: 'string' },
+    'output-dir': { type: 'string' },
   },
 });
 const log = (line) => process.stderr.write(`quick: ${line}\n`);
@@ -119,7 +126,14 @@ async function main() {
       Gw__Cache__Enabled: String(cache),
       ...extraEnv,
     };
-    const gateway = await startNode(name, [...flags, main], { env, ready: answers(url, '/health/ready'), timeoutMs: 90_000 });
+    const gateway = await startNode(name, [...flags, ...args['node-flag'], main], { env, ready: answers(url, '/health/ready'), timeoutMs: 90_000 });
+    if (args['output-dir']) {
+      // Everything the gateway prints from here on (V8 traces asked for with --node-flag, say).
+      const out = createWriteStream(join(resolve(args['output-dir']), `${name}.log`));
+      gateway.child.stdout.pipe(out);
+      gateway.child.stderr.pipe(out);
+    }
+    log(`${name}: pid ${gateway.pid} on ${url}`);
     return { ...gateway, name };
   };
 
@@ -146,12 +160,45 @@ async function main() {
     rows.push([key, mcpLoad(gateway.url, session, token, reply), cpuOf(() => [gateway.pid])]);
   }
 
-  log(`${settings.rounds} rounds of ${rows.length} targets, ${settings.connections} connections, ${settings.calls} calls each`);
-  const results = await inRounds(
-    rows.map(([key, options, around]) => [key, (round) => throughput({ ...options, warmupSec: round === 0 ? settings.warmupSec : 0.5, around })]),
-    settings.rounds,
-    (key, round, row) => log(`  round ${round + 1} ${key}: ${row.cpu.usPerCall} µs/call, ${row.requestsPerSec} req/s, other load ${row.cpu.otherBusyCores} cores${row.mismatches || row.errors ? `, PROBLEMS ${JSON.stringify(row.problemSamples)}` : ''}`),
-  );
+  const logRound = (key, round, row) =>
+    log(`  round ${round + 1} ${key}: ${row.cpu.usPerCall} µs/call, ${row.requestsPerSec} req/s, other load ${row.cpu.otherBusyCores} cores${row.mismatches || row.errors ? `, PROBLEMS ${JSON.stringify(row.problemSamples)}` : ''}`);
+  let results;
+  if (args.concurrent && args.baseline) {
+    // Each build's row under load at the same time as the other build's, for a fixed time: both see the same
+    // neighbours, moment by moment, which sequential rounds on a busy machine cannot promise.
+    const seconds = Number(args.concurrent);
+    log(`${settings.rounds} rounds: the bare proxy alone, then each gateway row of both builds at once, ${seconds} s each, ${settings.connections} connections each`);
+    const byKey = Object.fromEntries(rows.map((row) => [row[0], row]));
+    const units = [['bare proxy'], ...targets.filter(([key]) => key.startsWith('current ')).map(([key]) => [key, key.replace(/^current /, 'baseline ')])];
+    const measured = Object.fromEntries(rows.map(([key]) => [key, []]));
+    for (let round = 0; round < settings.rounds; round++) {
+      for (let i = 0; i < units.length; i++) {
+        const unit = units[(round + i) % units.length];
+        const timed = unit.length > 1;
+        const rowsNow = await Promise.all(
+          unit.map((key) => {
+            const [, options, around] = byKey[key];
+            return throughput({ ...options, ...(timed && { calls: 1e9, maxSec: seconds }), warmupSec: round === 0 ? settings.warmupSec : 0.5, around });
+          }),
+        );
+        unit.forEach((key, k) => (measured[key].push(rowsNow[k]), logRound(key, round, rowsNow[k])));
+      }
+    }
+    const pick = (rounds, read) => median(rounds.map(read));
+    results = Object.fromEntries(
+      Object.entries(measured).map(([key, each]) => [
+        key,
+        { each, cpu: { usPerCall: pick(each, (row) => row.cpu.usPerCall) }, requestsPerSec: pick(each, (row) => row.requestsPerSec), mismatches: each.reduce((n, row) => n + row.mismatches, 0), errors: each.reduce((n, row) => n + row.errors, 0), non2xx: each.reduce((n, row) => n + row.non2xx, 0) },
+      ]),
+    );
+  } else {
+    log(`${settings.rounds} rounds of ${rows.length} targets, ${settings.connections} connections, ${settings.calls} calls each`);
+    results = await inRounds(
+      rows.map(([key, options, around]) => [key, (round) => throughput({ ...options, warmupSec: round === 0 ? settings.warmupSec : 0.5, around })]),
+      settings.rounds,
+      logRound,
+    );
+  }
   const bareUs = results['bare proxy'].cpu.usPerCall;
   const lines = ['| target | CPU µs/call (median) | × bare proxy | rounds (µs) | req/s | RSS MB |', '| --- | ---: | ---: | --- | ---: | ---: |'];
   const pidOf = Object.fromEntries([['bare proxy', bare.pid], ...targets.map(([key, gateway]) => [key, gateway.pid])]);
@@ -162,11 +209,23 @@ async function main() {
   }
   await stopAll();
   process.stdout.write(`\n${lines.join('\n')}\n`);
+  // Round by round, each target against the bare proxy and (with --baseline) the same row of the
+  // other build, measured minutes apart at most: the median of these ratios drifts less with the
+  // machine's other load than the ratio of two medians.
+  const perRound = (key, against) => results[key].each.map((row, round) => row.cpu.usPerCall / results[against].each[round].cpu.usPerCall);
+  const paired = ['', '| target | median of per-round ratios to the bare proxy | to the baseline build |', '| --- | ---: | ---: |'];
+  for (const key of Object.keys(results)) {
+    if (key === 'bare proxy') continue;
+    const twin = key.replace(/^current /, 'baseline ');
+    const toBaseline = key.startsWith('current ') && results[twin] ? round2(median(perRound(key, twin))) : '';
+    paired.push(`| ${key} | ${round2(median(perRound(key, 'bare proxy')))} | ${toBaseline} |`);
+  }
+  process.stdout.write(`${paired.join('\n')}\n`);
   if (args.profile) {
     const windows = {};
     for (const [key, gateway] of [['bare proxy', { name: 'bare' }], ...targets]) {
       const file = `${PROFILES_DIR}quick-${gateway.name}-${stamp}.cpuprofile`;
-      const window = results[key].each[0].window;
+      const window = results[key].each.at(-1).window;
       windows[key] = { file, ...window };
       const summary = await summarizeProfile(file, { fromNs: BigInt(window.startNs), toNs: BigInt(window.endNs), top: 40 });
       process.stdout.write(`\n### ${key}: ${file}\n\n${summary.text}\n`);
@@ -175,6 +234,13 @@ async function main() {
     writeFileSync(`${PROFILES_DIR}quick-latest.json`, `${JSON.stringify(windows, null, 2)}\n`);
   }
 }
+
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+};
+const round2 = (n) => Math.round(n * 100) / 100;
 
 async function agentToken(gatewayUrl, adminKey) {
   const post = async (path, bearer, body) => {
