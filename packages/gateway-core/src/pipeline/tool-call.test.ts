@@ -352,6 +352,22 @@ describe('callTool with the response cache and a privacy filter', () => {
     expect((await callTool(deps, caller({ agent: agent({ agentId: 'agt_other' }) }), read)).cacheTier).toBe('exact');
   });
 
+  it('serializes an answer once, for the cache and the cap alike, and a cached one not at all', async () => {
+    const { deps, cache } = cached();
+    let serialized = 0;
+    // The privacy filter's output, with a toJSON that counts each time it is serialized.
+    const counted = { filter: (_tool: string, value: unknown) => ({ value: { ...(value as object), toJSON: () => (serialized++, { id: '7', email: '[REDACTED:email]' }) } }) };
+    const withCounter: ToolCallDeps = { ...deps, privacy: counted };
+    const first = await callTool(withCounter, caller(), read);
+    await cache.idle();
+    expect(serialized).toBe(1);
+    const second = await callTool(withCounter, caller(), read);
+    expect(second.cacheTier).toBe('exact');
+    expect(serialized).toBe(1);
+    expect(second.ok && first.ok && second.result.content[0].text).toBe(first.ok && first.result.content[0].text);
+    expect(second.tokensCharged).toBe(first.tokensCharged);
+  });
+
   it('goes back to the downstream after a write through the gateway', async () => {
     const { deps, calls, cache } = cached();
     await callTool(deps, caller(), read);

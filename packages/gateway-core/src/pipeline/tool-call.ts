@@ -117,6 +117,12 @@ export type ToolCallReport = ToolCallSuccess | ToolCallFailure;
 /** The filtered downstream answer as JSON text, and where it came from. */
 interface Answer {
   value: unknown;
+  /**
+   * `JSON.stringify(value)` when it is at hand already (a cached answer's
+   * stored text, an answer serialized for the cache): the cap starts from it,
+   * so an answer is serialized once.
+   */
+  text?: string;
   /** A large answer comes capped already, its value never parsed on this thread. */
   capped?: CappedResponse;
   cacheTier: CacheTier | null;
@@ -191,7 +197,7 @@ async function runPipeline(
       (await fromDownstream(deps, tool, args, generation, facts, caller.signal, caller.agent.agentId, grantedScopes(caller), reservation.granted));
     Object.assign(facts, { cacheTier: answer.cacheTier, downstreamStatus: answer.downstreamStatus, downstreamMs: answer.downstreamMs });
     const capped = inSpan(SPAN_NAMES.cap, (span) => {
-      const result = answer.capped ?? capResponse(answer.value, reservation.granted);
+      const result = answer.capped ?? capResponse(answer.value, reservation.granted, answer.text);
       span.setAttribute(ATTR.truncated, result.truncated);
       return result;
     });
@@ -258,7 +264,8 @@ async function fromCache(
     const processed = await processLarge(deps, tool, { kind: 'cached', text: hit.text }, granted, false);
     return { value: undefined, capped: processed, ...found };
   }
-  return { value: JSON.parse(hit.text), ...found };
+  // The stored text is what serializing its value gives: the cap and the answer reuse it.
+  return { value: JSON.parse(hit.text), text: hit.text, ...found };
 }
 
 async function fromDownstream(
@@ -304,8 +311,10 @@ async function fromDownstream(
   } else {
     const privacy = deps.privacy;
     const value = privacy ? inSpan(SPAN_NAMES.privacy, () => privacy.filter(tool.definition.name, response.body).value) : response.body;
-    answer = { value, ...answered };
-    cacheText = () => JSON.stringify(value) ?? 'null';
+    // Serialized once, when the cache needs the text too: the cap starts from the same text.
+    const text = cacheable ? (JSON.stringify(value) ?? 'null') : undefined;
+    answer = { value, text, ...answered };
+    cacheText = () => text;
   }
   if (cacheable) {
     // Stored off the hot path: embedding the arguments must not delay this answer.
