@@ -281,7 +281,7 @@ describe('HttpForwarder', () => {
     const reused = forwarder();
     for (const id of ['1', '2', '3', '4', '5', '6']) await reused.forward(tool(getCustomer), { id });
     expect(seen).toHaveLength(6);
-    // undici may open a second socket while the first is being returned to the pool.
+    // The pool may open a second socket while the first is being returned to it.
     expect(new Set(seen.map((request) => request.remotePort)).size).toBeLessThanOrEqual(2);
   });
 });

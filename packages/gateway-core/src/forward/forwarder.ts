@@ -1,13 +1,13 @@
 import { context, propagation } from '@opentelemetry/api';
 import { performance } from 'node:perf_hooks';
 import { randomUUID } from 'node:crypto';
-import { Pool } from 'undici';
 import { TimedAbort } from '../abort/timed-abort.js';
 import type { GatewayAssertionSigner } from '../assertion/assertion-signer.js';
 import type { ToolDefinition } from '../tools/definition.js';
 import { DownstreamCallError } from '../errors.js';
 import { checkDownstreamHeaders, endToEndHeaders } from './headers.js';
 import { buildDownstreamRequest } from './request.js';
+import { NodeHttpPool } from './node-http-pool.js';
 import { decodeBody, readErrorAnswer, readLimited } from './response-body.js';
 
 export interface ForwardResult {
@@ -76,14 +76,14 @@ export interface HttpForwarderOptions {
 export const DEFAULT_TIMEOUT_MS = 10_000;
 export const DEFAULT_MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
 export const DEFAULT_CONNECTIONS = 128;
-/** `Tollgate-Assertion` in the lower case undici sends. */
+/** `Tollgate-Assertion`, in lower case like every header the forwarder sends. */
 const ASSERTION_HEADER_NAME = 'tollgate-assertion';
 
-/** Forwards over a keep-alive connection pool (undici) to one downstream origin. */
+/** Forwards over a keep-alive connection pool (node:http, see NodeHttpPool) to one downstream origin. */
 export class HttpForwarder implements Forwarder {
-  /** The pool's size: calls beyond it queue inside undici, so a caller that must not queue keeps within it. */
+  /** The pool's size: calls beyond it queue inside the pool, so a caller that must not queue keeps within it. */
   readonly connections: number;
-  readonly #pool: Pool;
+  readonly #pool: NodeHttpPool;
   readonly #basePath: string;
   readonly #headers: Record<string, string>;
   readonly #timeoutMs: number;
@@ -100,9 +100,9 @@ export class HttpForwarder implements Forwarder {
     this.#largeAnswerBytes = options.largeAnswerBytes ?? Number.POSITIVE_INFINITY;
     this.connections = options.connections ?? DEFAULT_CONNECTIONS;
     this.#assertion = options.assertion && { signer: options.assertion.signer, audience: options.assertion.audience ?? options.baseUrl };
-    this.#pool = new Pool(base.origin, {
+    this.#pool = new NodeHttpPool(base.origin, {
       connections: this.connections,
-      keepAliveTimeout: options.keepAliveTimeoutMs ?? 30_000,
+      keepAliveTimeoutMs: options.keepAliveTimeoutMs ?? 30_000,
     });
   }
 
@@ -188,10 +188,10 @@ function withTraceContext(headers: Record<string, string>): Record<string, strin
 }
 
 function isAbort(error: unknown): boolean {
-  return error instanceof Error && (error.name === 'AbortError' || (error as { code?: unknown }).code === 'UND_ERR_ABORTED');
+  return error instanceof Error && (error.name === 'AbortError' || (error as { code?: unknown }).code === 'ABORT_ERR');
 }
 
-/** The system or undici error code, e.g. ECONNREFUSED or UND_ERR_SOCKET. */
+/** The system or Node error code, e.g. ECONNREFUSED or ECONNRESET. */
 function networkCode(error: unknown): string | null {
   for (let current = error; current instanceof Error; current = current.cause) {
     const code = (current as { code?: unknown }).code;
