@@ -1,6 +1,8 @@
+import fc from 'fast-check';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { DownstreamCallError } from '../errors.js';
+import { MAX_PRUNE_DEPTH } from '../tokens/prune.js';
 import { decodeBody, readLimited } from './response-body.js';
 
 /** A body of `chunks` chunks of `size` bytes that counts how many were pulled from it. */
@@ -61,5 +63,64 @@ describe('decodeBody', () => {
     expect(decodeBody(Buffer.from('plain'), 'text/plain')).toBe('plain');
     expect(decodeBody(Buffer.from(''), 'application/json')).toBeNull();
     expect(() => decodeBody(Buffer.from('['.repeat(300) + ']'.repeat(300)), 'application/json')).toThrow(DownstreamCallError);
+  });
+});
+
+describe('the nesting check', () => {
+  /** The scan it replaced, character by character: the reference. */
+  function reference(text: string, limit: number): boolean {
+    let depth = 0;
+    let inString = false;
+    for (let index = 0; index < text.length; index++) {
+      const char = text[index];
+      if (inString) {
+        if (char === '\\') index++;
+        else if (char === '"') inString = false;
+      } else if (char === '"') inString = true;
+      else if (char === '[' || char === '{') {
+        if (++depth > limit) return true;
+      } else if (char === ']' || char === '}') depth--;
+    }
+    return false;
+  }
+  const deepBeyond = (text: string) => {
+    try {
+      decodeBody(Buffer.from(text), 'application/json');
+      return false;
+    } catch (error) {
+      return (error as DownstreamCallError).data?.reason === 'response-too-deep';
+    }
+  };
+
+  it('agrees with a character-by-character scan on any text, brackets and escapes in strings included', () => {
+    const piece = fc.constantFrom('[', ']', '{', '}', '"', '\\', '\\"', '\\\\', 'a', ',', ':', '1');
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 600 }), fc.integer({ min: 0, max: 8 }), (pieces, extra) => {
+        const text = pieces.join('');
+        // Nest the text in `MAX_PRUNE_DEPTH - extra` arrays, so the verdict depends on what is inside.
+        const wrapped = `${'['.repeat(MAX_PRUNE_DEPTH - extra)}${text}${']'.repeat(MAX_PRUNE_DEPTH - extra)}`;
+        expect(deepBeyond(wrapped)).toBe(reference(wrapped, MAX_PRUNE_DEPTH));
+      }),
+      { numRuns: 1_000 },
+    );
+  });
+
+  it('does not count brackets inside strings, escaped quotes and all', () => {
+    const inString = `{"a":"${'[{\\"'.repeat(400)}"}`;
+    expect(deepBeyond(inString)).toBe(false);
+    expect(deepBeyond('['.repeat(MAX_PRUNE_DEPTH + 1))).toBe(true);
+    expect(deepBeyond(`"\\\\"${'['.repeat(MAX_PRUNE_DEPTH + 1)}`)).toBe(true);
+  });
+});
+
+describe('readLimited on a body that fails or stops', () => {
+  it('rejects with the stream error, and when the stream is destroyed before its end', async () => {
+    const failing = new Readable({ read() { this.destroy(new Error('socket hang up')); } });
+    await expect(readLimited(failing, 100)).rejects.toThrow('socket hang up');
+    const stopped = new Readable({ read() {} });
+    const reading = readLimited(stopped, 100);
+    stopped.push(Buffer.from('part'));
+    stopped.destroy();
+    await expect(reading).rejects.toMatchObject({ code: 'ERR_STREAM_PREMATURE_CLOSE' });
   });
 });

@@ -9,23 +9,30 @@ import { DownstreamCallError } from '../errors.js';
  * (the Content-Length header) past the limit is refused before anything is
  * read; a body that turns out longer than it declared is still cut.
  */
-export async function readLimited(body: Readable, limitBytes: number, declaredLength?: string | string[]): Promise<Buffer> {
+export function readLimited(body: Readable, limitBytes: number, declaredLength?: string | string[]): Promise<Buffer> {
   const declared = Number(Array.isArray(declaredLength) ? declaredLength[0] : declaredLength);
   if (declared > limitBytes) {
     body.destroy();
-    throw tooLarge(limitBytes);
+    return Promise.reject(tooLarge(limitBytes));
   }
-  const chunks: Buffer[] = [];
-  let length = 0;
-  for await (const chunk of body) {
-    length += (chunk as Buffer).length;
-    if (length > limitBytes) {
+  // Plain 'data'/'end' events rather than `for await`: the async iterator costs an object and a few promises per call.
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let length = 0;
+    const onData = (chunk: Buffer) => {
+      length += chunk.length;
+      if (length <= limitBytes) return void chunks.push(chunk);
+      stop();
       body.destroy();
-      throw tooLarge(limitBytes);
-    }
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks, length);
+      reject(tooLarge(limitBytes));
+    };
+    const onEnd = () => (stop(), resolve(Buffer.concat(chunks, length)));
+    const onError = (error: Error) => (stop(), reject(error));
+    // Closed before its end without an error of its own (destroyed): as `for await` says it.
+    const onClose = () => onError(Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' }));
+    const stop = () => void body.off('data', onData).off('end', onEnd).off('error', onError).off('close', onClose);
+    body.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
+  });
 }
 
 function tooLarge(limitBytes: number): DownstreamCallError {
@@ -74,19 +81,36 @@ export function decodeBody(raw: Buffer, contentType: string | undefined): unknow
   }
 }
 
-/** Bracket depth outside string literals, without parsing. */
+/** Bracket depth outside string literals, without parsing: strings are skipped from quote to quote. */
 function nestingExceeds(text: string, limit: number): boolean {
   let depth = 0;
-  let inString = false;
-  for (let index = 0; index < text.length; index++) {
-    const char = text[index];
-    if (inString) {
-      if (char === '\\') index++;
-      else if (char === '"') inString = false;
-    } else if (char === '"') inString = true;
-    else if (char === '[' || char === '{') {
+  for (let index = 0; index < text.length; ) {
+    const code = text.charCodeAt(index++);
+    if (code === QUOTE) {
+      index = afterString(text, index);
+      if (index < 0) return false;
+    } else if (code === OPEN_BRACKET || code === OPEN_BRACE) {
       if (++depth > limit) return true;
-    } else if (char === ']' || char === '}') depth--;
+    } else if (code === CLOSE_BRACKET || code === CLOSE_BRACE) depth--;
   }
   return false;
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+
+/** The index after the quote that closes a string opened before `from` (one not escaped by an odd run of backslashes), or -1. */
+function afterString(text: string, from: number): number {
+  for (let start = from; ; ) {
+    const quote = text.indexOf('"', start);
+    if (quote < 0) return -1;
+    let backslashes = 0;
+    while (quote - backslashes - 1 >= from && text.charCodeAt(quote - backslashes - 1) === BACKSLASH) backslashes++;
+    if (backslashes % 2 === 0) return quote + 1;
+    start = quote + 1;
+  }
 }
