@@ -11,6 +11,7 @@ import { workerData } from 'node:worker_threads';
 import { DownstreamCallError, type DownstreamFailure } from '../errors.js';
 import { createPrivacyFilter, type PrivacyFilter } from '../privacy/filter.js';
 import type { PrivacyConfig } from '../privacy/config.js';
+import { loadTokenizer } from '../tokens/count.js';
 import type { AnswerTask, ProcessedAnswer } from './large-answers.js';
 import { processAnswer } from './process-answer.js';
 
@@ -24,6 +25,9 @@ export type AnswerWorkerReply = { ok: true; answer: ProcessedAnswer } | { ok: fa
 
 const { privacy: config } = workerData as AnswerWorkerData;
 const privacy: PrivacyFilter | undefined = config === null ? undefined : createPrivacyFilter(config);
+// At start, within the worker's heap limit while the heap is small: loading it later, beside a huge
+// answer, could run out of memory while compiling, which V8 cannot recover from (the whole process aborts).
+loadTokenizer();
 
 export default function answerTask(task: AnswerTask): AnswerWorkerReply {
   try {

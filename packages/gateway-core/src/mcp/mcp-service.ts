@@ -27,6 +27,7 @@ import { buildToolErrorResult } from '../protocol/tool-result.js';
 import type { AgentRecord, ExternalSubject, SessionRecord, SessionStore, StreamStore } from '../store/ports.js';
 import { toolsForAgent } from '../tools/access.js';
 import { toolsListResult } from '../tools/listing.js';
+import { loadTokenizer } from '../tokens/count.js';
 import { judgedLater } from '../util/judged-later.js';
 import { ResumableStreams } from './resumable-streams.js';
 import { RunningCalls } from './running-calls.js';
@@ -215,6 +216,8 @@ export class McpService {
 
   constructor(options: McpServiceOptions) {
     this.#options = options;
+    // This process serves calls: their answers are counted, so the tokenizer loads now rather than on the first one.
+    loadTokenizer();
     this.#maxSessions = options.maxSessionsPerAgent ?? DEFAULT_MAX_SESSIONS_PER_AGENT;
     if (!Number.isSafeInteger(this.#maxSessions) || this.#maxSessions < 1) {
       throw new RangeError(`maxSessionsPerAgent must be a positive integer, got ${this.#maxSessions}`);

@@ -1,5 +1,26 @@
-import { countTokens as countO200k, isWithinTokenLimit } from 'gpt-tokenizer/encoding/o200k_base';
+import { createRequire } from 'node:module';
 import { RecentCounts } from './recent-counts.js';
+
+type O200k = typeof import('gpt-tokenizer/encoding/o200k_base');
+
+let o200k: O200k | undefined;
+
+/**
+ * The o200k_base tables (~0.2 s and ~66 MB of RSS to load) load on first use
+ * rather than when this module is imported: a process that imports the core
+ * but counts nothing, a `Gw:Http:Workers` primary, never holds them.
+ */
+function tokenizer(): O200k {
+  return (o200k ??= createRequire(import.meta.url)('gpt-tokenizer/encoding/o200k_base') as O200k);
+}
+
+/** Loads the tokenizer now, so the first call a process serves does not wait for it (see McpService). */
+export function loadTokenizer(): void {
+  tokenizer();
+}
+
+const countO200k: O200k['countTokens'] = (text, options) => tokenizer().countTokens(text, options);
+const isWithinTokenLimit: O200k['isWithinTokenLimit'] = (text, limit, options) => tokenizer().isWithinTokenLimit(text, limit, options);
 
 /**
  * Special-token strings such as `<|endoftext|>` are ordinary text when they
