@@ -19,6 +19,11 @@ export function loadTokenizer(): void {
   tokenizer();
 }
 
+/** Uses the tokenizer module the caller imported itself (the large-answer worker: see there). */
+export function useTokenizer(module: O200k): void {
+  o200k ??= module;
+}
+
 const countO200k: O200k['countTokens'] = (text, options) => tokenizer().countTokens(text, options);
 const isWithinTokenLimit: O200k['isWithinTokenLimit'] = (text, limit, options) => tokenizer().isWithinTokenLimit(text, limit, options);
 
