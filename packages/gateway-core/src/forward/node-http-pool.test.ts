@@ -87,4 +87,16 @@ describe('NodeHttpPool', () => {
     await closing;
     expect(closed).toBe(true);
   });
+
+  it('reaches an IPv6 origin, written with brackets in its URL', async (context) => {
+    server = createServer((_req, res) => res.end('over v6'));
+    const listening = await new Promise<boolean>((resolve) => {
+      server!.once('error', () => resolve(false));
+      server!.listen(0, '::1', () => resolve(true));
+    });
+    if (!listening) return context.skip();
+    const pool = new NodeHttpPool(`http://[::1]:${(server.address() as AddressInfo).port}`, { connections: 1, keepAliveTimeoutMs: 1_000 });
+    expect(await text((await pool.request(get())).body)).toBe('over v6');
+    await pool.close();
+  });
 });

@@ -56,7 +56,9 @@ export class NodeHttpPool {
     return new Promise<PoolResponse>((resolve, reject) => {
       const options: RequestOptions = {
         protocol: this.#origin.protocol,
-        hostname: this.#origin.hostname,
+        // An IPv6 origin's hostname keeps its brackets in a URL ([::1]); the client wants the bare address.
+        // An IPv6 origin's hostname keeps its brackets in a URL ([::1]); the client wants the bare address.
+        hostname: this.#origin.hostname.replace(/^\[(.*)\]$/, '$1'),
         port: this.#origin.port,
         method: call.method,
         path: call.path,
