@@ -26,7 +26,7 @@ import { startRedisServer } from '@tollgate/gateway-core/testing';
 import { cpuPerCall, processTree } from './lib/cpu.mjs';
 import { throughput, UNIQUE_ID } from './lib/load.mjs';
 import { inRounds } from './lib/rounds.mjs';
-import { exchange, keepAliveAgent, openSession, sessionHeaders, toolAnswer, toolCallBody } from './lib/mcp.mjs';
+import { agentToken, exchange, keepAliveAgent, openSession, sessionHeaders, toolAnswer, toolCallBody } from './lib/mcp.mjs';
 import { answers, freePort, listeningLine, memoryOf, onStop, startNode, stopAll } from './lib/processes.mjs';
 import { summarizeProfile } from './profile-summary.mjs';
 
@@ -242,20 +242,6 @@ const median = (values) => {
 };
 const round2 = (n) => Math.round(n * 100) / 100;
 
-async function agentToken(gatewayUrl, adminKey) {
-  const post = async (path, bearer, body) => {
-    const response = await fetch(`${gatewayUrl}${path}`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', ...(bearer ? { Authorization: `Bearer ${bearer}` } : {}) },
-      body: JSON.stringify(body),
-    });
-    if (!response.ok) throw new Error(`POST ${path}: ${response.status} ${await response.text()}`);
-    return response.json();
-  };
-  const admin = (await post('/auth/admin/token', null, { apiKey: adminKey })).token;
-  const { agentId } = await post('/management/agents', admin, { label: 'bench', dailyTokenBudget: 1_000_000_000_000 });
-  return (await post(`/management/agents/${agentId}/token`, admin, {})).token;
-}
 
 async function retryUntilLoaded(open) {
   for (let attempt = 0; ; attempt++) {

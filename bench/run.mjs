@@ -24,7 +24,7 @@ import { CLOCK_TICKS, cpuPerCall, processTree } from './lib/cpu.mjs';
 import { addedLatencies, addedLatency } from './lib/latency.mjs';
 import { throughput, UNIQUE_ID } from './lib/load.mjs';
 import { inRounds } from './lib/rounds.mjs';
-import { exchange, keepAliveAgent, openSession, sessionHeaders, toolAnswer, toolCallBody } from './lib/mcp.mjs';
+import { agentToken, exchange, keepAliveAgent, openSession, sessionHeaders, toolAnswer, toolCallBody } from './lib/mcp.mjs';
 import { probeCost, redisCounters, storeCostHook, storeCostPerCall } from './lib/redis-stats.mjs';
 import { answers, freePort, listeningLine, memoryOf, onStop, startNode, stopAll } from './lib/processes.mjs';
 import { judge, renderTables } from './lib/report.mjs';
@@ -249,21 +249,6 @@ function imageNodeOptions(dockerfile) {
   return stage?.match(/^ENV\s.*\bNODE_OPTIONS="([^"]*)"/m)?.[1] ?? '';
 }
 
-/** Admin token from the API key, one agent with a budget no run can spend, its token. */
-async function agentToken(gatewayUrl, adminKey) {
-  const post = async (path, bearer, body) => {
-    const response = await fetch(`${gatewayUrl}${path}`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', ...(bearer ? { Authorization: `Bearer ${bearer}` } : {}) },
-      body: JSON.stringify(body),
-    });
-    if (!response.ok) throw new Error(`POST ${path}: ${response.status} ${await response.text()}`);
-    return response.json();
-  };
-  const admin = (await post('/auth/admin/token', null, { apiKey: adminKey })).token;
-  const { agentId } = await post('/management/agents', admin, { label: 'bench', dailyTokenBudget: 1_000_000_000_000 });
-  return (await post(`/management/agents/${agentId}/token`, admin, {})).token;
-}
 
 /**
  * Redis round trips and commands per tools/call over sequential calls, what

@@ -83,3 +83,19 @@ export function toolAnswer(reply) {
   if (message.error || message.result?.isError || typeof text !== 'string') throw new Error(`tools/call failed: ${reply.text}`);
   return JSON.parse(text);
 }
+
+/** Admin token from the API key, one agent with a budget no run can spend, its token. */
+export async function agentToken(gatewayUrl, adminKey) {
+  const post = async (path, bearer, body) => {
+    const response = await fetch(`${gatewayUrl}${path}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', ...(bearer ? { Authorization: `Bearer ${bearer}` } : {}) },
+      body: JSON.stringify(body),
+    });
+    if (!response.ok) throw new Error(`POST ${path}: ${response.status} ${await response.text()}`);
+    return response.json();
+  };
+  const admin = (await post('/auth/admin/token', null, { apiKey: adminKey })).token;
+  const { agentId } = await post('/management/agents', admin, { label: 'bench', dailyTokenBudget: 1_000_000_000_000 });
+  return (await post(`/management/agents/${agentId}/token`, admin, {})).token;
+}
