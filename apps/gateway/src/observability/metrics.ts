@@ -1,6 +1,8 @@
 import type { AuditEvent, BreakerState } from '@tollgate/gateway-core';
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
+import { BucketHistogram } from './bucket-histogram.js';
 import { answerPrimaryScrapes } from './cluster-metrics.js';
+import { TalliedCounter } from './tallied-counter.js';
 
 /** Sub-millisecond buckets: the gateway's own share of a call is meant to be well under a millisecond. */
 const GATEWAY_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1];
@@ -15,29 +17,18 @@ const BREAKER_VALUE: Record<BreakerState, number> = { closed: 0, 'half-open': 1,
  */
 export class GatewayMetrics {
   readonly registry = new Registry();
-  readonly #calls = new Counter({ name: 'tollgate_tool_calls_total', help: 'tools/call requests by tool and outcome', labelNames: ['tool', 'outcome'], registers: [this.registry] });
-  readonly #gatewayLatency = new Histogram({
-    name: 'tollgate_gateway_added_seconds',
-    help: 'Time a tools/call spent in the gateway, downstream time excluded',
-    labelNames: ['tool'],
-    buckets: GATEWAY_BUCKETS,
-    registers: [this.registry],
-  });
-  readonly #downstreamLatency = new Histogram({
-    name: 'tollgate_downstream_seconds',
-    help: 'Downstream time of forwarded tools/call requests',
-    labelNames: ['tool'],
-    buckets: DOWNSTREAM_BUCKETS,
-    registers: [this.registry],
-  });
-  readonly #tokens = new Counter({ name: 'tollgate_tokens_charged_total', help: 'Tokens charged to agent budgets', labelNames: ['tool'], registers: [this.registry] });
+  // Per-call series: counted in plain numbers and handed to prom-client when scraped (see TalliedCounter, BucketHistogram).
+  readonly #calls = new TalliedCounter({ name: 'tollgate_tool_calls_total', help: 'tools/call requests by tool and outcome', labelNames: ['tool', 'outcome'], registry: this.registry });
+  readonly #gatewayLatency = new BucketHistogram('tollgate_gateway_added_seconds', 'Time a tools/call spent in the gateway, downstream time excluded', 'tool', GATEWAY_BUCKETS, this.registry);
+  readonly #downstreamLatency = new BucketHistogram('tollgate_downstream_seconds', 'Downstream time of forwarded tools/call requests', 'tool', DOWNSTREAM_BUCKETS, this.registry);
+  readonly #tokens = new TalliedCounter({ name: 'tollgate_tokens_charged_total', help: 'Tokens charged to agent budgets', labelNames: ['tool'], registry: this.registry });
   readonly #budgetRefusals = new Counter({ name: 'tollgate_budget_refusals_total', help: 'tools/call refused because the daily budget was exhausted', registers: [this.registry] });
-  readonly #cacheHits = new Counter({ name: 'tollgate_cache_hits_total', help: 'tools/call answered from the cache, by tier', labelNames: ['tier'], registers: [this.registry] });
+  readonly #cacheHits = new TalliedCounter({ name: 'tollgate_cache_hits_total', help: 'tools/call answered from the cache, by tier', labelNames: ['tier'], registry: this.registry });
   readonly #storeErrors = new Counter({ name: 'tollgate_store_errors_total', help: 'Store outages and failed store commands reported', registers: [this.registry] });
   // Each worker process has its own breaker: across workers (Gw:Http:Workers) the worst state is reported, not a sum.
   readonly #breaker = new Gauge({ name: 'tollgate_breaker_state', help: 'Downstream circuit breaker: 0 closed, 1 half-open, 2 open', aggregator: 'max', registers: [this.registry] });
   // Per downstream (Gw:Downstreams): label values are configured names, never caller input.
-  readonly #downstreamCalls = new Counter({ name: 'tollgate_downstream_calls_total', help: 'tools/call requests by downstream and outcome', labelNames: ['downstream', 'outcome'], registers: [this.registry] });
+  readonly #downstreamCalls = new TalliedCounter({ name: 'tollgate_downstream_calls_total', help: 'tools/call requests by downstream and outcome', labelNames: ['downstream', 'outcome'], registry: this.registry });
   readonly #downstreamBreaker = new Gauge({ name: 'tollgate_downstream_breaker_state', help: 'Circuit breaker per downstream: 0 closed, 1 half-open, 2 open', labelNames: ['downstream'], aggregator: 'max', registers: [this.registry] });
   #downstreamToolCounts: () => Record<string, number> = () => ({});
   readonly #downstreamTools: Gauge = new Gauge({
@@ -75,13 +66,13 @@ export class GatewayMetrics {
       return;
     }
     const tool = event.tool && this.knownTool(event.tool) ? event.tool : '(none)';
-    this.#calls.inc({ tool, outcome: event.outcome });
-    if (event.downstream) this.#downstreamCalls.inc({ downstream: event.downstream, outcome: event.outcome });
-    if (event.gatewayMs != null) this.#gatewayLatency.observe({ tool }, event.gatewayMs / 1000);
-    if (event.downstreamMs != null) this.#downstreamLatency.observe({ tool }, event.downstreamMs / 1000);
-    if (event.tokensCharged) this.#tokens.inc({ tool }, event.tokensCharged);
+    this.#calls.add(tool, event.outcome);
+    if (event.downstream) this.#downstreamCalls.add(event.downstream, event.outcome);
+    if (event.gatewayMs != null) this.#gatewayLatency.observe(tool, event.gatewayMs / 1000);
+    if (event.downstreamMs != null) this.#downstreamLatency.observe(tool, event.downstreamMs / 1000);
+    if (event.tokensCharged) this.#tokens.add(tool, '', event.tokensCharged);
     if (event.outcome === 'budget-exhausted') this.#budgetRefusals.inc();
-    if (event.cacheTier) this.#cacheHits.inc({ tier: event.cacheTier });
+    if (event.cacheTier) this.#cacheHits.add(event.cacheTier);
   }
 
   storeError(): void {
