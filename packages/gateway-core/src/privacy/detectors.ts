@@ -36,6 +36,12 @@ function isJwtHeader(segment: string): boolean {
   }
 }
 
+/** Whether `text` holds at least `count` colons. */
+function hasColons(text: string, count: number): boolean {
+  for (let at = text.indexOf(':'), seen = 1; at >= 0; at = text.indexOf(':', at + 1), seen++) if (seen >= count) return true;
+  return false;
+}
+
 const OCTET = '(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)';
 
 interface Detector extends ScanRule {
@@ -52,7 +58,8 @@ export const DETECTORS: readonly Detector[] = [
     kind: 'bearer',
     regex: /\b(?:[Bb]earer|BEARER)\s+[A-Za-z0-9._~+/-]{8,}=*/g,
     // `Bearer ` and 8 characters at least.
-    mayMatch: (text) => text.length >= 15 && /bearer/i.test(text),
+    minLength: 15,
+    mayMatch: (text) => /bearer/i.test(text),
     // A credential has digits or is long; `Bearer instrument` is English.
     accept: (match) => {
       const token = match.replace(/^\S+\s+/, '');
@@ -87,7 +94,7 @@ export const DETECTORS: readonly Detector[] = [
     regex:
       /\b(?:sk-[A-Za-z0-9_-]{20,}|[sr]k_(?:live|test)_[A-Za-z0-9]{16,}|gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,}|(?:AKIA|ASIA)[A-Z0-9]{16}|xox[abposr]-[A-Za-z0-9-]{10,}|AIza[0-9A-Za-z_-]{35}|glpat-[A-Za-z0-9_-]{20,}|npm_[A-Za-z0-9]{36}|SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43})/g,
     // The shortest format (`xoxb-` and 10) is 15 characters: shorter strings skip the search.
-    mayMatch: (text) => text.length >= 15,
+    minLength: 15,
   },
   {
     kind: 'credential',
@@ -112,6 +119,9 @@ export const DETECTORS: readonly Detector[] = [
     // country's length and mod-97 decide (see isIban), so UUIDs never pass.
     regex: /\b[A-Za-z]{2}\d{2}(?:[A-Za-z0-9]{11,30}|([ -])[A-Za-z0-9]{4}(?:\1[A-Za-z0-9]{4}){1,6}(?:\1[A-Za-z0-9]{1,3})?)\b/g,
     needs: DIGIT,
+    // The check digits; and no country's IBAN is shorter than 15 (accept refuses less).
+    minDigits: 2,
+    minLength: 15,
     accept: (match) => {
       // Drop trailing groups the pattern may have taken from the next word.
       for (let candidate = match; candidate.length >= 15; candidate = candidate.replace(/[ -][A-Za-z0-9]+$/, '')) {
@@ -128,6 +138,7 @@ export const DETECTORS: readonly Detector[] = [
     // folds to both); see isCardNumber.
     regex: /(?<![\w.,])(?:\d{13,19}|\d{4}[ -]\d{4}[ -]\d{4}[ -]\d{4}(?:[ -]\d{1,3})?|\d{4}[ -]\d{6}[ -]\d{4,5})(?!\w|[.,]\d)/g,
     needs: DIGIT,
+    minDigits: 13,
     accept: (match) => {
       if (isCardNumber(digitsOf(match))) return match.length;
       // `4111 1111 1111 1111 0`: the optional fifth group may be a neighbour.
@@ -140,6 +151,7 @@ export const DETECTORS: readonly Detector[] = [
     // Dashed; nine bare digits only after the word (next rule). Never-issued areas excluded.
     regex: /(?<![\w-])(?!000|666|9\d\d)\d{3}-(?!00)\d{2}-(?!0000)\d{4}(?![\w-]|\.\d)/g,
     needs: DIGIT,
+    minDigits: 9,
   },
   {
     kind: 'ssn',
@@ -148,6 +160,7 @@ export const DETECTORS: readonly Detector[] = [
     // characters and no digit. Elsewhere nine digits are an id or an amount.
     regex: /\b(?:ssns?|social security(?: numbers?| no)?)\b[^\d\n]{0,12}?((?!000|666|9\d\d)\d{3}( ?)(?!00)\d{2}\2(?!0000)\d{4})(?![\w-]|\.\d)/dgi,
     needs: DIGIT,
+    minDigits: 9,
     mayMatch: (text) => /ssn|social security/i.test(text),
     group: 1,
   },
@@ -156,23 +169,30 @@ export const DETECTORS: readonly Detector[] = [
     // A generous candidate; node:net decides.
     regex: /(?<![\w:.])(?:[0-9A-Fa-f]{0,4}:){2,7}(?:(?:\d{1,3}\.){3}\d{1,3}|[0-9A-Fa-f]{1,4})?(?![\w:])/g,
     needs: COLON,
+    // An address without `::` has all its groups: 8, or 6 and an IPv4 tail, so 6 colons at least.
+    mayMatch: (text) => text.includes('::') || hasColons(text, 6),
     accept: (match) => (isIPv6(match) && /[0-9A-Fa-f]/.test(match) ? match.length : 0),
   },
   {
     kind: 'ipv4',
     regex: new RegExp(`(?<![\\w.])(?:${OCTET}\\.){3}${OCTET}(?!\\w|\\.\\d)`, 'g'),
     needs: DIGIT | DOT,
+    minDigits: 4,
   },
   {
     kind: 'phone',
     regex: /(?<![\w+])\+\d[\d ().-]{6,22}\d(?!\w)/g,
     needs: PLUS | DIGIT,
+    // E.164: 8 digits at least (see phone.ts).
+    minDigits: 8,
     accept: acceptInternationalPhone,
   },
   {
     kind: 'phone',
     regex: /(?<![\w.+/:-])(?:\(\d{2,4}\) ?|\d{2,4}[ .-])\d{2,4}(?:[ .-]\d{2,4}){1,4}(?!\w|[ .-]\d)/g,
     needs: DIGIT,
+    // 9 digits at least (see phone.ts).
+    minDigits: 9,
     accept: acceptNationalPhone,
   },
 ];

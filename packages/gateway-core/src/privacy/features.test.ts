@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AT, COLON, DIGIT, DOT, ENCODED, EQUALS, featuresOf, NON_ASCII, PLUS } from './features.js';
+import { AT, COLON, DIGIT, DOT, ENCODED, EQUALS, featuresOf, NON_ASCII, PLUS, shapeOf } from './features.js';
 
 describe('featuresOf', () => {
   it.each([
@@ -18,5 +18,18 @@ describe('featuresOf', () => {
     ['abcdefghijklmno', 0],
   ])('%j has %i', (text, features) => {
     expect(featuresOf(text)).toBe(features);
+  });
+});
+
+describe('shapeOf', () => {
+  it.each([
+    ['', 0],
+    ['no digits', 0],
+    ['2025-01-01T10:00:00Z', 14],
+    ['\uFF11 full-width is no ASCII digit', 0],
+    ['1'.repeat(1000), 255],
+  ])('%j holds %i digits (counted up to 255) beside its features', (text, digits) => {
+    expect(shapeOf(text) >>> 8).toBe(digits);
+    expect(shapeOf(text) & 0xff).toBe(featuresOf(text));
   });
 });

@@ -1,5 +1,5 @@
 import { decodedViews } from './decode.js';
-import { ENCODED, featuresOf, NON_ASCII } from './features.js';
+import { ENCODED, FEATURE_BITS, NON_ASCII, shapeOf } from './features.js';
 import { fold } from './normalise.js';
 
 /**
@@ -21,7 +21,11 @@ export interface ScanRule {
   readonly needs?: number;
   /** Features of which the text must have at least one (`:` or `=` for a `key: value` pair). */
   readonly needsAny?: number;
-  /** Cheap test that rules the pattern out before running it, after `needs`. */
+  /** ASCII digits the text must hold for the pattern to find anything it accepts: a card has 13 at least. */
+  readonly minDigits?: number;
+  /** Characters the text must have for the pattern to find anything it accepts. */
+  readonly minLength?: number;
+  /** Cheap test that rules the pattern out before running it, after `needs`, `minDigits` and `minLength`. */
   readonly mayMatch?: (text: string) => boolean;
   /**
    * How much of the match is really sensitive: its length, a shorter prefix
@@ -62,26 +66,63 @@ const MAX_DECODING_DEPTH = 2;
 
 export function createScanner(rules: readonly ScanRule[]): Scanner {
   if (rules.length === 0) return (text) => text;
+  const prepared = prepareRules(rules);
   return (text, counts) => {
-    const hits = findHits(rules, text, 0);
+    const hits = findHits(prepared, text, 0);
     return hits === undefined ? text : applyHits(text, hits, counts);
   };
+}
+
+/**
+ * A rule's pre-checks in one object shape for every rule, so the loop over
+ * the rules reads them without a polymorphic lookup per rule and string.
+ */
+interface PreparedRule {
+  readonly rule: ScanRule;
+  readonly minDigits: number;
+  readonly minLength: number;
+  readonly mayMatch: ((text: string) => boolean) | undefined;
+}
+
+interface PreparedRules {
+  readonly all: readonly PreparedRule[];
+  /**
+   * By a string's feature bits: the rules whose `needs` and `needsAny` it
+   * meets, in the rules' order (which decides between hits at one start).
+   * Filled in as feature sets are met; there are 256 at most.
+   */
+  readonly byFeatures: (readonly PreparedRule[] | undefined)[];
+}
+
+function prepareRules(rules: readonly ScanRule[]): PreparedRules {
+  const all = rules.map((rule) => ({ rule, minDigits: rule.minDigits ?? 0, minLength: rule.minLength ?? 0, mayMatch: rule.mayMatch }));
+  return { all, byFeatures: new Array<undefined>(FEATURE_BITS + 1).fill(undefined) };
+}
+
+function rulesFor(rules: PreparedRules, features: number): readonly PreparedRule[] {
+  let found = rules.byFeatures[features];
+  if (found === undefined) {
+    found = rules.all.filter(({ rule: { needs, needsAny } }) => (needs === undefined || (features & needs) === needs) && (needsAny === undefined || (features & needsAny) !== 0));
+    rules.byFeatures[features] = found;
+  }
+  return found;
 }
 
 /**
  * The hits in `text`, in its own coordinates: found in its folded form, and
  * in each decoded view of that (see `decode.ts`), mapped back.
  */
-function findHits(rules: readonly ScanRule[], text: string, depth: number): Hit[] | undefined {
-  let features = featuresOf(text);
-  const folded = features & NON_ASCII ? fold(text) : undefined;
-  if (folded) features = featuresOf(folded.text);
+function findHits(rules: PreparedRules, text: string, depth: number): Hit[] | undefined {
+  let shape = shapeOf(text);
+  const folded = shape & NON_ASCII ? fold(text) : undefined;
+  if (folded) shape = shapeOf(folded.text);
   const subject = folded?.text ?? text;
+  const features = shape & FEATURE_BITS;
+  const digits = shape >>> 8;
   let hits: Hit[] | undefined;
-  for (const rule of rules) {
-    if (rule.needs !== undefined && (features & rule.needs) !== rule.needs) continue;
-    if (rule.needsAny !== undefined && (features & rule.needsAny) === 0) continue;
-    if (rule.mayMatch && !rule.mayMatch(subject)) continue;
+  for (const { rule, minDigits, minLength, mayMatch } of rulesFor(rules, features)) {
+    if (digits < minDigits || subject.length < minLength) continue;
+    if (mayMatch !== undefined && !mayMatch(subject)) continue;
     hits = collectHits(rule, subject, hits);
   }
   if (depth < MAX_DECODING_DEPTH && features & ENCODED) {
