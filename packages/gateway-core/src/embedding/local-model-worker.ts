@@ -25,7 +25,20 @@ export type EmbedReply = { id: number; vectors: number[][] } | { id: number; err
 export type WorkerMessage = 'ready' | EmbedReply;
 
 const port = parentPort!;
-const model = await initModel(modelSource);
+const model = await initModel(withoutWeightFile);
+
+/**
+ * The model as `modelSource` loads it, minus the weights file's bytes (27 MB):
+ * loading copies each weight into the WebAssembly backend's memory, yet the
+ * graph model keeps the file in its `artifacts` (only to `save()` it, which
+ * the worker never does). Measured: the worker's RSS 27 MB lower, the same vectors.
+ */
+async function withoutWeightFile(): ReturnType<typeof modelSource> {
+  const source = await modelSource();
+  const { artifacts } = source.model as unknown as { artifacts?: { weightData?: unknown } };
+  if (artifacts) artifacts.weightData = undefined;
+  return source;
+}
 
 async function answer({ id, texts }: EmbedRequest): Promise<EmbedReply> {
   try {

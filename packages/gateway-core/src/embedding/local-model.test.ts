@@ -25,6 +25,11 @@ describe('local Universal Sentence Encoder in a worker thread', () => {
     expect(cosineSimilarity(again!, vectors[0]!)).toBeLessThan(0.999);
   });
 
+  it('embeds with the published weights (values computed once with the model as its package loads it)', async () => {
+    const [vector] = await model.embed(['hello world']);
+    expect(vector!.slice(0, 3).map((value) => Number(value.toFixed(6)))).toEqual([-0.051497, -0.054925, -0.007691]);
+  });
+
   it('scores similar sentences higher than unrelated ones', async () => {
     const [question, paraphrase, unrelated] = await model.embed([
       'How do I reset my password?',
