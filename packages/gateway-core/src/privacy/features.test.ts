@@ -25,10 +25,16 @@ describe('shapeOf', () => {
   it.each([
     ['', 0],
     ['no digits', 0],
-    ['2025-01-01T10:00:00Z', 14],
+    ['id 42', 2],
+    ['2025-01-01T10:00:00Z', 8],
+    ['+44 (20) 7946-0958 on 2024-01-15', 12],
+    ['10.0.0.1:8080', 5],
+    ['4111 1111 1111 1111', 16],
+    ['4111_1111', 4],
+    ['4111\u00A01111 (not folded here)', 4],
     ['\uFF11 full-width is no ASCII digit', 0],
     ['1'.repeat(1000), 255],
-  ])('%j holds %i digits (counted up to 255) beside its features', (text, digits) => {
+  ])('%j holds at most %i digits in one group (counted up to 255) beside its features', (text, digits) => {
     expect(shapeOf(text) >>> 8).toBe(digits);
     expect(shapeOf(text) & 0xff).toBe(featuresOf(text));
   });

@@ -21,7 +21,11 @@ export interface ScanRule {
   readonly needs?: number;
   /** Features of which the text must have at least one (`:` or `=` for a `key: value` pair). */
   readonly needsAny?: number;
-  /** ASCII digits the text must hold for the pattern to find anything it accepts: a card has 13 at least. */
+  /**
+   * ASCII digits the text must hold in one group (digits and the ` .-()`
+   * between them, see `shapeOf`) for the pattern to find anything it
+   * accepts: a card has 13 at least.
+   */
   readonly minDigits?: number;
   /** Characters the text must have for the pattern to find anything it accepts. */
   readonly minLength?: number;
@@ -118,10 +122,10 @@ function findHits(rules: PreparedRules, text: string, depth: number): Hit[] | un
   if (folded) shape = shapeOf(folded.text);
   const subject = folded?.text ?? text;
   const features = shape & FEATURE_BITS;
-  const digits = shape >>> 8;
+  const groupDigits = shape >>> 8;
   let hits: Hit[] | undefined;
   for (const { rule, minDigits, minLength, mayMatch } of rulesFor(rules, features)) {
-    if (digits < minDigits || subject.length < minLength) continue;
+    if (groupDigits < minDigits || subject.length < minLength) continue;
     if (mayMatch !== undefined && !mayMatch(subject)) continue;
     hits = collectHits(rule, subject, hits);
   }
