@@ -16,20 +16,20 @@ function problemsOf(env: Record<string, string>): string[] {
 }
 
 describe('Gw:Assertion:*', () => {
-  it('is on by default: Ed25519, issuer tollgate, hourly keys, a minute of life', () => {
-    expect(parse({}).assertion).toEqual({ enabled: true, algorithm: 'EdDSA', issuer: 'tollgate', rotationMinutes: 60, lifetimeSeconds: 60 });
+  it('is on by default: ES256, issuer tollgate, hourly keys, a minute of life', () => {
+    expect(parse({}).assertion).toEqual({ enabled: true, algorithm: 'ES256', issuer: 'tollgate', rotationMinutes: 60, lifetimeSeconds: 60 });
   });
 
   it('reads every key, fractions of a minute included', () => {
     expect(
       parse({
         Gw__Assertion__Enabled: 'false',
-        Gw__Assertion__Algorithm: 'ES256',
+        Gw__Assertion__Algorithm: 'EdDSA',
         Gw__Assertion__Issuer: 'gateway.example',
         Gw__Assertion__RotationMinutes: '0.05',
         Gw__Assertion__LifetimeSeconds: '30',
       }).assertion,
-    ).toEqual({ enabled: false, algorithm: 'ES256', issuer: 'gateway.example', rotationMinutes: 0.05, lifetimeSeconds: 30 });
+    ).toEqual({ enabled: false, algorithm: 'EdDSA', issuer: 'gateway.example', rotationMinutes: 0.05, lifetimeSeconds: 30 });
   });
 
   it('names the key of each problem', () => {

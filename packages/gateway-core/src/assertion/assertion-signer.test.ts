@@ -32,7 +32,7 @@ describe('GatewayAssertionSigner', () => {
     const at = { ms: START + 1234 };
     const signer = signerAt(at, { lifetimeSeconds: 30 });
     const token = signer.sign(SUBJECT);
-    expect(decodeProtectedHeader(token)).toEqual({ alg: 'EdDSA', kid: expect.any(String), typ: 'JWT' });
+    expect(decodeProtectedHeader(token)).toEqual({ alg: 'ES256', kid: expect.any(String), typ: 'JWT' });
     const payload = await verify(token, signer, at.ms);
     expect(payload).toEqual({
       iss: 'tollgate',
@@ -72,9 +72,40 @@ describe('GatewayAssertionSigner', () => {
     await expect(verify(token, signer, at.ms + 61_000)).rejects.toThrow(/exp/);
   });
 
-  it('signs ES256 when asked, in the JWS form (r ‖ s) jose accepts', async () => {
+  it('signs EdDSA (Ed25519) when asked', async () => {
     const at = { ms: START };
-    const signer = signerAt(at, { algorithm: 'ES256' });
+    const signer = signerAt(at, { algorithm: 'EdDSA' });
+    const token = signer.sign(SUBJECT);
+    expect(decodeProtectedHeader(token).alg).toBe('EdDSA');
+    expect(signer.jwks().keys[0]).toMatchObject({ kty: 'OKP', crv: 'Ed25519', alg: 'EdDSA', use: 'sig' });
+    expect((await verify(token, signer, at.ms)).sub).toBe('agt_1');
+  });
+
+  it('writes every ES256 signature in the JWS form (r ‖ s) jose accepts, whatever the lengths of r and s', async () => {
+    const at = { ms: START };
+    const signer = signerAt(at);
+    const jwks = createLocalJWKSet(signer.jwks());
+    // DER drops an integer's leading zero bytes and adds one ahead of a high bit: keep signing until both were met.
+    const seen = { highBit: 0, short: 0 };
+    for (let i = 0; i < 20_000 && (seen.highBit === 0 || seen.short === 0 || i < 300); i++) {
+      const token = signer.sign(SUBJECT);
+      const raw = Buffer.from(token.split('.')[2]!, 'base64url');
+      expect(raw).toHaveLength(64);
+      for (const integer of [raw.subarray(0, 32), raw.subarray(32)]) {
+        if (integer[0]! & 0x80) seen.highBit++;
+        if (integer[0] === 0) seen.short++;
+      }
+      const { payload } = await jwtVerify(token, jwks, { algorithms: ['ES256'], issuer: 'tollgate', audience: SUBJECT.audience, currentDate: new Date(at.ms) });
+      expect(payload.sub).toBe('agt_1');
+    }
+    expect(seen.highBit).toBeGreaterThan(0);
+    expect(seen.short).toBeGreaterThan(0);
+  });
+
+  it('signs ES256 by default, in the JWS form (r ‖ s) jose accepts', async () => {
+    const at = { ms: START };
+    const signer = signerAt(at);
+    expect(signer.algorithm).toBe('ES256');
     const token = signer.sign(SUBJECT);
     expect(decodeProtectedHeader(token).alg).toBe('ES256');
     expect(signer.jwks().keys[0]).toMatchObject({ kty: 'EC', crv: 'P-256', alg: 'ES256', use: 'sig' });

@@ -1,6 +1,6 @@
 import { createECDH, createHash, createPrivateKey, createPublicKey, hkdfSync, type KeyObject } from 'node:crypto';
 
-/** The signature algorithms of gateway assertions: Ed25519 (the default) or ECDSA on P-256. */
+/** The signature algorithms of gateway assertions: Ed25519 or ECDSA on P-256 (the default). */
 export const ASSERTION_ALGORITHMS = ['EdDSA', 'ES256'] as const;
 export type AssertionAlgorithm = (typeof ASSERTION_ALGORITHMS)[number];
 

@@ -53,7 +53,7 @@ function forwarder(options: Partial<ConstructorParameters<typeof HttpForwarder>[
 
 async function claims(token: string | undefined, audience = baseUrl): Promise<JWTPayload> {
   expect(token).toBeDefined();
-  return (await jwtVerify(token!, createLocalJWKSet(signer.jwks()), { algorithms: ['EdDSA'], issuer: 'tollgate', audience })).payload;
+  return (await jwtVerify(token!, createLocalJWKSet(signer.jwks()), { algorithms: ['ES256'], issuer: 'tollgate', audience })).payload;
 }
 
 const WHO = { agentId: 'agt_7', scopes: ['customers:read'], callId: 'call-42' };

@@ -11,7 +11,7 @@ export const MIN_ASSERTION_ROTATION_MINUTES = 1 / 60;
 
 /** How assertions are made; everything but the secret, so a configuration can be checked before the secret is known. */
 export interface AssertionSettings {
-  /** Default `EdDSA` (Ed25519); `ES256` for verifiers without Ed25519. */
+  /** Default `ES256` (ECDSA on P-256: accepted by more JWT libraries, and cheaper to sign than Ed25519 here); or `EdDSA` (Ed25519). */
   algorithm?: AssertionAlgorithm;
   /** The `iss` claim. Default `tollgate`. */
   issuer?: string;
@@ -68,7 +68,7 @@ export function resolveAssertionOptions(options: GatewayAssertionOptions): Resol
 
 function resolved(settings: AssertionSettings): ResolvedAssertionSettings {
   return {
-    algorithm: settings.algorithm ?? 'EdDSA',
+    algorithm: settings.algorithm ?? 'ES256',
     issuer: settings.issuer ?? DEFAULT_ASSERTION_ISSUER,
     rotationMinutes: settings.rotationMinutes ?? DEFAULT_ASSERTION_ROTATION_MINUTES,
     lifetimeSeconds: settings.lifetimeSeconds ?? MAX_ASSERTION_LIFETIME_SECONDS,
