@@ -1,4 +1,3 @@
-import { context as traceContext } from '@opentelemetry/api';
 import { randomBytes } from 'node:crypto';
 import type { AgentService } from '../agents/agent-service.js';
 import type { AgentClaims } from '../auth/token-service.js';
@@ -451,7 +450,7 @@ export class McpService {
       );
     let report: ToolCallReport;
     try {
-      report = await traceContext.with(record.context, run);
+      report = await record.run(run);
     } finally {
       running.done();
       // Taken by the budget step, this does nothing; otherwise the call ended first.

@@ -1,4 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { context, propagation, trace } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { AuditEvent } from '../audit/trail.js';
 import { ToolCallRecord } from './tool-call-record.js';
 
@@ -21,5 +24,33 @@ describe('ToolCallRecord', () => {
     expect(events[0]).not.toHaveProperty('downstream');
     expect(events[0]).not.toHaveProperty('callId');
     expect(events[0]).not.toHaveProperty('issuer');
+  });
+});
+
+describe('ToolCallRecord without an OpenTelemetry SDK', () => {
+  const traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+
+  afterEach(() => {
+    context.disable();
+    propagation.disable();
+  });
+
+  it('runs the pipeline in the active context as it is: no span is made active', () => {
+    const record = new ToolCallRecord(() => {}, { traceparent });
+    const outside = context.active();
+    const inside = record.run(() => ({ active: context.active(), span: trace.getActiveSpan() }));
+    expect(inside.active).toBe(outside);
+    expect(inside.span).toBeUndefined();
+  });
+
+  it("still carries a caller's trace to the pipeline when a propagator is registered", async () => {
+    context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+    propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+    const record = new ToolCallRecord(() => {}, { traceparent });
+    const traceId = await record.run(async () => {
+      await Promise.resolve();
+      return trace.getActiveSpan()?.spanContext().traceId;
+    });
+    expect(traceId).toBe('0af7651916cd43dd8448eb211c80319c');
   });
 });

@@ -1,14 +1,16 @@
-import { context, propagation, SpanKind, SpanStatusCode, trace, type Context, type Span, type TextMapGetter } from '@opentelemetry/api';
+import { context, isSpanContextValid, propagation, SpanKind, SpanStatusCode, trace, type Context, type Span, type SpanOptions, type TextMapGetter } from '@opentelemetry/api';
 import { performance } from 'node:perf_hooks';
 import type { AuditEvent } from '../audit/trail.js';
 import { describeError } from '../errors.js';
 import type { ToolCallReport } from '../pipeline/tool-call.js';
 import { SPAN_ATTRIBUTES as ATTR, SPAN_NAMES, TRACER_NAME } from '../tracing.js';
+import { serverTiming } from './server-timing.js';
 
 /** Request headers by lower-case name, as Node gives them. */
 export type HeaderRecord = Readonly<Record<string, string | string[] | undefined>>;
 
 const tracer = trace.getTracer(TRACER_NAME);
+const ROOT_SPAN: Readonly<SpanOptions> = Object.freeze({ kind: SpanKind.SERVER });
 
 const headerGetter: TextMapGetter<HeaderRecord> = {
   get: (headers, key) => headers[key.toLowerCase()],
@@ -31,64 +33,67 @@ export interface CallerIds {
  * whichever step ended the call.
  */
 export class ToolCallRecord {
-  /** Run the pipeline in this context so its spans, and the downstream request, join this trace. */
-  readonly context: Context;
+  /** Null when the call's span is one nothing reads (see the constructor): the pipeline then runs in the active context as it is. */
+  readonly #context: Context | null;
   readonly #span: Span;
   readonly #started = performance.now();
   readonly #audit: (event: AuditEvent) => void;
 
   constructor(audit: (event: AuditEvent) => void, headers: HeaderRecord = {}) {
     this.#audit = audit;
-    const parent = propagation.extract(context.active(), headers, headerGetter);
-    this.#span = tracer.startSpan(SPAN_NAMES.toolsCall, { kind: SpanKind.SERVER }, parent);
-    this.context = trace.setSpan(parent, this.#span);
+    const active = context.active();
+    const parent = propagation.extract(active, headers, headerGetter);
+    this.#span = tracer.startSpan(SPAN_NAMES.toolsCall, ROOT_SPAN, parent);
+    // Without an SDK, and with no caller's trace to carry on, the span is the API's no-op one: made
+    // active it would change nothing a step or the forwarder reads, so the context is not rebuilt for it.
+    this.#context = parent === active && !this.#span.isRecording() && !isSpanContextValid(this.#span.spanContext()) ? null : trace.setSpan(parent, this.#span);
+  }
+
+  /** Runs the pipeline in this call's context, so its spans, and the downstream request, join this trace. */
+  run<T>(fn: () => T): T {
+    return this.#context === null ? fn() : context.with(this.#context, fn);
   }
 
   /** Records the call's audit event, ends its span, and returns its `Server-Timing`. */
   end(ids: CallerIds, report: ToolCallReport): string {
     const totalMs = performance.now() - this.#started;
     const gatewayMs = Math.max(totalMs - (report.downstreamMs ?? 0), 0);
-    const event: AuditEvent = {
-      kind: 'tool-call',
-      ...ids,
-      tool: report.tool,
-      ...(report.downstream === undefined ? {} : { downstream: report.downstream }),
-      ...(report.callId === undefined ? {} : { callId: report.callId }),
-      argsDigest: report.argsDigest,
-      tokensCharged: report.tokensCharged,
-      cacheTier: report.cacheTier,
-      downstreamStatus: report.downstreamStatus,
-      downstreamMs: report.downstreamMs,
-      gatewayMs,
-      ...ending(report),
-    };
+    const event = auditEvent(ids, report, gatewayMs);
     this.#audit(event);
     endSpan(this.#span, event);
     return serverTiming(gatewayMs, report);
   }
 }
 
-/** How the call ended, in the audit trail's words; a failure is named by the catalogue. */
-function ending(report: ToolCallReport): Pick<AuditEvent, 'outcome' | 'httpStatus' | 'jsonRpcCode' | 'detail'> {
-  if (report.ok) {
-    return {
-      outcome: report.cacheTier ? 'cache-hit' : 'ok',
-      httpStatus: 200,
-      jsonRpcCode: null,
-      detail: report.truncated ? 'response truncated to fit the cap' : null,
-    };
-  }
-  const described = describeError(report.error);
-  // The error's title only: its message may echo caller input.
-  return { outcome: described.outcome, httpStatus: described.httpStatus, jsonRpcCode: described.jsonRpcCode, detail: described.title };
-}
-
-/** `Server-Timing`: time in the gateway and at the downstream, in ms, and the cache tier that answered. */
-function serverTiming(gatewayMs: number, report: ToolCallReport): string {
-  const timing = [`gateway;dur=${gatewayMs.toFixed(2)}`];
-  if (report.downstreamMs !== null) timing.push(`downstream;dur=${report.downstreamMs.toFixed(2)}`);
-  if (report.cacheTier !== null) timing.push(`cache;desc=${report.cacheTier}`);
-  return timing.join(', ');
+/**
+ * The call's audit event, built in one object: every field the trail reads,
+ * and the optional ones only when they apply. How the call ended is in the
+ * audit trail's words; a failure is named by the catalogue.
+ */
+function auditEvent(ids: CallerIds, report: ToolCallReport, gatewayMs: number): AuditEvent {
+  const described = report.ok ? null : describeError(report.error);
+  const event: AuditEvent = {
+    kind: 'tool-call',
+    outcome: described === null ? (report.cacheTier ? 'cache-hit' : 'ok') : described.outcome,
+    agentId: ids.agentId,
+    sessionId: ids.sessionId,
+    tool: report.tool,
+    argsDigest: report.argsDigest,
+    tokensCharged: report.tokensCharged,
+    cacheTier: report.cacheTier,
+    downstreamStatus: report.downstreamStatus,
+    downstreamMs: report.downstreamMs,
+    gatewayMs,
+    httpStatus: described === null ? 200 : described.httpStatus,
+    jsonRpcCode: described === null ? null : described.jsonRpcCode,
+    // The error's title only: its message may echo caller input.
+    detail: described === null ? (report.ok && report.truncated ? 'response truncated to fit the cap' : null) : described.title,
+  };
+  if (report.downstream !== undefined) event.downstream = report.downstream;
+  if (report.callId !== undefined) event.callId = report.callId;
+  if (ids.issuer !== undefined) event.issuer = ids.issuer;
+  if (ids.subject !== undefined) event.subject = ids.subject;
+  return event;
 }
 
 /** Ends the span with what the audit trail records: identifiers, outcome and statuses, never arguments. */
