@@ -190,11 +190,11 @@ function auditing(store: GatewayStore, log: Logger, metrics: GatewayMetrics) {
     log: store.audit,
     logLine: (entry) => log.info({ audit: entry }, 'audit'),
     onError: (error) => log.warn({ err: errorText(error) }, 'audit write failed; will retry'),
+    requestId: currentRequestId,
   });
   const audit = (event: AuditEvent) => {
-    const withRequest = { requestId: currentRequestId() ?? null, ...event };
-    auditTrail.record(withRequest);
-    metrics.observe(withRequest);
+    auditTrail.record(event);
+    metrics.observe(event);
   };
   return { auditTrail, audit };
 }

@@ -179,4 +179,34 @@ describe('AuditTrail', () => {
     }
     expect(lines).toHaveLength(1);
   });
+
+  it("names the request an event without one belongs to, as asked when recorded; an event's own id wins", async () => {
+    const { log } = countingLog();
+    let current: string | undefined = 'req-1';
+    const trail = new AuditTrail({ log, requestId: () => current });
+    trail.record(call({ tokensCharged: 1 }));
+    current = undefined;
+    trail.record(call({ tokensCharged: 2 }));
+    current = 'req-3';
+    trail.record(call({ tokensCharged: 3, requestId: 'own' }));
+    trail.record(call({ tokensCharged: 4, requestId: null }));
+    await trail.flush();
+    const records = (await log.query({ limit: 10 })).records.reverse();
+    expect(records.map((record) => record.requestId)).toEqual(['req-1', null, 'own', null]);
+  });
+
+  it('stamps an event that brings no time with the current time, to the millisecond', async () => {
+    const { log } = countingLog();
+    const trail = new AuditTrail({ log });
+    const before = Date.now();
+    trail.record(call());
+    trail.record(call({ time: '2030-05-01T10:00:00.000Z' }));
+    const after = Date.now();
+    await trail.flush();
+    const [stamped, given] = (await log.query({ limit: 10 })).records.reverse();
+    expect(stamped!.time).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    expect(Date.parse(stamped!.time)).toBeGreaterThanOrEqual(before);
+    expect(Date.parse(stamped!.time)).toBeLessThanOrEqual(after);
+    expect(given!.time).toBe('2030-05-01T10:00:00.000Z');
+  });
 });

@@ -1,5 +1,6 @@
 import type { AuditLog } from '../store/ports.js';
 import { MAX_AUDIT_DETAIL_LENGTH, type AuditEntry } from '../store/audit-records.js';
+import { isoNow } from './iso-time.js';
 
 /** What a caller reports: `kind` and `outcome`, and whichever other fields apply (the rest default to null or 0). */
 export type AuditEvent = Pick<AuditEntry, 'kind' | 'outcome'> & Partial<Omit<AuditEntry, 'kind' | 'outcome'>>;
@@ -15,6 +16,12 @@ export interface AuditTrailOptions {
   /** Entries per store append. Default 100. */
   batchSize?: number;
   clock?: () => Date;
+  /**
+   * The request an event without a `requestId` belongs to (e.g. the one whose
+   * async context is running), asked as it is recorded. Absent, such events
+   * have none.
+   */
+  requestId?: () => string | null | undefined;
 }
 
 const RETRY_MIN_MS = 250;
@@ -31,26 +38,31 @@ const RETRY_MAX_MS = 5_000;
 export class AuditTrail {
   readonly #queue: AuditEntry[] = [];
   readonly #logged = new WeakSet<AuditEntry>();
-  readonly #options: Required<Omit<AuditTrailOptions, 'logLine'>> & Pick<AuditTrailOptions, 'logLine'>;
+  readonly #options: Required<Omit<AuditTrailOptions, 'logLine' | 'clock' | 'requestId'>> & Pick<AuditTrailOptions, 'logLine'>;
+  /** The time of an event that brings none, as ISO 8601. */
+  readonly #now: () => string;
+  readonly #requestId: () => string | null | undefined;
   #draining: Promise<void> | null = null;
   #timer: NodeJS.Timeout | NodeJS.Immediate | null = null;
   #failures = 0;
   #dropped = 0;
 
   constructor(options: AuditTrailOptions) {
+    const { clock, requestId, ...rest } = options;
     this.#options = {
       maxQueue: 10_000,
       batchSize: 100,
       onError: () => {},
-      clock: () => new Date(),
-      ...options,
+      ...rest,
     };
+    this.#now = clock ? () => clock().toISOString() : isoNow;
+    this.#requestId = requestId ?? (() => null);
   }
 
   /** Queues one entry. Never throws and never waits. */
   record(event: AuditEvent): void {
     try {
-      this.#queue.push(toEntry(event, this.#options.clock));
+      this.#queue.push(toEntry(event, this.#now, this.#requestId));
       this.#enforceLimit();
       this.#schedule(0);
     } catch (error) {
@@ -157,10 +169,12 @@ export class AuditTrail {
 /**
  * Copies the known fields one by one: whatever else a caller passes (raw
  * arguments by mistake, a response body) never reaches the store or a log.
+ * One object literal, then the optional fields in a fixed order, so every
+ * entry has one of a few shapes (and the log line its usual key order).
  */
-function toEntry(event: AuditEvent, clock: () => Date): AuditEntry {
-  return {
-    time: event.time ?? clock().toISOString(),
+function toEntry(event: AuditEvent, now: () => string, requestId: () => string | null | undefined): AuditEntry {
+  const entry: AuditEntry = {
+    time: event.time ?? now(),
     kind: event.kind,
     agentId: event.agentId ?? null,
     sessionId: event.sessionId ?? null,
@@ -175,12 +189,13 @@ function toEntry(event: AuditEvent, clock: () => Date): AuditEntry {
     downstreamStatus: event.downstreamStatus ?? null,
     argsDigest: event.argsDigest ?? null,
     actor: event.actor ?? null,
-    requestId: event.requestId ?? null,
+    requestId: (event.requestId === undefined ? requestId() : event.requestId) ?? null,
     detail: event.detail == null ? null : event.detail.slice(0, MAX_AUDIT_DETAIL_LENGTH),
-    ...(event.downstream === undefined ? {} : { downstream: event.downstream }),
-    ...(event.callId === undefined ? {} : { callId: event.callId }),
-    // Only present for calls made with an OAuth issuer's token, so other records keep their shape.
-    ...(event.issuer === undefined ? {} : { issuer: event.issuer }),
-    ...(event.subject === undefined ? {} : { subject: event.subject }),
   };
+  if (event.downstream !== undefined) entry.downstream = event.downstream;
+  if (event.callId !== undefined) entry.callId = event.callId;
+  // Only present for calls made with an OAuth issuer's token, so other records keep their shape.
+  if (event.issuer !== undefined) entry.issuer = event.issuer;
+  if (event.subject !== undefined) entry.subject = event.subject;
+  return entry;
 }
