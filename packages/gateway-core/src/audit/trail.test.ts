@@ -161,6 +161,37 @@ describe('AuditTrail', () => {
     expect(JSON.parse(lines[0]!)).toMatchObject({ outcome: 'forbidden', httpStatus: 403, jsonRpcCode: -32003, agentId: 'agt_a' });
   });
 
+  it('logs each record once through failed batches, records queued meanwhile and the oldest dropped', async () => {
+    const { audit } = createMemoryStore();
+    let healthy = false;
+    let recordDuringWrite: (() => void) | null = null;
+    const log: AuditLog = {
+      append: async (entries) => {
+        recordDuringWrite?.();
+        recordDuringWrite = null;
+        if (!healthy) throw new Error('store down');
+        await audit.append(entries);
+      },
+      query: (query) => audit.query(query),
+    };
+    const logged: number[] = [];
+    const trail = new AuditTrail({ log, batchSize: 3, maxQueue: 6, logLine: (entry) => logged.push(entry.tokensCharged) });
+    for (let i = 0; i < 4; i++) trail.record(call({ tokensCharged: i }));
+    recordDuringWrite = () => [4, 5].forEach((i) => trail.record(call({ tokensCharged: i })));
+    await trail.flush(); // 0-2 logged and refused; 4 and 5 queued while they were in flight
+    expect(logged).toEqual([0, 1, 2]);
+    await trail.flush(); // 0-2 refused again, and not logged again
+    expect(logged).toEqual([0, 1, 2]);
+    recordDuringWrite = () => [6, 7, 8].forEach((i) => trail.record(call({ tokensCharged: i }))); // 0-2 dropped
+    await trail.flush();
+    expect(trail.dropped).toBe(3);
+    healthy = true;
+    await trail.flush();
+    expect(logged.sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8]);
+    const stored = (await log.query({ limit: 50 })).records.map((r) => r.tokensCharged);
+    expect(stored.sort((a, b) => a - b)).toEqual([3, 4, 5, 6, 7, 8]);
+  });
+
   it('keeps raw argument values out of every record and log line, even when a caller passes them', async () => {
     const secret = 'sk-live-7f3a9c2e-SECRET';
     const args = { customerEmail: 'jane.doe@example.com', apiKey: secret, limit: 3 };
