@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { jsonRpcResult } from './jsonrpc.js';
 import { SSE_KEEP_ALIVE, sseMessage } from './sse.js';
+import { buildToolCallResult } from './tool-result.js';
 
 describe('sseMessage', () => {
   it('frames one message event whose data is the JSON-RPC response', () => {
@@ -18,5 +20,42 @@ describe('sseMessage', () => {
   it('keeps streams alive with a comment frame', () => {
     expect(SSE_KEEP_ALIVE.startsWith(':')).toBe(true);
     expect(SSE_KEEP_ALIVE.endsWith('\n\n')).toBe(true);
+  });
+
+  describe('a tools/call result built from its answer text', () => {
+    const frameOf = (message: object) => `event: message\ndata: ${JSON.stringify(message)}\n\n`;
+    const answers = [
+      JSON.parse('{"a":1,"b":[true,null,"x\\n\\"y\\u2028"],"__proto__":{"c":"é"},"d":{"e":-1.5e-7}}'),
+      { nested: { deep: [1, [2, [3]]] }, empty: {}, list: [] },
+      [1, 2, 3],
+      'plain text\nwith a line break',
+      42,
+      null,
+    ];
+
+    it.each([1, 'request-7'])('is the same text JSON.stringify gives, id %j', (id) => {
+      for (const value of answers) {
+        const message = jsonRpcResult(id, buildToolCallResult(JSON.stringify(value), '2025-06-18', { value }));
+        expect(sseMessage(message, 'e1')).toBe(`id: e1\n${frameOf(message)}`);
+      }
+    });
+
+    it('reuses the answer text rather than serializing the value again', () => {
+      // Spacing that JSON.stringify would not write shows which text was used.
+      const message = jsonRpcResult(1, buildToolCallResult('{"a": 1}', '2025-06-18', { value: { a: 1 } }));
+      expect(sseMessage(message)).toBe('event: message\ndata: {"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"{\\"a\\": 1}"}],"structuredContent":{"a": 1}}}\n\n');
+    });
+
+    it('serializes the whole message when it has more than the result, or a result with more keys', () => {
+      const result = buildToolCallResult('{"a": 1}', '2025-06-18', { value: { a: 1 } });
+      for (const message of [{ ...jsonRpcResult(1, result), extra: true }, jsonRpcResult(1, { ...result, _meta: { m: 1 } }), jsonRpcResult(1, { structuredContent: result.structuredContent, content: result.content })]) {
+        expect(sseMessage(message as never)).toBe(frameOf(message));
+      }
+    });
+
+    it('serializes a result whose text was parsed back (a cut answer)', () => {
+      const message = jsonRpcResult(1, buildToolCallResult('{"a": 1}', '2025-06-18'));
+      expect(sseMessage(message)).toBe(frameOf(message));
+    });
   });
 });

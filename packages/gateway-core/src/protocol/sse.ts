@@ -1,4 +1,5 @@
 import type { JsonRpcNotification, JsonRpcResponse } from './jsonrpc.js';
+import { knownStructuredJson } from './tool-result.js';
 
 /**
  * Server-Sent Events framing of MCP responses (contract 4.3): one `message` event
@@ -8,7 +9,33 @@ import type { JsonRpcNotification, JsonRpcResponse } from './jsonrpc.js';
  */
 export function sseMessage(message: JsonRpcResponse | JsonRpcNotification, eventId?: string): string {
   const id = eventId === undefined ? '' : `id: ${eventId}\n`;
-  return `${id}event: message\ndata: ${JSON.stringify(message)}\n\n`;
+  return `${id}event: message\ndata: ${toolResultJson(message) ?? JSON.stringify(message)}\n\n`;
+}
+
+/**
+ * `JSON.stringify(message)`, written around the structuredContent's JSON
+ * text when a tools/call result knows it (see `buildToolCallResult`): the
+ * answer is then not serialized a second time. Only for the exact shape
+ * `{jsonrpc, id, result: {content, structuredContent}}`, keys in that order,
+ * so the text is the very one JSON.stringify gives; undefined otherwise.
+ */
+function toolResultJson(message: JsonRpcResponse | JsonRpcNotification): string | undefined {
+  if (!('result' in message)) return undefined;
+  const { result, id } = message as { result: unknown; id: unknown };
+  if (typeof result !== 'object' || result === null || (typeof id !== 'string' && typeof id !== 'number' && id !== null)) return undefined;
+  const { content, structuredContent } = result as { content?: unknown; structuredContent?: unknown };
+  if (typeof structuredContent !== 'object' || structuredContent === null) return undefined;
+  const structured = knownStructuredJson(structuredContent);
+  if (structured === undefined || !keysAre(message, MESSAGE_KEYS) || !keysAre(result, RESULT_KEYS)) return undefined;
+  return `{"jsonrpc":${JSON.stringify(message.jsonrpc)},"id":${JSON.stringify(id)},"result":{"content":${JSON.stringify(content)},"structuredContent":${structured}}}`;
+}
+
+const MESSAGE_KEYS = ['jsonrpc', 'id', 'result'];
+const RESULT_KEYS = ['content', 'structuredContent'];
+
+function keysAre(object: object, expected: readonly string[]): boolean {
+  const keys = Object.keys(object);
+  return keys.length === expected.length && keys.every((key, i) => key === expected[i]);
 }
 
 /**

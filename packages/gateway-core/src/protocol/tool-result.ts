@@ -43,6 +43,20 @@ export function buildToolCallResult(text: string, version: ProtocolVersion, pars
   // The caller may already hold the value `text` was serialized from: no need to parse it back.
   const value: unknown = parsed === undefined ? JSON.parse(text) : parsed.value;
   const isObject = typeof value === 'object' && value !== null && !Array.isArray(value);
-  result.structuredContent = isObject ? (value as Record<string, unknown>) : { result: value };
+  const structured = isObject ? (value as Record<string, unknown>) : { result: value };
+  result.structuredContent = structured;
+  if (parsed !== undefined) knownJson.set(structured, isObject ? text : `{"result":${text}}`);
   return result;
+}
+
+/**
+ * The JSON text of structuredContent objects built from a value whose text
+ * the caller gave (`parsed`): the answer is serialized once, for the content
+ * text, and the message holding it reuses that text (see `sseMessage`).
+ */
+const knownJson = new WeakMap<object, string>();
+
+/** `JSON.stringify(structuredContent)` when `buildToolCallResult` knew it already. */
+export function knownStructuredJson(structuredContent: object): string | undefined {
+  return knownJson.get(structuredContent);
 }
