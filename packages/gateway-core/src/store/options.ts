@@ -23,7 +23,9 @@ export const DEFAULT_RESERVATION_TTL_MS = 5 * 60 * 1000;
 /**
  * Audit records are dropped when either cap is reached, oldest first. Redis
  * trims approximately (`MAXLEN ~`, `MINID ~`), so a stream can briefly hold
- * a few dozen records more; the in-memory store trims exactly.
+ * a few dozen records more, and by age at most once a second per stream, so
+ * a record can stay stored up to a second past the age cap (it is never
+ * shown past it); the in-memory store trims exactly.
  */
 export interface AuditRetention {
   /** Per agent. Default 10 000. */

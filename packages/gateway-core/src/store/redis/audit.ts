@@ -11,9 +11,16 @@ import { mergedAuditPage, type ShardReader } from './audit-merge.js';
  * Each record goes to two Redis Streams: its agent's (in the agent's slot)
  * and one shard of the stream of everything (`Keys.auditAll`, chosen by the
  * agent, so one agent's records keep their order there too). Streams are
- * capped by count (MAXLEN ~) and by age (MINID ~, from the server's clock),
- * and expire when idle past the age cap. A record is one field `r`: its JSON
- * without the id.
+ * capped by count (MAXLEN ~, on every append) and by age (MINID ~, from the
+ * server's clock), and expire when idle past the age cap. A record is one
+ * field `r`: its JSON without the id.
+ *
+ * The age cap and the expiry are kept up at most once per second per stream
+ * by each instance (`MAINTAIN_EVERY_MS`), not on every append: a busy stream
+ * would otherwise pay an XTRIM and a PEXPIRE per record. So a record past the
+ * age cap stays stored up to that second longer (reading hides it anyway),
+ * and the expiry is set to the age cap plus that second, so a stream does
+ * not expire before its newest record has reached the age cap.
  *
  * One script per slot a batch touches. On one server that is one script for
  * the whole batch, and the agent stream reuses the id the shard of
@@ -25,14 +32,12 @@ import { mergedAuditPage, type ShardReader } from './audit-merge.js';
  */
 
 // KEYS: the streams of the batch (in one slot on a cluster).
-// ARGV: maxRecords per shard of everything, maxRecordsPerAgent, maxAgeMs,
+// ARGV: maxRecords per shard of everything, maxRecordsPerAgent, maxAgeMs, the streams' expiry (ms),
+// which KEYS to trim by age and expire ('1' or '0' per key, in order),
 // then per record: index in KEYS of its shard of everything (0 = none), of its agent stream (0 = none), json.
 // The agent stream reuses the id of the shard when both are in the call.
 const APPEND = new LuaScript(`
-local time = redis.call('TIME')
-local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-local min_id = string.format('%d-0', math.max(now - tonumber(ARGV[3]), 0))
-for i = 4, #ARGV, 3 do
+for i = 6, #ARGV, 3 do
   local everything, agent, json = tonumber(ARGV[i]), tonumber(ARGV[i + 1]), ARGV[i + 2]
   local id = '*'
   if everything > 0 then
@@ -42,9 +47,17 @@ for i = 4, #ARGV, 3 do
     redis.call('XADD', KEYS[agent], 'MAXLEN', '~', ARGV[2], id, 'r', json)
   end
 end
-for k = 1, #KEYS do
-  redis.call('XTRIM', KEYS[k], 'MINID', '~', min_id)
-  redis.call('PEXPIRE', KEYS[k], ARGV[3])
+local maintain = ARGV[5]
+if string.find(maintain, '1', 1, true) then
+  local time = redis.call('TIME')
+  local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+  local min_id = string.format('%d-0', math.max(now - tonumber(ARGV[3]), 0))
+  for k = 1, #KEYS do
+    if string.sub(maintain, k, k) == '1' then
+      redis.call('XTRIM', KEYS[k], 'MINID', '~', min_id)
+      redis.call('PEXPIRE', KEYS[k], ARGV[4])
+    end
+  end
 end
 return #KEYS
 `);
@@ -53,13 +66,32 @@ return #KEYS
 export const AUDIT_SCAN_LIMIT = 10_000;
 const CHUNK = 200;
 
+/** How often, at most, one instance trims a stream by age and sets its expiry again. */
+export const MAINTAIN_EVERY_MS = 1_000;
+/** Streams whose last upkeep is remembered; past it the memory starts over (each stream then gets one early upkeep). */
+const MAX_REMEMBERED_STREAMS = 10_000;
+
+/** Where a script's arguments say which streams to keep up (see APPEND); the records follow. */
+const UPKEEP_ARG = 4;
+
 /** The writes of one script: its streams, and per record which of them it goes to. */
-interface SlotBatch {
-  keys: string[];
-  args: string[];
+class SlotBatch {
+  readonly keys: string[] = [];
+  /** The script's arguments: the retention's, a placeholder for the streams to keep up, then the records'. */
+  readonly args: string[];
   /** Entries written to a shard of everything, and to their agent stream, by this script. */
-  everything: AuditEntry[];
-  agent: AuditEntry[];
+  readonly everything: AuditEntry[] = [];
+  readonly agent: AuditEntry[] = [];
+
+  constructor(retentionArgs: readonly string[]) {
+    this.args = [...retentionArgs, ''];
+  }
+
+  /** The key's 1-based index in KEYS, added on first use. */
+  indexOf(key: string): string {
+    const at = this.keys.indexOf(key);
+    return String(at === -1 ? this.keys.push(key) : at + 1);
+  }
 }
 
 export class RedisAuditLog implements AuditLog {
@@ -70,42 +102,69 @@ export class RedisAuditLog implements AuditLog {
    */
   readonly #inEverything = new WeakSet<AuditEntry>();
   readonly #inAgent = new WeakSet<AuditEntry>();
+  /** Per stream, when this instance last trimmed it by age and set its expiry (performance.now()). */
+  readonly #maintainedAt = new Map<string, number>();
+  /** The first arguments of every APPEND: caps and expiry, as strings once. */
+  readonly #retentionArgs: readonly string[];
 
   constructor(
     private readonly client: RedisClient,
     private readonly keys: Keys,
     private readonly retention: Required<AuditRetention>,
     private readonly cluster: boolean,
-  ) {}
+  ) {
+    const { maxRecords, maxRecordsPerAgent, maxAgeMs } = retention;
+    const perShard = Math.ceil(maxRecords / keys.shards);
+    this.#retentionArgs = [perShard, maxRecordsPerAgent, maxAgeMs, maxAgeMs + MAINTAIN_EVERY_MS].map(String);
+  }
 
   async append(entries: readonly AuditEntry[]): Promise<void> {
     const batches = this.#bySlot(entries);
-    const { maxRecords, maxRecordsPerAgent, maxAgeMs } = this.retention;
-    const perShard = Math.ceil(maxRecords / this.keys.shards);
-    const results = await Promise.allSettled(
-      batches.map(async (batch) => {
-        await command(this.client, () => APPEND.run(this.client, batch.keys, [perShard, maxRecordsPerAgent, maxAgeMs, ...batch.args]));
-        for (const entry of batch.everything) this.#inEverything.add(entry);
-        for (const entry of batch.agent) this.#inAgent.add(entry);
-      }),
-    );
+    // One script: it succeeds and the trail never hands these entries again, or it fails and wrote none of them.
+    if (batches.length === 1) return this.#write(batches[0]!, false);
+    const results = await Promise.allSettled(batches.map((batch) => this.#write(batch, true)));
     const failed = results.find((result) => result.status === 'rejected');
     if (failed) throw failed.reason;
   }
 
+  /** Runs one script; `remember`: mark its entries as written, for a retry of a batch another script of failed. */
+  async #write(batch: SlotBatch, remember: boolean): Promise<void> {
+    const maintain = this.#dueForUpkeep(batch.keys);
+    batch.args[UPKEEP_ARG] = maintain;
+    try {
+      await command(this.client, () => APPEND.run(this.client, batch.keys, batch.args));
+    } catch (error) {
+      // Not kept up after all: the retry does it.
+      for (let k = 0; k < batch.keys.length; k++) if (maintain[k] === '1') this.#maintainedAt.delete(batch.keys[k]!);
+      throw error;
+    }
+    if (!remember) return;
+    for (const entry of batch.everything) this.#inEverything.add(entry);
+    for (const entry of batch.agent) this.#inAgent.add(entry);
+  }
+
+  /** '1' per stream whose upkeep is due (marked as done now), '0' otherwise. */
+  #dueForUpkeep(keys: readonly string[]): string {
+    const now = performance.now();
+    if (this.#maintainedAt.size > MAX_REMEMBERED_STREAMS) this.#maintainedAt.clear();
+    let flags = '';
+    for (const key of keys) {
+      const last = this.#maintainedAt.get(key);
+      const due = last === undefined || now - last >= MAINTAIN_EVERY_MS;
+      if (due) this.#maintainedAt.set(key, now);
+      flags += due ? '1' : '0';
+    }
+    return flags;
+  }
+
   /** The batch's writes grouped into scripts: one per slot on a cluster, one in all on one server. */
   #bySlot(entries: readonly AuditEntry[]): SlotBatch[] {
-    const batches = new Map<number, SlotBatch & { index: Map<string, number> }>();
+    const batches = new Map<number, SlotBatch>();
     const batchFor = (key: string) => {
       const slot = this.cluster ? keySlot(key) : 0;
       let batch = batches.get(slot);
-      if (!batch) batches.set(slot, (batch = { keys: [], args: [], everything: [], agent: [], index: new Map() }));
+      if (!batch) batches.set(slot, (batch = new SlotBatch(this.#retentionArgs)));
       return batch;
-    };
-    const indexIn = (batch: SlotBatch & { index: Map<string, number> }, key: string) => {
-      let index = batch.index.get(key);
-      if (index === undefined) batch.index.set(key, (index = batch.keys.push(key)));
-      return index;
     };
     for (const entry of entries) {
       const json = JSON.stringify(entry);
@@ -114,23 +173,23 @@ export class RedisAuditLog implements AuditLog {
       const together = everythingKey !== null && agentKey !== null && (!this.cluster || keySlot(everythingKey) === keySlot(agentKey));
       if (together) {
         const batch = batchFor(everythingKey);
-        batch.args.push(String(indexIn(batch, everythingKey)), String(indexIn(batch, agentKey)), json);
+        batch.args.push(batch.indexOf(everythingKey), batch.indexOf(agentKey), json);
         batch.everything.push(entry);
         batch.agent.push(entry);
         continue;
       }
       if (everythingKey !== null) {
         const batch = batchFor(everythingKey);
-        batch.args.push(String(indexIn(batch, everythingKey)), '0', json);
+        batch.args.push(batch.indexOf(everythingKey), '0', json);
         batch.everything.push(entry);
       }
       if (agentKey !== null) {
         const batch = batchFor(agentKey);
-        batch.args.push('0', String(indexIn(batch, agentKey)), json);
+        batch.args.push('0', batch.indexOf(agentKey), json);
         batch.agent.push(entry);
       }
     }
-    return [...batches.values()].map(({ index: _, ...batch }) => batch);
+    return [...batches.values()];
   }
 
   async query(query: AuditQuery): Promise<AuditPage> {
