@@ -188,9 +188,15 @@ function encode(fields: Partial<AgentRecord>): string[] {
   return Object.entries(fields).flatMap(([name, value]) => [name, JSON.stringify(value)]);
 }
 
+/** A record as HGETALL gives it (no fields: no agent). A plain loop: this runs on every call. */
 function decode(fields: Record<string, string>): AgentRecord | null {
-  if (Object.keys(fields).length === 0) return null;
-  return withDefaults(Object.fromEntries(Object.entries(fields).map(([name, value]) => [name, JSON.parse(value)])) as AgentRecord);
+  const record: Record<string, unknown> = {};
+  let found = false;
+  for (const name in fields) {
+    record[name] = JSON.parse(fields[name]!);
+    found = true;
+  }
+  return found ? withDefaults(record as unknown as AgentRecord) : null;
 }
 
 function pairsToObject(pairs: string[]): Record<string, string> {
