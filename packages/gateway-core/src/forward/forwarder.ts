@@ -1,7 +1,7 @@
 import { context, propagation } from '@opentelemetry/api';
 import { performance } from 'node:perf_hooks';
 import { randomUUID } from 'node:crypto';
-import { TimedAbort } from '../abort/timed-abort.js';
+import { TimedStop } from '../abort/timed-stop.js';
 import type { GatewayAssertionSigner } from '../assertion/assertion-signer.js';
 import type { ToolDefinition } from '../tools/definition.js';
 import { DownstreamCallError } from '../errors.js';
@@ -109,7 +109,7 @@ export class HttpForwarder implements Forwarder {
   async forward(tool: ToolDefinition, args: Record<string, unknown>, signal?: AbortSignal, options?: ForwardOptions): Promise<ForwardResult> {
     const request = buildDownstreamRequest(tool, args, this.#basePath);
     const assertion = this.#assertionHeader(tool, options);
-    const abort = new TimedAbort(this.#timeoutMs, signal);
+    const stop = new TimedStop(this.#timeoutMs, signal);
     const started = performance.now();
     try {
       const response = await this.#pool.request({
@@ -123,7 +123,7 @@ export class HttpForwarder implements Forwarder {
           ...assertion,
         }),
         body: request.body ?? null,
-        signal: abort.signal,
+        stop,
       });
       if (response.statusCode >= 400) {
         // What the downstream says went wrong (a problem+json title/detail, say) is for the model to read.
@@ -141,9 +141,9 @@ export class HttpForwarder implements Forwarder {
       if (raw.length > this.#largeAnswerBytes) return { status: response.statusCode, headers, body: undefined, raw: { bytes: raw, contentType }, durationMs };
       return { status: response.statusCode, headers, body: decodeBody(raw, contentType), durationMs };
     } catch (error) {
-      throw this.#failure(error, tool, abort, signal);
+      throw this.#failure(error, tool, stop, signal);
     } finally {
-      abort.dispose();
+      stop.dispose();
     }
   }
 
@@ -165,9 +165,9 @@ export class HttpForwarder implements Forwarder {
     return this.#pool.close();
   }
 
-  #failure(error: unknown, tool: ToolDefinition, abort: TimedAbort, signal: AbortSignal | undefined): DownstreamCallError {
+  #failure(error: unknown, tool: ToolDefinition, stop: TimedStop, signal: AbortSignal | undefined): DownstreamCallError {
     if (error instanceof DownstreamCallError) return error;
-    if (abort.timedOut) {
+    if (stop.timedOut) {
       return new DownstreamCallError(`Downstream did not answer tool ${tool.name} within ${this.#timeoutMs} ms`, { reason: 'timeout', timeoutMs: this.#timeoutMs }, { cause: error });
     }
     // The caller's signal may abort with any reason (not only an AbortError): ask the signal, not the error.

@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { TimedStop } from '../abort/timed-stop.js';
 import { NodeHttpPool } from './node-http-pool.js';
 
 let server: Server | undefined;
@@ -18,7 +19,8 @@ async function listen(handler: (req: IncomingMessage, res: ServerResponse) => vo
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
-const get = (path = '/') => ({ method: 'GET', path, headers: {}, body: null, signal: new AbortController().signal });
+const never = () => new TimedStop(60_000);
+const get = (path = '/') => ({ method: 'GET', path, headers: {}, body: null, stop: never() });
 const text = async (body: NodeJS.ReadableStream) => {
   let all = '';
   for await (const chunk of body) all += String(chunk);
@@ -48,27 +50,33 @@ describe('NodeHttpPool', () => {
       res.end();
     });
     const pool = new NodeHttpPool(url, { connections: 1, keepAliveTimeoutMs: 1_000 });
-    const response = await pool.request({ method: 'POST', path: '/a?b=1', headers: { 'content-type': 'application/json', 'x-one': '1' }, body: '{"é":1}', signal: new AbortController().signal });
+    const response = await pool.request({ method: 'POST', path: '/a?b=1', headers: { 'content-type': 'application/json', 'x-one': '1' }, body: '{"é":1}', stop: never() });
     await text(response.body);
     expect(seen).toMatchObject({ method: 'POST', url: '/a?b=1', body: '{"é":1}' });
     expect(seen.headers).toMatchObject({ 'content-type': 'application/json', 'x-one': '1', 'content-length': String(Buffer.byteLength('{"é":1}')) });
     await pool.close();
   });
 
-  it('stops a call when its signal aborts, before or during the answer', async () => {
-    const url = await listen((_req, res) => {
+  it('stops a call when its stop fires, before or during the answer, with an AbortError', async () => {
+    const url = await listen((req, res) => {
+      if (req.url === '/silent') return;
       res.writeHead(200);
       res.write('part');
     });
     const pool = new NodeHttpPool(url, { connections: 1, keepAliveTimeoutMs: 1_000 });
     const early = new AbortController();
-    early.abort();
-    await expect(pool.request({ ...get(), signal: early.signal })).rejects.toMatchObject({ name: 'AbortError' });
+    early.abort('gone');
+    await expect(pool.request({ ...get(), stop: new TimedStop(60_000, early.signal) })).rejects.toMatchObject({ name: 'AbortError', code: 'ABORT_ERR', cause: 'gone' });
     const late = new AbortController();
-    const response = await pool.request({ ...get(), signal: late.signal });
+    const response = await pool.request({ ...get(), stop: new TimedStop(60_000, late.signal) });
     const reading = text(response.body);
     late.abort();
     await expect(reading).rejects.toThrow();
+    // Stopped before the answer began: the request rejects with the AbortError.
+    const waiting = new AbortController();
+    const call = pool.request({ ...get('/silent'), stop: new TimedStop(60_000, waiting.signal) });
+    setTimeout(() => waiting.abort('left'), 20);
+    await expect(call).rejects.toMatchObject({ name: 'AbortError', cause: 'left' });
     await pool.close();
   });
 
