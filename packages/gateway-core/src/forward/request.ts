@@ -17,23 +17,65 @@ export interface DownstreamRequest {
  * path of the configured downstream base URL (e.g. `/api`), or empty.
  */
 export function buildDownstreamRequest(tool: ToolDefinition, args: Record<string, unknown>, basePath = ''): DownstreamRequest {
-  const route = tool.routePattern.replace(ROUTE_PARAMETER, (_placeholder, name: string) => routeSegment(name, args[name]));
-  const query = new URLSearchParams();
-  const body: Record<string, unknown> = {};
-  let hasBody = false;
-  for (const [name, source] of Object.entries(tool.parameterSources)) {
-    if (source === 'body') hasBody = true;
+  const shape = shapeOf(tool);
+  // The route first, then the other sources in order: the first refused value is the one reported, as ever.
+  let route = shape.routeLiterals[0]!;
+  for (let index = 0; index < shape.routeNames.length; index++) {
+    const name = shape.routeNames[index]!;
+    route += routeSegment(name, args[name]) + shape.routeLiterals[index + 1]!;
+  }
+  let query: URLSearchParams | undefined;
+  let body: Record<string, unknown> | undefined;
+  for (const [name, source] of shape.sources) {
     const value = args[name];
     if (value === undefined || value === null || source === 'route') continue;
-    if (source === 'query') appendQuery(query, name, value);
-    else body[name] = value;
+    if (source === 'query') appendQuery((query ??= new URLSearchParams()), name, value);
+    else (body ??= {})[name] = value;
   }
-  const search = query.size > 0 ? `?${query}` : '';
-  return {
-    method: tool.httpMethod,
-    path: `${basePath.replace(/\/+$/, '')}${route}${search}`,
-    ...(hasBody ? { body: JSON.stringify(body) } : {}),
+  const search = query !== undefined && query.size > 0 ? `?${query}` : '';
+  const base = basePath.endsWith('/') ? basePath.replace(/\/+$/, '') : basePath;
+  const request: DownstreamRequest = { method: tool.httpMethod, path: `${base}${route}${search}` };
+  if (shape.hasBody) request.body = JSON.stringify(body ?? {});
+  return request;
+}
+
+/** What a tool's definition says about building its requests, worked out once per definition rather than per call. */
+interface RequestShape {
+  routePattern: string;
+  parameterSources: ToolDefinition['parameterSources'];
+  /** The route's text around its placeholders: one more than `routeNames`. */
+  routeLiterals: string[];
+  routeNames: string[];
+  sources: Array<[name: string, source: string]>;
+  hasBody: boolean;
+}
+
+const shapes = new WeakMap<ToolDefinition, RequestShape>();
+
+function shapeOf(tool: ToolDefinition): RequestShape {
+  const known = shapes.get(tool);
+  // Checked against the definition's route and sources (by identity): a definition given a new route or sources gets a new shape.
+  if (known !== undefined && known.routePattern === tool.routePattern && known.parameterSources === tool.parameterSources) return known;
+  const routeLiterals: string[] = [];
+  const routeNames: string[] = [];
+  let last = 0;
+  for (const match of tool.routePattern.matchAll(ROUTE_PARAMETER)) {
+    routeLiterals.push(tool.routePattern.slice(last, match.index));
+    routeNames.push(match[1]!);
+    last = match.index + match[0].length;
+  }
+  routeLiterals.push(tool.routePattern.slice(last));
+  const sources = Object.entries(tool.parameterSources) as Array<[string, string]>;
+  const shape: RequestShape = {
+    routePattern: tool.routePattern,
+    parameterSources: tool.parameterSources,
+    routeLiterals,
+    routeNames,
+    sources,
+    hasBody: sources.some(([, source]) => source === 'body'),
   };
+  shapes.set(tool, shape);
+  return shape;
 }
 
 /** How many rounds of percent-decoding a downstream might apply; we check them all. */
@@ -70,7 +112,8 @@ function routeSegment(name: string, value: unknown): string {
     if (decoded === '' || decoded === '.' || decoded === '..') throw refusedRouteValue(name, 'must not be empty, "." or ".."');
     if (decoded.includes('/') || decoded.includes('\\')) throw refusedRouteValue(name, 'must not contain / or \\, encoded or not');
     if (CONTROL_CHARACTER.test(decoded)) throw refusedRouteValue(name, 'must not contain control characters, encoded or not');
-    const next = safeDecode(decoded);
+    // Without a % there is nothing to decode (decodeURIComponent would return the text as is).
+    const next = decoded.includes('%') ? safeDecode(decoded) : decoded;
     if (next === decoded) break;
     decoded = next;
   }
