@@ -85,7 +85,9 @@ export class HttpForwarder implements Forwarder {
   readonly connections: number;
   readonly #pool: NodeHttpPool;
   readonly #basePath: string;
-  readonly #headers: Record<string, string>;
+  /** What every request carries (accept and the configured headers), without and with a JSON body: copied per call, never rebuilt. */
+  readonly #headersNoBody: Readonly<Record<string, string>>;
+  readonly #headersWithBody: Readonly<Record<string, string>>;
   readonly #timeoutMs: number;
   readonly #maxResponseBytes: number;
   readonly #largeAnswerBytes: number;
@@ -94,7 +96,10 @@ export class HttpForwarder implements Forwarder {
   constructor(options: HttpForwarderOptions) {
     const base = new URL(options.baseUrl);
     this.#basePath = base.pathname;
-    this.#headers = checkDownstreamHeaders(options.headers ?? {});
+    const configured = checkDownstreamHeaders(options.headers ?? {});
+    // Only configured headers: the agent's own credentials never reach the downstream.
+    this.#headersNoBody = { accept: 'application/json', ...configured };
+    this.#headersWithBody = { accept: 'application/json', 'content-type': 'application/json', ...configured };
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.#maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
     this.#largeAnswerBytes = options.largeAnswerBytes ?? Number.POSITIVE_INFINITY;
@@ -108,20 +113,15 @@ export class HttpForwarder implements Forwarder {
 
   async forward(tool: ToolDefinition, args: Record<string, unknown>, signal?: AbortSignal, options?: ForwardOptions): Promise<ForwardResult> {
     const request = buildDownstreamRequest(tool, args, this.#basePath);
-    const assertion = this.#assertionHeader(tool, options);
+    const sent = { ...(request.body === undefined ? this.#headersNoBody : this.#headersWithBody) };
+    if (this.#assertion !== undefined) sent[ASSERTION_HEADER_NAME] = this.#signAssertion(this.#assertion, tool, options);
     const stop = new TimedStop(this.#timeoutMs, signal);
     const started = performance.now();
     try {
       const response = await this.#pool.request({
         method: request.method,
         path: request.path,
-        // Only configured headers: the agent's own credentials never reach the downstream.
-        headers: withTraceContext({
-          accept: 'application/json',
-          ...(request.body === undefined ? {} : { 'content-type': 'application/json' }),
-          ...this.#headers,
-          ...assertion,
-        }),
+        headers: withTraceContext(sent),
         body: request.body ?? null,
         stop,
       });
@@ -148,16 +148,14 @@ export class HttpForwarder implements Forwarder {
   }
 
   /** Signed per attempt, after the request is built: a refused argument costs no signature. */
-  #assertionHeader(tool: ToolDefinition, options: ForwardOptions | undefined): Record<string, string> | undefined {
-    if (this.#assertion === undefined) return undefined;
-    const token = this.#assertion.signer.sign({
-      audience: this.#assertion.audience,
+  #signAssertion(assertion: Required<ForwardAssertion>, tool: ToolDefinition, options: ForwardOptions | undefined): string {
+    return assertion.signer.sign({
+      audience: assertion.audience,
       agentId: options?.agentId ?? '',
       tool: tool.name,
       scopes: options?.scopes ?? [],
       callId: options?.callId ?? randomUUID(),
     });
-    return { [ASSERTION_HEADER_NAME]: token };
   }
 
   /** Closes idle sockets; in-flight calls finish first. */
