@@ -76,23 +76,30 @@ export class DownstreamBreaker {
     if (state !== CircuitState.Closed && Date.now() - this.#openedAt < this.#breakMs) throw this.#refusal();
   }
 
-  /** Runs `call` unless the circuit is open; `probe` is true for the one call that tests a half-open circuit. */
-  async execute<T>(call: (probe: boolean) => Promise<T>): Promise<T> {
-    if (this.#policy.state === CircuitState.HalfOpen) throw this.#refusal();
-    try {
-      return await this.#policy.execute(() => this.#run(call));
-    } catch (error) {
+  /**
+   * Runs `call` unless the circuit is open; `probe` is true for the one call that tests a half-open circuit.
+   * Not an async function: the call's outcome passes through one callback, not an extra promise layer.
+   */
+  execute<T>(call: (probe: boolean) => Promise<T>): Promise<T> {
+    if (this.#policy.state === CircuitState.HalfOpen) return Promise.reject(this.#refusal());
+    return this.#policy.execute(() => this.#run(call)).then(undefined, (error: unknown) => {
       throw isBrokenCircuitError(error) ? this.#refusal() : error;
-    }
+    });
   }
 
-  async #run<T>(call: (probe: boolean) => Promise<T>): Promise<T> {
+  #run<T>(call: (probe: boolean) => Promise<T>): Promise<T> {
     // cockatiel switches to half-open before it invokes the probe, so the state read here is this call's role.
     const probe = this.#policy.state === CircuitState.HalfOpen;
+    // cockatiel awaits what this returns: a closed circuit's call needs no wrapper of its own.
+    if (!probe) return call(false);
+    return this.#runProbe(call);
+  }
+
+  async #runProbe<T>(call: (probe: boolean) => Promise<T>): Promise<T> {
     try {
-      return await call(probe);
+      return await call(true);
     } catch (error) {
-      if (probe && !isDownstreamAnswer(error) && typeof error === 'object' && error !== null) this.#inconclusiveProbes.add(error);
+      if (!isDownstreamAnswer(error) && typeof error === 'object' && error !== null) this.#inconclusiveProbes.add(error);
       throw error;
     }
   }

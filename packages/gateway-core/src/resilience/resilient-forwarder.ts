@@ -45,17 +45,28 @@ export function createResilientForwarder(inner: Forwarder, options: ResilienceOp
   const slots = new FairSlots(resolved.connections);
 
   /** One call holding its slot: the deadline starts now. The probe's is not tied to its caller. */
-  const send = async (tool: ToolDefinition, args: Record<string, unknown>, signal: AbortSignal | undefined, probe: boolean, who: ForwardOptions | undefined): Promise<ForwardResult> => {
+  const send = (tool: ToolDefinition, args: Record<string, unknown>, signal: AbortSignal | undefined, probe: boolean, who: ForwardOptions | undefined): Promise<ForwardResult> => {
     const deadline = new Deadline(resolved.deadlineMs, probe ? undefined : signal);
     // Every attempt is for the same call: the same options (agent, call id) each time.
     const attempt = () => inner.forward(tool, args, deadline.signal, who);
+    let attempts: Promise<ForwardResult>;
     try {
-      return await withRetries(tool.httpMethod, attempt, probe ? NO_RETRIES : resolved.retry, deadline);
+      attempts = withRetries(tool.httpMethod, attempt, probe ? NO_RETRIES : resolved.retry, deadline);
     } catch (error) {
-      throw settledFailure(error, deadline, tool);
-    } finally {
-      deadline.end();
+      attempts = Promise.reject(error);
     }
+    // Plain callbacks rather than an async function's try/finally: a promise layer less on every call.
+    return attempts.then(
+      (result) => {
+        deadline.end();
+        return result;
+      },
+      (error: unknown) => {
+        const failure = settledFailure(error, deadline, tool);
+        deadline.end();
+        throw failure;
+      },
+    );
   };
 
   return {
@@ -108,7 +119,17 @@ function untilCallerLeaves<T>(outcome: Promise<T>, signal: AbortSignal | undefin
     const onAbort = () => reject(cancelled(tool, signal));
     if (signal.aborted) onAbort();
     else signal.addEventListener('abort', onAbort, { once: true });
-    void outcome.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+    // The listener goes in the same callback as the outcome: no `finally` and its two extra promises.
+    void outcome.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
   });
 }
 
