@@ -33,10 +33,28 @@ const NOT_A_HOST = /^(?:latest|next|beta|alpha|canary|rc|nightly|stable|experime
 /** The match's length when it is an address, 0 when it is a version, a digest or a tag. */
 export function acceptEmail(match: string): number {
   const at = match.lastIndexOf('@');
-  const local = match.slice(0, at);
-  const domain = match.slice(at + 1);
-  if (!/[\p{L}\p{N}]/u.test(local)) return 0;
-  const dot = domain.lastIndexOf('.');
-  if (dot < 0) return NOT_A_HOST.test(domain) ? 0 : match.length;
-  return TLD.test(domain.slice(dot + 1)) ? match.length : 0;
+  if (!hasAsciiAlphanumeric(match, 0, at) && !/[\p{L}\p{N}]/u.test(match.slice(0, at))) return 0;
+  const dot = match.lastIndexOf('.');
+  if (dot < at) return NOT_A_HOST.test(match.slice(at + 1)) ? 0 : match.length;
+  return isAsciiTld(match, dot + 1) || TLD.test(match.slice(dot + 1)) ? match.length : 0;
+}
+
+/** Whether `text` has an ASCII letter or digit between `from` and `to`: most local parts do, without a Unicode search. */
+function hasAsciiAlphanumeric(text: string, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) {
+    const code = text.charCodeAt(i) | 0x20;
+    if ((code >= 0x61 && code <= 0x7a) || (code >= 0x30 && code <= 0x39 && code === text.charCodeAt(i))) return true;
+  }
+  return false;
+}
+
+/** Whether the text from `from` on is 2–63 ASCII letters, a TLD as most are written (the `TLD` pattern decides the rest). */
+function isAsciiTld(text: string, from: number): boolean {
+  const length = text.length - from;
+  if (length < 2 || length > 63) return false;
+  for (let i = from; i < text.length; i++) {
+    const code = text.charCodeAt(i) | 0x20;
+    if (code < 0x61 || code > 0x7a) return false;
+  }
+  return true;
 }
