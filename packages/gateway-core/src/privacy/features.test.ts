@@ -39,3 +39,56 @@ describe('shapeOf', () => {
     expect(shapeOf(text) & 0xff).toBe(featuresOf(text));
   });
 });
+
+describe('shapeOf, the short way for lower-case letters and spaces', () => {
+  /** The general path alone, as written before the short way. */
+  function generalShape(text: string): number {
+    const base64 = (code: number) => (code < 128 && /[A-Za-z0-9+/_-]/.test(String.fromCharCode(code)) ? (/[0-9A-Fa-f-]/.test(String.fromCharCode(code)) ? 1 : 2) : 0);
+    let features = featuresOf('');
+    let groupDigits = 0;
+    let mostDigits = 0;
+    let run = 0;
+    let notHex = false;
+    for (let i = 0; i < text.length; i++) {
+      const code = text.charCodeAt(i);
+      const char = text.charAt(i);
+      if (code >= 128) features |= NON_ASCII;
+      else if (/\d/.test(char)) features |= DIGIT;
+      else features |= ({ '@': AT, ':': COLON, '.': DOT, '+': PLUS, '=': EQUALS, '&': ENCODED } as Record<string, number>)[char] ?? 0;
+      if (code < 128 && /\d/.test(char)) groupDigits++;
+      else if (code >= 128 || !' .-()'.includes(char)) {
+        mostDigits = Math.max(mostDigits, groupDigits);
+        groupDigits = 0;
+      }
+      const kind = base64(code);
+      if (kind === 0) {
+        run = 0;
+        notHex = false;
+        if (char === '%' && /^[0-9A-Fa-f]{2}/.test(text.slice(i + 1, i + 3))) features |= ENCODED;
+      } else {
+        run++;
+        if (kind === 2) notHex = true;
+        if (run >= 16 && notHex) features |= ENCODED;
+      }
+    }
+    return features | (Math.min(Math.max(mostDigits, groupDigits), 255) << 8);
+  }
+
+  it('gives what the character-by-character rules give, on random texts', () => {
+    // Mostly lower-case letters and spaces, as text is: runs long enough to look encoded, and every other kind of character.
+    const alphabet = 'abcdefghijklmnopqrstuvwxyz   AFGZ09-_+/=%&@:.()é\u00A0{';
+    let state = 7;
+    // mulberry32: the same texts on every run
+    const next = () => {
+      state = (state + 0x6d2b79f5) | 0;
+      let t = Math.imul(state ^ (state >>> 15), 1 | state);
+      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+    for (let n = 0; n < 20_000; n++) {
+      let text = '';
+      for (let length = Math.floor(next() * 40); length > 0; length--) text += alphabet[Math.floor(next() * alphabet.length)];
+      expect(shapeOf(text), JSON.stringify(text)).toBe(generalShape(text));
+    }
+  });
+});

@@ -64,6 +64,22 @@ export function shapeOf(text: string): number {
   let notHex = false;
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i);
+    // Lower-case letters and spaces, most of any text, the short way (the same as the general one below).
+    if (code >= 0x61 && code <= 0x7a) {
+      run++;
+      if (code > 0x66) notHex = true;
+      if (run >= 16 && notHex) features |= ENCODED;
+      if (groupDigits !== 0) {
+        if (groupDigits > mostDigits) mostDigits = groupDigits;
+        groupDigits = 0;
+      }
+      continue;
+    }
+    if (code === 0x20) {
+      run = 0;
+      notHex = false;
+      continue;
+    }
     if (code >= 128) {
       features |= NON_ASCII;
       run = 0;

@@ -90,9 +90,12 @@ describe('pre-checks', () => {
   /** A small, seeded generator: the same texts on every run, so a failure can be reproduced. */
   function random(seed: number): () => number {
     let state = seed;
+    // mulberry32
     return () => {
-      state = (state * 1103515245 + 12345) & 0x7fffffff;
-      return state / 0x80000000;
+      state = (state + 0x6d2b79f5) | 0;
+      let t = Math.imul(state ^ (state >>> 15), 1 | state);
+      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
     };
   }
 
