@@ -7,12 +7,11 @@
  * bundled in); from src (vitest) Node strips its types, with the hooks in
  * typescript-hooks.mjs resolving the `.js` imports to the `.ts` files.
  */
-import * as o200k from 'gpt-tokenizer/encoding/o200k_base';
 import { workerData } from 'node:worker_threads';
 import { DownstreamCallError, type DownstreamFailure } from '../errors.js';
 import { createPrivacyFilter, type PrivacyFilter } from '../privacy/filter.js';
 import type { PrivacyConfig } from '../privacy/config.js';
-import { useTokenizer } from '../tokens/count.js';
+import { loadTokenizer } from '../tokens/count.js';
 import type { AnswerTask, ProcessedAnswer } from './large-answers.js';
 import { processAnswer } from './process-answer.js';
 
@@ -26,10 +25,10 @@ export type AnswerWorkerReply = { ok: true; answer: ProcessedAnswer } | { ok: fa
 
 const { privacy: config } = workerData as AnswerWorkerData;
 const privacy: PrivacyFilter | undefined = config === null ? undefined : createPrivacyFilter(config);
-// Imported with the worker's own modules, before any answer: loaded later, beside a huge answer, its
-// tables could run the worker's capped heap out while compiling, which V8 cannot recover from (the
-// whole process aborts instead of the worker failing one answer).
-useTokenizer(o200k);
+// Loaded as the worker starts, before any answer: loaded later, beside a huge answer, its tables
+// could run the worker's capped heap out, which V8 cannot always recover from (the whole process
+// aborts instead of the worker failing one answer).
+loadTokenizer();
 
 export default function answerTask(task: AnswerTask): AnswerWorkerReply {
   try {

@@ -1,31 +1,26 @@
-import { createRequire } from 'node:module';
+import type { GptEncoding } from 'gpt-tokenizer/GptEncoding';
+import { loadO200k } from './o200k.js';
 import { RecentCounts } from './recent-counts.js';
 
-type O200k = typeof import('gpt-tokenizer/encoding/o200k_base');
-
-let o200k: O200k | undefined;
+let o200k: GptEncoding | undefined;
 
 /**
- * The o200k_base tables (~0.2 s and ~66 MB of RSS to load) load on first use
- * rather than when this module is imported: a process that imports the core
- * but counts nothing, a `Gw:Http:Workers` primary, never holds them.
+ * The o200k_base tables (~0.2 s and ~40 MB of RSS to load, built from the
+ * package's rank file: see o200k.ts) load on first use rather than when this
+ * module is imported: a process that imports the core but counts nothing, a
+ * `Gw:Http:Workers` primary, never holds them.
  */
-function tokenizer(): O200k {
-  return (o200k ??= createRequire(import.meta.url)('gpt-tokenizer/encoding/o200k_base') as O200k);
+function tokenizer(): GptEncoding {
+  return (o200k ??= loadO200k());
 }
 
-/** Loads the tokenizer now, so the first call a process serves does not wait for it (see McpService). */
+/** Loads the tokenizer now, so the first call a process serves does not wait for it (see McpService and the large-answer worker). */
 export function loadTokenizer(): void {
   tokenizer();
 }
 
-/** Uses the tokenizer module the caller imported itself (the large-answer worker: see there). */
-export function useTokenizer(module: O200k): void {
-  o200k ??= module;
-}
-
-const countO200k: O200k['countTokens'] = (text, options) => tokenizer().countTokens(text, options);
-const isWithinTokenLimit: O200k['isWithinTokenLimit'] = (text, limit, options) => tokenizer().isWithinTokenLimit(text, limit, options);
+const countO200k: GptEncoding['countTokens'] = (text, options) => tokenizer().countTokens(text, options);
+const isWithinTokenLimit: GptEncoding['isWithinTokenLimit'] = (text, limit, options) => tokenizer().isWithinTokenLimit(text, limit, options);
 
 /**
  * Special-token strings such as `<|endoftext|>` are ordinary text when they
