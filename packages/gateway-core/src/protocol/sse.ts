@@ -25,7 +25,7 @@ function toolResultJson(message: JsonRpcResponse | JsonRpcNotification): string 
   if (typeof result !== 'object' || result === null || (typeof id !== 'string' && typeof id !== 'number' && id !== null)) return undefined;
   const { content, structuredContent } = result as { content?: unknown; structuredContent?: unknown };
   if (typeof structuredContent !== 'object' || structuredContent === null) return undefined;
-  const structured = knownStructuredJson(structuredContent);
+  const structured = knownStructuredJson(result);
   if (structured === undefined || !keysAre(message, MESSAGE_KEYS) || !keysAre(result, RESULT_KEYS)) return undefined;
   return `{"jsonrpc":${JSON.stringify(message.jsonrpc)},"id":${JSON.stringify(id)},"result":{"content":${JSON.stringify(content)},"structuredContent":${structured}}}`;
 }

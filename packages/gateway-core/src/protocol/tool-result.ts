@@ -45,18 +45,20 @@ export function buildToolCallResult(text: string, version: ProtocolVersion, pars
   const isObject = typeof value === 'object' && value !== null && !Array.isArray(value);
   const structured = isObject ? (value as Record<string, unknown>) : { result: value };
   result.structuredContent = structured;
-  if (parsed !== undefined) knownJson.set(structured, isObject ? text : `{"result":${text}}`);
+  // Not enumerable: JSON, Object.keys and equality checks see the result as it always was.
+  if (parsed !== undefined) Object.defineProperty(result, STRUCTURED_JSON, { value: isObject ? text : `{"result":${text}}` });
   return result;
 }
 
 /**
- * The JSON text of structuredContent objects built from a value whose text
- * the caller gave (`parsed`): the answer is serialized once, for the content
- * text, and the message holding it reuses that text (see `sseMessage`).
+ * Where a result built from a value whose text the caller gave (`parsed`)
+ * keeps the JSON text of its structuredContent: the answer is serialized
+ * once, for the content text, and the message holding the result reuses that
+ * text (see `sseMessage`).
  */
-const knownJson = new WeakMap<object, string>();
+const STRUCTURED_JSON = Symbol('structuredContent JSON');
 
-/** `JSON.stringify(structuredContent)` when `buildToolCallResult` knew it already. */
-export function knownStructuredJson(structuredContent: object): string | undefined {
-  return knownJson.get(structuredContent);
+/** `JSON.stringify(result.structuredContent)` when `buildToolCallResult` knew it already. */
+export function knownStructuredJson(result: object): string | undefined {
+  return (result as { [STRUCTURED_JSON]?: string })[STRUCTURED_JSON];
 }
