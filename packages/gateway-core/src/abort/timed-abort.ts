@@ -10,18 +10,6 @@
  * listeners hold were promoted to the old generation (about 10 MB/s under
  * load) and stayed in the process's memory until a full collection.
  */
-/** The time budget of each TimedAbort's signal, for a TimedStop that can rely on it (see `timeBudgetOf`). */
-const budgets = new WeakMap<AbortSignal, number>();
-
-/**
- * The budget of a TimedAbort's signal, or undefined for any other signal.
- * Such a signal fires once its budget has run out, counted from its creation:
- * a timer of no longer budget started afterwards can never fire first.
- */
-export function timeBudgetOf(signal: AbortSignal): number | undefined {
-  return budgets.get(signal);
-}
-
 export class TimedAbort {
   readonly #controller = new AbortController();
   readonly #caller: AbortSignal | undefined;
@@ -35,7 +23,6 @@ export class TimedAbort {
       this.#timedOut = true;
       this.#controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError'));
     }, timeoutMs).unref();
-    budgets.set(this.#controller.signal, timeoutMs);
     if (callerSignal?.aborted) this.#onCallerAbort();
     else callerSignal?.addEventListener('abort', this.#onCallerAbort, { once: true });
   }

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { TimedAbort } from './timed-abort.js';
 import { TimedStop } from './timed-stop.js';
 
 describe('TimedStop', () => {
@@ -43,21 +42,5 @@ describe('TimedStop', () => {
     caller.abort();
     expect(stopped).toBe(false);
     expect(stop.stopped).toBe(false);
-  });
-
-  it('leaves the time to a TimedAbort signal of no longer budget, and keeps its own under a longer one', async () => {
-    const short = new TimedAbort(20);
-    const underShort = new TimedStop(20, short.signal);
-    const reason = await new Promise((resolve) => underShort.onStop(resolve));
-    // Stopped by the caller's deadline, which started first: not this request's own timeout.
-    expect(underShort.timedOut).toBe(false);
-    expect((reason as DOMException).name).toBe('TimeoutError');
-
-    const long = new TimedAbort(10_000);
-    const underLong = new TimedStop(20, long.signal);
-    await new Promise((resolve) => underLong.onStop(resolve));
-    expect(underLong.timedOut).toBe(true);
-    long.dispose();
-    underLong.dispose();
   });
 });

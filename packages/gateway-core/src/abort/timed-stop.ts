@@ -1,5 +1,3 @@
-import { timeBudgetOf } from './timed-abort.js';
-
 /**
  * What stops one downstream request from outside: its time running out or
  * the caller's signal firing, whichever comes first. It calls the one stop
@@ -11,16 +9,10 @@ import { timeBudgetOf } from './timed-abort.js';
  * listeners on the request (addAbortSignal), on every call; here the
  * request's stop is a plain function call. The caller's signal is the one
  * EventTarget listened to.
- *
- * When the caller's signal is a TimedAbort's (the resilient forwarder's
- * deadline) whose budget is no longer than this timeout, it started earlier
- * and fires first (Node runs timers by expiry, equal ones in the order they
- * were set): no timer of its own is set, as it could only fire after the
- * caller's had stopped the request. `timedOut` then stays false, as it would have.
  */
 export class TimedStop {
   readonly #caller: AbortSignal | undefined;
-  readonly #timer: NodeJS.Timeout | undefined;
+  readonly #timer: NodeJS.Timeout;
   readonly #onCallerAbort = () => this.#fire(this.#caller?.reason);
   #stop: ((reason: unknown) => void) | undefined;
   #stopped = false;
@@ -29,13 +21,10 @@ export class TimedStop {
 
   constructor(timeoutMs: number, callerSignal?: AbortSignal) {
     this.#caller = callerSignal;
-    const callerBudget = callerSignal === undefined ? undefined : timeBudgetOf(callerSignal);
-    if (callerBudget === undefined || callerBudget > timeoutMs) {
-      this.#timer = setTimeout(() => {
-        this.#timedOut = true;
-        this.#fire(new DOMException('The operation was aborted due to timeout', 'TimeoutError'));
-      }, timeoutMs).unref();
-    }
+    this.#timer = setTimeout(() => {
+      this.#timedOut = true;
+      this.#fire(new DOMException('The operation was aborted due to timeout', 'TimeoutError'));
+    }, timeoutMs).unref();
     if (callerSignal?.aborted) this.#fire(callerSignal.reason);
     else callerSignal?.addEventListener('abort', this.#onCallerAbort, { once: true });
   }
@@ -62,7 +51,7 @@ export class TimedStop {
 
   /** The request is over: the timer is cancelled and the caller's signal let go. */
   dispose(): void {
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    clearTimeout(this.#timer);
     this.#stop = undefined;
     this.#caller?.removeEventListener('abort', this.#onCallerAbort);
   }
