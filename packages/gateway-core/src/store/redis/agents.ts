@@ -1,5 +1,6 @@
 import { byCreation, definedFields, subjectKey, subjectTaken, withDefaults } from '../agent-records.js';
 import type { AgentPatch, AgentRecord, AgentStore, ExternalSubject } from '../ports.js';
+import { pairsToObject, type AgentReads } from './agent-reads.js';
 import { command, type RedisClient } from './connection.js';
 import type { Keys } from './keys.js';
 import { LuaScript } from './scripts.js';
@@ -70,6 +71,8 @@ export class RedisAgentStore implements AgentStore {
   constructor(
     private readonly client: RedisClient,
     private readonly keys: Keys,
+    /** Shared with the revocation store: a record and its generation asked for together are one command. */
+    private readonly reads: AgentReads,
   ) {}
 
   async create(agent: AgentRecord): Promise<void> {
@@ -86,8 +89,7 @@ export class RedisAgentStore implements AgentStore {
   }
 
   async get(agentId: string): Promise<AgentRecord | null> {
-    const fields = await command(this.client, () => this.client.hGetAll(this.keys.agent(agentId)));
-    return decode(fields);
+    return decode(await this.reads.record(agentId));
   }
 
   async list(): Promise<AgentRecord[]> {
@@ -197,10 +199,4 @@ function decode(fields: Record<string, string>): AgentRecord | null {
     found = true;
   }
   return found ? withDefaults(record as unknown as AgentRecord) : null;
-}
-
-function pairsToObject(pairs: string[]): Record<string, string> {
-  const result: Record<string, string> = {};
-  for (let i = 0; i + 1 < pairs.length; i += 2) result[pairs[i]!] = pairs[i + 1]!;
-  return result;
 }

@@ -2,6 +2,7 @@ import { ConfigError } from '../../errors.js';
 import { auditRetention, DEFAULT_RESERVATION_TTL_MS, type StoreOptions } from '../options.js';
 import type { GatewayStore } from '../ports.js';
 import { parseRedisAddress } from './address.js';
+import { AgentReads } from './agent-reads.js';
 import { RedisAgentStore } from './agents.js';
 import { RedisAuditLog } from './audit.js';
 import { RedisBudgetLedger } from './budget.js';
@@ -43,11 +44,12 @@ export async function createRedisStore(url: string, options: StoreOptions = {}):
   await connection.connect(options.connectTimeoutMs ?? 2_000);
   const { client } = connection;
   const keys = new Keys(keyPrefix, connection.cluster ? CLUSTER_SHARDS : 1);
+  const agentReads = new AgentReads(client, keys);
 
   return {
     kind: 'redis',
-    agents: new RedisAgentStore(client, keys),
-    revocation: new RedisRevocationStore(client, keys),
+    agents: new RedisAgentStore(client, keys, agentReads),
+    revocation: new RedisRevocationStore(client, keys, agentReads),
     budget: new RedisBudgetLedger(client, keys, options.reservationTtlMs ?? DEFAULT_RESERVATION_TTL_MS),
     sessions: new RedisSessionStore(client, keys),
     streams: new RedisStreamStore(client, keys),

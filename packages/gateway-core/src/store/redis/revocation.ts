@@ -1,4 +1,5 @@
 import type { RevocationStore } from '../ports.js';
+import type { AgentReads } from './agent-reads.js';
 import { command, type RedisClient } from './connection.js';
 import type { Keys } from './keys.js';
 
@@ -6,10 +7,12 @@ export class RedisRevocationStore implements RevocationStore {
   constructor(
     private readonly client: RedisClient,
     private readonly keys: Keys,
+    /** Shared with the agent store: a record and its generation asked for together are one command. */
+    private readonly reads: AgentReads,
   ) {}
 
   async generation(agentId: string): Promise<number> {
-    const value = await command(this.client, () => this.client.get(this.keys.generation(agentId)));
+    const value = await this.reads.generation(agentId);
     return value === null ? 0 : Number(value);
   }
 
