@@ -93,8 +93,9 @@ export const DETECTORS: readonly Detector[] = [
     // - SendGrid `SG.` + 22 + `.` + 43 (docs.sendgrid.com/ui/account-and-settings/api-keys)
     regex:
       /\b(?:sk-[A-Za-z0-9_-]{20,}|[sr]k_(?:live|test)_[A-Za-z0-9]{16,}|gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,}|(?:AKIA|ASIA)[A-Z0-9]{16}|xox[abposr]-[A-Za-z0-9-]{10,}|AIza[0-9A-Za-z_-]{35}|glpat-[A-Za-z0-9_-]{20,}|npm_[A-Za-z0-9]{36}|SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43})/g,
-    // The shortest format (`xoxb-` and 10) is 15 characters: shorter strings skip the search.
-    minLength: 15,
+    // The shortest format (`xoxb-` and 10) is 15 characters of the base64 alphabets in a row (SendGrid's
+    // `SG.` is followed by 22): text without such a run skips the search.
+    minRun: 15,
   },
   {
     kind: 'credential',

@@ -35,8 +35,22 @@ describe('shapeOf', () => {
     ['\uFF11 full-width is no ASCII digit', 0],
     ['1'.repeat(1000), 255],
   ])('%j holds at most %i digits in one group (counted up to 255) beside its features', (text, digits) => {
-    expect(shapeOf(text) >>> 8).toBe(digits);
+    expect((shapeOf(text) >>> 8) & 0xff).toBe(digits);
     expect(shapeOf(text) & 0xff).toBe(featuresOf(text));
+  });
+});
+
+describe('shapeOf, longest base64-alphabet run', () => {
+  it.each([
+    ['', 0],
+    ['a few short words.', 5],
+    ['xoxb-1234567890 in a log', 15],
+    ['SG.abc', 3],
+    ['a+b/c_d-e=f', 9],
+    ['é'.repeat(3) + 'abc' + '\u00A0' + 'abcd', 4],
+    ['A'.repeat(300), 255],
+  ])('%j has a run of %i (counted up to 255)', (text, run) => {
+    expect(shapeOf(text) >>> 16).toBe(run);
   });
 });
 
@@ -48,6 +62,7 @@ describe('shapeOf, the short way for lower-case letters and spaces', () => {
     let groupDigits = 0;
     let mostDigits = 0;
     let run = 0;
+    let longestRun = 0;
     let notHex = false;
     for (let i = 0; i < text.length; i++) {
       const code = text.charCodeAt(i);
@@ -67,11 +82,12 @@ describe('shapeOf, the short way for lower-case letters and spaces', () => {
         if (char === '%' && /^[0-9A-Fa-f]{2}/.test(text.slice(i + 1, i + 3))) features |= ENCODED;
       } else {
         run++;
+        longestRun = Math.max(longestRun, run);
         if (kind === 2) notHex = true;
         if (run >= 16 && notHex) features |= ENCODED;
       }
     }
-    return features | (Math.min(Math.max(mostDigits, groupDigits), 255) << 8);
+    return features | (Math.min(Math.max(mostDigits, groupDigits), 255) << 8) | (Math.min(longestRun, 255) << 16);
   }
 
   it('gives what the character-by-character rules give, on random texts', () => {

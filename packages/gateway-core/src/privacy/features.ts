@@ -41,26 +41,29 @@ export function featuresOf(text: string): number {
 /** The feature bits of a `shapeOf` result. */
 export const FEATURE_BITS = 0xff;
 
-/** Digit counts above this are all the same to the detectors (a card has 19 at most). */
-const MAX_COUNTED_DIGITS = 0xff;
+/** Digit counts and run lengths above this are all the same to the detectors (a card has 19 digits at most). */
+const MAX_COUNTED = 0xff;
 
 /** Per ASCII code: 1 for what may stand between the digits of one number (`4111 1111`, `(555) 123-4567`, `10.0.0.1`). */
 const IN_DIGIT_GROUP = new Uint8Array(128);
 for (const char of ' .-()') IN_DIGIT_GROUP[char.charCodeAt(0)] = 1;
 
 /**
- * The features of `text` (the low 8 bits) and, in the same single pass, the
- * most ASCII digits it holds in one group (`>>> 8`, counted up to 255): a
- * run of digits and of the spaces, dots, dashes and parentheses between them,
- * which is all a card, phone, SSN or IPv4 number is made of. So a detector
- * that needs thirteen digits skips `2025-01-15T10:30:00Z` (8 and 6) without
- * running its pattern.
+ * The features of `text` (the low 8 bits) and, in the same single pass, two
+ * lengths, each counted up to 255: the most ASCII digits it holds in one
+ * group (`>>> 8 & 0xff`), a run of digits and of the spaces, dots, dashes and
+ * parentheses between them, which is all a card, phone, SSN or IPv4 number is
+ * made of; and its longest run of base64-alphabet characters (`>>> 16`),
+ * which every vendor key format is. So a detector that needs thirteen digits
+ * skips `2025-01-15T10:30:00Z` (8 and 6), and one that needs a 15-character
+ * token skips prose, without running its pattern.
  */
 export function shapeOf(text: string): number {
   let features = 0;
   let groupDigits = 0;
   let mostDigits = 0;
   let run = 0;
+  let longestRun = 0;
   let notHex = false;
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i);
@@ -76,12 +79,14 @@ export function shapeOf(text: string): number {
       continue;
     }
     if (code === 0x20) {
+      if (run > longestRun) longestRun = run;
       run = 0;
       notHex = false;
       continue;
     }
     if (code >= 128) {
       features |= NON_ASCII;
+      if (run > longestRun) longestRun = run;
       run = 0;
       notHex = false;
       if (groupDigits > mostDigits) mostDigits = groupDigits;
@@ -97,6 +102,7 @@ export function shapeOf(text: string): number {
     }
     const kind = BASE64_CLASS[code] as number;
     if (kind === 0) {
+      if (run > longestRun) longestRun = run;
       run = 0;
       notHex = false;
       if (code === 37 && isHex(text.charCodeAt(i + 1)) && isHex(text.charCodeAt(i + 2))) features |= ENCODED;
@@ -107,7 +113,8 @@ export function shapeOf(text: string): number {
     }
   }
   if (groupDigits > mostDigits) mostDigits = groupDigits;
-  return features | (Math.min(mostDigits, MAX_COUNTED_DIGITS) << 8);
+  if (run > longestRun) longestRun = run;
+  return features | (Math.min(mostDigits, MAX_COUNTED) << 8) | (Math.min(longestRun, MAX_COUNTED) << 16);
 }
 
 /** Whether `text` holds a base64-alphabet run of 16 with a character that is not hex or a dash. */

@@ -78,13 +78,14 @@ describe('pre-checks', () => {
     '1:2:3:4:5:6:7:8', '1:2:3:4:5:6:1.2.3.4', '10:30:45', '::ffff:10.0.0.1', '192.168.1.10', '10.0.0', '+44 20 7946 0958', '+1 (555) 123-4567', '(555) 123-4567',
     '555-123-4567', '020 7946 0958', '06 12 34 56 78', '123-45-6789', 'SSN', 'ssn', 'social security no', '123456789', '123 45 6789', 'DE89 3704 0044 0532 0130 00',
     'DE89370400440532013000', 'de89-3704-0044-0532-0130-00', 'GB82WEST12345698765432', 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.sig', 'eyJ', 'Bearer', 'bearer abc123def456',
-    'sk-abcdefghijklmnopqrstuvwx', 'xoxb-1234567890', 'AKIAABCDEFGHIJKLMNOP', 'ghp_', 'password', 'password=hunter2', 'api_key: "abcd1234efgh"', 'token', 'pin=1234',
+    'sk-abcdefghijklmnopqrstuvwx', 'xoxb-1234567890', 'AKIAABCDEFGHIJKLMNOP', 'ghp_', `SG.${'a1_-'.repeat(5)}xy.${'B2c'.repeat(14)}d`, `AIza${'x9-'.repeat(11)}ab`,
+    'glpat-abcdefghij0123456789', `npm_${'a1'.repeat(18)}`, 'rk_live_abcdefgh12345678', 'password', 'password=hunter2', 'api_key: "abcd1234efgh"', 'token', 'pin=1234',
     '2025-01-01T10:00:00Z', '2024-01-15', '1700000000000', '12345', '0', '7', '99', '+', ':', '::', '=', '.', '-', '@', '%40', '&#64;', '&commat;',
     'YWxpY2VAZXhhbXBsZS5jb20=', 'NDExMTExMTExMTExMTExMQ==', '\u00A0', '\u2013', '\u200B', '\uFF14\uFF11\uFF11\uFF11', '\uFF20', 'é', 'Ada', 'widget', 'in_stock',
   ];
   const SEPARATORS = ['', ' ', ' ', '-', ':', '.', ', ', '\n', '"', '/'];
   const unguarded = createScanner(
-    DETECTORS.map(({ needs: _needs, needsAny: _needsAny, minDigits: _minDigits, minLength: _minLength, mayMatch: _mayMatch, ...rule }) => rule),
+    DETECTORS.map(({ needs: _needs, needsAny: _needsAny, minDigits: _minDigits, minLength: _minLength, minRun: _minRun, mayMatch: _mayMatch, ...rule }) => rule),
   );
 
   /** A small, seeded generator: the same texts on every run, so a failure can be reproduced. */

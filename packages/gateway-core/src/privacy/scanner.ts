@@ -29,6 +29,8 @@ export interface ScanRule {
   readonly minDigits?: number;
   /** Characters the text must have for the pattern to find anything it accepts. */
   readonly minLength?: number;
+  /** Base64-alphabet characters (`A-Za-z0-9+/_-`) the text must have in a row for the pattern to find anything. */
+  readonly minRun?: number;
   /** Cheap test that rules the pattern out before running it, after `needs`, `minDigits` and `minLength`. */
   readonly mayMatch?: (text: string) => boolean;
   /**
@@ -85,6 +87,7 @@ interface PreparedRule {
   readonly rule: ScanRule;
   readonly minDigits: number;
   readonly minLength: number;
+  readonly minRun: number;
   readonly mayMatch: ((text: string) => boolean) | undefined;
 }
 
@@ -99,7 +102,7 @@ interface PreparedRules {
 }
 
 function prepareRules(rules: readonly ScanRule[]): PreparedRules {
-  const all = rules.map((rule) => ({ rule, minDigits: rule.minDigits ?? 0, minLength: rule.minLength ?? 0, mayMatch: rule.mayMatch }));
+  const all = rules.map((rule) => ({ rule, minDigits: rule.minDigits ?? 0, minLength: rule.minLength ?? 0, minRun: rule.minRun ?? 0, mayMatch: rule.mayMatch }));
   return { all, byFeatures: new Array<undefined>(FEATURE_BITS + 1).fill(undefined) };
 }
 
@@ -122,10 +125,11 @@ function findHits(rules: PreparedRules, text: string, depth: number): Hit[] | un
   if (folded) shape = shapeOf(folded.text);
   const subject = folded?.text ?? text;
   const features = shape & FEATURE_BITS;
-  const groupDigits = shape >>> 8;
+  const groupDigits = (shape >>> 8) & 0xff;
+  const longestRun = shape >>> 16;
   let hits: Hit[] | undefined;
-  for (const { rule, minDigits, minLength, mayMatch } of rulesFor(rules, features)) {
-    if (groupDigits < minDigits || subject.length < minLength) continue;
+  for (const { rule, minDigits, minLength, minRun, mayMatch } of rulesFor(rules, features)) {
+    if (groupDigits < minDigits || subject.length < minLength || longestRun < minRun) continue;
     if (mayMatch !== undefined && !mayMatch(subject)) continue;
     hits = collectHits(rule, subject, hits);
   }
