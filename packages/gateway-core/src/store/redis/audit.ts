@@ -87,10 +87,14 @@ class SlotBatch {
     this.args = [...retentionArgs, ''];
   }
 
-  /** The key's 1-based index in KEYS, added on first use. */
+  /** Each key's 1-based index in KEYS, as the script's argument (a batch of many agents has many keys). */
+  readonly #index = new Map<string, string>();
+
+  /** The key's index in KEYS, added on first use. */
   indexOf(key: string): string {
-    const at = this.keys.indexOf(key);
-    return String(at === -1 ? this.keys.push(key) : at + 1);
+    let index = this.#index.get(key);
+    if (index === undefined) this.#index.set(key, (index = String(this.keys.push(key))));
+    return index;
   }
 }
 
