@@ -3,6 +3,7 @@ import { BudgetExhaustedError, ClientGoneError, DownstreamCallError, ForbiddenEr
 import type { Forwarder, ForwardResult } from '../forward/forwarder.js';
 import { createMemoryStore } from '../store/memory/index.js';
 import type { AgentRecord, BudgetLedger } from '../store/ports.js';
+import { capResponse } from '../tokens/cap.js';
 import { countTokens } from '../tokens/count.js';
 import type { ToolDefinition } from '../tools/definition.js';
 import { buildToolRegistry } from '../tools/registry.js';
@@ -366,6 +367,34 @@ describe('callTool with the response cache and a privacy filter', () => {
     expect(serialized).toBe(1);
     expect(second.ok && first.ok && second.result.content[0].text).toBe(first.ok && first.result.content[0].text);
     expect(second.tokensCharged).toBe(first.tokensCharged);
+  });
+
+  it('serves a cached answer as its stored text, and cuts it to what is left today as the cap cuts any answer', async () => {
+    const store = createMemoryStore();
+    // About 400 tokens: within getCustomer's cap, over the 100 left below.
+    const answer = () => ({ customers: Array.from({ length: 40 }, (_, i) => ({ id: i, name: `Customer number ${i}` })) });
+    const { forwarder, calls } = fakeForwarder(store.budget, answer);
+    const cache = new SemanticCache({ cache: store.cache });
+    const deps: ToolCallDeps = { registry: () => registry, budget: store.budget, forwarder, cache, clock: () => NOW };
+    const modern = { protocolVersion: '2025-06-18' as const };
+    const first = await callTool(deps, caller(modern), read);
+    await cache.idle();
+    const whole = await callTool(deps, caller(modern), read);
+    expect(whole).toMatchObject({ cacheTier: 'exact', truncated: false, tokensCharged: first.tokensCharged });
+    expect(whole.result).toEqual(first.result);
+    expect(JSON.stringify(whole.result)).toBe(JSON.stringify(first.result));
+
+    // Spend all but 100 tokens of the day.
+    const rest = 100_000 - 100 - 2 * first.tokensCharged;
+    const spent = await store.budget.reserve('agt_test', 100_000, rest, NOW);
+    if (!spent.ok) throw new Error('setup reservation failed');
+    await store.budget.settle(spent.reservation, rest);
+    const cut = await callTool(deps, caller({ ...modern, agent: agent({ dailyTokenBudget: 100_000 }) }), read);
+    expect(calls).toHaveLength(1);
+    expect(cut).toMatchObject({ cacheTier: 'exact', truncated: true });
+    expect(cut.result.content[0].text).toBe(capResponse(JSON.parse(first.result.content[0].text), 100).text);
+    expect(cut.result.structuredContent).toEqual(JSON.parse(cut.result.content[0].text));
+    expect(cut.tokensCharged).toBe(countTokens(cut.result.content[0].text));
   });
 
   it('goes back to the downstream after a write through the gateway', async () => {

@@ -6,7 +6,7 @@ import type { SemanticCache } from '../cache/semantic-cache.js';
 import { BudgetExhaustedError, ClientGoneError, DownstreamCallError, DownstreamError } from '../errors.js';
 import type { Forwarder } from '../forward/forwarder.js';
 import type { ProtocolVersion } from '../protocol/protocol-version.js';
-import { buildToolCallResult, type ToolCallResult } from '../protocol/tool-result.js';
+import { buildToolCallResult, buildToolCallResultFromJson, type ToolCallResult } from '../protocol/tool-result.js';
 import type { AgentRecord, BudgetLedger, RateLimiter, Reservation } from '../store/ports.js';
 import { nextUtcMidnight } from '../time.js';
 import { defaultAdmission, type BudgetAdmission } from './budget-admission.js';
@@ -15,6 +15,7 @@ import type { EarlyRateTake } from './early-rate-limit.js';
 import { checkRateLimit } from './rate-limit-step.js';
 import type { Settlements } from './settlement-queue.js';
 import { capResponse, type CappedResponse } from '../tokens/cap.js';
+import { tokensWithin } from '../tokens/count.js';
 import type { AnswerSource, LargeAnswers } from '../answer/large-answers.js';
 import { processAnswer } from '../answer/process-answer.js';
 import { inSpan, SPAN_ATTRIBUTES as ATTR, SPAN_NAMES } from '../tracing.js';
@@ -125,6 +126,8 @@ interface Answer {
   text?: string;
   /** A large answer comes capped already, its value never parsed on this thread. */
   capped?: CappedResponse;
+  /** A cached answer's `text`, not parsed: `value` is parsed from it only if the cap has to cut it. */
+  unparsed?: true;
   cacheTier: CacheTier | null;
   downstreamStatus: number | null;
   downstreamMs: number | null;
@@ -197,7 +200,7 @@ async function runPipeline(
       (await fromDownstream(deps, tool, args, generation, facts, caller.signal, caller.agent.agentId, grantedScopes(caller), reservation.granted));
     Object.assign(facts, { cacheTier: answer.cacheTier, downstreamStatus: answer.downstreamStatus, downstreamMs: answer.downstreamMs });
     const capped = inSpan(SPAN_NAMES.cap, (span) => {
-      const result = answer.capped ?? capResponse(answer.value, reservation.granted, answer.text);
+      const result = answer.capped ?? capAnswer(answer, reservation.granted);
       span.setAttribute(ATTR.truncated, result.truncated);
       return result;
     });
@@ -210,7 +213,10 @@ async function runPipeline(
     });
     facts.tokensCharged = capped.tokens;
     return {
-      result: buildToolCallResult(capped.text, caller.protocolVersion, parsedValue(deps, answer, capped)),
+      result:
+        answer.unparsed && !capped.truncated
+          ? buildToolCallResultFromJson(capped.text, caller.protocolVersion)
+          : buildToolCallResult(capped.text, caller.protocolVersion, parsedValue(deps, answer, capped)),
       truncated: capped.truncated,
       ...facts,
     };
@@ -220,6 +226,29 @@ async function runPipeline(
     if (error instanceof DownstreamCallError && error.answer !== undefined) facts.downstreamAnswer = readableAnswer(deps, tool, error.answer, reservation.granted);
     throw error;
   }
+}
+
+/**
+ * The answer within `granted` tokens. A cached answer within it is sent as
+ * its stored text, as `capResponse` would return it, without parsing it: its
+ * value is parsed only to be cut.
+ */
+function capAnswer(answer: Answer, granted: number): CappedResponse {
+  // capResponse also refuses a cap that is not a positive integer.
+  if (!answer.unparsed || !Number.isInteger(granted) || granted < 1) return capResponse(parsed(answer), granted, answer.text);
+  const text = answer.text!;
+  const tokens = tokensWithin(text, granted);
+  if (tokens !== undefined) return { text, tokens, truncated: false };
+  return capResponse(parsed(answer), granted, text);
+}
+
+/** The answer's value, parsed from its text if it came unparsed from the cache. */
+function parsed(answer: Answer): unknown {
+  if (answer.unparsed) {
+    answer.value = JSON.parse(answer.text!);
+    answer.unparsed = undefined;
+  }
+  return answer.value;
 }
 
 /**
@@ -264,8 +293,8 @@ async function fromCache(
     const processed = await processLarge(deps, tool, { kind: 'cached', text: hit.text }, granted, false);
     return { value: undefined, capped: processed, ...found };
   }
-  // The stored text is what serializing its value gives: the cap and the answer reuse it.
-  return { value: JSON.parse(hit.text), text: hit.text, ...found };
+  // The stored text is what serializing its value gives: the cap and the answer reuse it, parsing it only to cut it.
+  return { value: undefined, text: hit.text, unparsed: true, ...found };
 }
 
 async function fromDownstream(

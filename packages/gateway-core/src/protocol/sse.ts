@@ -1,5 +1,5 @@
 import type { JsonRpcNotification, JsonRpcResponse } from './jsonrpc.js';
-import { knownStructuredJson } from './tool-result.js';
+import { knownStructuredJson, structuredContentIsObject } from './tool-result.js';
 
 /**
  * Server-Sent Events framing of MCP responses (contract 4.3): one `message` event
@@ -23,8 +23,9 @@ function toolResultJson(message: JsonRpcResponse | JsonRpcNotification): string 
   if (!('result' in message)) return undefined;
   const { result, id } = message as { result: unknown; id: unknown };
   if (typeof result !== 'object' || result === null || (typeof id !== 'string' && typeof id !== 'number' && id !== null)) return undefined;
-  const { content, structuredContent } = result as { content?: unknown; structuredContent?: unknown };
-  if (typeof structuredContent !== 'object' || structuredContent === null) return undefined;
+  // Not read through `result.structuredContent`, which would parse a cached answer's text (buildToolCallResultFromJson).
+  if (!structuredContentIsObject(result)) return undefined;
+  const { content } = result as { content?: unknown };
   const structured = knownStructuredJson(result);
   if (structured === undefined || !keysAre(message, MESSAGE_KEYS) || !keysAre(result, RESULT_KEYS)) return undefined;
   return `{"jsonrpc":${JSON.stringify(message.jsonrpc)},"id":${JSON.stringify(id)},"result":{"content":${JSON.stringify(content)},"structuredContent":${structured}}}`;

@@ -51,6 +51,48 @@ export function buildToolCallResult(text: string, version: ProtocolVersion, pars
 }
 
 /**
+ * As `buildToolCallResult(text, version)`, for a `text` that is
+ * `JSON.stringify` output (a cached answer's stored text) whose value nobody
+ * may need: structuredContent is parsed from it only when something reads it
+ * (JSON.stringify of the message, a test), and the message's SSE frame is
+ * written around the text itself (see `sseMessage`), so a cache hit is
+ * served without parsing its answer. The result reads as the eager one does:
+ * same keys, in the same order, same values.
+ */
+export function buildToolCallResultFromJson(text: string, version: ProtocolVersion): ToolCallResult {
+  const result: ToolCallResult = { content: [{ type: 'text', text }] };
+  if (!isAtLeast(version, '2025-06-18')) return result;
+  // JSON.stringify writes an object, and only an object, starting with '{'.
+  const json = text.charCodeAt(0) === 0x7b ? text : `{"result":${text}}`;
+  Object.defineProperty(result, 'structuredContent', {
+    get(this: ToolCallResult) {
+      const value = JSON.parse(json) as Record<string, unknown>;
+      Object.defineProperty(this, 'structuredContent', { value, writable: true, enumerable: true, configurable: true });
+      return value;
+    },
+    set(this: ToolCallResult, value: Record<string, unknown>) {
+      Object.defineProperty(this, 'structuredContent', { value, writable: true, enumerable: true, configurable: true });
+    },
+    enumerable: true,
+    configurable: true,
+  });
+  Object.defineProperty(result, STRUCTURED_JSON, { value: json });
+  return result;
+}
+
+/**
+ * Whether `result.structuredContent` is still the text `knownStructuredJson`
+ * gives, without parsing it: a value built by `buildToolCallResultFromJson`
+ * that nobody has read yet, or any object.
+ */
+export function structuredContentIsObject(result: object): boolean {
+  const descriptor = Object.getOwnPropertyDescriptor(result, 'structuredContent');
+  if (descriptor === undefined) return false;
+  if (descriptor.get !== undefined) return true;
+  return typeof descriptor.value === 'object' && descriptor.value !== null;
+}
+
+/**
  * Where a result built from a value whose text the caller gave (`parsed`)
  * keeps the JSON text of its structuredContent: the answer is serialized
  * once, for the content text, and the message holding the result reuses that
