@@ -279,6 +279,68 @@ describe('SemanticCache', () => {
     expect(await cache.lookup(searchProducts, bootsParaphrase, AGENT)).toMatchObject({ tier: 'semantic' });
   });
 
+  describe('an exact-tier read started ahead (peek)', () => {
+    /** A memory cache that counts its reads. */
+    function counted() {
+      const store = createMemoryStore().cache;
+      const reads: string[] = [];
+      const cache: ResponseCache = { ...store, get: (key) => (reads.push(key), store.get(key)), set: store.set.bind(store), candidates: store.candidates.bind(store), addCandidate: store.addCandidate.bind(store) };
+      return { cache, reads };
+    }
+
+    it('stands in for the exact read of the very call it was started for: one read, same answer', async () => {
+      const { cache: store, reads } = counted();
+      const cache = new SemanticCache({ cache: store });
+      await stored(cache, searchProducts, boots, '{"hit":1}');
+      const peek = cache.peek(searchProducts, boots, AGENT);
+      expect(await cache.lookup(searchProducts, boots, AGENT, 0, peek)).toEqual({ tier: 'exact', text: '{"hit":1}' });
+      expect(reads).toHaveLength(1);
+      const missed = cache.peek(searchProducts, bootsForMen, AGENT);
+      expect(await cache.lookup(searchProducts, bootsForMen, AGENT, 0, missed)).toBeNull();
+      expect(reads).toHaveLength(2);
+    });
+
+    it('is ignored for another call: other arguments, agent, tool definition or generation', async () => {
+      const { cache: store, reads } = counted();
+      const cache = new SemanticCache({ cache: store });
+      await stored(cache, searchProducts, boots, '{"boots":1}');
+      await stored(cache, searchProducts, bootsForMen, '{"men":1}');
+      const peek = cache.peek(searchProducts, boots, AGENT)!;
+      reads.length = 0;
+      expect(await cache.lookup(searchProducts, bootsForMen, AGENT, 0, peek)).toMatchObject({ text: '{"men":1}' });
+      // Equal arguments in another object: validated arguments are the very object that was peeked.
+      expect(await cache.lookup(searchProducts, { ...boots }, AGENT, 0, peek)).toMatchObject({ text: '{"boots":1}' });
+      expect(await cache.lookup(searchProducts, boots, 'agent-b', 0, peek)).toBeNull();
+      expect(await cache.lookup({ ...searchProducts }, boots, AGENT, 0, peek)).toMatchObject({ text: '{"boots":1}' });
+      expect(await cache.lookup(searchProducts, boots, AGENT, 3, peek)).toBeNull();
+      expect(reads).toHaveLength(5);
+    });
+
+    it('is not started for a tool that is not cached', () => {
+      const cache = new SemanticCache({ cache: createMemoryStore().cache });
+      expect(cache.peek({ ...searchProducts, httpMethod: 'POST' }, boots, AGENT)).toBeNull();
+      expect(new SemanticCache({ cache: createMemoryStore().cache, enabled: false }).peek(searchProducts, boots, AGENT)).toBeNull();
+    });
+
+    it('reports a failed read only when it is used, as a miss; an unused one is dropped quietly', async () => {
+      const failing: ResponseCache = {
+        get: async () => {
+          throw new StoreUnavailableError('The store is unavailable: down');
+        },
+        set: async () => {},
+        candidates: async () => [],
+        addCandidate: async () => {},
+      };
+      const errors: unknown[] = [];
+      const cache = new SemanticCache({ cache: failing, onError: (e) => errors.push(e) });
+      cache.peek(searchProducts, boots, AGENT);
+      await sleep(5);
+      expect(errors).toEqual([]);
+      expect(await cache.lookup(searchProducts, boots, AGENT, 0, cache.peek(searchProducts, boots, AGENT))).toBeNull();
+      expect(errors).toHaveLength(1);
+    });
+  });
+
   it('turns a failing store into a miss and reports it', async () => {
     const failing: ResponseCache = {
       get: async () => {

@@ -6,6 +6,7 @@ import type { CacheTier } from '../store/audit-records.js';
 import { normalizeText, splitArguments, type SplitArguments } from './arguments.js';
 import { factsKey } from './semantic-guard.js';
 import { canonicalJson } from '../util/canonical-json.js';
+import { judgedLater } from '../util/judged-later.js';
 
 /** What the cache needs to know of a tool. */
 export type CacheableTool = Pick<ToolDefinition, 'name' | 'httpMethod' | 'allowWrite' | 'inputSchema' | 'cache'>;
@@ -62,6 +63,20 @@ export interface CacheHit {
   text: string;
   /** Semantic hits: the lowest similarity over the text arguments. */
   similarity?: number;
+}
+
+/**
+ * An exact-tier read started before a call's checks (`SemanticCache.peek`),
+ * so it shares the store round trip of the authentication reads. Only
+ * `lookup` reads its answer, and only for the very call it was started for;
+ * a call refused before then never sees it.
+ */
+export interface CachePeek {
+  readonly tool: CacheableTool;
+  readonly args: Record<string, unknown>;
+  readonly agentId: string;
+  readonly generation: number;
+  readonly text: Promise<string | null>;
 }
 
 /**
@@ -156,14 +171,36 @@ export class SemanticCache {
   }
 
   /**
+   * Starts the exact-tier read of a call whose checks have not run yet, under
+   * the generation as last read, for `lookup` to use (see `CachePeek`). Null
+   * when the tool is not cached. A failed read is reported only if used.
+   */
+  peek(tool: CacheableTool, args: Record<string, unknown>, agentId: string): CachePeek | null {
+    if (!this.isCacheable(tool)) return null;
+    const generation = this.#generation.value;
+    let text: Promise<string | null>;
+    try {
+      text = this.#options.cache.get(keyPrefix(generation) + exactKey(tool, agentId, args, this.#keySecret));
+    } catch (error) {
+      text = Promise.reject(error);
+    }
+    return { tool, args, agentId, generation, text: judgedLater(text) };
+  }
+
+  /**
    * `agentId` partitions the cache: an answer stored for one agent is never
    * served to another, as a downstream may answer each caller differently.
+   * `peeked`, the read `peek` started for this call, stands in for the exact
+   * tier's read when it was made for the same tool definition, arguments
+   * (the same object: validation does not change them), agent and generation.
    */
-  async lookup(tool: CacheableTool, args: Record<string, unknown>, agentId: string, generation?: number): Promise<CacheHit | null> {
+  async lookup(tool: CacheableTool, args: Record<string, unknown>, agentId: string, generation?: number, peeked?: CachePeek | null): Promise<CacheHit | null> {
     if (!this.isCacheable(tool)) return null;
     try {
-      const prefix = keyPrefix(generation ?? (await this.generation()));
-      const exact = await this.#options.cache.get(prefix + exactKey(tool, agentId, args, this.#keySecret));
+      const current = generation ?? (await this.generation());
+      const prefix = keyPrefix(current);
+      const ahead = peeked?.tool === tool && peeked.args === args && peeked.agentId === agentId && peeked.generation === current ? peeked.text : null;
+      const exact = await (ahead ?? this.#options.cache.get(prefix + exactKey(tool, agentId, args, this.#keySecret)));
       if (exact !== null) return { tier: 'exact', text: exact };
       return await this.#semanticLookup(tool, args, agentId, prefix);
     } catch (error) {

@@ -3,6 +3,7 @@ import type { AgentService } from '../agents/agent-service.js';
 import type { AgentClaims } from '../auth/token-service.js';
 import type { AuditEvent } from '../audit/trail.js';
 import { bearerToken } from '../auth/bearer.js';
+import type { CachePeek } from '../cache/semantic-cache.js';
 import {
   describeError,
   InsufficientScopeError,
@@ -176,6 +177,8 @@ interface McpCaller {
   leave?: LeaveCall;
   /** A tools/call's rate-limit take, sent with the agent's reads; judged by the limits step, else given back. */
   rateAhead?: EarlyRateTake | null;
+  /** A tools/call's exact-tier cache read, sent with the agent's reads; used only once every check has passed. */
+  cacheAhead?: CachePeek | null;
 }
 
 interface McpSession {
@@ -342,7 +345,8 @@ export class McpService {
       reservedAhead = this.#reserveAhead(claims.agentId, call);
       // Only tools/call is rate-limited; its take rides the same round trip.
       rateAhead = this.#knownToolName(call) === null ? null : (this.#earlyRates?.start(claims.agentId) ?? null);
-      const caller = { agent: await this.#options.agents.agentFor(claims), tokenScopes: claims.scopes, external: claims.external, signal: request.signal, leave, rateAhead };
+      const cacheAhead = this.#peekCache(claims.agentId, call);
+      const caller = { agent: await this.#options.agents.agentFor(claims), tokenScopes: claims.scopes, external: claims.external, signal: request.signal, leave, rateAhead, cacheAhead };
       if (incoming.kind === 'invalid') throw incoming.error;
       const session = lookup ? this.#claimSession(caller, await lookup, request.protocolVersion) : null;
       return { ok: true, caller, session, reservedAhead };
@@ -371,6 +375,19 @@ export class McpService {
     return tool === undefined ? null : this.#early.start(agentId, tool.definition.maxResponseTokens);
   }
 
+
+  /**
+   * Starts a tools/call's exact-tier cache read before its checks, so a hit
+   * needs no round trip of its own: a read, used by the cache step only if
+   * the call gets there (see `SemanticCache.peek`).
+   */
+  #peekCache(agentId: string, call: JsonRpcRequest | null): CachePeek | null {
+    const cache = this.#options.toolCall.cache;
+    const name = this.#knownToolName(call);
+    const args: unknown = call?.params?.arguments;
+    if (!cache || name === null || typeof args !== 'object' || args === null || Array.isArray(args)) return null;
+    return cache.peek(this.#options.toolCall.registry().get(name)!.definition, args as Record<string, unknown>, agentId);
+  }
 
   /** The caller's session, for requests outside a message (end, resume): authentication, then the owner check. */
   async #ownSession(request: McpSessionEnd): Promise<McpSession> {
@@ -445,7 +462,7 @@ export class McpService {
     const run = () =>
       callTool(
         this.#options.toolCall,
-        { agent: caller.agent, tokenScopes: caller.tokenScopes, canStepUp: caller.external !== undefined, protocolVersion: session.protocolVersion, signal: running.signal, reservedAhead, rateTakenAhead: caller.rateAhead },
+        { agent: caller.agent, tokenScopes: caller.tokenScopes, canStepUp: caller.external !== undefined, protocolVersion: session.protocolVersion, signal: running.signal, reservedAhead, rateTakenAhead: caller.rateAhead, cacheAhead: caller.cacheAhead },
         { name: params.name, arguments: params.arguments },
       );
     let report: ToolCallReport;

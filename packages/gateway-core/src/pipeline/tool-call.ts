@@ -2,7 +2,7 @@ import { SpanKind } from '@opentelemetry/api';
 import { randomUUID } from 'node:crypto';
 import { argsDigest } from '../audit/digest.js';
 import type { CacheTier } from '../store/audit-records.js';
-import type { SemanticCache } from '../cache/semantic-cache.js';
+import type { CachePeek, SemanticCache } from '../cache/semantic-cache.js';
 import { BudgetExhaustedError, ClientGoneError, DownstreamCallError, DownstreamError } from '../errors.js';
 import type { Forwarder } from '../forward/forwarder.js';
 import type { ProtocolVersion } from '../protocol/protocol-version.js';
@@ -72,6 +72,8 @@ export interface ToolCallContext {
   reservedAhead?: EarlyReservation | null;
   /** A rate-limit take started alongside authentication; judged by the limits step when it still fits. */
   rateTakenAhead?: EarlyRateTake | null;
+  /** The exact-tier cache read started alongside authentication; the cache step uses it only for this very call. */
+  cacheAhead?: CachePeek | null;
 }
 
 export interface ToolCallParams {
@@ -196,7 +198,7 @@ async function runPipeline(
     // Read before the downstream is asked, so an answer is never filed under a later write's generation.
     const generation = deps.cache?.isCacheable(tool.definition) ? await deps.cache.generation() : 0;
     const answer =
-      (await fromCache(deps, tool, args, caller.agent.agentId, generation, reservation.granted)) ??
+      (await fromCache(deps, tool, args, caller.agent.agentId, generation, reservation.granted, caller.cacheAhead)) ??
       (await fromDownstream(deps, tool, args, generation, facts, caller.signal, caller.agent.agentId, grantedScopes(caller), reservation.granted));
     Object.assign(facts, { cacheTier: answer.cacheTier, downstreamStatus: answer.downstreamStatus, downstreamMs: answer.downstreamMs });
     const capped = inSpan(SPAN_NAMES.cap, (span) => {
@@ -279,11 +281,12 @@ async function fromCache(
   agentId: string,
   generation: number,
   granted: number,
+  peeked: CachePeek | null | undefined,
 ): Promise<Answer | null> {
   const cache = deps.cache;
   if (!cache) return null;
   const hit = await inSpan(SPAN_NAMES.cacheLookup, async (span) => {
-    const found = await cache.lookup(tool.definition, args, agentId, generation);
+    const found = await cache.lookup(tool.definition, args, agentId, generation, peeked);
     span.setAttribute(ATTR.cacheResult, found?.tier ?? 'miss');
     return found;
   });
