@@ -27,6 +27,16 @@ describe('parseJsonRpcBody', () => {
     });
   });
 
+  it('keeps only the envelope members, in the schema order, with params only when sent', () => {
+    const request = parseJsonRpcBody('{"extra":1,"params":{"a":[1]},"method":"m","id":-7,"jsonrpc":"2.0"}');
+    expect(request).toEqual({ kind: 'request', message: { jsonrpc: '2.0', id: -7, method: 'm', params: { a: [1] } } });
+    expect(Object.keys((request as { message: object }).message)).toEqual(['jsonrpc', 'id', 'method', 'params']);
+    const notification = parseJsonRpcBody('{"method":"n","jsonrpc":"2.0","x":{}}');
+    expect(Object.keys((notification as { message: object }).message)).toEqual(['jsonrpc', 'method']);
+    expect(refusal(parseJsonRpcBody('{"jsonrpc":"2.0","id":9007199254740992,"method":"m"}')).id).toBeNull();
+    expect(refusal(parseJsonRpcBody('{"jsonrpc":"2.0","id":"q","method":"m","params":[1]}'))).toMatchObject({ id: 'q', text: 'Invalid Request: params must be an object' });
+  });
+
   it('reads result and error objects as responses', () => {
     expect(parseJsonRpcBody('{"jsonrpc":"2.0","id":3,"result":{}}').kind).toBe('response');
     expect(parseJsonRpcBody('{"jsonrpc":"2.0","id":null,"error":{"code":-1,"message":"x"}}').kind).toBe('response');

@@ -106,9 +106,9 @@ export function classifyMessage(value: unknown): IncomingMessage {
   const id = readableId(value);
   if (nestsDeeperThan(value, MAX_MESSAGE_DEPTH)) return invalid(id, `the message nests deeper than ${MAX_MESSAGE_DEPTH} levels`);
   if ('method' in value) {
-    if (!('id' in value)) return parsed('notification', NotificationSchema, value, id);
+    if (!('id' in value)) return wellFormed(value, undefined) ?? parsed('notification', NotificationSchema, value, id);
     if (value.id === null) return invalid(null, 'id must be a string or an integer; null is not a request id');
-    return parsed('request', RequestSchema, value, id);
+    return (id === null ? null : wellFormed(value, id)) ?? parsed('request', RequestSchema, value, id);
   }
   if ('result' in value || 'error' in value) {
     if ('result' in value && 'error' in value) return invalid(id, 'a response carries either result or error, not both');
@@ -128,21 +128,52 @@ function parsed<K extends 'request' | 'notification' | 'response'>(
   return { kind, message: result.data } as IncomingMessage;
 }
 
-/** Iterative, so the check itself cannot run out of stack. The message itself is level 1. */
-function nestsDeeperThan(value: unknown, limit: number): boolean {
-  const pending: [unknown, number][] = [[value, 1]];
-  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
-    const [item, depth] = next;
-    if (typeof item !== 'object' || item === null) continue;
+/**
+ * A request (`id` given) or notification whose every field is valid, as the
+ * schema would return it (its fields in the schema's order, `params` only
+ * when present, other members dropped), built without running the schema:
+ * most messages are this. Anything else returns undefined, and the schema
+ * judges it (and words the refusal).
+ */
+function wellFormed(value: Record<string, unknown>, id: JsonRpcId | undefined): IncomingMessage | undefined {
+  const { method } = value;
+  if (value.jsonrpc !== '2.0' || typeof method !== 'string') return undefined;
+  const hasParams = 'params' in value;
+  const params = value.params;
+  if (hasParams && params !== undefined && !isPlainObject(params)) return undefined;
+  if (id === undefined) {
+    const message: JsonRpcNotification = hasParams ? { jsonrpc: '2.0', method, params: params as JsonRpcParams } : { jsonrpc: '2.0', method };
+    return { kind: 'notification', message };
+  }
+  const message: JsonRpcRequest = hasParams ? { jsonrpc: '2.0', id, method, params: params as JsonRpcParams } : { jsonrpc: '2.0', id, method };
+  return { kind: 'request', message };
+}
+
+/**
+ * Iterative, so the check itself cannot run out of stack. The message itself
+ * is level 1. Only objects and arrays are kept to visit, each beside its depth.
+ */
+function nestsDeeperThan(value: object, limit: number): boolean {
+  const items: object[] = [value];
+  const depths: number[] = [1];
+  while (items.length > 0) {
+    const item = items.pop()!;
+    const depth = depths.pop()!;
     if (depth > limit) return true;
-    for (const child of Object.values(item)) pending.push([child, depth + 1]);
+    if (Array.isArray(item)) {
+      for (const child of item) if (typeof child === 'object' && child !== null) (items.push(child), depths.push(depth + 1));
+    } else {
+      for (const child of Object.values(item)) if (typeof child === 'object' && child !== null) (items.push(child), depths.push(depth + 1));
+    }
   }
   return false;
 }
 
-/** The id to echo in an error: only one that is itself valid. */
+/** The id to echo in an error: only one that is itself valid (a string, or a safe integer as `z.int()` reads it). */
 function readableId(value: Record<string, unknown>): JsonRpcId | null {
-  const id = IdSchema.safeParse(value.id);
+  const raw = value.id;
+  if (typeof raw === 'string' || Number.isSafeInteger(raw)) return raw as JsonRpcId;
+  const id = IdSchema.safeParse(raw);
   return id.success ? id.data : null;
 }
 
