@@ -7,6 +7,8 @@ import { createMemoryStore } from '../store/memory/index.js';
 import type { ResponseCache } from '../store/ports.js';
 import { createRedisStore } from '../store/redis/index.js';
 import { isRedisServerAvailable, startRedisServer, type RedisServer } from '../testing/redis-server.js';
+import { sha256Hex } from '../crypto/sha256.js';
+import { canonicalJson } from '../util/canonical-json.js';
 import { normalizeText } from './arguments.js';
 import { DEFAULT_SIMILARITY_THRESHOLD, exactKey, SemanticCache, type CacheableTool, type SemanticCacheOptions } from './semantic-cache.js';
 
@@ -106,6 +108,18 @@ describe('SemanticCache', () => {
     await stored(cache, searchProducts, boots, '{"items":["boot"]}');
     expect(await store.cache.get(exactKey(searchProducts, AGENT, boots))).toBe('{"items":["boot"]}');
     expect(await cache.lookup(searchProducts, { limit: 5, category: 'shoes', query: boots.query }, AGENT)).toEqual({ tier: 'exact', text: '{"items":["boot"]}' });
+  });
+
+  it('keys the exact tier by the digest of the canonical JSON of the agent and the arguments', () => {
+    const secret = Buffer.from('k'.repeat(32));
+    const argsList: Array<Record<string, unknown>> = [{}, boots, { b: [1, { z: null, a: 'é' }], a: undefined, 10: 'x', 2: true }, { toJSON: 'not a function', q: 'a"b\n' }];
+    for (const agentId of [AGENT, 'agt_"quoted"\\', '']) {
+      for (const args of argsList) {
+        for (const key of [undefined, secret]) {
+          expect(exactKey(searchProducts, agentId, args, key)).toBe(`searchProducts:${sha256Hex(canonicalJson({ agent: agentId, args }), key)}`);
+        }
+      }
+    }
   });
 
   it('keys entries with an HMAC when given a secret, so key names do not reveal the arguments', async () => {

@@ -304,9 +304,14 @@ function keyPrefix(generation: number): string {
   return generation === 0 ? '' : `g${generation}:`;
 }
 
-/** `<tool>:<sha-256 of the canonical JSON of the calling agent and the arguments>`. */
+/**
+ * `<tool>:<sha-256 of the canonical JSON of the calling agent and the arguments>`,
+ * that is of `canonicalJson({ agent: agentId, args })`, written around the
+ * arguments' canonical JSON ("agent" sorts before "args") rather than by
+ * sorting a wrapper object's keys on every lookup.
+ */
 export function exactKey(tool: Pick<CacheableTool, 'name'>, agentId: string, args: Record<string, unknown>, secret?: Buffer): string {
-  return `${tool.name}:${sha256Hex(canonicalJson({ agent: agentId, args }), secret)}`;
+  return `${tool.name}:${sha256Hex(`{"agent":${JSON.stringify(agentId)},"args":${canonicalJson(args)}}`, secret)}`;
 }
 
 /**
