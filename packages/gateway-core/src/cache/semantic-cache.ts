@@ -1,4 +1,4 @@
-import { sha256Hex } from '../crypto/sha256.js';
+import { rememberedSha256Hex, sha256Hex } from '../crypto/sha256.js';
 import type { EmbeddingModel } from '../embedding/port.js';
 import type { GenerationCounter, ResponseCache, SemanticCandidate } from '../store/ports.js';
 import type { ToolDefinition } from '../tools/definition.js';
@@ -311,7 +311,8 @@ function keyPrefix(generation: number): string {
  * sorting a wrapper object's keys on every lookup.
  */
 export function exactKey(tool: Pick<CacheableTool, 'name'>, agentId: string, args: Record<string, unknown>, secret?: Buffer): string {
-  return `${tool.name}:${sha256Hex(`{"agent":${JSON.stringify(agentId)},"args":${canonicalJson(args)}}`, secret)}`;
+  // Remembered: a hit's arguments were digested when its answer was stored.
+  return `${tool.name}:${rememberedSha256Hex(`{"agent":${JSON.stringify(agentId)},"args":${canonicalJson(args)}}`, secret)}`;
 }
 
 /**
