@@ -30,4 +30,13 @@ describe('argsDigest', () => {
     expect(keyed).not.toBe(plain);
     expect(argsDigest({ ssn: '123-45-6789' }, 'other-key')).not.toBe(keyed);
   });
+
+  it('is the same digest when the arguments are likely to repeat (remembered), keyed or not', () => {
+    for (const args of [{ ssn: '123-45-6789' }, { b: 1, a: [2] }, { long: 'x'.repeat(400) }]) {
+      for (const key of [undefined, 'audit-key']) {
+        expect(argsDigest(args, key, true)).toBe(argsDigest(args, key));
+        expect(argsDigest(args, key, true)).toBe(argsDigest(args, key));
+      }
+    }
+  });
 });

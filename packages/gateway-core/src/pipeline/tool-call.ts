@@ -176,7 +176,7 @@ async function runPipeline(
     facts.tool = known.definition.name;
     if (known.definition.downstream !== undefined) facts.downstream = known.definition.downstream;
   }
-  facts.argsDigest = argsDigest(params.arguments ?? {}, deps.argsDigestKey);
+  facts.argsDigest = argsDigest(params.arguments ?? {}, deps.argsDigestKey, known !== undefined && deps.cache?.isCacheable(known.definition));
   const tool = inSpan(SPAN_NAMES.authorize, (span) => {
     const authorized = authorizeToolCall(registry, params.name, {
       allowedTools: caller.agent.allowedTools,
