@@ -29,11 +29,8 @@ export async function replyWithKeepAlive<T, R extends McpResponse>(
   closing: (settled: T) => string,
   opening = SSE_KEEP_ALIVE,
 ): Promise<{ early: T } | { streamed: R }> {
-  let timer: NodeJS.Timeout | undefined;
-  const waited = new Promise<'waiting'>((resolve) => (timer = setTimeout(() => resolve('waiting'), keepAliveMs)));
-  const first = await Promise.race([work.then((value) => ({ value })), waited]);
-  clearTimeout(timer);
-  if (first !== 'waiting') return { early: first.value };
+  const early = await settledWithin(work, keepAliveMs);
+  if (early !== STILL_RUNNING) return { early };
 
   const encoder = new TextEncoder();
   let beat: NodeJS.Timeout | undefined;
@@ -56,4 +53,21 @@ export async function replyWithKeepAlive<T, R extends McpResponse>(
     },
   });
   return { streamed: c.body(stream, 200, SSE_HEADERS) };
+}
+
+const STILL_RUNNING: unique symbol = Symbol('still running');
+
+/**
+ * The work's value if it settles within `ms`, else `STILL_RUNNING`; rejects
+ * as the work does. One promise and one timer (no Promise.race, whose
+ * promises and reactions every call would pay for).
+ */
+function settledWithin<T>(work: Promise<T>, ms: number): Promise<T | typeof STILL_RUNNING> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(resolve, ms, STILL_RUNNING);
+    work.then(
+      (value) => (clearTimeout(timer), resolve(value)),
+      (error: unknown) => (clearTimeout(timer), reject(error)),
+    );
+  });
 }
