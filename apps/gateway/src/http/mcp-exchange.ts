@@ -33,14 +33,14 @@ export interface McpExchange<R extends McpResponse = McpResponse> {
 
 /** Reply headers by lower-case name, as Hono's Headers hold them. */
 export class ReplyHeaders {
-  readonly byName = new Map<string, string>();
+  constructor(readonly byName = new Map<string, string>()) {}
 
   set(name: string, value: string): void {
-    this.byName.set(name.toLowerCase(), value);
+    this.byName.set(lowerName(name), value);
   }
 
   get(name: string): string | undefined {
-    return this.byName.get(name.toLowerCase());
+    return this.byName.get(lowerName(name));
   }
 }
 
@@ -69,14 +69,7 @@ export class NodeMcpExchange implements McpExchange<NodeReply> {
     readonly resourceMetadataUrl: string | undefined,
   ) {
     this.env = { incoming, outgoing };
-    this.req = {
-      header: (name) => headerOf(incoming, name),
-      method: incoming.method ?? 'POST',
-      text: () => Promise.reject(new Error('the Node exchange reads its body from the incoming message')),
-      get raw(): never {
-        throw new Error('the Node exchange has no WHATWG Request');
-      },
-    };
+    this.req = new NodeRequestView(incoming);
   }
 
   header(name: string, value: string): void {
@@ -84,8 +77,8 @@ export class NodeMcpExchange implements McpExchange<NodeReply> {
   }
 
   body(data: string | ReadableStream<Uint8Array> | null, status = 200, headers?: Record<string, string>): NodeReply {
-    const all = new ReplyHeaders();
-    for (const [name, value] of this.#prepared.byName) all.set(name, value);
+    // The prepared names are lower-case already.
+    const all = new ReplyHeaders(new Map(this.#prepared.byName));
     for (const name in headers) all.set(name, headers[name]!);
     return new NodeReply(status, all, data);
   }
@@ -96,6 +89,28 @@ export class NodeMcpExchange implements McpExchange<NodeReply> {
 
   get(_key: 'resourceMetadataUrl'): string | undefined {
     return this.resourceMetadataUrl;
+  }
+}
+
+/** The request side of a `NodeMcpExchange`: its methods on the prototype, not closures made per request. */
+class NodeRequestView {
+  constructor(readonly incoming: IncomingMessage) {}
+
+  get method(): string {
+    return this.incoming.method ?? 'POST';
+  }
+
+  header(name: string): string | undefined {
+    const lower = lowerName(name);
+    return KEPT_ONCE_BY_NODE.has(lower) ? joinedHeader(this.incoming, lower) : singleHeader(this.incoming, lower);
+  }
+
+  text(): Promise<string> {
+    return Promise.reject(new Error('the Node exchange reads its body from the incoming message'));
+  }
+
+  get raw(): never {
+    throw new Error('the Node exchange has no WHATWG Request');
   }
 }
 
@@ -110,18 +125,35 @@ const KEPT_ONCE_BY_NODE: ReadonlySet<string> = new Set([
   'server', 'user-agent', 'set-cookie',
 ]);
 
-/** A request header as Hono's adapter reads it on HTTP/1 (Node has already trimmed each value). */
-function headerOf(incoming: IncomingMessage, name: string): string | undefined {
-  const lower = name.toLowerCase();
-  if (!KEPT_ONCE_BY_NODE.has(lower)) {
-    const value = incoming.headers[lower];
-    return typeof value === 'string' ? value : undefined;
+/** Lower-case header names by the names the handlers ask for (constants, a handful), so no lookup makes a new string. */
+const lowerNames = new Map<string, string>();
+const MAX_LOWER_NAMES = 64;
+
+function lowerName(name: string): string {
+  let lower = lowerNames.get(name);
+  if (lower === undefined) {
+    lower = name.toLowerCase();
+    if (lowerNames.size < MAX_LOWER_NAMES) lowerNames.set(name, lower);
   }
+  return lower;
+}
+
+/** A header Node keeps one value of, as Hono's adapter reads it on HTTP/1 (Node has already trimmed each value). */
+function singleHeader(incoming: IncomingMessage, lower: string): string | undefined {
+  const value = incoming.headers[lower];
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** Every value the client sent of a header Node keeps only the first of, joined with `, ` as Hono's adapter does. */
+function joinedHeader(incoming: IncomingMessage, lower: string): string | undefined {
   const raw = incoming.rawHeaders;
   let joined: string | undefined;
   for (let i = 0; i < raw.length; i += 2) {
     const rawName = raw[i]!;
-    if (rawName.length === lower.length && rawName.toLowerCase() === lower) joined = joined === undefined ? raw[i + 1]! : `${joined}, ${raw[i + 1]!}`;
+    // Most clients send the name as the handlers ask for it in lower case: no new string then.
+    if (rawName === lower || (rawName.length === lower.length && rawName.toLowerCase() === lower)) {
+      joined = joined === undefined ? raw[i + 1]! : `${joined}, ${raw[i + 1]!}`;
+    }
   }
   return joined;
 }
@@ -129,16 +161,19 @@ function headerOf(incoming: IncomingMessage, name: string): string | undefined {
 /** Writes a reply; resolves once its body is handed to the socket (a stream: once it ends). */
 export async function writeNodeReply(outgoing: ServerResponse, reply: NodeReply): Promise<void> {
   const { byName } = reply.headers;
-  const headers: Record<string, string | number> = {};
-  for (const name of [...byName.keys()].sort()) headers[name] = byName.get(name)!;
   const { body } = reply;
+  const length = typeof body === 'string' ? String(Buffer.byteLength(body)) : undefined;
+  // Names and values in one flat list (which writeHead takes), not an object with a key per header built per reply:
+  // the names sorted, a text body's length in its place if set, else last.
+  const headers: string[] = [];
+  for (const name of [...byName.keys()].sort()) headers.push(name, name === 'content-length' && length !== undefined ? length : byName.get(name)!);
+  if (length !== undefined && !byName.has('content-length')) headers.push('content-length', length);
   if (body === null) {
     outgoing.writeHead(reply.status, headers);
     outgoing.end();
     return;
   }
   if (typeof body === 'string') {
-    headers['content-length'] = Buffer.byteLength(body);
     outgoing.writeHead(reply.status, headers);
     outgoing.end(body);
     return;
