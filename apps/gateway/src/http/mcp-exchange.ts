@@ -158,8 +158,12 @@ function joinedHeader(incoming: IncomingMessage, lower: string): string | undefi
   return joined;
 }
 
-/** Writes a reply; resolves once its body is handed to the socket (a stream: once it ends). */
-export async function writeNodeReply(outgoing: ServerResponse, reply: NodeReply): Promise<void> {
+/**
+ * Writes a reply. A text reply (or none) is handed to the socket at once and
+ * nothing is returned; a stream's write returns a promise that resolves once
+ * it ends. Throws (a text reply) or rejects (a stream) when writing fails.
+ */
+export function writeNodeReply(outgoing: ServerResponse, reply: NodeReply): Promise<void> | undefined {
   const { byName } = reply.headers;
   const { body } = reply;
   const length = typeof body === 'string' ? String(Buffer.byteLength(body)) : undefined;
@@ -180,7 +184,7 @@ export async function writeNodeReply(outgoing: ServerResponse, reply: NodeReply)
   }
   outgoing.writeHead(reply.status, headers);
   outgoing.flushHeaders();
-  await pipeStream(body, outgoing);
+  return pipeStream(body, outgoing);
 }
 
 /** A web stream onto the response, cancelled when the client goes away first. */

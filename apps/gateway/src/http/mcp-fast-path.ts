@@ -61,7 +61,11 @@ async function servePost(deps: McpFastPathDeps, incoming: IncomingMessage, outgo
   outgoing.once('close', () => {
     if (!incoming.readableEnded) setTimeout(() => setTimeout(() => drainIncoming(incoming)));
   });
-  writeNodeReply(outgoing, reply).catch(() => outgoing.destroy());
+  try {
+    writeNodeReply(outgoing, reply)?.catch(() => outgoing.destroy());
+  } catch {
+    outgoing.destroy();
+  }
   return reply.status;
 }
 

@@ -43,21 +43,24 @@ export type AdmitBody = (bytes: number) => () => void;
  * leaves before sending all of it. `admit`, given, counts it (at its declared
  * length, or `maxBytes` when chunked) until it is read or abandoned.
  */
-export async function readBodyText(c: McpExchange, maxBytes: number, admit?: AdmitBody): Promise<string> {
+export function readBodyText(c: McpExchange, maxBytes: number, admit?: AdmitBody): Promise<string> {
   const incoming = (c.env as NodeBindings | undefined)?.incoming;
-  if (incoming === undefined) {
-    const text = await c.req.text();
-    if (Buffer.byteLength(text) > maxBytes) throw tooLarge(maxBytes);
-    return text;
-  }
-  checkDeclaredLength(c, maxBytes);
-  const declared = incoming.headers['content-length'];
-  const release = admit?.(declared === undefined ? maxBytes : Number(declared));
+  if (incoming === undefined) return readRequestText(c, maxBytes);
   try {
-    return await readLimited(incoming, maxBytes);
-  } finally {
-    release?.();
+    checkDeclaredLength(c, maxBytes);
+    const declared = incoming.headers['content-length'];
+    const release = admit?.(declared === undefined ? maxBytes : Number(declared));
+    return readLimited(incoming, maxBytes, release);
+  } catch (error) {
+    return Promise.reject(error);
   }
+}
+
+/** Off Node: the standard Request's body. */
+async function readRequestText(c: McpExchange, maxBytes: number): Promise<string> {
+  const text = await c.req.text();
+  if (Buffer.byteLength(text) > maxBytes) throw tooLarge(maxBytes);
+  return text;
 }
 
 function tooLarge(maxBytes: number): TransportError {
@@ -68,8 +71,9 @@ function tooLarge(maxBytes: number): TransportError {
  * Plain 'data'/'end' events rather than `for await`: the async iterator costs
  * a few microtasks and ticks per chunk, on every request. Past `maxBytes` the
  * rest of the body is left unread (the reply then closes the connection).
+ * `release` is called once the read is over, whichever way.
  */
-function readLimited(incoming: IncomingMessage, maxBytes: number): Promise<string> {
+function readLimited(incoming: IncomingMessage, maxBytes: number, release?: () => void): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -81,12 +85,14 @@ function readLimited(incoming: IncomingMessage, maxBytes: number): Promise<strin
       reject(tooLarge(maxBytes));
     };
     // TextDecoder, like Request.text(): a leading byte order mark is dropped (RFC 8259 8.1).
-    const onEnd = () => (stop(), resolve(utf8.decode(Buffer.concat(chunks, size))));
+    // A small body is one chunk: decoded as it is, not copied first.
+    const onEnd = () => (stop(), resolve(utf8.decode(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size))));
     // Before its end, the stream fails or closes only when the client went away ('aborted').
     const onError = (error?: Error) => (stop(), reject(new TransportError('incomplete-body', 'The connection closed before the request body was complete', { cause: error })));
     const onClose = () => onError();
     const stop = () => {
       incoming.off('data', onData).off('end', onEnd).off('error', onError).off('close', onClose);
+      release?.();
     };
     incoming.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
   });
