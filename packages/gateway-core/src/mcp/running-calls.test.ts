@@ -33,6 +33,22 @@ describe('RunningCalls', () => {
     expect(call.signal.aborted).toBe(true);
   });
 
+  it('aborts with the reason of whichever comes first: the client leaving (even before the start) or the cancel', () => {
+    const calls = new RunningCalls();
+    const gone = new AbortController();
+    const call = calls.start('s', 1, gone.signal);
+    gone.abort('left');
+    calls.cancel('s', 1);
+    expect(call.signal.reason).toBe('left');
+    const already = calls.start('s', 2, AbortSignal.abort('left before'));
+    expect(already.signal.reason).toBe('left before');
+    const later = new AbortController();
+    const cancelled = calls.start('s', 3, later.signal);
+    calls.cancel('s', 3);
+    later.abort('left after');
+    expect(cancelled.signal.reason).toBeInstanceOf(ClientGoneError);
+  });
+
   it('leaves a newer call with the same id alone when the older one ends', () => {
     const calls = new RunningCalls();
     const older = calls.start('s', 1);

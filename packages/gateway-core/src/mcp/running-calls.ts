@@ -21,8 +21,9 @@ export class RunningCalls {
     const key = keyOf(sessionId, requestId);
     const controller = new AbortController();
     this.#calls.set(key, controller);
+    if (clientGone) follow(clientGone, controller);
     return {
-      signal: clientGone ? AbortSignal.any([clientGone, controller.signal]) : controller.signal,
+      signal: controller.signal,
       // A second call with the same id replaced this one's entry: leave the newer one alone.
       done: () => void (this.#calls.get(key) === controller && this.#calls.delete(key)),
     };
@@ -35,6 +36,16 @@ export class RunningCalls {
     controller?.abort(new ClientGoneError('The client cancelled the request (notifications/cancelled)'));
     return controller !== undefined;
   }
+}
+
+/**
+ * Aborts `controller` when `source` aborts, with its reason (at once if it
+ * already has): the signal then aborts on whichever comes first, as
+ * `AbortSignal.any` would make it, for a fraction of its cost on every call.
+ */
+function follow(source: AbortSignal, controller: AbortController): void {
+  if (source.aborted) controller.abort(source.reason);
+  else source.addEventListener('abort', () => controller.abort(source.reason), { once: true });
 }
 
 /** The id's type is part of the key: request 1 and request "1" are different requests. */
