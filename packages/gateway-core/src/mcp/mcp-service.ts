@@ -26,6 +26,7 @@ import { isAtLeast, protocolVersionForRequest, type ProtocolVersion } from '../p
 import { buildToolErrorResult } from '../protocol/tool-result.js';
 import type { AgentRecord, ExternalSubject, SessionRecord, SessionStore, StreamStore } from '../store/ports.js';
 import { toolsForAgent } from '../tools/access.js';
+import type { RegisteredTool } from '../tools/registry.js';
 import { toolsListResult } from '../tools/listing.js';
 import { loadTokenizer } from '../tokens/count.js';
 import { judgedLater } from '../util/judged-later.js';
@@ -341,11 +342,13 @@ export class McpService {
       agentId = claims.agentId;
       // Before anything is reserved or read: a call past the agent's limit costs nothing.
       leave = call ? this.#concurrency.enter(claims.agentId) : undefined;
+      // The tool a tools/call names, looked up once for the three reads sent ahead.
+      const tool = this.#knownTool(call);
       // Sent just before the agent's reads: one round trip. Used by the budget step, or given back.
-      reservedAhead = this.#reserveAhead(claims.agentId, call);
+      reservedAhead = this.#reserveAhead(claims.agentId, tool);
       // Only tools/call is rate-limited; its take rides the same round trip.
-      rateAhead = this.#knownToolName(call) === null ? null : (this.#earlyRates?.start(claims.agentId) ?? null);
-      const cacheAhead = this.#peekCache(claims.agentId, call);
+      rateAhead = tool === undefined ? null : (this.#earlyRates?.start(claims.agentId) ?? null);
+      const cacheAhead = this.#peekCache(claims.agentId, call, tool);
       const caller = { agent: await this.#options.agents.agentFor(claims), tokenScopes: claims.scopes, external: claims.external, signal: request.signal, leave, rateAhead, cacheAhead };
       if (incoming.kind === 'invalid') throw incoming.error;
       const session = lookup ? this.#claimSession(caller, await lookup, request.protocolVersion) : null;
@@ -360,8 +363,13 @@ export class McpService {
 
   /** The tool a tools/call names, when the registry knows it (any other name is caller input, never recorded). */
   #knownToolName(call: JsonRpcRequest | null): string | null {
+    return this.#knownTool(call) === undefined ? null : (call!.params!.name as string);
+  }
+
+  /** The registry's tool a tools/call names, if it knows one by that name. */
+  #knownTool(call: JsonRpcRequest | null): RegisteredTool | undefined {
     const name = call?.params?.name;
-    return typeof name === 'string' && this.#options.toolCall.registry().get(name) !== undefined ? name : null;
+    return typeof name === 'string' ? this.#options.toolCall.registry().get(name) : undefined;
   }
 
   /**
@@ -369,9 +377,7 @@ export class McpService {
    * when there is nothing to start: a tool the registry does not know, or an
    * agent not seen yet.
    */
-  #reserveAhead(agentId: string, call: JsonRpcRequest | null): EarlyReservation | null {
-    const name = this.#knownToolName(call);
-    const tool = name === null ? undefined : this.#options.toolCall.registry().get(name);
+  #reserveAhead(agentId: string, tool: RegisteredTool | undefined): EarlyReservation | null {
     return tool === undefined ? null : this.#early.start(agentId, tool.definition.maxResponseTokens);
   }
 
@@ -381,12 +387,11 @@ export class McpService {
    * needs no round trip of its own: a read, used by the cache step only if
    * the call gets there (see `SemanticCache.peek`).
    */
-  #peekCache(agentId: string, call: JsonRpcRequest | null): CachePeek | null {
+  #peekCache(agentId: string, call: JsonRpcRequest | null, tool: RegisteredTool | undefined): CachePeek | null {
     const cache = this.#options.toolCall.cache;
-    const name = this.#knownToolName(call);
     const args: unknown = call?.params?.arguments;
-    if (!cache || name === null || typeof args !== 'object' || args === null || Array.isArray(args)) return null;
-    return cache.peek(this.#options.toolCall.registry().get(name)!.definition, args as Record<string, unknown>, agentId);
+    if (!cache || tool === undefined || typeof args !== 'object' || args === null || Array.isArray(args)) return null;
+    return cache.peek(tool.definition, args as Record<string, unknown>, agentId);
   }
 
   /** The caller's session, for requests outside a message (end, resume): authentication, then the owner check. */
