@@ -83,6 +83,18 @@ describe('parseJsonRpcBody', () => {
     expect(refusal(parseJsonRpcBody(arrays))).toMatchObject({ id: null, code: -32600 });
   });
 
+  it('judges nesting the same from the body text as from the parsed value, brackets in strings and side by side included', () => {
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 8 }), (value) => {
+        const text = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'm', params: { v: value } });
+        expect(parseJsonRpcBody(text)).toEqual(classifyMessage(JSON.parse(text)));
+      }),
+      { numRuns: 300 },
+    );
+    const wide = `{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":[${'{},'.repeat(100)}{}],"s":"${'['.repeat(100)}"}}`;
+    expect(parseJsonRpcBody(wide).kind).toBe('request');
+  });
+
   it('never throws and always classifies, whatever JSON arrives', () => {
     fc.assert(
       fc.property(fc.jsonValue(), (value) => {

@@ -95,16 +95,21 @@ export function parseJsonRpcBody(body: string): IncomingMessage {
   } catch {
     return { kind: 'invalid', id: null, error: new ParseError('Parse error: the body is not valid JSON') };
   }
-  return classifyMessage(value);
+  return classify(value, opensAtMost(body, MAX_MESSAGE_DEPTH));
 }
 
 export function classifyMessage(value: unknown): IncomingMessage {
+  return classify(value, false);
+}
+
+/** `shallow`: the message is known to nest no deeper than MAX_MESSAGE_DEPTH, so it is not walked to check. */
+function classify(value: unknown, shallow: boolean): IncomingMessage {
   if (Array.isArray(value)) {
     return invalid(null, 'JSON-RPC batches are not supported; send one message per request');
   }
   if (!isPlainObject(value)) return invalid(null, 'a JSON-RPC message must be an object');
   const id = readableId(value);
-  if (nestsDeeperThan(value, MAX_MESSAGE_DEPTH)) return invalid(id, `the message nests deeper than ${MAX_MESSAGE_DEPTH} levels`);
+  if (!shallow && nestsDeeperThan(value, MAX_MESSAGE_DEPTH)) return invalid(id, `the message nests deeper than ${MAX_MESSAGE_DEPTH} levels`);
   if ('method' in value) {
     if (!('id' in value)) return wellFormed(value, undefined) ?? parsed('notification', NotificationSchema, value, id);
     if (value.id === null) return invalid(null, 'id must be a string or an integer; null is not a request id');
@@ -147,6 +152,19 @@ function wellFormed(value: Record<string, unknown>, id: JsonRpcId | undefined): 
   }
   const message: JsonRpcRequest = hasParams ? { jsonrpc: '2.0', id, method, params: params as JsonRpcParams } : { jsonrpc: '2.0', id, method };
   return { kind: 'request', message };
+}
+
+/**
+ * Whether JSON text opens at most `limit` objects and arrays: each level of
+ * its nesting opens one, so it then nests no deeper than `limit` (brackets
+ * inside strings only make the count larger). Most messages open a handful,
+ * and finding them in the text costs a fraction of walking the parsed value.
+ */
+function opensAtMost(text: string, limit: number): boolean {
+  let count = 0;
+  for (let at = text.indexOf('{'); at !== -1; at = text.indexOf('{', at + 1)) if (++count > limit) return false;
+  for (let at = text.indexOf('['); at !== -1; at = text.indexOf('[', at + 1)) if (++count > limit) return false;
+  return true;
 }
 
 /**
