@@ -31,16 +31,35 @@ export interface McpExchange<R extends McpResponse = McpResponse> {
   get(key: 'resourceMetadataUrl'): string | undefined;
 }
 
-/** Reply headers by lower-case name, as Hono's Headers hold them. */
+/**
+ * Reply headers by lower-case name, as Hono's Headers hold them: names and
+ * values side by side in two short lists (a reply has a handful), which
+ * cost less to build and copy than a Map.
+ */
 export class ReplyHeaders {
-  constructor(readonly byName = new Map<string, string>()) {}
+  constructor(
+    readonly names: string[] = [],
+    readonly values: string[] = [],
+  ) {}
 
   set(name: string, value: string): void {
-    this.byName.set(lowerName(name), value);
+    const lower = lowerName(name);
+    const at = this.names.indexOf(lower);
+    if (at === -1) {
+      this.names.push(lower);
+      this.values.push(value);
+    } else {
+      this.values[at] = value;
+    }
   }
 
   get(name: string): string | undefined {
-    return this.byName.get(lowerName(name));
+    const at = this.names.indexOf(lowerName(name));
+    return at === -1 ? undefined : this.values[at];
+  }
+
+  copy(): ReplyHeaders {
+    return new ReplyHeaders(this.names.slice(), this.values.slice());
   }
 }
 
@@ -77,8 +96,7 @@ export class NodeMcpExchange implements McpExchange<NodeReply> {
   }
 
   body(data: string | ReadableStream<Uint8Array> | null, status = 200, headers?: Record<string, string>): NodeReply {
-    // The prepared names are lower-case already.
-    const all = new ReplyHeaders(new Map(this.#prepared.byName));
+    const all = this.#prepared.copy();
     for (const name in headers) all.set(name, headers[name]!);
     return new NodeReply(status, all, data);
   }
@@ -164,14 +182,14 @@ function joinedHeader(incoming: IncomingMessage, lower: string): string | undefi
  * it ends. Throws (a text reply) or rejects (a stream) when writing fails.
  */
 export function writeNodeReply(outgoing: ServerResponse, reply: NodeReply): Promise<void> | undefined {
-  const { byName } = reply.headers;
+  const { names, values } = reply.headers;
   const { body } = reply;
   const length = typeof body === 'string' ? String(Buffer.byteLength(body)) : undefined;
   // Names and values in one flat list (which writeHead takes), not an object with a key per header built per reply:
   // the names sorted, a text body's length in its place if set, else last.
   const headers: string[] = [];
-  for (const name of [...byName.keys()].sort()) headers.push(name, name === 'content-length' && length !== undefined ? length : byName.get(name)!);
-  if (length !== undefined && !byName.has('content-length')) headers.push('content-length', length);
+  for (const name of names.slice().sort()) headers.push(name, name === 'content-length' && length !== undefined ? length : values[names.indexOf(name)]!);
+  if (length !== undefined && !names.includes('content-length')) headers.push('content-length', length);
   if (body === null) {
     outgoing.writeHead(reply.status, headers);
     outgoing.end();
