@@ -4,6 +4,7 @@ import { loadLocalEmbeddingModel } from '../embedding/local-model.js';
 import { cosineSimilarity, type EmbeddingModel } from '../embedding/port.js';
 import { StoreUnavailableError } from '../errors.js';
 import { createMemoryStore } from '../store/memory/index.js';
+import { MemoryGenerationCounter } from '../store/memory/generation-counter.js';
 import type { ResponseCache } from '../store/ports.js';
 import { createRedisStore } from '../store/redis/index.js';
 import { isRedisServerAvailable, startRedisServer, type RedisServer } from '../testing/redis-server.js';
@@ -328,6 +329,45 @@ describe('SemanticCache', () => {
       expect(await cache.lookup({ ...searchProducts }, boots, AGENT, 0, peek)).toMatchObject({ text: '{"boots":1}' });
       expect(await cache.lookup(searchProducts, boots, AGENT, 3, peek)).toBeNull();
       expect(reads).toHaveLength(5);
+    });
+
+    it('reads the generation beside the entry when the lookup would re-read it, and reads afresh when it moved', async () => {
+      const { cache: store, reads } = counted();
+      const counter = new MemoryGenerationCounter();
+      const events: string[] = [];
+      const generation = { generation: () => (events.push('generation'), counter.generation()), bump: () => counter.bump() };
+      const cache = new SemanticCache({ cache: { ...store, get: (key) => (events.push('entry'), store.get(key)) }, generation, generationRefreshMs: 0 });
+      await cache.generation();
+      await stored(cache, searchProducts, boots, '{"hit":1}');
+      events.length = 0;
+      reads.length = 0;
+
+      const peek = cache.peek(searchProducts, boots, AGENT);
+      // Both reads are sent before anything is awaited: one round trip.
+      expect(events).toEqual(['generation', 'entry']);
+      const current = await cache.generation(peek);
+      expect(await cache.lookup(searchProducts, boots, AGENT, current, peek)).toEqual({ tier: 'exact', text: '{"hit":1}' });
+      expect(events).toEqual(['generation', 'entry']);
+
+      // Another instance's write moves the generation after the entry was stored: the peeked entry is not served.
+      await counter.bump();
+      events.length = 0;
+      const late = cache.peek(searchProducts, boots, AGENT);
+      expect(await cache.lookup(searchProducts, boots, AGENT, await cache.generation(late), late)).toBeNull();
+      expect(events).toEqual(['generation', 'entry', 'entry']);
+      expect(reads).toHaveLength(3);
+    });
+
+    it('does not read the generation ahead while the one last read is fresh', async () => {
+      const counter = new MemoryGenerationCounter();
+      let generationReads = 0;
+      const generation = { generation: () => (generationReads++, counter.generation()), bump: () => counter.bump() };
+      const cache = new SemanticCache({ cache: createMemoryStore().cache, generation, generationRefreshMs: 60_000 });
+      await cache.generation();
+      const peek = cache.peek(searchProducts, boots, AGENT);
+      expect(peek?.current).toBeNull();
+      await cache.generation(peek);
+      expect(generationReads).toBe(1);
     });
 
     it('is not started for a tool that is not cached', () => {

@@ -77,6 +77,12 @@ export interface CachePeek {
   readonly agentId: string;
   readonly generation: number;
   readonly text: Promise<string | null>;
+  /**
+   * The store's current generation, read beside the entry when a lookup
+   * would re-read it anyway (see `generation(peeked)`); null when the
+   * generation as last read is still fresh enough.
+   */
+  readonly current: Promise<number> | null;
 }
 
 /**
@@ -148,16 +154,20 @@ export class SemanticCache {
    * `generationRefreshMs`). Read it before calling the downstream and pass it
    * to `store`, so an answer fetched before a write is never filed after it.
    */
-  async generation(): Promise<number> {
-    if (this.#counter === null || performance.now() - this.#generation.readAt < this.#options.generationRefreshMs) {
-      return this.#generation.value;
-    }
+  async generation(peeked?: CachePeek | null): Promise<number> {
+    // Read beside this call's peek, after its request arrived: as fresh as a read of its own, one round trip less.
+    const read = peeked?.current ?? (this.#generationIsStale() ? this.#counter!.generation() : null);
+    if (read === null) return this.#generation.value;
     try {
-      this.#generation = { value: await this.#counter.generation(), readAt: performance.now() };
+      this.#generation = { value: await read, readAt: performance.now() };
     } catch (error) {
       this.#report(error);
     }
     return this.#generation.value;
+  }
+
+  #generationIsStale(): boolean {
+    return this.#counter !== null && performance.now() - this.#generation.readAt >= this.#options.generationRefreshMs;
   }
 
   /** After a write through the gateway: nothing cached before it is served again, on any instance. */
@@ -179,12 +189,15 @@ export class SemanticCache {
     if (!this.isCacheable(tool)) return null;
     const generation = this.#generation.value;
     let text: Promise<string | null>;
+    let current: Promise<number> | null = null;
     try {
+      // Sent in the same tick as the entry's read, so both ride one round trip (with the authentication reads).
+      if (this.#generationIsStale()) current = judgedLater(this.#counter!.generation());
       text = this.#options.cache.get(keyPrefix(generation) + exactKey(tool, agentId, args, this.#keySecret));
     } catch (error) {
       text = Promise.reject(error);
     }
-    return { tool, args, agentId, generation, text: judgedLater(text) };
+    return { tool, args, agentId, generation, text: judgedLater(text), current };
   }
 
   /**

@@ -196,7 +196,7 @@ async function runPipeline(
   });
   try {
     // Read before the downstream is asked, so an answer is never filed under a later write's generation.
-    const generation = deps.cache?.isCacheable(tool.definition) ? await deps.cache.generation() : 0;
+    const generation = deps.cache?.isCacheable(tool.definition) ? await deps.cache.generation(caller.cacheAhead) : 0;
     const answer =
       (await fromCache(deps, tool, args, caller.agent.agentId, generation, reservation.granted, caller.cacheAhead)) ??
       (await fromDownstream(deps, tool, args, generation, facts, caller.signal, caller.agent.agentId, grantedScopes(caller), reservation.granted));
