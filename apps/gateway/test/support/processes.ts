@@ -60,8 +60,10 @@ export async function startProcess(entry: string, env: Record<string, string | u
     output: () => output,
     async stop(signal = 'SIGTERM') {
       if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+      const closed = once(child, 'close').catch(() => undefined);
       child.kill(signal);
       const [code] = (await once(child, 'exit')) as [number | null];
+      await outputRead(closed);
       return code;
     },
   };
@@ -75,9 +77,22 @@ export async function runToExit(entry: string, env: Record<string, string | unde
   child.stdout!.on('data', (chunk) => (stdout += chunk));
   child.stderr!.on('data', (chunk) => (stderr += chunk));
   const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+  const closed = once(child, 'close').catch(() => undefined);
   const [code] = (await once(child, 'exit')) as [number | null];
   clearTimeout(timer);
+  await outputRead(closed);
   return { code, stdout, stderr };
+}
+
+/**
+ * 'exit' may come before the last of a child's output is read (its last log
+ * line, say): waits for its pipes to close too, but not for ever, since a
+ * process it started could still hold them.
+ */
+async function outputRead(closed: Promise<unknown>): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([closed, new Promise((resolve) => (timer = setTimeout(resolve, 2_000)))]);
+  clearTimeout(timer);
 }
 
 export interface DownstreamOptions {
