@@ -39,6 +39,17 @@ export const DEFAULT_MAX_QUEUED_ANSWER_BYTES = 64 * 1024 * 1024;
  */
 const RESOURCE_LIMITS: ResourceLimits = { maxOldGenerationSizeMb: 256 };
 
+/**
+ * What decoding an answer may take, in heap bytes per byte of its JSON: small
+ * objects (`{"a":1},`: 8 bytes of text) become ~32 bytes of object each, plus
+ * the text itself and the cap's copy of it. An answer past heap / this is
+ * refused before a worker tries it: `JSON.parse` never stops for the
+ * worker's heap limit, and V8 ends the whole process when a parse runs past
+ * the limit's short grace (a worker's out-of-memory is contained only when it
+ * happens in interruptible work).
+ */
+const HEAP_BYTES_PER_ANSWER_BYTE = 8;
+
 /** Below the event loop's priority (Linux nice levels; ignored where it is unsupported). */
 const NICE_INCREMENT = 5;
 
@@ -90,6 +101,7 @@ export class WorkerLargeAnswers implements LargeAnswers {
 
   async process(task: AnswerTask): Promise<ProcessedAnswer> {
     const size = sizeOf(task);
+    if (this.#heapLimitMb > 0 && size * HEAP_BYTES_PER_ANSWER_BYTE > this.#heapLimitMb * 1024 * 1024) throw tooComplex(size, this.#heapLimitMb);
     // One answer is always taken, however large: the byte limit of the read already bounds it.
     if (this.#queuedBytes > 0 && this.#queuedBytes + size > this.#maxQueuedBytes) {
       throw new OverloadedError(`The gateway is already processing ${this.#queuedBytes} bytes of large answers; try again shortly`);
@@ -129,9 +141,11 @@ function transferable({ source }: AnswerTask): ArrayBuffer[] | undefined {
  * is the gateway's own failure (an internal error, as it would be in-thread).
  */
 function workerFailure(error: unknown, task: AnswerTask, heapLimitMb: number): Error {
-  if ((error as { code?: unknown }).code === 'ERR_WORKER_OUT_OF_MEMORY') {
-    const message = `Downstream response of ${sizeOf(task)} bytes needs more than the ${heapLimitMb} MB the gateway gives one answer to decode`;
-    return new DownstreamCallError(message, { reason: 'response-too-complex', heapLimitMb }, { cause: error });
-  }
+  if ((error as { code?: unknown }).code === 'ERR_WORKER_OUT_OF_MEMORY') return tooComplex(sizeOf(task), heapLimitMb, error);
   return error instanceof Error ? error : new Error(String(error));
+}
+
+function tooComplex(size: number, heapLimitMb: number, cause?: unknown): DownstreamCallError {
+  const message = `Downstream response of ${size} bytes needs more than the ${heapLimitMb} MB the gateway gives one answer to decode`;
+  return new DownstreamCallError(message, { reason: 'response-too-complex', heapLimitMb }, cause === undefined ? undefined : { cause });
 }
