@@ -14,8 +14,7 @@ import type { EarlyReservation } from './early-reservation.js';
 import type { EarlyRateTake } from './early-rate-limit.js';
 import { checkRateLimit } from './rate-limit-step.js';
 import type { Settlements } from './settlement-queue.js';
-import { capResponse, type CappedResponse } from '../tokens/cap.js';
-import { tokensWithin } from '../tokens/count.js';
+import { capJson, capResponse, type CappedResponse } from '../tokens/cap.js';
 import type { AnswerSource, LargeAnswers } from '../answer/large-answers.js';
 import { processAnswer } from '../answer/process-answer.js';
 import { inSpan, SPAN_ATTRIBUTES as ATTR, SPAN_NAMES } from '../tracing.js';
@@ -236,12 +235,7 @@ async function runPipeline(
  * value is parsed only to be cut.
  */
 function capAnswer(answer: Answer, granted: number): CappedResponse {
-  // capResponse also refuses a cap that is not a positive integer.
-  if (!answer.unparsed || !Number.isInteger(granted) || granted < 1) return capResponse(parsed(answer), granted, answer.text);
-  const text = answer.text!;
-  const tokens = tokensWithin(text, granted);
-  if (tokens !== undefined) return { text, tokens, truncated: false };
-  return capResponse(parsed(answer), granted, text);
+  return answer.unparsed ? capJson(answer.text!, granted, () => parsed(answer)) : capResponse(answer.value, granted, answer.text);
 }
 
 /** The answer's value, parsed from its text if it came unparsed from the cache. */

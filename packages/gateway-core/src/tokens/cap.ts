@@ -47,12 +47,19 @@ const BARE_MARKER = '{"_truncated":true}';
  * serializing a large value a second time.
  */
 export function capResponse(value: unknown, maxTokens: number, serialized?: string): CappedResponse {
-  if (!Number.isInteger(maxTokens) || maxTokens < 1) {
-    throw new RangeError(`maxTokens must be a positive integer, got ${maxTokens}`);
-  }
-  const full = serialized ?? JSON.stringify(value) ?? 'null';
+  return capJson(serialized ?? JSON.stringify(value) ?? 'null', maxTokens, () => value);
+}
+
+/**
+ * `capResponse` for an answer held as its JSON text (`full`, what
+ * `JSON.stringify` gave): its value is asked of `valueOf` only when the
+ * text has to be cut, so an answer that fits is never parsed.
+ */
+export function capJson(full: string, maxTokens: number, valueOf: () => unknown): CappedResponse {
+  checkCap(maxTokens);
   const tokens = tokensWithin(full, maxTokens);
   if (tokens !== undefined) return { text: full, tokens, truncated: false };
+  const value = valueOf();
 
   const keyLists: KeyLists = new WeakMap();
   const originalBytes = Buffer.byteLength(full, 'utf8');
@@ -108,4 +115,10 @@ function smallestMarker(maxTokens: number): CappedResponse {
   const tokens = tokensWithin(BARE_MARKER, maxTokens);
   if (tokens !== undefined) return { text: BARE_MARKER, tokens, truncated: true };
   return { text: 'null', tokens: 1, truncated: true };
+}
+
+function checkCap(maxTokens: number): void {
+  if (!Number.isInteger(maxTokens) || maxTokens < 1) {
+    throw new RangeError(`maxTokens must be a positive integer, got ${maxTokens}`);
+  }
 }
