@@ -1,3 +1,5 @@
+import { TimedStop } from './timed-stop.js';
+
 /**
  * An abort signal for one call: it fires when the call's time runs out or
  * when the caller's own signal fires, whichever comes first, and `dispose`
@@ -12,19 +14,12 @@
  */
 export class TimedAbort {
   readonly #controller = new AbortController();
-  readonly #caller: AbortSignal | undefined;
-  readonly #timer: NodeJS.Timeout;
-  readonly #onCallerAbort = () => this.#controller.abort(this.#caller?.reason);
-  #timedOut = false;
+  // The timer and the caller's signal, whichever fires first, abort the controller.
+  readonly #stop: TimedStop;
 
   constructor(timeoutMs: number, callerSignal?: AbortSignal) {
-    this.#caller = callerSignal;
-    this.#timer = setTimeout(() => {
-      this.#timedOut = true;
-      this.#controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError'));
-    }, timeoutMs).unref();
-    if (callerSignal?.aborted) this.#onCallerAbort();
-    else callerSignal?.addEventListener('abort', this.#onCallerAbort, { once: true });
+    this.#stop = new TimedStop(timeoutMs, callerSignal);
+    this.#stop.onStop((reason) => this.#controller.abort(reason));
   }
 
   get signal(): AbortSignal {
@@ -33,12 +28,11 @@ export class TimedAbort {
 
   /** True when the time ran out (as opposed to the caller cancelling). */
   get timedOut(): boolean {
-    return this.#timedOut;
+    return this.#stop.timedOut;
   }
 
   /** The call is over: the timer is cancelled and the caller's signal let go. */
   dispose(): void {
-    clearTimeout(this.#timer);
-    this.#caller?.removeEventListener('abort', this.#onCallerAbort);
+    this.#stop.dispose();
   }
 }

@@ -4,8 +4,8 @@
  * function the request registered (the pool destroys the request), and
  * `dispose` detaches it from both once the request is over.
  *
- * TimedAbort without the AbortController: an AbortSignal handed to
- * node:http costs an EventTarget listener on it plus end-of-stream
+ * Not an AbortSignal (TimedAbort adds one on top of this): a signal handed
+ * to node:http costs an EventTarget listener on it plus end-of-stream
  * listeners on the request (addAbortSignal), on every call; here the
  * request's stop is a plain function call. The caller's signal is the one
  * EventTarget listened to.
