@@ -16,6 +16,8 @@
 // the same time for that long, round after round: the fairest A/B on a busy machine.
 // --node-flag passes a flag to each gateway's node (--trace-deopt, say);
 // --output-dir keeps what each gateway prints after start-up in <name>.log.
+// --floor adds the floor proxy (floor-proxy.mjs): the bare proxy plus only the
+// work the issue's target itself puts on every call.
 // Not a substitute for `pnpm bench`: no latency pairs, no SDK peer, no RSS target.
 import { randomBytes } from 'node:crypto';
 import { cpSync, createWriteStream, existsSync, writeFileSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, lstatSync, readlinkSync } from 'node:fs';
@@ -23,7 +25,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { startRedisServer } from '@tollgate/gateway-core/testing';
-import { cpuPerCall, processTree } from './lib/cpu.mjs';
+import { cpuPerCall, processTree, syscallsPerCall } from './lib/cpu.mjs';
 import { throughput, UNIQUE_ID } from './lib/load.mjs';
 import { inRounds } from './lib/rounds.mjs';
 import { agentToken, exchange, keepAliveAgent, openSession, sessionHeaders, toolAnswer, toolCallBody } from './lib/mcp.mjs';
@@ -41,6 +43,7 @@ const { values: args } = parseArgs({
     connections: { type: 'string', default: '16' },
     warmup: { type: 'string', default: '2' },
     hits: { type: 'boolean', default: false },
+    floor: { type: 'boolean', default: false },
     baseline: { type: 'string' },
     current: { type: 'string' },
     snapshot: { type: 'string' },
@@ -150,8 +153,19 @@ async function main() {
   const load = { connections: settings.connections, calls: settings.calls, maxSec: 90 };
   const mcpLoad = (url, sessionId, bearer, reply) => ({ ...load, url: `${url}/mcp`, method: 'POST', headers: sessionHeaders(sessionId, bearer), body: toolCallBody(1, UNIQUE_ID), uniqueIds: true, expectBody: reply.text });
   const ours = () => processTree(process.pid);
-  const cpuOf = (pids) => ({ cpu: cpuPerCall({ underTest: pids, ours }) });
+  const cpuOf = (pids) => ({ cpu: cpuPerCall({ underTest: pids, ours }), syscalls: syscallsPerCall(pids) });
   rows.push(['bare proxy', mcpLoad(bare.url, bareSession, undefined, bareReply), cpuOf(() => [bare.pid])]);
+  let floorPid;
+  if (args.floor) {
+    const redis = await startRedisServer();
+    onStop(() => redis.stop());
+    const floor = await startNode('floor proxy', [here('./floor-proxy.mjs')], { env: { PORT: '0', DOWNSTREAM_URL: downstream.url, REDIS_URL: redis.url }, ready: listeningLine });
+    const session = await openSession(floor.url, undefined, keepAliveAgent());
+    const reply = await exchange(`${floor.url}/mcp`, { method: 'POST', headers: sessionHeaders(session), body: toolCallBody(1, UNIQUE_ID) });
+    toolAnswer(reply);
+    rows.push(['floor proxy', mcpLoad(floor.url, session, undefined, reply), cpuOf(() => [floor.pid])]);
+    floorPid = floor.pid;
+  }
   for (const [key, gateway] of targets) {
     const token = await agentToken(gateway.url, adminKey);
     const session = await retryUntilLoaded(() => openSession(gateway.url, token, keepAliveAgent()));
@@ -161,7 +175,7 @@ async function main() {
   }
 
   const logRound = (key, round, row) =>
-    log(`  round ${round + 1} ${key}: ${row.cpu.usPerCall} µs/call, ${row.requestsPerSec} req/s, other load ${row.cpu.otherBusyCores} cores${row.mismatches || row.errors ? `, PROBLEMS ${JSON.stringify(row.problemSamples)}` : ''}`);
+    log(`  round ${round + 1} ${key}: ${row.cpu.usPerCall} µs/call, ${row.syscalls.reads}+${row.syscalls.writes} read+write syscalls/call (${row.syscalls.bytesOut} B out), ${row.requestsPerSec} req/s, other load ${row.cpu.otherBusyCores} cores${row.mismatches || row.errors ? `, PROBLEMS ${JSON.stringify(row.problemSamples)}` : ''}`);
   let results;
   if (args.concurrent && args.baseline) {
     // Each build's row under load at the same time as the other build's, for a fixed time: both see the same
@@ -169,7 +183,7 @@ async function main() {
     const seconds = Number(args.concurrent);
     log(`${settings.rounds} rounds: the bare proxy alone, then each gateway row of both builds at once, ${seconds} s each, ${settings.connections} connections each`);
     const byKey = Object.fromEntries(rows.map((row) => [row[0], row]));
-    const units = [['bare proxy'], ...targets.filter(([key]) => key.startsWith('current ')).map(([key]) => [key, key.replace(/^current /, 'baseline ')])];
+    const units = [['bare proxy'], ...(floorPid ? [['floor proxy']] : []), ...targets.filter(([key]) => key.startsWith('current ')).map(([key]) => [key, key.replace(/^current /, 'baseline ')])];
     const measured = Object.fromEntries(rows.map(([key]) => [key, []]));
     for (let round = 0; round < settings.rounds; round++) {
       for (let i = 0; i < units.length; i++) {
@@ -201,7 +215,7 @@ async function main() {
   }
   const bareUs = results['bare proxy'].cpu.usPerCall;
   const lines = ['| target | CPU µs/call (median) | × bare proxy | rounds (µs) | req/s | RSS MB |', '| --- | ---: | ---: | --- | ---: | ---: |'];
-  const pidOf = Object.fromEntries([['bare proxy', bare.pid], ...targets.map(([key, gateway]) => [key, gateway.pid])]);
+  const pidOf = Object.fromEntries([['bare proxy', bare.pid], ...(floorPid ? [['floor proxy', floorPid]] : []), ...targets.map(([key, gateway]) => [key, gateway.pid])]);
   for (const [key, row] of Object.entries(results)) {
     const rss = (await memoryOf(pidOf[key])).rssMb;
     const bad = row.mismatches + row.errors + row.non2xx;

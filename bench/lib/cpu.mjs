@@ -107,3 +107,46 @@ export function cpuPerCall({ underTest, context = {}, ours }) {
 
 const round2 = (n) => Math.round(n * 100) / 100;
 const round3 = (n) => Math.round(n * 1000) / 1000;
+
+/** Read and write system calls made so far by these processes (syscr, syscw of /proc/<pid>/io). */
+function syscalls(pids) {
+  let reads = 0;
+  let writes = 0;
+  let bytesOut = 0;
+  for (const pid of pids) {
+    try {
+      const io = readFileSync(`/proc/${pid}/io`, 'utf8');
+      reads += Number(/^syscr: (\d+)/m.exec(io)?.[1] ?? 0);
+      writes += Number(/^syscw: (\d+)/m.exec(io)?.[1] ?? 0);
+      bytesOut += Number(/^wchar: (\d+)/m.exec(io)?.[1] ?? 0);
+    } catch {
+      // gone, or not ours to read
+    }
+  }
+  return { reads, writes, bytesOut };
+}
+
+/**
+ * A hook for the load run: read and write system calls per call of the
+ * processes under test. On a VM each one costs microseconds, so how many a
+ * call makes (socket reads and writes, to the client, the downstream and the
+ * store) explains much of a proxy's CPU.
+ */
+export function syscallsPerCall(underTest) {
+  let start;
+  let end;
+  return {
+    before: async () => {
+      start = syscalls(underTest());
+      end = undefined;
+    },
+    reached: () => {
+      end = syscalls(underTest());
+    },
+    after: async (calls) => {
+      end ??= syscalls(underTest());
+      const perCall = (n) => Math.round((n / calls) * 100) / 100;
+      return { reads: perCall(end.reads - start.reads), writes: perCall(end.writes - start.writes), bytesOut: Math.round((end.bytesOut - start.bytesOut) / calls) };
+    },
+  };
+}

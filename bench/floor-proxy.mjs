@@ -1,0 +1,147 @@
+// The bare proxy (bare-proxy.mjs) plus only the work issue 19's target
+// itself puts on every call of the gateway, done the cheapest way we know
+// and nothing else: what any gateway meeting the target must at least pay.
+//
+//  - one store round trip before the call (one script: the agent's record
+//    and the budget reservation, as the gateway's reads return them) and one
+//    after it (one script: settle and append the audit record);
+//  - the signed gateway assertion for the downstream (ES256, the gateway's
+//    own signer);
+//  - the downstream's answer parsed and serialized again (the privacy filter
+//    and the token cap need it as a value).
+// With FLOOR_MODE=hit it is the floor of a cache hit instead: the cached
+// answer read in the first round trip, then the second; nothing else.
+//
+// No auth, session, allowlist, argument validation, privacy patterns, token
+// counting, rate limit, cap, metrics or call record. If this process alone
+// costs near 2× the bare proxy, the gateway's ≤ 2× target leaves nothing for
+// those steps (README, "What the floor says").
+import { randomUUID } from 'node:crypto';
+import { Agent, createServer, request } from 'node:http';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { GatewayAssertionSigner } from '@tollgate/gateway-core';
+
+// The Redis client the gateway uses, the same copy (gateway-core's dependency, not the workspace root's).
+const { createClient } = createRequire(fileURLToPath(import.meta.resolve('@tollgate/gateway-core')))('redis');
+
+// FLOOR_MODE=hit serves the call as a cache hit: the cached answer comes with the
+// store's first round trip; no downstream request, no signature, no parsing.
+const HIT = process.env.FLOOR_MODE === 'hit';
+// FLOOR_STEPS names the steps done (all three by default), to price each one alone.
+const steps = new Set((process.env.FLOOR_STEPS ?? 'store,sign,parse').split(',').filter(Boolean));
+const downstream = new URL(process.env.DOWNSTREAM_URL ?? '');
+if (!downstream.host) throw new Error('DOWNSTREAM_URL is required');
+const agent = new Agent({ keepAlive: true, maxSockets: 128 });
+const signer = new GatewayAssertionSigner({ signingKey: process.env.SIGNING_KEY ?? 'floor-proxy-signing-key-of-32-bytes-or-more', ...(process.env.FLOOR_ALG && { algorithm: process.env.FLOOR_ALG }) });
+const redis = createClient({ url: process.env.REDIS_URL });
+await redis.connect();
+
+const AGENT = 'agt_floor';
+// The agent's record as a hash (the gateway keeps about this much), a budget with one reservation per call.
+await redis.hSet(`floor:agent:{${AGENT}}`, { id: AGENT, name: 'bench agent', scopes: '["items:read"]', allowedTools: '["*"]', active: '1', dailyTokenBudget: '1000000000', createdAt: new Date().toISOString() });
+const BEFORE = `local agent = redis.call('HGETALL', KEYS[1])
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
+return { agent, redis.call('HGET', KEYS[2], 'used') or '0', redis.call('GET', KEYS[3]) }`;
+const AFTER = `redis.call('HDEL', KEYS[1], ARGV[1])
+redis.call('HINCRBY', KEYS[1], 'used', ARGV[2])
+redis.call('XADD', KEYS[2], 'MAXLEN', '~', '100000', '*', 'r', ARGV[3])
+return 1`;
+const before = await redis.scriptLoad(BEFORE);
+const after = await redis.scriptLoad(AFTER);
+const agentKey = `floor:agent:{${AGENT}}`;
+const budgetKey = `floor:budget:{${AGENT}}`;
+const auditKey = `floor:audit:{${AGENT}}`;
+// The cached answer a hit serves: the echo downstream's item, stored once (in a cluster it would live on its own slot).
+const cacheKey = `floor:cache:{${AGENT}}`;
+const CACHED = HIT ? await fetchText('/items/1', 'none').then((answer) => answer.text) : undefined;
+if (HIT) await redis.set(cacheKey, CACHED);
+
+function fetchText(path, assertion) {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: downstream.hostname, port: downstream.port, path, agent, headers: { 'Tollgate-Assertion': assertion } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode, text }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+function readBody(req) {
+  return new Promise((resolve, reject) => {
+    const chunks = [];
+    req.on('data', (chunk) => chunks.push(chunk));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+function sendJson(res, status, message, headers = {}) {
+  const body = JSON.stringify(message);
+  res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), ...headers });
+  res.end(body);
+}
+
+function sendEvent(res, message) {
+  res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' });
+  res.end(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+}
+
+/** A tools/call the way the gateway must at least do it: a cache miss (forwarded) or, with FLOOR_MODE=hit, a cache hit. */
+async function toolCall(message) {
+  const callId = randomUUID();
+  const reservation = `r:${callId}`;
+  const read = steps.has('store') ? await redis.evalSha(before, { keys: [agentKey, budgetKey, cacheKey], arguments: [reservation, '4000'] }) : undefined;
+  let text;
+  if (HIT) {
+    text = read?.[2] ?? CACHED;
+  } else {
+    const assertion = steps.has('sign') ? signer.sign({ audience: downstream.origin, agentId: AGENT, tool: message.params.name, scopes: ['items:read'], callId }) : callId;
+    const answer = await fetchText(`/items/${encodeURIComponent(message.params.arguments.id)}`, assertion);
+    if (answer.status !== 200) return { isError: true, content: [{ type: 'text', text: `downstream answered ${answer.status}` }] };
+    text = steps.has('parse') ? JSON.stringify(JSON.parse(answer.text)) : answer.text;
+  }
+  if (steps.has('store')) {
+    const record = JSON.stringify({ time: new Date().toISOString(), kind: 'tool-call', agentId: AGENT, tool: message.params.name, callId, outcome: HIT ? 'cache-hit' : 'ok', tokens: 330 });
+    await redis.evalSha(after, { keys: [budgetKey, auditKey], arguments: [reservation, '330', record] });
+  }
+  return { content: [{ type: 'text', text }] };
+}
+
+async function handle(req, res) {
+  if (req.method !== 'POST' || req.url !== '/mcp') return sendJson(res, 404, { error: 'not found' });
+  const message = JSON.parse(await readBody(req));
+  if (message.method === 'initialize') {
+    const result = { protocolVersion: message.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'floor-proxy', version: '1.0.0' } };
+    return sendJson(res, 200, { jsonrpc: '2.0', id: message.id, result }, { 'Mcp-Session-Id': randomUUID() });
+  }
+  if (message.id === undefined) {
+    res.writeHead(202).end();
+    return;
+  }
+  if (message.method !== 'tools/call') return sendJson(res, 200, { jsonrpc: '2.0', id: message.id, error: { code: -32601, message: 'Method not found' } });
+  sendEvent(res, { jsonrpc: '2.0', id: message.id, result: await toolCall(message) });
+}
+
+const server = createServer((req, res) => {
+  handle(req, res).catch((error) => {
+    if (!res.headersSent) sendJson(res, 500, { error: String(error?.message ?? error) });
+    else res.destroy();
+  });
+});
+server.keepAliveTimeout = 60_000;
+
+server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => {
+  process.stdout.write(`floor proxy listening on http://127.0.0.1:${server.address().port}\n`);
+});
+process.on('SIGTERM', () => {
+  server.close(async () => {
+    await redis.quit();
+    process.exit(0);
+  });
+  server.closeIdleConnections();
+});
