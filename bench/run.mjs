@@ -4,7 +4,8 @@
 //
 //   node bench/run.mjs [--profile] [--calls 3000] [--rounds 3] [--connections 16] [--warmup 2] [--pairs 2000] [--workers 2]
 //
-// Starts the echo downstream, the bare proxy, the SDK peer and three BUILT
+// Starts the echo downstream, the bare proxy, the floor proxy (cache off and
+// FLOOR_MODE=hit, each on a redis-server of its own), the SDK peer and three BUILT
 // gateways (production mode, LOG_LEVEL=warn, auth + budget + privacy + cap +
 // audit on every call), each on a redis-server of its own so Redis's counters
 // are that gateway's alone: cache off, cache on (hits), and cache off with
@@ -27,7 +28,7 @@ import { inRounds } from './lib/rounds.mjs';
 import { agentToken, exchange, keepAliveAgent, openSession, sessionHeaders, toolAnswer, toolCallBody } from './lib/mcp.mjs';
 import { probeCost, redisCounters, storeCostHook, storeCostPerCall } from './lib/redis-stats.mjs';
 import { answers, freePort, listeningLine, memoryOf, onStop, startNode, stopAll } from './lib/processes.mjs';
-import { judge, renderTables } from './lib/report.mjs';
+import { floorLeaves, judge, renderTables } from './lib/report.mjs';
 import { semanticCacheQuality } from './lib/semantic-cache.mjs';
 import { summarizeProfile } from './profile-summary.mjs';
 
@@ -82,7 +83,7 @@ async function main() {
   const startedAt = new Date();
   const loadBefore = loadavg();
 
-  log('starting the echo downstream, the bare proxy, the SDK peer, and the gateways each on its own redis-server');
+  log('starting the echo downstream, the bare proxy, the floor proxies, the SDK peer, and the gateways each on its own redis-server');
   const downstream = await startNode('echo downstream', [here('./echo-downstream.mjs')], { env: { PORT: '0' }, ready: listeningLine });
   const signingKey = randomBytes(32).toString('hex');
   const adminKey = randomBytes(32).toString('hex');
@@ -113,8 +114,17 @@ async function main() {
     const counters = await redisCounters(redis.port);
     return { ...gateway, redis: { port: redis.port, pid: counters.pid, probe: await probeCost(redis.port) } };
   };
-  const [bare, peer, gatewayOff, gatewayOn, gatewayWorkers] = await Promise.all([
+  // The bare proxy plus only the work issue 19's target mandates on every call (floor-proxy.mjs): what the target leaves.
+  const floorAt = async (name, mode) => {
+    const redis = await startRedisServer();
+    onStop(() => redis.stop());
+    const floor = await startNode(name, [here('./floor-proxy.mjs')], { env: { PORT: '0', DOWNSTREAM_URL: downstream.url, REDIS_URL: redis.url, ...(mode && { FLOOR_MODE: mode }) }, ready: listeningLine });
+    return { ...floor, redis: { pid: (await redisCounters(redis.port)).pid } };
+  };
+  const [bare, floor, floorHit, peer, gatewayOff, gatewayOn, gatewayWorkers] = await Promise.all([
     startNode('bare proxy', [here('./bare-proxy.mjs')], { env: { PORT: '0', DOWNSTREAM_URL: downstream.url }, ready: listeningLine }),
+    floorAt('floor proxy'),
+    floorAt('floor proxy (hit)', 'hit'),
     startNode('sdk peer', [here('./sdk-peer.mjs')], { env: { PORT: '0', DOWNSTREAM_URL: downstream.url }, ready: listeningLine }),
     gatewayAt('gateway-cache-off', { cache: false }),
     gatewayAt('gateway-cache-on', { cache: true }),
@@ -124,9 +134,11 @@ async function main() {
   const gateways = { off: gatewayOff, on: gatewayOn, ...(gatewayWorkers && { workers: gatewayWorkers }) };
   const tokens = {};
   for (const [key, gateway] of Object.entries(gateways)) tokens[key] = await agentToken(gateway.url, adminKey);
-  const agents = { direct: keepAliveAgent(), bare: keepAliveAgent(), off: keepAliveAgent(), on: keepAliveAgent(), peer: keepAliveAgent(), workers: keepAliveAgent() };
+  const agents = { direct: keepAliveAgent(), bare: keepAliveAgent(), floor: keepAliveAgent(), floorHit: keepAliveAgent(), off: keepAliveAgent(), on: keepAliveAgent(), peer: keepAliveAgent(), workers: keepAliveAgent() };
   const sessions = {
     bare: await openSession(bare.url, undefined, agents.bare),
+    floor: await openSession(floor.url, undefined, agents.floor),
+    floorHit: await openSession(floorHit.url, undefined, agents.floorHit),
     peer: await openSession(peer.url, undefined, agents.peer),
   };
   for (const key of Object.keys(gateways)) sessions[key] = await retryUntilLoaded(() => openSession(gateways[key].url, tokens[key], agents[key]));
@@ -139,10 +151,12 @@ async function main() {
     direct: (await exchange(directItem, { agent: agents.direct })).text,
     // The reply autocannon must get, with its unique JSON-RPC id put back to the placeholder.
     bare: await call(bare.url, agents.bare, sessions.bare, undefined, 1, UNIQUE_ID),
+    floor: await call(floor.url, agents.floor, sessions.floor, undefined, 1, UNIQUE_ID),
+    floorHit: await call(floorHit.url, agents.floorHit, sessions.floorHit, undefined, 1, UNIQUE_ID),
     peer: await call(peer.url, agents.peer, sessions.peer, undefined, 1, UNIQUE_ID),
   };
   for (const key of Object.keys(gateways)) expected[key] = await call(gateways[key].url, agents[key], sessions[key], tokens[key], 1, UNIQUE_ID);
-  for (const key of ['bare', 'peer', ...Object.keys(gateways)]) toolAnswer(expected[key]);
+  for (const key of ['bare', 'floor', 'floorHit', 'peer', ...Object.keys(gateways)]) toolAnswer(expected[key]);
   const privacyFilter = JSON.stringify(toolAnswer(expected.off)).includes('@example.') ? 'off (addresses passed through)' : 'on (addresses redacted)';
   log(`every target answers; privacy filter in the gateway: ${privacyFilter}`);
   if (gatewayWorkers) await untilEveryWorkerServes(() => call(gatewayWorkers.url, false, sessions.workers, tokens.workers));
@@ -162,11 +176,12 @@ async function main() {
   const bareCall = async () => ok(await call(bare.url, agents.bare, sessions.bare));
   log(`added latency: ${settings.warmupPairs} warm-up + ${settings.pairs} rounds of direct, bare proxy and gateway (cache off)`);
   const latency = await addedLatencies({ direct, targets: { bareProxy: bareCall, gatewayCacheOff: gatewayCall('off') }, pairs: settings.pairs, warmup: settings.warmupPairs });
-  log(`added latency: cache hit, cache miss and SDK peer (${settings.sidePairs} pairs each)`);
+  log(`added latency: cache hit, cache miss, SDK peer and floor proxy (${settings.sidePairs} pairs each)`);
   let missId = 1_000_000;
   latency.gatewayCacheHit = await addedLatency({ direct, through: gatewayCall('on'), pairs: settings.sidePairs, warmup: 50 });
   latency.gatewayCacheMiss = await addedLatency({ direct, through: async () => ok(await call(gatewayOn.url, agents.on, sessions.on, tokens.on, missId++)), pairs: settings.sidePairs, warmup: 50 });
   latency.sdkPeer = await addedLatency({ direct, through: async () => ok(await call(peer.url, agents.peer, sessions.peer)), pairs: settings.sidePairs, warmup: 50 });
+  latency.floorProxy = await addedLatency({ direct, through: async () => ok(await call(floor.url, agents.floor, sessions.floor)), pairs: settings.sidePairs, warmup: 50 });
   for (const agent of Object.values(agents)) agent.destroy();
 
   const load = { connections: settings.connections, calls: settings.calls, warmupSec: settings.warmupSec, maxSec: settings.maxSecPerTarget };
@@ -181,6 +196,9 @@ async function main() {
   const rows = [
     ['direct', { ...load, url: directItem, expectBody: expected.direct }, { cpu: cpuOf(() => [downstream.pid]) }],
     ['bareProxy', mcpLoad(bare.url, sessions.bare, undefined, expected.bare), { cpu: cpuOf(() => [bare.pid]) }],
+    // Its own process only, as the bare proxy; its redis-server's share is context, as for the gateways.
+    ['floorProxy', mcpLoad(floor.url, sessions.floor, undefined, expected.floor), { cpu: cpuOf(() => [floor.pid], floor.redis.pid) }],
+    ['floorHit', mcpLoad(floorHit.url, sessions.floorHit, undefined, expected.floorHit), { cpu: cpuOf(() => [floorHit.pid], floorHit.redis.pid) }],
     ['sdkPeer', mcpLoad(peer.url, sessions.peer, undefined, expected.peer), { cpu: cpuOf(() => [peer.pid]) }],
     ['gatewayCacheOff', ...gatewayRow(gatewayOff, 'off')],
     ['gatewayCacheOn', ...gatewayRow(gatewayOn, 'on')],
@@ -201,6 +219,8 @@ async function main() {
 
   const memory = {
     bareProxy: await memoryOf(bare.pid),
+    floorProxy: await memoryOf(floor.pid),
+    floorHit: await memoryOf(floorHit.pid),
     sdkPeer: await memoryOf(peer.pid),
     gatewayCacheOff: await memoryOf(gatewayOff.pid),
     gatewayCacheOn: await memoryOf(gatewayOn.pid),
@@ -216,7 +236,7 @@ async function main() {
     settings: {
       ...settings,
       privacyFilter,
-      store: 'redis-server (loopback), one per gateway',
+      store: 'redis-server (loopback), one per gateway and one per floor proxy',
       mode: 'production',
       pipeline: 'auth, session, allowlist/scopes, argument validation, budget reservation, forward, privacy filter, token cap, settle, audit',
       cpu: 'utime + stime of /proc/<pid>/stat (every thread; a cluster primary and its workers summed), over the measured calls, divided by them',
@@ -231,6 +251,7 @@ async function main() {
   log('semantic cache: evaluation set and a replayed workload with the local model');
   results.semanticCache = await semanticCacheQuality();
   results.verdicts = judge(results);
+  results.floorLeaves = floorLeaves(results);
 
   if (settings.profile) results.profiles = await profileReport(results, startedAt);
   const tables = renderTables(results);

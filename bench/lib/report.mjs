@@ -46,6 +46,8 @@ export function judge(results) {
 export const ROW_NAMES = {
   direct: 'direct downstream',
   bareProxy: 'bare Node proxy',
+  floorProxy: 'floor proxy (mandated work only)',
+  floorHit: 'floor proxy, cache hit',
   sdkPeer: 'SDK peer',
   gatewayCacheOff: 'gateway, cache off',
   gatewayCacheOn: 'gateway, cache on (hits)',
@@ -111,8 +113,54 @@ export function renderTables(results) {
   const tables = [loadTable, latencyTable, memoryTable, storeTable];
   if (throughput.gatewayWorkers) tables.push(workersTable(results));
   tables.push(verdictTable);
+  const leaves = floorTable(results);
+  if (leaves) tables.push(leaves);
   if (results.semanticCache) tables.push(semanticTable(results.semanticCache));
   return tables.join('\n\n');
+}
+
+const round1 = (n) => Math.round(n * 10) / 10;
+
+/**
+ * What each target leaves once the floor proxy's work (floor-proxy.mjs: the
+ * work the target itself mandates on every call) is paid: the target in µs,
+ * the floor, the rest (target − floor, negative when the floor alone misses
+ * it) and the gateway's cost above the floor. A row whose figures the results
+ * lack (older runs had no floor rows) is left out.
+ */
+export function floorLeaves(results) {
+  const bare = cpuOf(results, 'bareProxy');
+  const rows = [];
+  const cpuRow = (name, targetVsBare, floorKey, gatewayKey) => {
+    const floor = cpuOf(results, floorKey);
+    const gateway = cpuOf(results, gatewayKey);
+    if (!(bare > 0) || typeof floor !== 'number') return;
+    const target = round1(targetVsBare * bare);
+    rows.push({ what: name, unit: 'µs CPU/call', floorVsBare: ratio(floor, bare), target, targetGoal: `${targetVsBare}× bare = ${target}`, floor, leftForTheRest: round1(target - floor), gateway: gateway ?? null, gatewayAboveFloor: typeof gateway === 'number' ? round1(gateway - floor) : null });
+  };
+  cpuRow('CPU per call, cache off', TARGETS.cpuVsBare, 'floorProxy', 'gatewayCacheOff');
+  cpuRow('CPU per call, cache hit', TARGETS.hitCpuVsBare, 'floorHit', 'gatewayCacheOn');
+  const { latency } = results;
+  const bareP50 = latency?.bareProxy?.addedUs?.p50;
+  const floorP50 = latency?.floorProxy?.addedUs?.p50;
+  const gatewayP50 = latency?.gatewayCacheOff?.addedUs?.p50;
+  if (typeof bareP50 === 'number' && typeof floorP50 === 'number') {
+    const floor = floorP50 - bareP50;
+    const target = TARGETS.addedP50OverBareUs;
+    // The floor proxy awaits its after-call round trip before it replies; the gateway replies first: this floor is high by about one round trip.
+    rows.push({ what: 'added latency p50 over the bare proxy, cache off (the floor replies after its second round trip, the gateway before it)', unit: 'µs', floorVsBare: null, target, targetGoal: `+${target}`, floor, leftForTheRest: target - floor, gateway: typeof gatewayP50 === 'number' ? gatewayP50 - bareP50 : null, gatewayAboveFloor: typeof gatewayP50 === 'number' ? gatewayP50 - floorP50 : null });
+  }
+  return rows;
+}
+
+function floorTable(results) {
+  const rows = floorLeaves(results);
+  if (rows.length === 0) return undefined;
+  const dash = (value) => (value === null || value === undefined ? '—' : value);
+  return table(
+    ['what the floor leaves (floor proxy: the mandated work only)', 'floor / bare', 'target (µs)', 'floor (µs)', 'left for every other step: target − floor (µs)', 'gateway measured (µs)', 'gateway above the floor (µs)'],
+    rows.map((row) => [row.what, row.floorVsBare === null ? '—' : `${row.floorVsBare}×`, row.targetGoal, row.floor, row.leftForTheRest, dash(row.gateway), dash(row.gatewayAboveFloor)]),
+  );
 }
 
 /** One gateway process against Gw:Http:Workers=N on the same machine: what the cores shared with the load generator allow. */
