@@ -4,7 +4,7 @@
 //
 //  - one store round trip before the call (one script: the agent's record
 //    and the budget reservation, as the gateway's reads return them) and one
-//    after it (one script: settle and append the audit record);
+//    after the reply (one script: settle and append the audit record);
 //  - the signed gateway assertion for the downstream (ES256, the gateway's
 //    own signer);
 //  - the downstream's answer parsed and serialized again (the privacy filter
@@ -91,7 +91,11 @@ function sendEvent(res, message) {
   res.end(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
 }
 
-/** A tools/call the way the gateway must at least do it: a cache miss (forwarded) or, with FLOOR_MODE=hit, a cache hit. */
+/**
+ * A tools/call the way the gateway must at least do it: a cache miss
+ * (forwarded) or, with FLOOR_MODE=hit, a cache hit. `result` is the answer;
+ * `after` the second round trip, which (as in the gateway) follows the reply.
+ */
 async function toolCall(message) {
   const callId = randomUUID();
   const reservation = `r:${callId}`;
@@ -102,14 +106,13 @@ async function toolCall(message) {
   } else {
     const assertion = steps.has('sign') ? signer.sign({ audience: downstream.origin, agentId: AGENT, tool: message.params.name, scopes: ['items:read'], callId }) : callId;
     const answer = await fetchText(`/items/${encodeURIComponent(message.params.arguments.id)}`, assertion);
-    if (answer.status !== 200) return { isError: true, content: [{ type: 'text', text: `downstream answered ${answer.status}` }] };
+    if (answer.status !== 200) return { result: { isError: true, content: [{ type: 'text', text: `downstream answered ${answer.status}` }] } };
     text = steps.has('parse') ? JSON.stringify(JSON.parse(answer.text)) : answer.text;
   }
-  if (steps.has('store')) {
-    const record = JSON.stringify({ time: new Date().toISOString(), kind: 'tool-call', agentId: AGENT, tool: message.params.name, callId, outcome: HIT ? 'cache-hit' : 'ok', tokens: 330 });
-    await redis.evalSha(after, { keys: [budgetKey, auditKey], arguments: [reservation, '330', record] });
-  }
-  return { content: [{ type: 'text', text }] };
+  const result = { content: [{ type: 'text', text }] };
+  if (!steps.has('store')) return { result };
+  const record = JSON.stringify({ time: new Date().toISOString(), kind: 'tool-call', agentId: AGENT, tool: message.params.name, callId, outcome: HIT ? 'cache-hit' : 'ok', tokens: 330 });
+  return { result, after: () => redis.evalSha(after, { keys: [budgetKey, auditKey], arguments: [reservation, '330', record] }) };
 }
 
 async function handle(req, res) {
@@ -124,7 +127,9 @@ async function handle(req, res) {
     return;
   }
   if (message.method !== 'tools/call') return sendJson(res, 200, { jsonrpc: '2.0', id: message.id, error: { code: -32601, message: 'Method not found' } });
-  sendEvent(res, { jsonrpc: '2.0', id: message.id, result: await toolCall(message) });
+  const call = await toolCall(message);
+  sendEvent(res, { jsonrpc: '2.0', id: message.id, result: call.result });
+  await call.after?.();
 }
 
 const server = createServer((req, res) => {

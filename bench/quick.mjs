@@ -159,7 +159,7 @@ async function main() {
   if (args.floor) {
     const redis = await startRedisServer();
     onStop(() => redis.stop());
-    const floor = await startNode('floor proxy', [here('./floor-proxy.mjs')], { env: { PORT: '0', DOWNSTREAM_URL: downstream.url, REDIS_URL: redis.url }, ready: listeningLine });
+    const floor = await startNode('floor proxy', [here('./floor-proxy.mjs')], { env: { PORT: '0', DOWNSTREAM_URL: downstream.url, REDIS_URL: redis.url, ...(process.env.FLOOR_STEPS && { FLOOR_STEPS: process.env.FLOOR_STEPS }) }, ready: listeningLine });
     const session = await openSession(floor.url, undefined, keepAliveAgent());
     const reply = await exchange(`${floor.url}/mcp`, { method: 'POST', headers: sessionHeaders(session), body: toolCallBody(1, UNIQUE_ID) });
     toolAnswer(reply);

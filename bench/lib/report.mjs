@@ -147,8 +147,7 @@ export function floorLeaves(results) {
   if (typeof bareP50 === 'number' && typeof floorP50 === 'number') {
     const floor = floorP50 - bareP50;
     const target = TARGETS.addedP50OverBareUs;
-    // The floor proxy awaits its after-call round trip before it replies; the gateway replies first: this floor is high by about one round trip.
-    rows.push({ what: 'added latency p50 over the bare proxy, cache off (the floor replies after its second round trip, the gateway before it)', unit: 'µs', floorVsBare: null, target, targetGoal: `+${target}`, floor, leftForTheRest: target - floor, gateway: typeof gatewayP50 === 'number' ? gatewayP50 - bareP50 : null, gatewayAboveFloor: typeof gatewayP50 === 'number' ? gatewayP50 - floorP50 : null });
+    rows.push({ what: 'added latency p50 over the bare proxy, cache off', unit: 'µs', floorVsBare: null, target, targetGoal: `+${target}`, floor, leftForTheRest: target - floor, gateway: typeof gatewayP50 === 'number' ? gatewayP50 - bareP50 : null, gatewayAboveFloor: typeof gatewayP50 === 'number' ? gatewayP50 - floorP50 : null });
   }
   return rows;
 }
