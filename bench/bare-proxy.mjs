@@ -5,48 +5,10 @@
 // at all: no auth, session, budget, schema, privacy, cap or audit. The
 // gateway's CPU per call is judged against this one's (issue 19).
 import { randomUUID } from 'node:crypto';
-import { Agent, createServer, request } from 'node:http';
+import { createServer } from 'node:http';
+import { downstreamClient, readBody, sendEvent, sendJson } from './lib/hop.mjs';
 
-const downstream = new URL(process.env.DOWNSTREAM_URL ?? '');
-if (!downstream.host) throw new Error('DOWNSTREAM_URL is required');
-// Enough sockets that 16–32 client connections never queue behind each other.
-const agent = new Agent({ keepAlive: true, maxSockets: 128 });
-
-/** GET <downstream><path>; resolves with the body as text. */
-function fetchText(path) {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: downstream.hostname, port: downstream.port, path, agent }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk) => (text += chunk));
-      res.on('end', () => resolve({ status: res.statusCode, text }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
-
-function readBody(req) {
-  return new Promise((resolve, reject) => {
-    const chunks = [];
-    req.on('data', (chunk) => chunks.push(chunk));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
-}
-
-function sendJson(res, status, message, headers = {}) {
-  const body = JSON.stringify(message);
-  res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), ...headers });
-  res.end(body);
-}
-
-/** The answer as one SSE `message` event, as an MCP server streams a tools/call result. */
-function sendEvent(res, message) {
-  res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' });
-  res.end(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
-}
+const { fetchText } = downstreamClient(process.env.DOWNSTREAM_URL);
 
 async function handle(req, res) {
   if (req.method !== 'POST' || req.url !== '/mcp') return sendJson(res, 404, { error: 'not found' });

@@ -17,10 +17,11 @@
 // costs near 2× the bare proxy, the gateway's ≤ 2× target leaves nothing for
 // those steps (README, "What the floor says").
 import { randomUUID } from 'node:crypto';
-import { Agent, createServer, request } from 'node:http';
+import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { GatewayAssertionSigner } from '@tollgate/gateway-core';
+import { downstreamClient, readBody, sendEvent, sendJson } from './lib/hop.mjs';
 
 // The Redis client the gateway uses, the same copy (gateway-core's dependency, not the workspace root's).
 const { createClient } = createRequire(fileURLToPath(import.meta.resolve('@tollgate/gateway-core')))('redis');
@@ -30,9 +31,7 @@ const { createClient } = createRequire(fileURLToPath(import.meta.resolve('@tollg
 const HIT = process.env.FLOOR_MODE === 'hit';
 // FLOOR_STEPS names the steps done (all three by default), to price each one alone.
 const steps = new Set((process.env.FLOOR_STEPS ?? 'store,sign,parse').split(',').filter(Boolean));
-const downstream = new URL(process.env.DOWNSTREAM_URL ?? '');
-if (!downstream.host) throw new Error('DOWNSTREAM_URL is required');
-const agent = new Agent({ keepAlive: true, maxSockets: 128 });
+const downstream = downstreamClient(process.env.DOWNSTREAM_URL);
 const signer = new GatewayAssertionSigner({ signingKey: process.env.SIGNING_KEY ?? 'floor-proxy-signing-key-of-32-bytes-or-more', ...(process.env.FLOOR_ALG && { algorithm: process.env.FLOOR_ALG }) });
 const redis = createClient({ url: process.env.REDIS_URL });
 await redis.connect();
@@ -54,42 +53,8 @@ const budgetKey = `floor:budget:{${AGENT}}`;
 const auditKey = `floor:audit:{${AGENT}}`;
 // The cached answer a hit serves: the echo downstream's item, stored once (in a cluster it would live on its own slot).
 const cacheKey = `floor:cache:{${AGENT}}`;
-const CACHED = HIT ? await fetchText('/items/1', 'none').then((answer) => answer.text) : undefined;
+const CACHED = HIT ? await downstream.fetchText('/items/1').then((answer) => answer.text) : undefined;
 if (HIT) await redis.set(cacheKey, CACHED);
-
-function fetchText(path, assertion) {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: downstream.hostname, port: downstream.port, path, agent, headers: { 'Tollgate-Assertion': assertion } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk) => (text += chunk));
-      res.on('end', () => resolve({ status: res.statusCode, text }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
-
-function readBody(req) {
-  return new Promise((resolve, reject) => {
-    const chunks = [];
-    req.on('data', (chunk) => chunks.push(chunk));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
-}
-
-function sendJson(res, status, message, headers = {}) {
-  const body = JSON.stringify(message);
-  res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), ...headers });
-  res.end(body);
-}
-
-function sendEvent(res, message) {
-  res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' });
-  res.end(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
-}
 
 /**
  * A tools/call the way the gateway must at least do it: a cache miss
@@ -105,7 +70,7 @@ async function toolCall(message) {
     text = read?.[2] ?? CACHED;
   } else {
     const assertion = steps.has('sign') ? signer.sign({ audience: downstream.origin, agentId: AGENT, tool: message.params.name, scopes: ['items:read'], callId }) : callId;
-    const answer = await fetchText(`/items/${encodeURIComponent(message.params.arguments.id)}`, assertion);
+    const answer = await downstream.fetchText(`/items/${encodeURIComponent(message.params.arguments.id)}`, { 'Tollgate-Assertion': assertion });
     if (answer.status !== 200) return { result: { isError: true, content: [{ type: 'text', text: `downstream answered ${answer.status}` }] } };
     text = steps.has('parse') ? JSON.stringify(JSON.parse(answer.text)) : answer.text;
   }
