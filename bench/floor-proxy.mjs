@@ -17,11 +17,10 @@
 // costs near 2× the bare proxy, the gateway's ≤ 2× target leaves nothing for
 // those steps (README, "What the floor says").
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { GatewayAssertionSigner } from '@tollgate/gateway-core';
-import { downstreamClient, readBody, sendEvent, sendJson } from './lib/hop.mjs';
+import { downstreamClient, serveMcp } from './lib/hop.mjs';
 
 // The Redis client the gateway uses, the same copy (gateway-core's dependency, not the workspace root's).
 const { createClient } = createRequire(fileURLToPath(import.meta.resolve('@tollgate/gateway-core')))('redis');
@@ -80,38 +79,4 @@ async function toolCall(message) {
   return { result, after: () => redis.evalSha(after, { keys: [budgetKey, auditKey], arguments: [reservation, '330', record] }) };
 }
 
-async function handle(req, res) {
-  if (req.method !== 'POST' || req.url !== '/mcp') return sendJson(res, 404, { error: 'not found' });
-  const message = JSON.parse(await readBody(req));
-  if (message.method === 'initialize') {
-    const result = { protocolVersion: message.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'floor-proxy', version: '1.0.0' } };
-    return sendJson(res, 200, { jsonrpc: '2.0', id: message.id, result }, { 'Mcp-Session-Id': randomUUID() });
-  }
-  if (message.id === undefined) {
-    res.writeHead(202).end();
-    return;
-  }
-  if (message.method !== 'tools/call') return sendJson(res, 200, { jsonrpc: '2.0', id: message.id, error: { code: -32601, message: 'Method not found' } });
-  const call = await toolCall(message);
-  sendEvent(res, { jsonrpc: '2.0', id: message.id, result: call.result });
-  await call.after?.();
-}
-
-const server = createServer((req, res) => {
-  handle(req, res).catch((error) => {
-    if (!res.headersSent) sendJson(res, 500, { error: String(error?.message ?? error) });
-    else res.destroy();
-  });
-});
-server.keepAliveTimeout = 60_000;
-
-server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => {
-  process.stdout.write(`floor proxy listening on http://127.0.0.1:${server.address().port}\n`);
-});
-process.on('SIGTERM', () => {
-  server.close(async () => {
-    await redis.quit();
-    process.exit(0);
-  });
-  server.closeIdleConnections();
-});
+serveMcp('floor-proxy', toolCall, () => redis.quit());

@@ -1,7 +1,8 @@
 // What the bench's own proxies (bare-proxy.mjs, floor-proxy.mjs) share: the
 // least an MCP hop in Node does on each side, written once so that the two
 // differ only in the work the floor adds.
-import { Agent, request } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import { Agent, createServer, request } from 'node:http';
 
 /** GETs from the downstream at `url` over keep-alive sockets; `fetchText` resolves with the status and the body as text. */
 export function downstreamClient(url) {
@@ -24,7 +25,7 @@ export function downstreamClient(url) {
   return { origin: downstream.origin, fetchText };
 }
 
-export function readBody(req) {
+function readBody(req) {
   return new Promise((resolve, reject) => {
     const chunks = [];
     req.on('data', (chunk) => chunks.push(chunk));
@@ -33,14 +34,58 @@ export function readBody(req) {
   });
 }
 
-export function sendJson(res, status, message, headers = {}) {
+function sendJson(res, status, message, headers = {}) {
   const body = JSON.stringify(message);
   res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), ...headers });
   res.end(body);
 }
 
 /** The answer as one SSE `message` event, as an MCP server streams a tools/call result. */
-export function sendEvent(res, message) {
+function sendEvent(res, message) {
   res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' });
   res.end(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+}
+
+/**
+ * The MCP server side of a bench proxy on PORT: `initialize` answered with a
+ * session id, notifications accepted, a tools/call handed to
+ * `toolCall(message)`, which resolves with `{ result, after? }`: the result
+ * goes out as one SSE event, then `after()` (work that follows the reply) is
+ * awaited. Prints `<name> listening on <url>`; on SIGTERM stops, awaits
+ * `onStop` and exits.
+ */
+export function serveMcp(name, toolCall, onStop = async () => {}) {
+  const handle = async (req, res) => {
+    if (req.method !== 'POST' || req.url !== '/mcp') return sendJson(res, 404, { error: 'not found' });
+    const message = JSON.parse(await readBody(req));
+    if (message.method === 'initialize') {
+      const result = { protocolVersion: message.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name, version: '1.0.0' } };
+      return sendJson(res, 200, { jsonrpc: '2.0', id: message.id, result }, { 'Mcp-Session-Id': randomUUID() });
+    }
+    if (message.id === undefined) {
+      res.writeHead(202).end();
+      return;
+    }
+    if (message.method !== 'tools/call') return sendJson(res, 200, { jsonrpc: '2.0', id: message.id, error: { code: -32601, message: 'Method not found' } });
+    const call = await toolCall(message);
+    sendEvent(res, { jsonrpc: '2.0', id: message.id, result: call.result });
+    await call.after?.();
+  };
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error) => {
+      if (!res.headersSent) sendJson(res, 500, { error: String(error?.message ?? error) });
+      else res.destroy();
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => {
+    process.stdout.write(`${name.replace('-', ' ')} listening on http://127.0.0.1:${server.address().port}\n`);
+  });
+  process.on('SIGTERM', () => {
+    server.close(async () => {
+      await onStop();
+      process.exit(0);
+    });
+    server.closeIdleConnections();
+  });
 }
