@@ -28,7 +28,8 @@ const { createClient } = createRequire(fileURLToPath(import.meta.resolve('@tollg
 // FLOOR_MODE=hit serves the call as a cache hit: the cached answer comes with the
 // store's first round trip; no downstream request, no signature, no parsing.
 const HIT = process.env.FLOOR_MODE === 'hit';
-// FLOOR_STEPS names the steps done (all three by default), to price each one alone.
+// FLOOR_STEPS names the steps done (all three by default), to price each one alone;
+// FLOOR_ALG=EdDSA signs with the gateway's other algorithm (ES256 by default).
 const steps = new Set((process.env.FLOOR_STEPS ?? 'store,sign,parse').split(',').filter(Boolean));
 const downstream = downstreamClient(process.env.DOWNSTREAM_URL);
 const signer = new GatewayAssertionSigner({ signingKey: process.env.SIGNING_KEY ?? 'floor-proxy-signing-key-of-32-bytes-or-more', ...(process.env.FLOOR_ALG && { algorithm: process.env.FLOOR_ALG }) });
@@ -36,8 +37,11 @@ const redis = createClient({ url: process.env.REDIS_URL });
 await redis.connect();
 
 const AGENT = 'agt_floor';
+const agentKey = `floor:agent:{${AGENT}}`;
+const budgetKey = `floor:budget:{${AGENT}}`;
+const auditKey = `floor:audit:{${AGENT}}`;
 // The agent's record as a hash (the gateway keeps about this much), a budget with one reservation per call.
-await redis.hSet(`floor:agent:{${AGENT}}`, { id: AGENT, name: 'bench agent', scopes: '["items:read"]', allowedTools: '["*"]', active: '1', dailyTokenBudget: '1000000000', createdAt: new Date().toISOString() });
+await redis.hSet(agentKey, { id: AGENT, name: 'bench agent', scopes: '["items:read"]', allowedTools: '["*"]', active: '1', dailyTokenBudget: '1000000000', createdAt: new Date().toISOString() });
 const BEFORE = `local agent = redis.call('HGETALL', KEYS[1])
 redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
 return { agent, redis.call('HGET', KEYS[2], 'used') or '0', redis.call('GET', KEYS[3]) }`;
@@ -47,9 +51,6 @@ redis.call('XADD', KEYS[2], 'MAXLEN', '~', '100000', '*', 'r', ARGV[3])
 return 1`;
 const before = await redis.scriptLoad(BEFORE);
 const after = await redis.scriptLoad(AFTER);
-const agentKey = `floor:agent:{${AGENT}}`;
-const budgetKey = `floor:budget:{${AGENT}}`;
-const auditKey = `floor:audit:{${AGENT}}`;
 // The cached answer a hit serves: the echo downstream's item, stored once (in a cluster it would live on its own slot).
 const cacheKey = `floor:cache:{${AGENT}}`;
 const CACHED = HIT ? await downstream.fetchText('/items/1').then((answer) => answer.text) : undefined;

@@ -26,6 +26,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { startRedisServer } from '@tollgate/gateway-core/testing';
 import { cpuPerCall, processTree, syscallsPerCall } from './lib/cpu.mjs';
+import { startFloorProxy } from './lib/floor.mjs';
 import { throughput, UNIQUE_ID } from './lib/load.mjs';
 import { inRounds } from './lib/rounds.mjs';
 import { agentToken, exchange, keepAliveAgent, openSession, sessionHeaders, toolAnswer, toolCallBody } from './lib/mcp.mjs';
@@ -157,9 +158,7 @@ async function main() {
   rows.push(['bare proxy', mcpLoad(bare.url, bareSession, undefined, bareReply), cpuOf(() => [bare.pid])]);
   let floorPid;
   if (args.floor) {
-    const redis = await startRedisServer();
-    onStop(() => redis.stop());
-    const floor = await startNode('floor proxy', [here('./floor-proxy.mjs')], { env: { PORT: '0', DOWNSTREAM_URL: downstream.url, REDIS_URL: redis.url, ...(process.env.FLOOR_STEPS && { FLOOR_STEPS: process.env.FLOOR_STEPS }) }, ready: listeningLine });
+    const floor = await startFloorProxy('floor proxy', downstream.url, { steps: process.env.FLOOR_STEPS });
     const session = await openSession(floor.url, undefined, keepAliveAgent());
     const reply = await exchange(`${floor.url}/mcp`, { method: 'POST', headers: sessionHeaders(session), body: toolCallBody(1, UNIQUE_ID) });
     toolAnswer(reply);

@@ -28,6 +28,7 @@ import { inRounds } from './lib/rounds.mjs';
 import { agentToken, exchange, keepAliveAgent, openSession, sessionHeaders, toolAnswer, toolCallBody } from './lib/mcp.mjs';
 import { probeCost, redisCounters, storeCostHook, storeCostPerCall } from './lib/redis-stats.mjs';
 import { answers, freePort, listeningLine, memoryOf, onStop, startNode, stopAll } from './lib/processes.mjs';
+import { startFloorProxy } from './lib/floor.mjs';
 import { floorLeaves, judge, renderTables } from './lib/report.mjs';
 import { semanticCacheQuality } from './lib/semantic-cache.mjs';
 import { summarizeProfile } from './profile-summary.mjs';
@@ -116,10 +117,8 @@ async function main() {
   };
   // The bare proxy plus only the work issue 19's target mandates on every call (floor-proxy.mjs): what the target leaves.
   const floorAt = async (name, mode) => {
-    const redis = await startRedisServer();
-    onStop(() => redis.stop());
-    const floor = await startNode(name, [here('./floor-proxy.mjs')], { env: { PORT: '0', DOWNSTREAM_URL: downstream.url, REDIS_URL: redis.url, ...(mode && { FLOOR_MODE: mode }) }, ready: listeningLine });
-    return { ...floor, redis: { pid: (await redisCounters(redis.port)).pid } };
+    const floor = await startFloorProxy(name, downstream.url, { mode });
+    return { ...floor, redis: { pid: (await redisCounters(floor.redis.port)).pid } };
   };
   const [bare, floor, floorHit, peer, gatewayOff, gatewayOn, gatewayWorkers] = await Promise.all([
     startNode('bare proxy', [here('./bare-proxy.mjs')], { env: { PORT: '0', DOWNSTREAM_URL: downstream.url }, ready: listeningLine }),
