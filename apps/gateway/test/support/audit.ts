@@ -9,6 +9,8 @@ export interface AuditRecordJson {
   httpStatus: number | null;
   jsonRpcCode: number | null;
   tokensCharged: number;
+  requestId?: string | null;
+  callId?: string;
 }
 
 /** Every audit record of one agent (all pages), newest first. */

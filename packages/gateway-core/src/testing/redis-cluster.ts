@@ -10,6 +10,7 @@
  * way a restarted primary looks to the gateway.
  */
 import type { ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createClient } from 'redis';
@@ -29,6 +30,12 @@ export interface RedisCluster {
   readonly nodes: readonly RedisClusterNode[];
   /** Stops one master (SIGTERM: with `persistent`, every acknowledged write is on disk). */
   stopNode(index: number): Promise<void>;
+  /** Kills one master outright (SIGKILL): no shutdown, no last write to disk. */
+  killNode(index: number): Promise<void>;
+  /** Freezes one master (SIGSTOP): its connections stay open and nothing is answered. */
+  pauseNode(index: number): void;
+  /** Thaws a paused master (SIGCONT). */
+  resumeNode(index: number): void;
   /** Starts a stopped master again on its port, with its nodes.conf: it rejoins with its slots. */
   startNode(index: number): Promise<void>;
   /** The index in `nodes` of the master serving a key's slot, asked of a running node (CLUSTER KEYSLOT). */
@@ -59,6 +66,12 @@ export interface RedisClusterOptions {
    * does not fail a master that is up.
    */
   nodeTimeoutMs?: number;
+  /**
+   * Redis's `cluster-require-full-coverage`: true (Redis's default) makes
+   * every master refuse every key once one master is declared failed; false
+   * lets the others serve their own slots meanwhile. Default true.
+   */
+  requireFullCoverage?: boolean;
   /** For start-up and for `cluster_state:ok`. Default 15 s. */
   startTimeoutMs?: number;
 }
@@ -102,6 +115,17 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
       node.child = null;
       if (running) await terminate(running);
     },
+    async killNode(index) {
+      const node = processes[index]!;
+      const running = node.child;
+      node.child = null;
+      if (!running || running.exitCode !== null || running.signalCode !== null) return;
+      const exited = once(running, 'exit');
+      running.kill('SIGKILL');
+      await exited;
+    },
+    pauseNode: (index) => void processes[index]!.child?.kill('SIGSTOP'),
+    resumeNode: (index) => void processes[index]!.child?.kill('SIGCONT'),
     async startNode(index) {
       const node = processes[index]!;
       if (node.child) return;
@@ -130,6 +154,7 @@ async function nodeProcess(options: RedisClusterOptions): Promise<NodeProcess> {
     '--port', String(port), '--bind', '127.0.0.1', '--protected-mode', 'yes', '--save', '', '--dir', dir,
     '--cluster-enabled', 'yes', '--cluster-config-file', join(dir, 'nodes.conf'),
     '--cluster-port', String(busPort), '--cluster-node-timeout', String(options.nodeTimeoutMs ?? 2_000),
+    '--cluster-require-full-coverage', options.requireFullCoverage === false ? 'no' : 'yes',
     ...persistence,
   ];
   return { port, busPort, args, child: null };

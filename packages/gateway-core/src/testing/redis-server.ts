@@ -19,6 +19,10 @@ export interface RedisServer {
   stop(): Promise<void>;
   /** Starts it again on the same port (stopping it first if it runs). Data is gone unless `persistent`. */
   restart(): Promise<void>;
+  /** Freezes the server (SIGSTOP): connections stay open, nothing is answered, what is sent waits in its socket. */
+  pause(): void;
+  /** Thaws a paused server (SIGCONT): it runs what waited, in the order it arrived. */
+  resume(): void;
 }
 
 export interface RedisServerOptions {
@@ -64,6 +68,8 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
       await stop();
       child = await launch(binary, args, port, startTimeoutMs);
     },
+    pause: () => void child?.kill('SIGSTOP'),
+    resume: () => void child?.kill('SIGCONT'),
   };
 }
 

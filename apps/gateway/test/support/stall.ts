@@ -1,0 +1,94 @@
+import { agentAudit, type AuditRecordJson } from './audit.js';
+import type { GatewayClient } from './gateway-client.js';
+import { mcpRaw, rawCall, type McpExchange, type TestAgent } from './mcp.js';
+import { eventually } from './processes.js';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export interface StalledAgent {
+  agent: TestAgent;
+  sessionId: string;
+  gatewayUrl: string;
+}
+
+export interface StallOutcome {
+  replies: McpExchange[];
+  /** Replies that carried a tool result: each must be audited `ok` exactly once. */
+  answered: number;
+}
+
+/**
+ * Calls `get_item` in `loops` loops per agent until `resume` has run and every
+ * agent has had `afterResume` more answers: the store is frozen by `pause`
+ * once `beforePause` replies have come, for `pauseMs`, while calls are in
+ * flight, the way a Redis stall looks under load.
+ */
+export async function callThroughStall(
+  agents: readonly StalledAgent[],
+  options: { loops: number; beforePause: number; pauseMs: number; afterResume: number; pause: () => void; resume: () => void },
+): Promise<Map<string, StallOutcome>> {
+  const outcomes = new Map(agents.map((a) => [a.agent.agentId, { replies: [] as McpExchange[], answered: 0 }]));
+  let stop = false;
+  let next = 1_000;
+  const loop = async ({ agent, sessionId, gatewayUrl }: StalledAgent) => {
+    const outcome = outcomes.get(agent.agentId)!;
+    while (!stop) {
+      const id = next++;
+      const reply = await rawCall(gatewayUrl, agent.token, sessionId, 'tools/call', { name: 'get_item', arguments: { id } }, id).catch(
+        (): McpExchange => ({ status: 0, headers: new Headers(), text: '', message: null }),
+      );
+      outcome.replies.push(reply);
+      if (reply.message?.result && reply.message.result.isError !== true) outcome.answered++;
+      await sleep(5);
+    }
+  };
+  const running = agents.flatMap((agent) => Array.from({ length: options.loops }, () => loop(agent)));
+  const total = () => [...outcomes.values()].reduce((sum, outcome) => sum + outcome.replies.length, 0);
+  try {
+    await eventually(async () => total(), (count) => count >= options.beforePause, 20_000);
+    options.pause();
+    await sleep(options.pauseMs);
+    options.resume();
+    const answeredAtResume = new Map([...outcomes].map(([id, outcome]) => [id, outcome.answered]));
+    await eventually(
+      async () => [...outcomes].every(([id, outcome]) => outcome.answered - answeredAtResume.get(id)! >= options.afterResume),
+      (done) => done,
+      30_000,
+    );
+  } finally {
+    stop = true;
+    await Promise.all(running);
+  }
+  return outcomes;
+}
+
+/**
+ * Every audit record of the agent once the trail has written all it held: a
+ * marker call is made, and since the trail writes in order (a batch it
+ * retries goes back to the head of its queue), once the marker's record is
+ * stored so is every record before it, retried ones included. The marker's
+ * record is among those returned.
+ */
+export async function settledAudit(api: GatewayClient, admin: string, { agent, sessionId, gatewayUrl }: StalledAgent): Promise<AuditRecordJson[]> {
+  const requestId = `stall-marker-${agent.agentId}`;
+  const call = { jsonrpc: '2.0', id: 999_999, method: 'tools/call', params: { name: 'get_item', arguments: { id: 999_999 } } };
+  const marker = await mcpRaw(gatewayUrl, call, { token: agent.token, sessionId, headers: { 'X-Request-Id': requestId } });
+  if (marker.message?.result === undefined) throw new Error(`marker call: ${marker.status} ${marker.text}`);
+  return eventually(
+    () => agentAudit(api, admin, agent.agentId),
+    (all) => all.some((record) => record.requestId === requestId),
+    30_000,
+  );
+}
+
+/** How many records share a call id with another: a call audited more than once. */
+export function duplicatedCalls(records: readonly AuditRecordJson[]): number {
+  const seen = new Set<string>();
+  let duplicates = 0;
+  for (const record of records) {
+    if (record.callId === undefined) continue;
+    if (seen.has(record.callId)) duplicates++;
+    seen.add(record.callId);
+  }
+  return duplicates;
+}
