@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { auditIdMs, checkAuditQuery, matchesAuditQuery, type AuditEntry, type AuditPage, type AuditQuery, type AuditRecord } from '../audit-records.js';
 import type { AuditRetention } from '../options.js';
 import type { AuditLog } from '../ports.js';
@@ -31,13 +32,17 @@ import { mergedAuditPage, type ShardReader } from './audit-merge.js';
  * merges them (`audit-merge.ts`).
  */
 
-// KEYS: the streams of the batch (in one slot on a cluster).
+// KEYS: the streams of the batch (in one slot on a cluster), then the batch's written-marker (same slot).
 // ARGV: maxRecords per shard of everything, maxRecordsPerAgent, maxAgeMs, the streams' expiry (ms),
-// which KEYS to trim by age and expire ('1' or '0' per key, in order),
+// which KEYS to trim by age and expire ('1' or '0' per stream, in order), the marker's lifetime (ms),
 // then per record: index in KEYS of its shard of everything (0 = none), of its agent stream (0 = none), json.
 // The agent stream reuses the id of the shard when both are in the call.
+// The marker makes a batch land once: a batch the gateway gave up waiting for may still run (a frozen
+// Redis wakes up), and its retry, which carries the same marker, then writes nothing.
 const APPEND = new LuaScript(`
-for i = 6, #ARGV, 3 do
+local streams = #KEYS - 1
+if not redis.call('SET', KEYS[#KEYS], '1', 'NX', 'PX', ARGV[6]) then return 0 end
+for i = 7, #ARGV, 3 do
   local everything, agent, json = tonumber(ARGV[i]), tonumber(ARGV[i + 1]), ARGV[i + 2]
   local id = '*'
   if everything > 0 then
@@ -52,14 +57,14 @@ if string.find(maintain, '1', 1, true) then
   local time = redis.call('TIME')
   local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
   local min_id = string.format('%d-0', math.max(now - tonumber(ARGV[3]), 0))
-  for k = 1, #KEYS do
+  for k = 1, streams do
     if string.sub(maintain, k, k) == '1' then
       redis.call('XTRIM', KEYS[k], 'MINID', '~', min_id)
       redis.call('PEXPIRE', KEYS[k], ARGV[4])
     end
   end
 end
-return #KEYS
+return streams
 `);
 
 /** Most records one query reads before it returns a shorter page with a cursor to go on. */
@@ -74,6 +79,19 @@ const MAX_REMEMBERED_STREAMS = 10_000;
 /** Where a script's arguments say which streams to keep up (see APPEND); the records follow. */
 const UPKEEP_ARG = 4;
 
+/**
+ * How long a batch's written-marker lives: longer than any retry of the
+ * batch can come after the batch itself (retries back off to 5 s). One
+ * small key per script; past this a retry could write the batch again.
+ */
+export const WRITTEN_MARKER_MS = 5 * 60 * 1000;
+/** Batches that got no answer, kept for their retry; past this many the oldest are forgotten (the trail dropped them). */
+const MAX_UNANSWERED_BATCHES = 1_000;
+
+/** Batch ids: random per process, then a counter (unique across instances, as reservation ids are). */
+const WRITE_ID_PREFIX = `${randomBytes(12).toString('base64url')}.`;
+let writeCounter = 0;
+
 /** The writes of one script: its streams, and per record which of them it goes to. */
 class SlotBatch {
   readonly keys: string[] = [];
@@ -83,8 +101,12 @@ class SlotBatch {
   readonly everything: AuditEntry[] = [];
   readonly agent: AuditEntry[] = [];
 
+  /** The batch's written-marker key, in its slot; set with the first stream. */
+  marker = '';
+  readonly writeId = WRITE_ID_PREFIX + (writeCounter++).toString(36);
+
   constructor(retentionArgs: readonly string[]) {
-    this.args = [...retentionArgs, ''];
+    this.args = [...retentionArgs, '', String(WRITTEN_MARKER_MS)];
   }
 
   /** Each key's 1-based index in KEYS, as the script's argument (a batch of many agents has many keys). */
@@ -106,6 +128,14 @@ export class RedisAuditLog implements AuditLog {
    */
   readonly #inEverything = new WeakSet<AuditEntry>();
   readonly #inAgent = new WeakSet<AuditEntry>();
+  /**
+   * Scripts that got no answer, which may still run (late): their entries
+   * are sent again in the very same script, with its marker, so whichever
+   * copy lands second writes nothing. Per entry, the scripts it is in (on a
+   * cluster, its two streams may be in two).
+   */
+  readonly #unanswered = new Set<SlotBatch>();
+  readonly #unansweredOf = new WeakMap<AuditEntry, SlotBatch[]>();
   /** Per stream, when this instance last trimmed it by age and set its expiry (performance.now()). */
   readonly #maintainedAt = new Map<string, number>();
   /** The first arguments of every APPEND: caps and expiry, as strings once. */
@@ -123,28 +153,62 @@ export class RedisAuditLog implements AuditLog {
   }
 
   async append(entries: readonly AuditEntry[]): Promise<void> {
-    const batches = this.#bySlot(entries);
-    // One script: it succeeds and the trail never hands these entries again, or it fails and wrote none of them.
-    if (batches.length === 1) return this.#write(batches[0]!, false);
+    const again = this.#unanswered.size === 0 ? [] : this.#sentBefore(entries);
+    const batches = again.length === 0 ? this.#bySlot(entries) : [...again, ...this.#bySlot(entries.filter((entry) => !this.#unansweredOf.has(entry)))];
+    // One script: it succeeds and the trail never hands these entries again, or it fails (and is kept to be sent again as it is).
+    if (batches.length === 1 && again.length === 0) return this.#write(batches[0]!, false);
     const results = await Promise.allSettled(batches.map((batch) => this.#write(batch, true)));
     const failed = results.find((result) => result.status === 'rejected');
     if (failed) throw failed.reason;
+  }
+
+  /** The unanswered scripts the entries were in: sent again whole, marker and all. */
+  #sentBefore(entries: readonly AuditEntry[]): SlotBatch[] {
+    const batches = new Set<SlotBatch>();
+    for (const entry of entries) for (const batch of this.#unansweredOf.get(entry) ?? []) batches.add(batch);
+    return [...batches];
   }
 
   /** Runs one script; `remember`: mark its entries as written, for a retry of a batch another script of failed. */
   async #write(batch: SlotBatch, remember: boolean): Promise<void> {
     const maintain = this.#dueForUpkeep(batch.keys);
     batch.args[UPKEEP_ARG] = maintain;
+    batch.marker ||= this.keys.auditWritten(batch.keys[0]!, batch.writeId);
     try {
-      await command(this.client, () => APPEND.run(this.client, batch.keys, batch.args));
+      await command(this.client, () => APPEND.run(this.client, [...batch.keys, batch.marker], batch.args));
     } catch (error) {
       // Not kept up after all: the retry does it.
       for (let k = 0; k < batch.keys.length; k++) if (maintain[k] === '1') this.#maintainedAt.delete(batch.keys[k]!);
+      this.#keepUnanswered(batch);
       throw error;
     }
+    if (this.#unanswered.delete(batch)) this.#forgetUnanswered(batch);
     if (!remember) return;
     for (const entry of batch.everything) this.#inEverything.add(entry);
     for (const entry of batch.agent) this.#inAgent.add(entry);
+  }
+
+  #keepUnanswered(batch: SlotBatch): void {
+    if (this.#unanswered.has(batch)) return;
+    if (this.#unanswered.size >= MAX_UNANSWERED_BATCHES) {
+      const oldest = this.#unanswered.values().next().value!;
+      this.#unanswered.delete(oldest);
+      this.#forgetUnanswered(oldest);
+    }
+    this.#unanswered.add(batch);
+    for (const entry of new Set([...batch.everything, ...batch.agent])) {
+      const scripts = this.#unansweredOf.get(entry);
+      if (scripts) scripts.push(batch);
+      else this.#unansweredOf.set(entry, [batch]);
+    }
+  }
+
+  #forgetUnanswered(batch: SlotBatch): void {
+    for (const entry of new Set([...batch.everything, ...batch.agent])) {
+      const scripts = this.#unansweredOf.get(entry)?.filter((other) => other !== batch);
+      if (scripts === undefined || scripts.length === 0) this.#unansweredOf.delete(entry);
+      else this.#unansweredOf.set(entry, scripts);
+    }
   }
 
   /** '1' per stream whose upkeep is due (marked as done now), '0' otherwise. */

@@ -6,6 +6,8 @@ import type { BudgetLedger, BudgetUsage, Reservation, ReserveOptions, ReserveRes
 import { command, type RedisClient } from './connection.js';
 import type { Keys } from './keys.js';
 import { LuaScript } from './scripts.js';
+import { sendUntilAnswered } from './until-answered.js';
+import { StoreUnavailableError } from '../../errors.js';
 
 /*
  * One hash per agent per UTC day: `used` holds settled tokens and each open
@@ -14,6 +16,12 @@ import { LuaScript } from './scripts.js';
  * see the ledger one operation at a time and can never spend past the budget.
  * The hash expires a day after its own day ends: yesterday's calls can still
  * settle just after midnight, and nothing needs cleaning up.
+ *
+ * A RESERVE that got no answer in time (a frozen or unreachable Redis) may
+ * still run later; the call that sent it has failed by then and will never
+ * settle it. So it is given back (ABANDON) until Redis answers, and the give-
+ * back works in either order: it removes the reservation if it landed, or
+ * leaves a 0-token marker under its id that makes the late RESERVE refuse.
  */
 
 // Sums live reservations and drops lapsed ones. Shared by reserve and usage.
@@ -41,7 +49,10 @@ end
 // ARGV: dailyBudget, wanted, minimum, nowMs, reservationField, expiresAtMs, keyTtlMs
 // Returns {granted, remaining, exhausted}: on a refusal, exhausted = 1 when the settled tokens alone
 // leave less than the minimum, 0 when calls in flight hold the room (budget-rules.ts refusalFor).
+// The field exists before its reservation only when ABANDON ran first: the caller gave up on this
+// reservation, so it is not made (and its marker has done its job).
 const RESERVE = new LuaScript(`${HELD}
+if redis.call('HDEL', KEYS[1], ARGV[5]) == 1 then return {0, 0, 0} end
 local budget, wanted, minimum = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
 local used, held = held_tokens(KEYS[1], tonumber(ARGV[4]), true)
 local available = budget - used - held
@@ -70,6 +81,16 @@ redis.call('HDEL', KEYS[1], ARGV[1])
 local granted = tonumber(string.match(value, '^(%d+):'))
 redis.call('HINCRBY', KEYS[1], 'used', math.min(tonumber(ARGV[2]), granted))
 return 1
+`);
+
+// ARGV: reservationField, expiresAtMs, keyTtlMs. For a reservation whose caller gave up waiting for
+// RESERVE's answer: removes it if it landed; otherwise leaves a marker of 0 tokens, lapsing when the
+// reservation would have, that makes a RESERVE landing later refuse. Either order ends with nothing held.
+const ABANDON = new LuaScript(`
+if redis.call('HDEL', KEYS[1], ARGV[1]) == 1 then return 1 end
+redis.call('HSET', KEYS[1], ARGV[1], '0:' .. ARGV[2])
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+return 0
 `);
 
 // ARGV: keyTtlMs
@@ -106,13 +127,19 @@ export class RedisBudgetLedger implements BudgetLedger {
     const args = checkReserveArguments(dailyBudget, wanted, options.minimum);
     const day = utcDay(now);
     const id = nextReservationId();
-    const reply = (await command(this.client, () =>
-      RESERVE.run(
-        this.client,
-        [this.keys.budgetDay(agentId, day)],
-        [args.dailyBudget, args.wanted, args.minimum, now.getTime(), field(id), now.getTime() + this.reservationTtlMs, keyTtlMs(now)],
-      ),
-    )) as [number, number, number?];
+    const key = this.keys.budgetDay(agentId, day);
+    const expiresAtMs = now.getTime() + this.reservationTtlMs;
+    let reply: [number, number, number?];
+    try {
+      reply = (await command(this.client, () =>
+        RESERVE.run(this.client, [key], [args.dailyBudget, args.wanted, args.minimum, now.getTime(), field(id), expiresAtMs, keyTtlMs(now)]),
+      )) as [number, number, number?];
+    } catch (error) {
+      // No answer (a timeout, a dropped connection): the script may still run, now or when a frozen Redis wakes up.
+      // Past the reservation's lifetime (by this process's clock: `now` may be any date) it lapses by itself.
+      if (error instanceof StoreUnavailableError) void sendUntilAnswered(() => this.#abandon(key, id, expiresAtMs, now), Date.now() + this.reservationTtlMs);
+      throw error;
+    }
     const [granted, remaining, exhausted] = reply;
     if (granted === 0) return { ok: false, remaining, reason: exhausted === 1 ? 'exhausted' : 'held' };
     return { ok: true, reservation: { agentId, day, id, granted }, remaining };
@@ -144,6 +171,10 @@ export class RedisBudgetLedger implements BudgetLedger {
   async reset(agentId: string, now: Date): Promise<void> {
     await command(this.client, () => RESET.run(this.client, [this.keys.budgetDay(agentId, utcDay(now))], [keyTtlMs(now)]));
     this.#freed.emit(agentId);
+  }
+
+  async #abandon(key: string, id: string, expiresAtMs: number, now: Date): Promise<void> {
+    await command(this.client, () => ABANDON.run(this.client, [key], [field(id), expiresAtMs, keyTtlMs(now)]));
   }
 
   /** This instance's own writes only; other instances' settlements are found by reserving again. */

@@ -81,6 +81,15 @@ export class Keys {
     return `${this.prefix}audit:agent:{${agentId}}`;
   }
 
+  /**
+   * Marks one audit batch as written, in the slot of `streamKey` (a stream of
+   * the batch), so the batch's script may set it on a cluster.
+   */
+  auditWritten(streamKey: string, writeId: string): string {
+    const tag = /\{([^}]*)\}/.exec(streamKey)?.[1] ?? '';
+    return `${this.prefix}audit:written:{${tag}}:${writeId}`;
+  }
+
   /** A cached response (exact tier). */
   cachedResponse(key: string): string {
     return `${this.prefix}cache:r:${key}`;
