@@ -39,7 +39,7 @@ describe.runIf(available)('Redis frozen under load (dist/main.js + controlled do
     const { sessionId } = await openRawSession(pair.url, agent.token);
     const stalled = { agent, sessionId, gatewayUrl: pair.url };
 
-    const outcomes = await callThroughStall([stalled], {
+    const { outcomes } = await callThroughStall([stalled], {
       loops: 4,
       beforePause: 40,
       pauseMs: 5_000,

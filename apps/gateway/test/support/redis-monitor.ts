@@ -34,3 +34,27 @@ export async function monitorRedis(url: string): Promise<RedisMonitor> {
     stop: () => socket.destroy(),
   };
 }
+
+/**
+ * How many times the server has run each command (`INFO commandstats`,
+ * commands run by Lua scripts included), by lower-case name.
+ */
+export async function commandCounts(url: string): Promise<Record<string, number>> {
+  const { hostname, port } = new URL(url);
+  const socket: Socket = connect(Number(port), hostname);
+  socket.setEncoding('utf8');
+  let received = '';
+  const text = await new Promise<string>((resolve, reject) => {
+    socket.once('error', reject);
+    socket.once('connect', () => socket.write('INFO commandstats\r\n'));
+    socket.on('data', (chunk: string) => {
+      received += chunk;
+      // A bulk string: `$<length>\r\n<text>\r\n`.
+      const header = /^\$(\d+)\r\n/.exec(received);
+      if (header && Buffer.byteLength(received) >= header[0].length + Number(header[1]) + 2) resolve(received.slice(header[0].length));
+    });
+  }).finally(() => socket.destroy());
+  const counts: Record<string, number> = {};
+  for (const match of text.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) counts[match[1]!] = Number(match[2]);
+  return counts;
+}

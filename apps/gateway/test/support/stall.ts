@@ -15,6 +15,15 @@ export interface StallOutcome {
   replies: McpExchange[];
   /** Replies that carried a tool result: each must be audited `ok` exactly once. */
   answered: number;
+  /** When each answered call was sent and answered (Date.now()), in order. */
+  answers: Array<{ sentAt: number; answeredAt: number }>;
+}
+
+export interface Stall {
+  outcomes: Map<string, StallOutcome>;
+  /** Date.now() at `pause` and at `resume`. */
+  pausedAt: number;
+  resumedAt: number;
 }
 
 /**
@@ -26,19 +35,25 @@ export interface StallOutcome {
 export async function callThroughStall(
   agents: readonly StalledAgent[],
   options: { loops: number; beforePause: number; pauseMs: number; afterResume: number; pause: () => void; resume: () => void },
-): Promise<Map<string, StallOutcome>> {
-  const outcomes = new Map(agents.map((a) => [a.agent.agentId, { replies: [] as McpExchange[], answered: 0 }]));
+): Promise<Stall> {
+  const outcomes = new Map<string, StallOutcome>(agents.map((a) => [a.agent.agentId, { replies: [], answered: 0, answers: [] }]));
+  let pausedAt = 0;
+  let resumedAt = 0;
   let stop = false;
   let next = 1_000;
   const loop = async ({ agent, sessionId, gatewayUrl }: StalledAgent) => {
     const outcome = outcomes.get(agent.agentId)!;
     while (!stop) {
       const id = next++;
+      const sentAt = Date.now();
       const reply = await rawCall(gatewayUrl, agent.token, sessionId, 'tools/call', { name: 'get_item', arguments: { id } }, id).catch(
         (): McpExchange => ({ status: 0, headers: new Headers(), text: '', message: null }),
       );
       outcome.replies.push(reply);
-      if (reply.message?.result && reply.message.result.isError !== true) outcome.answered++;
+      if (reply.message?.result && reply.message.result.isError !== true) {
+        outcome.answered++;
+        outcome.answers.push({ sentAt, answeredAt: Date.now() });
+      }
       await sleep(5);
     }
   };
@@ -46,9 +61,11 @@ export async function callThroughStall(
   const total = () => [...outcomes.values()].reduce((sum, outcome) => sum + outcome.replies.length, 0);
   try {
     await eventually(async () => total(), (count) => count >= options.beforePause, 20_000);
+    pausedAt = Date.now();
     options.pause();
     await sleep(options.pauseMs);
     options.resume();
+    resumedAt = Date.now();
     const answeredAtResume = new Map([...outcomes].map(([id, outcome]) => [id, outcome.answered]));
     await eventually(
       async () => [...outcomes].every(([id, outcome]) => outcome.answered - answeredAtResume.get(id)! >= options.afterResume),
@@ -59,7 +76,7 @@ export async function callThroughStall(
     stop = true;
     await Promise.all(running);
   }
-  return outcomes;
+  return { outcomes, pausedAt, resumedAt };
 }
 
 /**
