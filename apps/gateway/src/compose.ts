@@ -245,9 +245,9 @@ function responseCache(config: GatewayConfig, store: GatewayStore, log: Logger):
   return new SemanticCache({
     cache: store.cache,
     generation: store.cacheGeneration,
-    // With several instances, a write through one must be seen by the next read through any:
-    // re-read the shared generation on every lookup (one Redis GET) rather than once a second.
-    generationRefreshMs: store.kind === 'redis' ? 0 : 1_000,
+    // Re-read once a second, in the background, on Redis too: a read on every call cost one GET per
+    // shard (16 on a cluster, on every master). Another instance's write is seen within that second.
+    generationRefreshMs: 1_000,
     keySecret: derivedKey(config, 'cache keys'),
     // The model loads in the background; until then the semantic tier is off and the exact tier works.
     model: null,

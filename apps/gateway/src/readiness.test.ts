@@ -1,4 +1,4 @@
-import { createMemoryStore, type EmbeddingModel } from '@tollgate/gateway-core';
+import { createMemoryStore, PartialStoreOutage, StoreUnavailableError, type EmbeddingModel, type GatewayStore } from '@tollgate/gateway-core';
 import { describe, expect, it } from 'vitest';
 import { createReadiness } from './readiness.js';
 
@@ -95,5 +95,53 @@ describe('createReadiness with downstreams', () => {
     });
     await readiness.modelChecked;
     expect(await readiness.report()).toMatchObject({ status: 'Healthy' });
+  });
+});
+
+describe('createReadiness with a store that answers in part or slowly (issue 25, finding 12)', () => {
+  /** A memory store whose ping the test decides: answers, answers in part, fails, or hangs until released. */
+  function pingable() {
+    const store: GatewayStore = createMemoryStore();
+    const state = { mode: 'up' as 'up' | 'part' | 'down' | 'hang', pings: 0, release: () => {} };
+    store.ping = async () => {
+      state.pings++;
+      if (state.mode === 'part') throw new PartialStoreOutage('1 of 3 masters of the cluster do not answer');
+      if (state.mode === 'down') throw new StoreUnavailableError('The store is unavailable: no master of the cluster answers');
+      if (state.mode === 'hang') await new Promise<void>((resolve) => (state.release = resolve));
+    };
+    return { store, state };
+  }
+
+  it('is Degraded (ready, 200) while one master of a cluster is away, and the /mcp gate stays open', async () => {
+    const { store, state } = pingable();
+    const readiness = createReadiness({ store, embeddingModel: Promise.resolve(switchableModel().model), gateIntervalMs: 0 });
+    await readiness.modelChecked;
+    state.mode = 'part';
+    expect(await readiness.report()).toEqual({
+      status: 'Degraded',
+      components: { cacheStore: { status: 'Degraded', description: '1 of 3 masters of the cluster do not answer' }, embeddingModel: { status: 'Healthy' } },
+    });
+    expect(await readiness.ready()).toBe(true);
+    await readiness.report(); // whatever check the gate started in the background
+    state.mode = 'down';
+    expect((await readiness.report()).status).toBe('Unhealthy');
+  });
+
+  it('does not hold /mcp requests on a store check that is slow to answer while its last verdict was ready', async () => {
+    const { store, state } = pingable();
+    const readiness = createReadiness({ store, embeddingModel: Promise.resolve(switchableModel().model), gateIntervalMs: 0 });
+    await readiness.modelChecked;
+    expect(await readiness.ready()).toBe(true);
+    state.mode = 'hang';
+    const hung = readiness.report();
+    // The check hangs (a frozen master, until the command timeout): the gate answers from the recent verdict at once.
+    for (let i = 0; i < 5; i++) expect(await readiness.ready()).toBe(true);
+    expect(state.pings).toBe(2);
+    state.mode = 'down';
+    state.release();
+    expect((await hung).status).toBe('Healthy'); // the check that hung, answered at last
+    expect((await readiness.report()).status).toBe('Unhealthy');
+    // Once a check has found the store down, the gate waits for the next check, which says no.
+    expect(await readiness.ready()).toBe(false);
   });
 });

@@ -3,9 +3,10 @@ import type { DownstreamHealth, DownstreamsHealth } from './registry/downstream-
 
 /**
  * Contract 2.6, with a component per downstream. `Degraded`: ready (200),
- * some downstream is not fully served; `Unhealthy` (503): the store or the
- * model is down, or no downstream's tools are loaded, exactly when /mcp
- * answers 503 too.
+ * some downstream is not fully served, or part of the store is away (a
+ * master of a cluster: its agents' calls are refused, the others served);
+ * `Unhealthy` (503): the store or the model is down, or no downstream's
+ * tools are loaded, exactly when /mcp answers 503 too.
  */
 export interface ReadinessReport {
   status: 'Healthy' | 'Degraded' | 'Unhealthy';
@@ -16,8 +17,10 @@ export interface Readiness {
   report(): Promise<ReadinessReport>;
   /**
    * The /mcp gate, true exactly when the report would not be Unhealthy. A
-   * healthy store verdict younger than `gateIntervalMs` is reused so the hot
-   * path does not ping the store; otherwise a fresh check runs.
+   * ready verdict younger than `gateIntervalMs` is reused so the hot path
+   * does not ping the store; one somewhat older (`STALE_VERDICT_GRACE_MS`)
+   * is reused while a fresh check runs in the background, so no call waits
+   * on a store that is slow to answer; otherwise a fresh check runs.
    */
   ready(): Promise<boolean>;
   /** Settles once the embedding model has loaded (or failed to) and been checked. */
@@ -44,6 +47,14 @@ export interface ReadinessOptions {
  * (the local model's worker thread can die and be restarted), so a report
  * never waits for an embedding and stays true to within that interval.
  */
+/**
+ * How long past `gateIntervalMs` a ready verdict still opens the gate while
+ * the next check runs: longer than a check can take (the store's 2 s command
+ * timeout). A call let through meanwhile still fails closed on whatever part
+ * of the store it cannot reach.
+ */
+const STALE_VERDICT_GRACE_MS = 5_000;
+
 export function createReadiness({ store, embeddingModel, downstreams, toolsLoaded, gateIntervalMs = 1_000, modelRecheckMs = 30_000 }: ReadinessOptions): Readiness {
   let model: ComponentHealth = { status: 'Unhealthy', description: 'embedding model is loading' };
   let loaded: EmbeddingModel | null = null;
@@ -72,18 +83,19 @@ export function createReadiness({ store, embeddingModel, downstreams, toolsLoade
       .finally(() => (rechecking = undefined));
   };
 
-  let healthyAt = Number.NEGATIVE_INFINITY;
+  let readyAt = Number.NEGATIVE_INFINITY;
   let inFlight: Promise<ReadinessReport> | undefined;
 
   const check = async (): Promise<ReadinessReport> => {
     recheckModel();
     const cacheStore = await checkStore(store);
-    const healthy = cacheStore.status === 'Healthy' && model.status === 'Healthy';
-    healthyAt = healthy ? Date.now() : Number.NEGATIVE_INFINITY;
+    // A store that answers in part (Degraded) is ready: the calls it cannot serve are refused one by one.
+    const ready = cacheStore.status !== 'Unhealthy' && model.status === 'Healthy';
+    readyAt = ready ? Date.now() : Number.NEGATIVE_INFINITY;
     const tools = downstreams?.();
     const components = { cacheStore, embeddingModel: model, ...tools?.components };
-    const degraded = Object.values(tools?.components ?? {}).some((component) => component.status !== 'Healthy');
-    const status = !healthy || tools?.servable === false ? 'Unhealthy' : degraded ? 'Degraded' : 'Healthy';
+    const degraded = cacheStore.status === 'Degraded' || Object.values(tools?.components ?? {}).some((component) => component.status !== 'Healthy');
+    const status = !ready || tools?.servable === false ? 'Unhealthy' : degraded ? 'Degraded' : 'Healthy';
     return { status, components };
   };
   const report = () => {
@@ -96,7 +108,12 @@ export function createReadiness({ store, embeddingModel, downstreams, toolsLoade
     modelChecked,
     async ready() {
       if (toolsLoaded?.() === false) return false;
-      if (Date.now() - healthyAt <= gateIntervalMs) return true;
+      const age = Date.now() - readyAt;
+      if (age <= gateIntervalMs) return true;
+      if (age <= gateIntervalMs + STALE_VERDICT_GRACE_MS) {
+        void report();
+        return true;
+      }
       return (await report()).status !== 'Unhealthy';
     },
   };

@@ -15,7 +15,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** The semantic tier embeds a stored call's text after the answer is sent; give it that moment. */
 const EMBEDDING_SETTLE_MS = 1_000;
 
-/** How long a write through one instance may go unnoticed by another (gateway-core's default). */
+/** How long a write through one instance may go unnoticed by another (gateway-core's default, kept on Redis too: issue 25, finding 13). */
+const GENERATION_REFRESH_MS = 1_000;
 
 /** A gateway with an admin token, and a way to call tools as one agent and see the call's audit record. */
 class TestGateway {
@@ -288,14 +289,19 @@ describe('response cache (dist/main.js + sample downstream)', () => {
       expect(paraphrase.text).toBe(query.text);
     });
 
-    it('drops on A, at once, what was cached before a write through B', async () => {
+    it('drops what was cached before a write: on the writing instance at once, on the others within a second', async () => {
       const agent = await a.agent({ scopes: ['catalog:write'] });
       const before = await a.call(agent, 'stockLevel', { sku: 'SW-VPN' });
       expect((await a.call(agent, 'stockLevel', { sku: 'SW-VPN' })).record.outcome).toBe('cache-hit');
       expect((await b.call(agent, 'restockProduct', { sku: 'SW-VPN', quantity: 3 })).record.outcome).toBe('ok');
-      // No wait: on Redis every lookup reads the shared cache generation.
+      // B bumped the shared generation and knows it at once.
+      const onB = await b.call(agent, 'stockLevel', { sku: 'SW-VPN' });
+      expect(onB.record).toMatchObject({ outcome: 'ok', cacheTier: null, downstreamStatus: 200 });
+      expect(served(onB).stock).toBe(served(before).stock + 3);
+      // A reads the generation at most once a second (not on every call): past that second it has seen
+      // the write, and serves the answer fetched after it (B's, now cached under the new generation).
+      await sleep(GENERATION_REFRESH_MS + 100);
       const after = await a.call(agent, 'stockLevel', { sku: 'SW-VPN' });
-      expect(after.record).toMatchObject({ outcome: 'ok', cacheTier: null, downstreamStatus: 200 });
       expect(served(after).stock).toBe(served(before).stock + 3);
     });
   });

@@ -50,15 +50,22 @@ describe.runIf(available)('one master of a Redis Cluster away (2 × dist/main.js
     expect((await call(a, caller, 1)).status).toBe(200);
     const calls = 40;
     const before = await allCommandCounts();
+    const startedAt = Date.now();
     for (let id = 2; id < 2 + calls; id++) expect((await call(a, caller, id)).status).toBe(200);
+    const elapsedMs = Date.now() - startedAt;
     const after = await allCommandCounts();
-    const perCall = (name?: string) =>
+    const delta = (name?: string) =>
       Object.keys(after)
         .filter((command) => name === undefined || command === name)
-        .reduce((sum, command) => sum + after[command]! - (before[command] ?? 0), 0) / calls;
-    console.info(`redis cluster: ${perCall().toFixed(1)} commands per call (cache on, one at a time), of which ${perCall('get').toFixed(1)} GET`);
-    // One GET is the call's cached-answer lookup; the 16 shards of the generation are read once a second, not per call.
-    expect(perCall('get')).toBeLessThan(2);
+        .reduce((sum, command) => sum + after[command]! - (before[command] ?? 0), 0);
+    console.info(
+      `redis cluster: ${(delta() / calls).toFixed(1)} commands per call (cache on, one at a time, ${calls} calls in ${elapsedMs} ms), of which ${(delta('get') / calls).toFixed(1)} GET`,
+    );
+    // One GET per call is its cached-answer lookup. The generation's 16 shards are read in the background, at most
+    // every half second per instance (two instances), and the tool registry's generation every few seconds: a bound
+    // by the elapsed time, not by the calls (before: 16 more GETs on every call).
+    const backgroundReads = 2 * 16 * (Math.ceil(elapsedMs / 500) + 1) + 2 * (Math.ceil(elapsedMs / 5_000) + 1);
+    expect(delta('get') - calls).toBeLessThanOrEqual(backgroundReads);
   });
 
   it('kill -9 of one master refuses only its agents, at once; the others go on; readiness says Degraded (finding 12)', async () => {
@@ -82,8 +89,10 @@ describe.runIf(available)('one master of a Redis Cluster away (2 × dist/main.js
 
     await cluster.startNode(0);
     await cluster.waitForState('ok');
-    await eventually(() => call(a, victim, id++), (reply) => reply.status === 200 && reply.message.result !== undefined, 15_000);
     for (const gateway of [a, b]) await eventually(() => readiness(gateway), (report) => report.status === 'Healthy', 15_000);
+    // The master came back empty (kill -9, no persistence here): an agent created on it now is served again.
+    const newcomer = await onMaster(0, b);
+    await eventually(() => call(b, newcomer, id++), (reply) => reply.status === 200 && reply.message.result !== undefined, 15_000);
   }, 60_000);
 
   it('SIGSTOP of one master for 5 s: the others go on throughout; afterwards nothing is held and the audit matches the ledger (findings 12, 14, 5)', async () => {

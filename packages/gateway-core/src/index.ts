@@ -114,6 +114,7 @@ export type { StoreOptions, AuditRetention } from './store/options.js';
 export { createStore, parseStoreUrl } from './store/create-store.js';
 export { createMemoryStore } from './store/memory/index.js';
 export { checkStore } from './store/check.js';
+export { PartialStoreOutage } from './store/partial-outage.js';
 export { MAX_CALLS_PER_MINUTE, MAX_BURST } from './store/rate-limit-rules.js';
 export { EmbeddingModelError, type EmbeddingModel } from './embedding/port.js';
 export { loadLocalEmbeddingModel } from './embedding/local-model.js';

@@ -7,6 +7,7 @@ import { normalizeText, splitArguments, type SplitArguments } from './arguments.
 import { factsKey } from './semantic-guard.js';
 import { canonicalJson } from '../util/canonical-json.js';
 import { judgedLater } from '../util/judged-later.js';
+import { GenerationView } from './generation-view.js';
 
 /** What the cache needs to know of a tool. */
 export type CacheableTool = Pick<ToolDefinition, 'name' | 'httpMethod' | 'allowWrite' | 'inputSchema' | 'cache'>;
@@ -46,7 +47,11 @@ export interface SemanticCacheOptions {
    * one, entries only expire by TTL.
    */
   generation?: GenerationCounter;
-  /** How long another instance's write may go unnoticed: the counter is re-read at most this often. Default 1 s. */
+  /**
+   * How long another instance's write may go unnoticed: the counter is
+   * re-read at most this often, in the background (`GenerationView`).
+   * Default 1 s; 0 reads it on every lookup.
+   */
   generationRefreshMs?: number;
   /**
    * HMAC key for the cache keys. Keyed, because a key is a digest of the
@@ -78,11 +83,11 @@ export interface CachePeek {
   readonly generation: number;
   readonly text: Promise<string | null>;
   /**
-   * The store's current generation, read beside the entry when a lookup
-   * would re-read it anyway (see `generation(peeked)`); null when the
-   * generation as last read is still fresh enough.
+   * The store's current generation, read beside the entry when a read was
+   * due anyway (see `generation(peeked)`); null when none was sent. Resolves
+   * to null when the read failed.
    */
-  readonly current: Promise<number> | null;
+  readonly current: Promise<number | null> | null;
 }
 
 /**
@@ -111,8 +116,8 @@ const RECENT_VECTORS = 256;
 export class SemanticCache {
   readonly #options: Required<Omit<SemanticCacheOptions, 'model' | 'generation' | 'keySecret'>> & { model: EmbeddingModel | null };
   readonly #keySecret: Buffer | undefined;
-  readonly #counter: GenerationCounter | null;
-  #generation = { value: 0, readAt: Number.NEGATIVE_INFINITY };
+  /** Null without a counter: the generation is then always 0. */
+  readonly #generation: GenerationView | null;
   readonly #pending = new Set<Promise<void>>();
   /** Unit vectors of recent texts: a miss embeds its query, and storing its answer needs the same vector. */
   readonly #recent = new Map<string, Float32Array>();
@@ -131,7 +136,7 @@ export class SemanticCache {
       cache: options.cache,
       model: options.model ?? null,
     };
-    this.#counter = options.generation ?? null;
+    this.#generation = options.generation ? new GenerationView(options.generation, this.#options.generationRefreshMs, (error) => this.#report(error)) : null;
     this.#keySecret = options.keySecret;
     checkOptions(this.#options);
   }
@@ -150,31 +155,23 @@ export class SemanticCache {
   }
 
   /**
-   * The current cache generation (re-read from the store at most every
-   * `generationRefreshMs`). Read it before calling the downstream and pass it
-   * to `store`, so an answer fetched before a write is never filed after it.
+   * The cache generation to use for a call (see `GenerationView`: at most
+   * `generationRefreshMs` old), or null when it cannot be known without
+   * waiting on a slow store: the call then neither reads nor fills the cache.
+   * Read it before calling the downstream and pass it to `store`, so an
+   * answer fetched before a write is never filed after it.
    */
-  async generation(peeked?: CachePeek | null): Promise<number> {
+  async generation(peeked?: CachePeek | null): Promise<number | null> {
+    if (this.#generation === null) return 0;
     // Read beside this call's peek, after its request arrived: as fresh as a read of its own, one round trip less.
-    const read = peeked?.current ?? (this.#generationIsStale() ? this.#counter!.generation() : null);
-    if (read === null) return this.#generation.value;
-    try {
-      this.#generation = { value: await read, readAt: performance.now() };
-    } catch (error) {
-      this.#report(error);
-    }
-    return this.#generation.value;
-  }
-
-  #generationIsStale(): boolean {
-    return this.#counter !== null && performance.now() - this.#generation.readAt >= this.#options.generationRefreshMs;
+    return this.#generation.current(peeked?.current);
   }
 
   /** After a write through the gateway: nothing cached before it is served again, on any instance. */
   async invalidate(): Promise<void> {
-    if (this.#counter === null || !this.#options.enabled) return;
+    if (this.#generation === null || !this.#options.enabled) return;
     try {
-      this.#generation = { value: await this.#counter.bump(), readAt: performance.now() };
+      await this.#generation.bump();
     } catch (error) {
       this.#report(error);
     }
@@ -187,12 +184,12 @@ export class SemanticCache {
    */
   peek(tool: CacheableTool, args: Record<string, unknown>, agentId: string): CachePeek | null {
     if (!this.isCacheable(tool)) return null;
-    const generation = this.#generation.value;
+    const generation = this.#generation?.lastRead ?? 0;
     let text: Promise<string | null>;
-    let current: Promise<number> | null = null;
+    let current: Promise<number | null> | null = null;
     try {
       // Sent in the same tick as the entry's read, so both ride one round trip (with the authentication reads).
-      if (this.#generationIsStale()) current = judgedLater(this.#counter!.generation());
+      current = this.#generation?.refresh() ?? null;
       text = this.#options.cache.get(keyPrefix(generation) + exactKey(tool, agentId, args, this.#keySecret));
     } catch (error) {
       text = Promise.reject(error);
@@ -207,10 +204,11 @@ export class SemanticCache {
    * tier's read when it was made for the same tool definition, arguments
    * (the same object: validation does not change them), agent and generation.
    */
-  async lookup(tool: CacheableTool, args: Record<string, unknown>, agentId: string, generation?: number, peeked?: CachePeek | null): Promise<CacheHit | null> {
+  async lookup(tool: CacheableTool, args: Record<string, unknown>, agentId: string, generation?: number | null, peeked?: CachePeek | null): Promise<CacheHit | null> {
     if (!this.isCacheable(tool)) return null;
     try {
-      const current = generation ?? (await this.generation());
+      const current = generation === undefined ? await this.generation() : generation;
+      if (current === null) return null;
       const prefix = keyPrefix(current);
       const ahead = peeked?.tool === tool && peeked.args === args && peeked.agentId === agentId && peeked.generation === current ? peeked.text : null;
       const exact = await (ahead ?? this.#options.cache.get(prefix + exactKey(tool, agentId, args, this.#keySecret)));
@@ -227,9 +225,10 @@ export class SemanticCache {
    * answer and leave this running (embedding is the slow part). `ttlMs`
    * overrides the tool's configured TTL.
    */
-  store(tool: CacheableTool, args: Record<string, unknown>, agentId: string, text: string, ttlMs?: number, generation?: number): Promise<void> {
-    if (!this.isCacheable(tool)) return Promise.resolve();
-    const prefix = keyPrefix(generation ?? this.#generation.value);
+  store(tool: CacheableTool, args: Record<string, unknown>, agentId: string, text: string, ttlMs?: number, generation?: number | null): Promise<void> {
+    // null: the generation was unknown when the call began, so no key is known to be current.
+    if (!this.isCacheable(tool) || generation === null) return Promise.resolve();
+    const prefix = keyPrefix(generation ?? this.#generation?.lastRead ?? 0);
     const work = this.#store(tool, args, agentId, text, ttlMs ?? this.#ttlFor(tool), prefix).catch((error) => this.#report(error));
     this.#pending.add(work);
     void work.finally(() => this.#pending.delete(work));

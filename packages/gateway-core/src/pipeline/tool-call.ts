@@ -273,7 +273,7 @@ async function fromCache(
   tool: RegisteredTool,
   args: Record<string, unknown>,
   agentId: string,
-  generation: number,
+  generation: number | null,
   granted: number,
   peeked: CachePeek | null | undefined,
 ): Promise<Answer | null> {
@@ -298,7 +298,7 @@ async function fromDownstream(
   deps: ToolCallDeps,
   tool: RegisteredTool,
   args: Record<string, unknown>,
-  generation: number,
+  generation: number | null,
   facts: ToolCallFacts,
   signal: AbortSignal | undefined,
   agentId: string,

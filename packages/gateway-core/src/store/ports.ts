@@ -312,7 +312,10 @@ export interface GatewayStore {
   readonly signInAttempts: AttemptCounter;
   /** Per-agent call rates (`AgentRecord.rateLimit`). */
   readonly rateLimits: RateLimiter;
-  /** One real round trip; throws when the store is unreachable. */
+  /**
+   * One real round trip (to every server holding data); throws when the
+   * store is unreachable, and `PartialStoreOutage` when only part of it is.
+   */
   ping(): Promise<void>;
   close(): Promise<void>;
 }

@@ -66,12 +66,6 @@ export interface RedisClusterOptions {
    * does not fail a master that is up.
    */
   nodeTimeoutMs?: number;
-  /**
-   * Redis's `cluster-require-full-coverage`: true (Redis's default) makes
-   * every master refuse every key once one master is declared failed; false
-   * lets the others serve their own slots meanwhile. Default true.
-   */
-  requireFullCoverage?: boolean;
   /** For start-up and for `cluster_state:ok`. Default 15 s. */
   startTimeoutMs?: number;
 }
@@ -154,7 +148,6 @@ async function nodeProcess(options: RedisClusterOptions): Promise<NodeProcess> {
     '--port', String(port), '--bind', '127.0.0.1', '--protected-mode', 'yes', '--save', '', '--dir', dir,
     '--cluster-enabled', 'yes', '--cluster-config-file', join(dir, 'nodes.conf'),
     '--cluster-port', String(busPort), '--cluster-node-timeout', String(options.nodeTimeoutMs ?? 2_000),
-    '--cluster-require-full-coverage', options.requireFullCoverage === false ? 'no' : 'yes',
     ...persistence,
   ];
   return { port, busPort, args, child: null };

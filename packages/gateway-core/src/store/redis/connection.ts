@@ -1,6 +1,7 @@
 import { createClient, createCluster, ErrorReply } from 'redis';
 import { performance } from 'node:perf_hooks';
 import { StoreUnavailableError } from '../../errors.js';
+import { PartialStoreOutage } from '../partial-outage.js';
 import type { RedisAddress } from './address.js';
 
 type SingleClient = ReturnType<typeof newClient>;
@@ -20,7 +21,11 @@ export interface RedisConnection {
   readonly cluster: boolean;
   /** Starts connecting; see `connectInBackground`. */
   connect(timeoutMs: number): Promise<void>;
-  /** One round trip to every server holding data (every master of a cluster). */
+  /**
+   * One round trip to every server holding data (every master of a cluster),
+   * each within the command timeout; `PartialStoreOutage` when some masters
+   * of a cluster answer and others do not.
+   */
   ping(): Promise<void>;
   close(): Promise<void>;
 }
@@ -67,7 +72,7 @@ function singleConnection(url: string, options: ConnectionOptions): RedisConnect
     cluster: false,
     connect: (timeoutMs) => connectInBackground(() => client.connect(), timeoutMs),
     async ping() {
-      await client.ping();
+      await command(client, () => client.ping());
     },
     async close() {
       // close waits for replies in flight; with Redis gone there are none to wait for.
@@ -101,14 +106,20 @@ function clusterConnection(address: Extract<RedisAddress, { kind: 'cluster' }>, 
     connect: (timeoutMs) => connectInBackground(() => connectCluster(cluster, () => closed), timeoutMs),
     async ping() {
       const masters = cluster.isReady ? cluster.masters : [];
-      if (masters.length === 0) throw new Error('not connected to the cluster yet');
-      // A master that is away fails the ping at once: part of the data is unreachable.
-      await Promise.all(
+      if (masters.length === 0) throw new StoreUnavailableError('The store is unavailable: not connected to the cluster yet');
+      // Each master on its own: one that is away (or frozen, past the command timeout) fails only its share.
+      // CLUSTER INFO rather than PING: a master answers PING even once the cluster is down and refuses every key.
+      const answers = await Promise.allSettled(
         masters.map(async (master) => {
-          if (!master.client?.isReady) throw new Error('a master of the cluster is unreachable');
-          await master.client.ping();
+          const client = master.client;
+          if (!client?.isReady) throw new Error('unreachable');
+          const info = String(await command(cluster, () => client.sendCommand(['CLUSTER', 'INFO'])));
+          if (!info.includes('cluster_state:ok')) throw new Error('cluster down');
         }),
       );
+      const away = answers.filter((answer) => answer.status === 'rejected').length;
+      if (away === masters.length) throw new StoreUnavailableError('The store is unavailable: no master of the cluster answers');
+      if (away > 0) throw new PartialStoreOutage(`${away} of ${masters.length} masters of the cluster do not answer: calls of the agents stored there are refused`);
     },
     async close() {
       closed = true;
