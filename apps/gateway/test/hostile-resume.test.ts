@@ -1,0 +1,123 @@
+import { connect, createServer, type Server } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { agentAudit, type AuditRecordJson } from './support/audit.js';
+import type { ControlledDownstream } from './support/controlled-downstream.js';
+import { createAgentWithToken, mcpRaw, openRawSession, type TestAgent } from './support/mcp.js';
+import { eventually } from './support/processes.js';
+import { startPair, type Pair } from './support/pair.js';
+
+/** A tools/call still running after this long streams: its priming event goes out, then a keep-alive every second. */
+const KEEP_ALIVE_MS = 1_000;
+const PRIMING = /id: (\S+:0)\nretry: \d+\ndata: \n\n/;
+
+/** What a client got of a stream it dropped right after the priming event. */
+interface Dropped {
+  lastEventId: string;
+  /** Everything received before the drop (the answer too, if it came in the same read). */
+  received: string;
+}
+
+/**
+ * Posts a tools/call on its own connection, reads up to the priming event,
+ * and drops the connection at once: a 2025-11-25 client whose network went away.
+ */
+function callAndDropAfterPriming(url: string, agent: TestAgent, sessionId: string, id: number): Promise<Dropped> {
+  const { hostname, port } = new URL(url);
+  const body = JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'get_item', arguments: { id: 5 } } });
+  const head = [
+    'POST /mcp HTTP/1.1',
+    `Host: ${hostname}:${port}`,
+    `Authorization: Bearer ${agent.token}`,
+    `Mcp-Session-Id: ${sessionId}`,
+    'MCP-Protocol-Version: 2025-11-25',
+    'Content-Type: application/json',
+    'Accept: application/json, text/event-stream',
+    `Content-Length: ${Buffer.byteLength(body)}`,
+  ];
+  return new Promise((resolve, reject) => {
+    const socket = connect({ port: Number(port), host: hostname });
+    let received = '';
+    socket.setEncoding('latin1');
+    socket.on('data', (chunk: string) => {
+      received += chunk;
+      const priming = PRIMING.exec(received);
+      if (!priming) return;
+      socket.destroy();
+      resolve({ lastEventId: priming[1]!, received });
+    });
+    socket.on('error', reject);
+    socket.on('close', () => reject(new Error(`closed before the priming event: ${JSON.stringify(received)}`)));
+    socket.write(`${head.join('\r\n')}\r\n\r\n${body}`);
+  });
+}
+
+/**
+ * A TCP hop that hides its client's leaving from the gateway until the
+ * gateway next writes, as an L4 proxy or a NAT box that learns of a dead
+ * peer only then: the case where the gateway cannot see the drop at once.
+ */
+async function startHidingProxy(target: string): Promise<{ url: string; close(): void }> {
+  const { hostname, port } = new URL(target);
+  const server: Server = createServer((client) => {
+    const upstream = connect({ host: hostname, port: Number(port) });
+    let clientGone = false;
+    client.on('data', (chunk) => upstream.write(chunk));
+    upstream.on('data', (chunk) => (clientGone ? upstream.destroy() : client.write(chunk)));
+    client.on('close', () => (clientGone = true));
+    upstream.on('close', () => client.destroy());
+    client.on('error', () => undefined);
+    upstream.on('error', () => undefined);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address() as { port: number };
+  return { url: `http://127.0.0.1:${address.port}`, close: () => server.close() };
+}
+
+async function toolCallRecords(pair: Pair<ControlledDownstream, true>, admin: string, agent: TestAgent, count: number): Promise<AuditRecordJson[]> {
+  const records = () => agentAudit(pair.api, admin, agent.agentId).then((all) => all.filter((record) => record.kind === 'tool-call'));
+  return eventually(records, (found) => found.length >= count);
+}
+
+/**
+ * Issue 25, findings 1 and 2: resumable tools/call streams (2025-11-25) on
+ * two instances sharing one Redis. An answer whose client dropped its stream
+ * is kept for a resume or not charged, never both lost and charged; resumes
+ * are bounded and wait on a notification.
+ */
+describe('resumable streams under a hostile or unlucky client (dist/main.js × 2 on one Redis)', () => {
+  let pair: Pair<ControlledDownstream, true>;
+  let admin: string;
+
+  beforeAll(async () => {
+    pair = await startPair({
+      downstream: 'controlled',
+      redis: true,
+      instances: 2,
+      gateway: { env: { Gw__Mcp__KeepAliveSeconds: String(KEEP_ALIVE_MS / 1000), Gw__Mcp__ResumeWindowSeconds: '20', Gw__Cache__Enabled: 'false' } },
+    });
+    admin = await pair.adminToken();
+  });
+  afterAll(() => pair?.stop());
+
+  it.each([
+    ['straight to the gateway', false],
+    ['through a hop that shows the drop only at the next write', true],
+  ] as const)('finding 1: a stream dropped right after its priming event (%s), answered before the next keep-alive, is resumable on the other instance', async (label, hidden) => {
+    const agent = await createAgentWithToken(pair.api, admin, { label: `dropped-after-priming-${hidden}`, dailyTokenBudget: 100_000 });
+    const [first, second] = pair.gateways;
+    const { sessionId } = await openRawSession(first!.url, agent.token, '2025-11-25');
+    // Priming at 1 s, the answer at 1.5 s, the next keep-alive write at 2 s.
+    pair.downstream.delayMs = KEEP_ALIVE_MS * 1.5;
+    const hop = hidden ? await startHidingProxy(first!.url) : null;
+    const dropped = await callAndDropAfterPriming(hop?.url ?? first!.url, agent, sessionId, 41).finally(() => hop?.close());
+    const [record] = await toolCallRecords(pair, admin, agent, 1);
+
+    const resumed = await mcpRaw(second!.url, undefined, { method: 'GET', token: agent.token, sessionId, headers: { 'Last-Event-ID': dropped.lastEventId, 'Content-Type': undefined } });
+    const deliveredInStream = /event: message\ndata: .*"id":41.*"result"/s.test(dropped.received);
+    const resumedAnswer = resumed.status === 200 && 'result' in (resumed.message ?? {});
+    // Never both lost and charged: the answer reached the client (in its stream or on resume), or nothing was charged.
+    if (record!.tokensCharged > 0) expect({ deliveredInStream, resumedAnswer }).not.toEqual({ deliveredInStream: false, resumedAnswer: false });
+    // With the fix the gateway keeps what it could not deliver: the resume answers it.
+    if (!deliveredInStream) expect(resumed.message).toMatchObject({ id: 41, result: { content: [{ type: 'text' }] } });
+  });
+});
