@@ -165,6 +165,8 @@ export type McpReply =
       answer: Promise<McpAnswer>;
       /** Set when the client may resume this stream if it loses it: the stream's id, for the SSE event ids. */
       streamId?: string;
+      /** With `streamId`: the transport calls it once it sent the priming event, so the answer is kept for a resume. */
+      streamStarted?: () => void;
     };
 
 /** The authenticated agent behind a request. */
@@ -318,8 +320,8 @@ export class McpService {
     }
     const streamId = newStreamId(request.id);
     const answer = this.#toolCall({ ...caller, signal: undefined }, session, request, record, reservedAhead);
-    streams.keepIfLost(streamId, session.record.sessionId, caller.signal, answer.then(streamedMessage));
-    return { kind: 'pending', answer, streamId };
+    const streamStarted = streams.keepIfLost(streamId, session.record.sessionId, caller.signal, answer.then(streamedMessage));
+    return { kind: 'pending', answer, streamId, streamStarted };
   }
 
   /**

@@ -9,8 +9,8 @@ const RESUME_POLL_MS = 250;
 /**
  * The answers of tools/call streams whose client went away, kept for a while
  * in the shared store so the client can resume on any instance. Only a lost
- * stream costs a store write; a resume polls until its answer is kept or the
- * window ends.
+ * or streamed answer (a call that outlasted the keep-alive interval) costs a
+ * store write; a resume polls until its answer is kept or the window ends.
  */
 export class ResumableStreams {
   constructor(
@@ -19,13 +19,22 @@ export class ResumableStreams {
     readonly windowMs: number,
   ) {}
 
-  /** Keeps `message` for a resume when the client has gone by the time it is ready. */
-  keepIfLost(streamId: string, sessionId: string, clientGone: AbortSignal | undefined, message: Promise<JsonRpcResponse>): void {
+  /**
+   * Keeps `message` for a resume when the client has gone by the time it is
+   * ready, or once its stream started: returns the function the transport
+   * calls when it sends the priming event. From then on the client holds an
+   * event id it can resume with, and the answer is kept whatever the socket
+   * seems to say: a drop behind a proxy or a NAT shows only at a later write,
+   * when the answer is already charged and would be lost.
+   */
+  keepIfLost(streamId: string, sessionId: string, clientGone: AbortSignal | undefined, message: Promise<JsonRpcResponse>): () => void {
+    let streamStarted = false;
     void message.then(async (ready) => {
-      if (!clientGone?.aborted) return;
+      if (!streamStarted && !clientGone?.aborted) return;
       // Not kept (store down): the resume answers stream-gone when its window ends.
       await this.store.keep(streamId, { sessionId, message: JSON.stringify(ready) }, this.windowMs).catch(() => undefined);
     });
+    return () => void (streamStarted = true);
   }
 
   /**
