@@ -188,7 +188,8 @@ function openStore(config: GatewayConfig, log: Logger, metrics: GatewayMetrics):
 function auditing(store: GatewayStore, log: Logger, metrics: GatewayMetrics) {
   const auditTrail = new AuditTrail({
     log: store.audit,
-    logLine: (entry) => log.info({ audit: entry }, 'audit'),
+    // The record's own request id on the line, as every other line of that request has it.
+    logLine: (entry) => log.info({ requestId: entry.requestId ?? undefined, audit: entry }, 'audit'),
     onError: (error) => log.warn({ err: errorText(error) }, 'audit write failed; will retry'),
     requestId: currentRequestId,
   });

@@ -336,7 +336,11 @@ export class McpService {
     let leave: LeaveCall | undefined;
     let rateAhead: EarlyRateTake | null = null;
     try {
-      if (!(await this.#options.isReady())) throw new NotReadyError('The gateway is not ready: see /health/ready');
+      if (!(await this.#options.isReady())) {
+        // A tools/call is refused all the same, but on the record of the agent whose token checks out, so its audit view shows it.
+        if (call) agentId = (await this.#verifiedAgentId(request)) ?? null;
+        throw new NotReadyError('The gateway is not ready: see /health/ready');
+      }
       const opensSession = incoming.kind === 'request' && SESSIONLESS_METHODS.has(incoming.message.method);
       // What this lookup finds only counts once the caller is known to own it.
       const lookup = opensSession || incoming.kind === 'invalid' ? null : judgedLater(this.#touchSession(request.sessionId));
@@ -361,6 +365,13 @@ export class McpService {
       leave?.();
       return { ok: false, error, agentId };
     }
+  }
+
+  /** The agent a request's token names, when the token checks out (no store read). */
+  async #verifiedAgentId(request: McpPost): Promise<string | undefined> {
+    if (request.claims) return request.claims.agentId;
+    const verified = await this.verifyCredentials(request.authorization);
+    return verified.ok ? verified.claims.agentId : undefined;
   }
 
   /** The tool a tools/call names, when the registry knows it (any other name is caller input, never recorded). */
