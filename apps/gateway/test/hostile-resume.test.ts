@@ -4,8 +4,15 @@ import { agentAudit, type AuditRecordJson } from './support/audit.js';
 import type { ControlledDownstream } from './support/controlled-downstream.js';
 import { createAgentWithToken, mcpRaw, openRawSession, type TestAgent } from './support/mcp.js';
 import { eventually } from './support/processes.js';
+import { monitorRedis } from './support/redis-monitor.js';
 import { startPair, type Pair } from './support/pair.js';
 
+/** Resumes one agent may hold on one instance, and connections per instance: the bound on every agent's resumes follows (half). */
+const MAX_RESUMES_PER_AGENT = 3;
+const MAX_CONNECTIONS = 24;
+const MAX_RESUMES = MAX_CONNECTIONS / 2;
+/** The longest a waiting resume goes without a notice before it reads the store again (a lost notice's bound). */
+const RESUME_RECHECK_MS = 10_000;
 /** A tools/call still running after this long streams: its priming event goes out, then a keep-alive every second. */
 const KEEP_ALIVE_MS = 1_000;
 const PRIMING = /id: (\S+:0)\nretry: \d+\ndata: \n\n/;
@@ -73,6 +80,30 @@ async function startHidingProxy(target: string): Promise<{ url: string; close():
   return { url: `http://127.0.0.1:${address.port}`, close: () => server.close() };
 }
 
+/** A resume (GET /mcp with Last-Event-ID) once its status line is in: held open until `close`. */
+async function openResume(url: string, agent: TestAgent, sessionId: string, lastEventId: string) {
+  const abort = new AbortController();
+  const response = await fetch(`${url}/mcp`, {
+    headers: { Accept: 'text/event-stream', Authorization: `Bearer ${agent.token}`, 'Mcp-Session-Id': sessionId, 'MCP-Protocol-Version': '2025-11-25', 'Last-Event-ID': lastEventId },
+    signal: abort.signal,
+  });
+  return { status: response.status, text: () => response.text(), close: () => abort.abort() };
+}
+
+/** An agent with a session and a tools/call that runs for the downstream's delay, its stream dropped after the priming event. */
+async function agentWithRunningCall(pair: Pair<ControlledDownstream, true>, admin: string, label: string) {
+  const agent = await createAgentWithToken(pair.api, admin, { label, dailyTokenBudget: 100_000 });
+  const { sessionId } = await openRawSession(pair.gateways[0]!.url, agent.token, '2025-11-25');
+  const { lastEventId } = await callAndDropAfterPriming(pair.gateways[0]!.url, agent, sessionId, 41);
+  return { agent, sessionId, lastEventId };
+}
+
+/** A well-formed event id naming no stream this gateway opened: a genuine one with one character of its stream part changed. */
+function madeUp(lastEventId: string): string {
+  const swapped = lastEventId[3] === 'A' ? 'B' : 'A';
+  return `${lastEventId.slice(0, 3)}${swapped}${lastEventId.slice(4)}`;
+}
+
 async function toolCallRecords(pair: Pair<ControlledDownstream, true>, admin: string, agent: TestAgent, count: number): Promise<AuditRecordJson[]> {
   const records = () => agentAudit(pair.api, admin, agent.agentId).then((all) => all.filter((record) => record.kind === 'tool-call'));
   return eventually(records, (found) => found.length >= count);
@@ -93,7 +124,15 @@ describe('resumable streams under a hostile or unlucky client (dist/main.js × 2
       downstream: 'controlled',
       redis: true,
       instances: 2,
-      gateway: { env: { Gw__Mcp__KeepAliveSeconds: String(KEEP_ALIVE_MS / 1000), Gw__Mcp__ResumeWindowSeconds: '20', Gw__Cache__Enabled: 'false' } },
+      gateway: {
+        env: {
+          Gw__Mcp__KeepAliveSeconds: String(KEEP_ALIVE_MS / 1000),
+          Gw__Mcp__ResumeWindowSeconds: '20',
+          Gw__Mcp__MaxResumesPerAgent: String(MAX_RESUMES_PER_AGENT),
+          Gw__Http__MaxConnections: String(MAX_CONNECTIONS),
+          Gw__Cache__Enabled: 'false',
+        },
+      },
     });
     admin = await pair.adminToken();
   });
@@ -119,5 +158,58 @@ describe('resumable streams under a hostile or unlucky client (dist/main.js × 2
     if (record!.tokensCharged > 0) expect({ deliveredInStream, resumedAnswer }).not.toEqual({ deliveredInStream: false, resumedAnswer: false });
     // With the fix the gateway keeps what it could not deliver: the resume answers it.
     if (!deliveredInStream) expect(resumed.message).toMatchObject({ id: 41, result: { content: [{ type: 'text' }] } });
+  });
+
+  it('finding 2: refuses at once a made-up Last-Event-ID, and a genuine one from another session', async () => {
+    pair.downstream.delayMs = 4 * KEEP_ALIVE_MS;
+    const { agent, lastEventId } = await agentWithRunningCall(pair, admin, 'resume-forger');
+    const { sessionId: otherSession } = await openRawSession(pair.gateways[1]!.url, agent.token, '2025-11-25');
+    const { sessionId: ownSession } = await openRawSession(pair.gateways[1]!.url, agent.token, '2025-11-25');
+    for (const [sessionId, eventId] of [
+      [ownSession, madeUp(lastEventId)],
+      [otherSession, lastEventId],
+    ] as const) {
+      // A held resume would answer 200 and stream; a refusal comes with its status line, before any keep-alive.
+      const resume = await openResume(pair.gateways[1]!.url, agent, sessionId, eventId);
+      const body = await resume.text();
+      expect({ status: resume.status, body }).toMatchObject({ status: 400, body: expect.stringContaining('-32600') });
+    }
+  });
+
+  it('finding 2: bounds one agent\'s resumes, and wakes the held ones on a notice rather than polling the store', async () => {
+    pair.downstream.delayMs = 5 * KEEP_ALIVE_MS;
+    const { agent, sessionId, lastEventId } = await agentWithRunningCall(pair, admin, 'resume-hoarder');
+    const monitor = await monitorRedis(pair.redis.url);
+    const started = Date.now();
+    const held = await Promise.all(Array.from({ length: MAX_RESUMES_PER_AGENT }, () => openResume(pair.gateways[1]!.url, agent, sessionId, lastEventId)));
+    expect(held.map((resume) => resume.status)).toEqual(Array(MAX_RESUMES_PER_AGENT).fill(200));
+    const refused = await openResume(pair.gateways[1]!.url, agent, sessionId, lastEventId);
+    expect.soft(refused.status).toBe(429);
+    if (refused.status === 429) expect(await refused.text()).toContain('-32029');
+    else refused.close();
+
+    // The answer lands on the first instance; the held resumes on the second get it.
+    const answers = await Promise.all(held.map((resume) => resume.text()));
+    const heldMs = Date.now() - started;
+    for (const answer of answers) expect(answer).toMatch(/event: message\ndata: .*"id":41.*"result"/s);
+    const streamId = lastEventId.replace(/:0$/, '');
+    const reads = monitor.commands().split('\n').filter((line) => line.includes('"GET"') && line.includes(streamId)).length;
+    monitor.stop();
+    // Each resume reads once as it starts and once per notice (or per recheck): polling would read four times a second.
+    expect.soft(reads, `reads of the stream's key in ${heldMs} ms`).toBeLessThanOrEqual(MAX_RESUMES_PER_AGENT * (2 + Math.floor(heldMs / RESUME_RECHECK_MS)));
+  });
+
+  it('finding 2: bounds every agent\'s resumes together below the connection limit; the instance still answers others', async () => {
+    pair.downstream.delayMs = 5 * KEEP_ALIVE_MS;
+    const agents = await Promise.all(Array.from({ length: 5 }, (_, i) => agentWithRunningCall(pair, admin, `resume-crowd-${i}`)));
+    const attempts = agents.flatMap(({ agent, sessionId, lastEventId }) =>
+      Array.from({ length: MAX_RESUMES_PER_AGENT }, () => openResume(pair.gateways[1]!.url, agent, sessionId, lastEventId)),
+    );
+    const resumes = await Promise.all(attempts);
+    const statuses = resumes.map((resume) => resume.status);
+    expect(statuses.filter((status) => status === 200)).toHaveLength(MAX_RESUMES);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(agents.length * MAX_RESUMES_PER_AGENT - MAX_RESUMES);
+    expect((await fetch(`${pair.gateways[1]!.url}/health/live`)).status).toBe(200);
+    for (const resume of resumes) resume.close();
   });
 });
