@@ -108,6 +108,10 @@ export async function composeGateway(config: GatewayConfig, log: Logger): Promis
     errorDelivery: config.mcp.errorDelivery,
     streams: store.streams,
     resumeWindowMs: config.mcp.resumeWindowMs,
+    // Every instance on the signing key accepts the others' stream ids, and nothing else.
+    streamIdKey: derivedKey(config, 'stream ids'),
+    maxResumesPerAgent: config.mcp.maxResumesPerAgent,
+    maxResumes: config.mcp.maxResumes,
     toolCall: {
       registry: () => catalog.registry,
       budget: store.budget,

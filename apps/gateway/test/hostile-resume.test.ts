@@ -185,7 +185,7 @@ describe('resumable streams under a hostile or unlucky client (dist/main.js × 2
     expect(held.map((resume) => resume.status)).toEqual(Array(MAX_RESUMES_PER_AGENT).fill(200));
     const refused = await openResume(pair.gateways[1]!.url, agent, sessionId, lastEventId);
     expect.soft(refused.status).toBe(429);
-    if (refused.status === 429) expect(await refused.text()).toContain('-32029');
+    if (refused.status === 429) expect(await refused.text()).toContain('-32003');
     else refused.close();
 
     // The answer lands on the first instance; the held resumes on the second get it.

@@ -541,7 +541,7 @@ describe('McpService resumable streams', () => {
     expect(after.kind === 'resumed' && (await after.answer)).toBeNull();
   });
 
-  it('answers stream-gone for its request when nothing was kept in the window, or when the stream is another session’s', async () => {
+  it('answers stream-gone for its request when nothing was kept in the window; refuses another session’s stream at once', async () => {
     const { forwarder, release } = slowDownstream();
     const { service, tokenFor } = await setup({ forwarder, resumeWindowMs: 300 });
     const { token } = await tokenFor('alice');
@@ -558,7 +558,7 @@ describe('McpService resumable streams', () => {
     await reply.answer;
     await new Promise((resolve) => setTimeout(resolve, 20));
     const stolen = await service.resume({ authorization: token, sessionId: other.sessionId, protocolVersion: undefined, lastEventId: `${reply.streamId}:0` });
-    expect(stolen.kind === 'resumed' && (await stolen.answer)).toMatchObject({ id: 42, error: { code: -32600 } });
+    expect(stolen).toMatchObject({ kind: 'answer', status: 400, failure: { code: 'invalid-request' } });
   });
 
   it('refuses a Last-Event-ID it did not hand out with 400, and a resume outside the caller’s session with 404', async () => {

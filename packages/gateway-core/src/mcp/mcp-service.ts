@@ -31,8 +31,9 @@ import { toolsListResult } from '../tools/listing.js';
 import { loadTokenizer } from '../tokens/count.js';
 import { judgedLater } from '../util/judged-later.js';
 import { ResumableStreams } from './resumable-streams.js';
+import { ResumeAdmission } from './resume-admission.js';
 import { RunningCalls } from './running-calls.js';
-import { ANSWER_EVENT, newStreamId, parseEventId } from './stream-id.js';
+import { ANSWER_EVENT, parseEventId, StreamIds } from './stream-id.js';
 import { ToolCallRecord, type HeaderRecord } from './tool-call-record.js';
 
 /** 32 base64url characters: 192 random bits. Anything else is not ours and skips the store. */
@@ -78,6 +79,16 @@ export interface McpServiceOptions {
   streams?: StreamStore;
   /** How long such an answer is kept, and how long a resume waits for it. Default 2 minutes. */
   resumeWindowMs?: number;
+  /**
+   * Signs stream ids, so a resume naming a made-up stream, or another
+   * session's, is refused at once. Instances that resume each other's streams
+   * share it. Default: a random key of this process's own.
+   */
+  streamIdKey?: Uint8Array;
+  /** Resumes one agent may have waiting on this instance at once. Default 8. */
+  maxResumesPerAgent?: number;
+  /** Resumes waiting on this instance at once, every agent's together: keep it below the connection limit. Default 512. */
+  maxResumes?: number;
   clock?: () => Date;
 }
 
@@ -215,6 +226,8 @@ export class McpService {
   readonly #early: EarlyReservations;
   readonly #earlyRates: EarlyRateLimits | null;
   readonly #streams: ResumableStreams | null;
+  readonly #streamIds: StreamIds;
+  readonly #resumes: ResumeAdmission;
   readonly #running = new RunningCalls();
   readonly #maxSessions: number;
   readonly #concurrency: AgentConcurrency;
@@ -233,6 +246,8 @@ export class McpService {
     const limiter = options.toolCall.rateLimiter;
     this.#earlyRates = limiter ? new EarlyRateLimits({ limiter, clock }) : null;
     this.#streams = options.streams ? new ResumableStreams(options.streams, options.resumeWindowMs ?? DEFAULT_RESUME_WINDOW_MS) : null;
+    this.#streamIds = new StreamIds(options.streamIdKey ?? randomBytes(32));
+    this.#resumes = new ResumeAdmission(options.maxResumesPerAgent, options.maxResumes);
   }
 
   async post(request: McpPost): Promise<McpReply> {
@@ -296,15 +311,21 @@ export class McpService {
   async resume(request: McpResume): Promise<McpResumeReply> {
     try {
       const session = await this.#ownSession(request);
+      const { sessionId, agentId } = session.record;
       const position = request.lastEventId === undefined ? null : parseEventId(request.lastEventId);
-      if (position === null) throw new InvalidRequestError('Last-Event-ID names no stream of this gateway');
+      // A made-up stream, or another session's, could never be answered here: refused at once, not waited on.
+      if (position === null || !this.#streamIds.belongsTo(position.streamId, sessionId)) throw new InvalidRequestError('Last-Event-ID names no stream of this session');
       if (position.seen >= ANSWER_EVENT) return { kind: 'resumed', streamId: position.streamId, answer: Promise.resolve(null) };
-      const kept = this.#streams?.kept(position, session.record.sessionId, request.signal) ?? Promise.resolve(null);
+      // Each waiting resume holds a connection: bounded per agent and in all (throws when past either).
+      const leave = this.#resumes.enter(agentId);
+      const kept = (this.#streams?.kept(position, sessionId, request.signal) ?? Promise.resolve(null)).finally(leave);
       // Nothing kept within the window: the request gets an answer all the same, saying to call again.
       const answer = kept.then((message) => message ?? streamedMessage(this.#failure(position.requestId, new StreamGoneError())));
       return { kind: 'resumed', streamId: position.streamId, answer };
     } catch (error) {
-      return this.#failure(null, error);
+      // Not a JSON-RPC request: every refusal with its HTTP status (a 429 says to retry later), never a 200 stream.
+      const refusal = this.#failure(null, error);
+      return { ...refusal, status: refusal.failure?.httpStatus ?? refusal.status };
     }
   }
 
@@ -318,7 +339,7 @@ export class McpService {
     if (!streams || !isAtLeast(session.protocolVersion, '2025-03-26')) {
       return { kind: 'pending', answer: this.#toolCall(caller, session, request, record, reservedAhead) };
     }
-    const streamId = newStreamId(request.id);
+    const streamId = this.#streamIds.issue(request.id, session.record.sessionId);
     const answer = this.#toolCall({ ...caller, signal: undefined }, session, request, record, reservedAhead);
     const streamStarted = streams.keepIfLost(streamId, session.record.sessionId, caller.signal, answer.then(streamedMessage));
     return { kind: 'pending', answer, streamId, streamStarted };
