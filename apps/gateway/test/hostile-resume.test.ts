@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentAudit, type AuditRecordJson } from './support/audit.js';
 import type { ControlledDownstream } from './support/controlled-downstream.js';
 import { createAgentWithToken, mcpRaw, openRawSession, type TestAgent } from './support/mcp.js';
+import { callAndDropAfterPriming, madeUp, openResume } from './support/resume-client.js';
 import { eventually } from './support/processes.js';
 import { monitorRedis } from './support/redis-monitor.js';
 import { startPair, type Pair } from './support/pair.js';
@@ -15,49 +16,6 @@ const MAX_RESUMES = MAX_CONNECTIONS / 2;
 const RESUME_RECHECK_MS = 10_000;
 /** A tools/call still running after this long streams: its priming event goes out, then a keep-alive every second. */
 const KEEP_ALIVE_MS = 1_000;
-const PRIMING = /id: (\S+:0)\nretry: \d+\ndata: \n\n/;
-
-/** What a client got of a stream it dropped right after the priming event. */
-interface Dropped {
-  lastEventId: string;
-  /** Everything received before the drop (the answer too, if it came in the same read). */
-  received: string;
-}
-
-/**
- * Posts a tools/call on its own connection, reads up to the priming event,
- * and drops the connection at once: a 2025-11-25 client whose network went away.
- */
-function callAndDropAfterPriming(url: string, agent: TestAgent, sessionId: string, id: number): Promise<Dropped> {
-  const { hostname, port } = new URL(url);
-  const body = JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'get_item', arguments: { id: 5 } } });
-  const head = [
-    'POST /mcp HTTP/1.1',
-    `Host: ${hostname}:${port}`,
-    `Authorization: Bearer ${agent.token}`,
-    `Mcp-Session-Id: ${sessionId}`,
-    'MCP-Protocol-Version: 2025-11-25',
-    'Content-Type: application/json',
-    'Accept: application/json, text/event-stream',
-    `Content-Length: ${Buffer.byteLength(body)}`,
-  ];
-  return new Promise((resolve, reject) => {
-    const socket = connect({ port: Number(port), host: hostname });
-    let received = '';
-    socket.setEncoding('latin1');
-    socket.on('data', (chunk: string) => {
-      received += chunk;
-      const priming = PRIMING.exec(received);
-      if (!priming) return;
-      socket.destroy();
-      resolve({ lastEventId: priming[1]!, received });
-    });
-    socket.on('error', reject);
-    socket.on('close', () => reject(new Error(`closed before the priming event: ${JSON.stringify(received)}`)));
-    socket.write(`${head.join('\r\n')}\r\n\r\n${body}`);
-  });
-}
-
 /**
  * A TCP hop that hides its client's leaving from the gateway until the
  * gateway next writes, as an L4 proxy or a NAT box that learns of a dead
@@ -80,28 +38,12 @@ async function startHidingProxy(target: string): Promise<{ url: string; close():
   return { url: `http://127.0.0.1:${address.port}`, close: () => server.close() };
 }
 
-/** A resume (GET /mcp with Last-Event-ID) once its status line is in: held open until `close`. */
-async function openResume(url: string, agent: TestAgent, sessionId: string, lastEventId: string) {
-  const abort = new AbortController();
-  const response = await fetch(`${url}/mcp`, {
-    headers: { Accept: 'text/event-stream', Authorization: `Bearer ${agent.token}`, 'Mcp-Session-Id': sessionId, 'MCP-Protocol-Version': '2025-11-25', 'Last-Event-ID': lastEventId },
-    signal: abort.signal,
-  });
-  return { status: response.status, text: () => response.text(), close: () => abort.abort() };
-}
-
 /** An agent with a session and a tools/call that runs for the downstream's delay, its stream dropped after the priming event. */
 async function agentWithRunningCall(pair: Pair<ControlledDownstream, true>, admin: string, label: string) {
   const agent = await createAgentWithToken(pair.api, admin, { label, dailyTokenBudget: 100_000 });
   const { sessionId } = await openRawSession(pair.gateways[0]!.url, agent.token, '2025-11-25');
   const { lastEventId } = await callAndDropAfterPriming(pair.gateways[0]!.url, agent, sessionId, 41);
   return { agent, sessionId, lastEventId };
-}
-
-/** A well-formed event id naming no stream this gateway opened: a genuine one with one character of its stream part changed. */
-function madeUp(lastEventId: string): string {
-  const swapped = lastEventId[3] === 'A' ? 'B' : 'A';
-  return `${lastEventId.slice(0, 3)}${swapped}${lastEventId.slice(4)}`;
 }
 
 async function toolCallRecords(pair: Pair<ControlledDownstream, true>, admin: string, agent: TestAgent, count: number): Promise<AuditRecordJson[]> {
