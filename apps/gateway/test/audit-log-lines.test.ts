@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ControlledDownstream } from './support/controlled-downstream.js';
 import { createAgentWithToken, mcpRaw, openRawSession } from './support/mcp.js';
 import { startPair, type Pair } from './support/pair.js';
-import { eventually } from './support/processes.js';
+import { agentAudit } from './support/audit.js';
+import { eventually, freePort, type RunningProcess } from './support/processes.js';
 
 const CALLS = 24;
 
@@ -50,3 +51,28 @@ describe('audit log lines under concurrent calls (dist/main.js, controlled downs
     expect(wrong).toEqual([]);
   });
 });
+
+/**
+ * Issue 25, finding 16: a tools/call refused because the gateway is not
+ * ready (here: its one downstream never answered, so no tool ever loaded)
+ * is on the record of the agent whose token checks out, so the agent's own
+ * audit view shows it.
+ */
+describe('a tools/call refused as not ready (dist/main.js, a downstream that never answers)', () => {
+  let pair: Pair<{ url: string }>;
+
+  beforeAll(async () => {
+    pair = await startPair({ downstream: { url: `http://127.0.0.1:${await freePort()}` }, ready: false });
+  });
+  afterAll(() => pair?.stop());
+
+  it("shows in the agent's audit view, with the agent", async () => {
+    const admin = await pair.adminToken();
+    const agent = await createAgentWithToken(pair.api, admin, { label: 'not-ready', dailyTokenBudget: 1_000 });
+    const refused = await mcpRaw(pair.url, { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'get_item', arguments: { id: 1 } } }, { token: agent.token, sessionId: 'A'.repeat(32), headers: { 'X-Request-Id': 'not-ready-1' } });
+    expect(refused.status).toBe(503);
+    const records = await eventually(() => agentAudit(pair.api, admin, agent.agentId), (found) => found.some((record) => record.kind === 'tool-call'));
+    expect(records.find((record) => record.kind === 'tool-call')).toMatchObject({ outcome: 'unavailable', agentId: agent.agentId, httpStatus: 503, jsonRpcCode: -32003 });
+  });
+});
+
