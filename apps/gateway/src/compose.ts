@@ -108,6 +108,10 @@ export async function composeGateway(config: GatewayConfig, log: Logger): Promis
     errorDelivery: config.mcp.errorDelivery,
     streams: store.streams,
     resumeWindowMs: config.mcp.resumeWindowMs,
+    // Every instance on the signing key accepts the others' stream ids, and nothing else.
+    streamIdKey: derivedKey(config, 'stream ids'),
+    maxResumesPerAgent: config.mcp.maxResumesPerAgent,
+    maxResumes: config.mcp.maxResumes,
     toolCall: {
       registry: () => catalog.registry,
       budget: store.budget,
@@ -188,7 +192,8 @@ function openStore(config: GatewayConfig, log: Logger, metrics: GatewayMetrics):
 function auditing(store: GatewayStore, log: Logger, metrics: GatewayMetrics) {
   const auditTrail = new AuditTrail({
     log: store.audit,
-    logLine: (entry) => log.info({ audit: entry }, 'audit'),
+    // The record's own request id on the line, as every other line of that request has it.
+    logLine: (entry) => log.info({ requestId: entry.requestId ?? undefined, audit: entry }, 'audit'),
     onError: (error) => log.warn({ err: errorText(error) }, 'audit write failed; will retry'),
     requestId: currentRequestId,
   });

@@ -154,6 +154,16 @@ describe('per-agent concurrency', () => {
   });
 });
 
+describe('resume bounds (issue 25, finding 2)', () => {
+  it('Gw:Mcp:MaxResumes defaults to half of Gw:Http:MaxConnections and must stay below it; Gw:Mcp:MaxResumesPerAgent defaults to 8', () => {
+    expect(parse(base).config.mcp).toMatchObject({ maxResumesPerAgent: 8, maxResumes: 512 });
+    expect(parse({ ...base, Gw__Http__MaxConnections: '150' }).config.mcp.maxResumes).toBe(75);
+    expect(parse({ ...base, Gw__Http__MaxConnections: '150', Gw__Mcp__MaxResumes: '149', Gw__Mcp__MaxResumesPerAgent: '2' }).config.mcp).toMatchObject({ maxResumes: 149, maxResumesPerAgent: 2 });
+    expect(problemsOf({ ...base, Gw__Http__MaxConnections: '150', Gw__Mcp__MaxResumes: '150' })).toEqual([expect.stringContaining('Gw:Mcp:MaxResumes')]);
+    expect(problemsOf({ ...base, Gw__Mcp__MaxResumesPerAgent: '0' })).toEqual([expect.stringContaining('Gw:Mcp:MaxResumesPerAgent')]);
+  });
+});
+
 describe('list keys', () => {
   it('accept comma-separated values and JSON arrays alike', () => {
     const fromEnv = parse({ ...base, Gw__Http__AllowedOrigins: 'https://a.example, https://b.example' }).config.http;

@@ -23,6 +23,7 @@ import { oauthConfigFromSection, type OAuthConfig } from './oauth-section.js';
 import { parseDownstreams, type DownstreamConfig } from './downstreams-section.js';
 import { privacyConfigFromSection } from './privacy-section.js';
 import { defaultRateLimitFromSection } from './rate-limit-section.js';
+import { maxResumesOf } from './resume-bounds.js';
 import { lookup, section, type FlatConfig } from './sources.js';
 import { sharedStoreProblem, workersField } from './workers.js';
 
@@ -43,6 +44,7 @@ export interface GatewayConfig {
   /**
    * `errorDelivery`: MCP's rules (tool errors and refusals in HTTP 200), or contract 7's HTTP statuses.
    * `maxConcurrentCallsPerAgent`: tools/call requests in flight per agent on this instance (0 = no limit).
+   * `maxResumesPerAgent`, `maxResumes`: resumed streams waiting on this instance, per agent and in all.
    */
   mcp: {
     sessionIdleMinutes: number;
@@ -52,6 +54,8 @@ export interface GatewayConfig {
     resumeWindowMs: number;
     maxSessionsPerAgent: number;
     maxConcurrentCallsPerAgent: number;
+    maxResumesPerAgent: number;
+    maxResumes: number;
   };
   cache: {
     enabled: boolean;
@@ -194,6 +198,9 @@ function schemaFor(development: boolean) {
     'Gw:Mcp:MaxSessionsPerAgent': positiveInt(100),
     // A quarter of the downstream pool's 128 connections: room for parallel tool loops, never one agent's whole pool (0 = no limit).
     'Gw:Mcp:MaxConcurrentCallsPerAgent': z.coerce.number().int('must be a whole number').min(0, 'must not be negative (0 = no limit)').default(32),
+    // A few clients of one credential resuming at once; the total defaults to half of Gw:Http:MaxConnections (resume-bounds.ts).
+    'Gw:Mcp:MaxResumesPerAgent': positiveInt(8),
+    'Gw:Mcp:MaxResumes': z.coerce.number().int('must be a whole number').positive('must be positive').optional(),
     'Gw:Mcp:ErrorDelivery': z.enum(['mcp', 'http-status'], { error: 'must be mcp or http-status' }).default('mcp'),
     'Gw:Cache:Enabled': booleanFlag(true),
     'Gw:Cache:Semantic': booleanFlag(true),
@@ -283,6 +290,9 @@ export function parseGatewayConfig(flat: FlatConfig): ParsedConfig {
   const workersProblem = sharedStoreProblem(values['Gw:Http:Workers'], values['ConnectionStrings:Store']);
   if (workersProblem) problems.push(workersProblem);
   const downstreams = downstreamsOf(flat, values, development, headers, resilience, problems);
+  // A Gw:Http:MaxConnections that did not parse is reported already.
+  const maxConnections = values['Gw:Http:MaxConnections'];
+  const maxResumes = maxConnections === undefined ? 1 : maxResumesOf(values['Gw:Mcp:MaxResumes'], maxConnections, problems);
   const adminKeyWarning = checkAdminApiKey(values['Gw:Admin:ApiKey'], development, problems);
   const cacheTools = perToolCache(section(flat, 'Gw:Cache:Tools'), problems);
   const defaultRateLimit = defaultRateLimitFromSection(section(flat, 'Gw:RateLimit'), problems);
@@ -336,6 +346,8 @@ export function parseGatewayConfig(flat: FlatConfig): ParsedConfig {
         resumeWindowMs: data['Gw:Mcp:ResumeWindowSeconds'] * 1000,
         maxSessionsPerAgent: data['Gw:Mcp:MaxSessionsPerAgent'],
         maxConcurrentCallsPerAgent: data['Gw:Mcp:MaxConcurrentCallsPerAgent'],
+        maxResumesPerAgent: data['Gw:Mcp:MaxResumesPerAgent'],
+        maxResumes,
       },
       cache: {
         enabled: data['Gw:Cache:Enabled'],

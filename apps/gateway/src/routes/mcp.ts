@@ -129,7 +129,10 @@ export async function postMcp<R extends McpResponse>(c: McpExchange<R>, deps: Mc
   const opening = streamId === undefined ? undefined : ssePriming(eventId(streamId, PRIMING_EVENT), STREAM_RETRY_MS);
   const closing = (answer: McpAnswer) => sseMessage(streamedMessage(answer), streamId && eventId(streamId, ANSWER_EVENT));
   const raced = await replyWithKeepAlive(c, reply.answer, deps.keepAliveMs, closing, opening);
-  return 'streamed' in raced ? raced.streamed : sendMcpAnswer(c, raced.early, streamId);
+  if (!('streamed' in raced)) return sendMcpAnswer(c, raced.early, streamId);
+  // The client now holds the priming event's id: its answer is kept for a resume (finding 1 of issue 25).
+  reply.streamStarted?.();
+  return raced.streamed;
 }
 
 /**

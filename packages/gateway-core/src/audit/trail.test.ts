@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it, vi } from 'vitest';
 import { createMemoryStore } from '../store/memory/index.js';
@@ -224,6 +225,17 @@ describe('AuditTrail', () => {
     await trail.flush();
     const records = (await log.query({ limit: 10 })).records.reverse();
     expect(records.map((record) => record.requestId)).toEqual(['req-1', null, 'own', null]);
+  });
+
+  it("writes its batches outside the async context of the request whose record started them (issue 25, finding 16)", async () => {
+    const { log } = countingLog();
+    const context = new AsyncLocalStorage<string>();
+    const seen: (string | undefined)[] = [];
+    const trail = new AuditTrail({ log, logLine: () => seen.push(context.getStore()) });
+    context.run('req-1', () => trail.record(call({ requestId: 'req-1' })));
+    context.run('req-2', () => trail.record(call({ requestId: 'req-2' })));
+    await vi.waitFor(() => expect(seen).toHaveLength(2));
+    expect(seen).toEqual([undefined, undefined]);
   });
 
   it('stamps an event that brings no time with the current time, to the millisecond', async () => {

@@ -1,3 +1,4 @@
+import { AsyncResource } from 'node:async_hooks';
 import type { AuditLog } from '../store/ports.js';
 import { MAX_AUDIT_DETAIL_LENGTH, type AuditEntry } from '../store/audit-records.js';
 import { isoNow } from './iso-time.js';
@@ -97,13 +98,20 @@ export class AuditTrail {
     return this.#queue.length;
   }
 
+  /**
+   * Bound where the trail was made (at start-up, outside any request): a
+   * timer set while a request is handled would otherwise run the drain in
+   * that request's async context, and every log line of the batch, other
+   * requests' records included, would carry its request id.
+   */
+  readonly #run = AsyncResource.bind(() => {
+    this.#timer = null;
+    void this.#drain();
+  });
+
   #schedule(delayMs: number): void {
     if (this.#draining || this.#timer) return;
-    const run = () => {
-      this.#timer = null;
-      void this.#drain();
-    };
-    this.#timer = delayMs === 0 ? setImmediate(run) : setTimeout(run, delayMs).unref();
+    this.#timer = delayMs === 0 ? setImmediate(this.#run) : setTimeout(this.#run, delayMs).unref();
   }
 
   #cancelTimer(): void {

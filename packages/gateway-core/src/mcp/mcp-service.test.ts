@@ -325,12 +325,18 @@ describe('McpService', () => {
     expect(await usage(agentId)).toMatchObject({ used: 0, reserved: 0 });
   });
 
-  it('refuses everything while not ready, and audits a refused tools/call', async () => {
+  it('refuses everything while not ready, and audits a refused tools/call with its agent and tool (issue 25, finding 16)', async () => {
     const { service, tokenFor, audited } = await setup({ ready: false });
-    const { token } = await tokenFor('alice');
+    const { token, agentId } = await tokenFor('alice');
     expect(await answered(send(service, token, rpc('initialize', initializeParams())))).toMatchObject({ failure: { code: 'not-ready', httpStatus: 503 } });
     await answered(send(service, token, rpc('tools/call', { name: 'getCustomer', arguments: { id: '7' } })));
-    expect(audited).toEqual([expect.objectContaining({ kind: 'tool-call', outcome: 'unavailable', agentId: null, tool: null, httpStatus: 503, jsonRpcCode: -32003 })]);
+    // A forged token is still refused as not ready, and names nobody.
+    const forged = await answered(send(service, 'Bearer forged', rpc('tools/call', { name: 'getCustomer', arguments: { id: '7' } })));
+    expect(forged).toMatchObject({ failure: { code: 'not-ready' } });
+    expect(audited).toEqual([
+      expect.objectContaining({ kind: 'tool-call', outcome: 'unavailable', agentId, tool: 'getCustomer', httpStatus: 503, jsonRpcCode: -32003 }),
+      expect.objectContaining({ kind: 'tool-call', outcome: 'unavailable', agentId: null, tool: null, httpStatus: 503, jsonRpcCode: -32003 }),
+    ]);
   });
 
   it('audits every tools/call exactly once, with what each step learnt', async () => {
@@ -535,7 +541,7 @@ describe('McpService resumable streams', () => {
     expect(after.kind === 'resumed' && (await after.answer)).toBeNull();
   });
 
-  it('answers stream-gone for its request when nothing was kept in the window, or when the stream is another session’s', async () => {
+  it('answers stream-gone for its request when nothing was kept in the window; refuses another session’s stream at once', async () => {
     const { forwarder, release } = slowDownstream();
     const { service, tokenFor } = await setup({ forwarder, resumeWindowMs: 300 });
     const { token } = await tokenFor('alice');
@@ -552,7 +558,7 @@ describe('McpService resumable streams', () => {
     await reply.answer;
     await new Promise((resolve) => setTimeout(resolve, 20));
     const stolen = await service.resume({ authorization: token, sessionId: other.sessionId, protocolVersion: undefined, lastEventId: `${reply.streamId}:0` });
-    expect(stolen.kind === 'resumed' && (await stolen.answer)).toMatchObject({ id: 42, error: { code: -32600 } });
+    expect(stolen).toMatchObject({ kind: 'answer', status: 400, failure: { code: 'invalid-request' } });
   });
 
   it('refuses a Last-Event-ID it did not hand out with 400, and a resume outside the caller’s session with 404', async () => {

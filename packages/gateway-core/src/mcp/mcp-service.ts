@@ -31,8 +31,9 @@ import { toolsListResult } from '../tools/listing.js';
 import { loadTokenizer } from '../tokens/count.js';
 import { judgedLater } from '../util/judged-later.js';
 import { ResumableStreams } from './resumable-streams.js';
+import { ResumeAdmission } from './resume-admission.js';
 import { RunningCalls } from './running-calls.js';
-import { ANSWER_EVENT, newStreamId, parseEventId } from './stream-id.js';
+import { ANSWER_EVENT, parseEventId, StreamIds } from './stream-id.js';
 import { ToolCallRecord, type HeaderRecord } from './tool-call-record.js';
 
 /** 32 base64url characters: 192 random bits. Anything else is not ours and skips the store. */
@@ -78,6 +79,16 @@ export interface McpServiceOptions {
   streams?: StreamStore;
   /** How long such an answer is kept, and how long a resume waits for it. Default 2 minutes. */
   resumeWindowMs?: number;
+  /**
+   * Signs stream ids, so a resume naming a made-up stream, or another
+   * session's, is refused at once. Instances that resume each other's streams
+   * share it. Default: a random key of this process's own.
+   */
+  streamIdKey?: Uint8Array;
+  /** Resumes one agent may have waiting on this instance at once. Default 8. */
+  maxResumesPerAgent?: number;
+  /** Resumes waiting on this instance at once, every agent's together: keep it below the connection limit. Default 512. */
+  maxResumes?: number;
   clock?: () => Date;
 }
 
@@ -165,6 +176,8 @@ export type McpReply =
       answer: Promise<McpAnswer>;
       /** Set when the client may resume this stream if it loses it: the stream's id, for the SSE event ids. */
       streamId?: string;
+      /** With `streamId`: the transport calls it once it sent the priming event, so the answer is kept for a resume. */
+      streamStarted?: () => void;
     };
 
 /** The authenticated agent behind a request. */
@@ -213,6 +226,8 @@ export class McpService {
   readonly #early: EarlyReservations;
   readonly #earlyRates: EarlyRateLimits | null;
   readonly #streams: ResumableStreams | null;
+  readonly #streamIds: StreamIds;
+  readonly #resumes: ResumeAdmission;
   readonly #running = new RunningCalls();
   readonly #maxSessions: number;
   readonly #concurrency: AgentConcurrency;
@@ -231,6 +246,8 @@ export class McpService {
     const limiter = options.toolCall.rateLimiter;
     this.#earlyRates = limiter ? new EarlyRateLimits({ limiter, clock }) : null;
     this.#streams = options.streams ? new ResumableStreams(options.streams, options.resumeWindowMs ?? DEFAULT_RESUME_WINDOW_MS) : null;
+    this.#streamIds = new StreamIds(options.streamIdKey ?? randomBytes(32));
+    this.#resumes = new ResumeAdmission(options.maxResumesPerAgent, options.maxResumes);
   }
 
   async post(request: McpPost): Promise<McpReply> {
@@ -294,15 +311,21 @@ export class McpService {
   async resume(request: McpResume): Promise<McpResumeReply> {
     try {
       const session = await this.#ownSession(request);
+      const { sessionId, agentId } = session.record;
       const position = request.lastEventId === undefined ? null : parseEventId(request.lastEventId);
-      if (position === null) throw new InvalidRequestError('Last-Event-ID names no stream of this gateway');
+      // A made-up stream, or another session's, could never be answered here: refused at once, not waited on.
+      if (position === null || !this.#streamIds.belongsTo(position.streamId, sessionId)) throw new InvalidRequestError('Last-Event-ID names no stream of this session');
       if (position.seen >= ANSWER_EVENT) return { kind: 'resumed', streamId: position.streamId, answer: Promise.resolve(null) };
-      const kept = this.#streams?.kept(position, session.record.sessionId, request.signal) ?? Promise.resolve(null);
+      // Each waiting resume holds a connection: bounded per agent and in all (throws when past either).
+      const leave = this.#resumes.enter(agentId);
+      const kept = (this.#streams?.kept(position, sessionId, request.signal) ?? Promise.resolve(null)).finally(leave);
       // Nothing kept within the window: the request gets an answer all the same, saying to call again.
       const answer = kept.then((message) => message ?? streamedMessage(this.#failure(position.requestId, new StreamGoneError())));
       return { kind: 'resumed', streamId: position.streamId, answer };
     } catch (error) {
-      return this.#failure(null, error);
+      // Not a JSON-RPC request: every refusal with its HTTP status (a 429 says to retry later), never a 200 stream.
+      const refusal = this.#failure(null, error);
+      return { ...refusal, status: refusal.failure?.httpStatus ?? refusal.status };
     }
   }
 
@@ -316,10 +339,10 @@ export class McpService {
     if (!streams || !isAtLeast(session.protocolVersion, '2025-03-26')) {
       return { kind: 'pending', answer: this.#toolCall(caller, session, request, record, reservedAhead) };
     }
-    const streamId = newStreamId(request.id);
+    const streamId = this.#streamIds.issue(request.id, session.record.sessionId);
     const answer = this.#toolCall({ ...caller, signal: undefined }, session, request, record, reservedAhead);
-    streams.keepIfLost(streamId, session.record.sessionId, caller.signal, answer.then(streamedMessage));
-    return { kind: 'pending', answer, streamId };
+    const streamStarted = streams.keepIfLost(streamId, session.record.sessionId, caller.signal, answer.then(streamedMessage));
+    return { kind: 'pending', answer, streamId, streamStarted };
   }
 
   /**
@@ -334,7 +357,11 @@ export class McpService {
     let leave: LeaveCall | undefined;
     let rateAhead: EarlyRateTake | null = null;
     try {
-      if (!(await this.#options.isReady())) throw new NotReadyError('The gateway is not ready: see /health/ready');
+      if (!(await this.#options.isReady())) {
+        // A tools/call is refused all the same, but on the record of the agent whose token checks out, so its audit view shows it.
+        if (call) agentId = (await this.#verifiedAgentId(request)) ?? null;
+        throw new NotReadyError('The gateway is not ready: see /health/ready');
+      }
       const opensSession = incoming.kind === 'request' && SESSIONLESS_METHODS.has(incoming.message.method);
       // What this lookup finds only counts once the caller is known to own it.
       const lookup = opensSession || incoming.kind === 'invalid' ? null : judgedLater(this.#touchSession(request.sessionId));
@@ -359,6 +386,13 @@ export class McpService {
       leave?.();
       return { ok: false, error, agentId };
     }
+  }
+
+  /** The agent a request's token names, when the token checks out (no store read). */
+  async #verifiedAgentId(request: McpPost): Promise<string | undefined> {
+    if (request.claims) return request.claims.agentId;
+    const verified = await this.verifyCredentials(request.authorization);
+    return verified.ok ? verified.claims.agentId : undefined;
   }
 
   /** The tool a tools/call names, when the registry knows it (any other name is caller input, never recorded). */

@@ -269,9 +269,18 @@ export interface StreamAnswer {
  * went away: nothing on the path of a call whose client stays.
  */
 export interface StreamStore {
+  /** Keeps the answer, then tells every instance watching the stream. */
   keep(streamId: string, answer: StreamAnswer, ttlMs: number): Promise<void>;
   /** Null when unknown, not (yet) kept, or expired. */
   get(streamId: string): Promise<StreamAnswer | null>;
+  /**
+   * Calls `onKept` when an answer may have been kept for the stream, by any
+   * instance on the store (a notice, so a resume need not poll). Resolves
+   * once the notices are heard, or soon without them when they cannot be
+   * (the store down): the caller then reads again on its own. Resolves with
+   * the function that stops watching; never rejects.
+   */
+  watch(streamId: string, onKept: () => void): Promise<() => void>;
 }
 
 /** Everything the gateway keeps; one adapter instance per process. */

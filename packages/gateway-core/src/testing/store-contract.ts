@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { StoreOptions } from '../store/options.js';
 import type { AgentRecord, GatewayStore, Reservation } from '../store/ports.js';
 import { describeAuditCacheContract } from './store-contract-audit-cache.js';
+import { eventually } from './eventually.js';
 import { describeRateLimitContract } from './store-contract-rate-limit.js';
 
 export type StoreFactory = (options: StoreOptions) => Promise<GatewayStore>;
@@ -536,6 +537,23 @@ export function describeStoreContract(adapter: string, createStore: StoreFactory
         expect(await streams.get('stream-1')).toEqual(answer);
         await streams.keep('stream-1', { ...answer, message: '{}' }, 60_000);
         expect(await streams.get('stream-1')).toEqual({ ...answer, message: '{}' });
+      });
+
+      it('tells the watchers of a stream, and only them, when its answer is kept', async () => {
+        const { streams } = await store();
+        const heard: string[] = [];
+        const stopA = await streams.watch('stream-a', () => heard.push('a'));
+        const stopB = await streams.watch('stream-b', () => heard.push('b'));
+        await streams.keep('stream-a', answer, 60_000);
+        await eventually(async () => expect(heard).toContain('a'));
+        stopA();
+        await streams.keep('stream-a', answer, 60_000);
+        await streams.keep('stream-c', answer, 60_000);
+        // A notice for stream-b (heard only by its watcher) marks the point by which the others would have come.
+        await streams.keep('stream-b', answer, 60_000);
+        await eventually(async () => expect(heard).toContain('b'));
+        stopB();
+        expect(heard).toEqual(['a', 'b']);
       });
 
       it('forgets an answer when its time is up', async () => {

@@ -45,6 +45,7 @@ export async function createRedisStore(url: string, options: StoreOptions = {}):
   const { client } = connection;
   const keys = new Keys(keyPrefix, connection.cluster ? CLUSTER_SHARDS : 1);
   const agentReads = new AgentReads(client, keys);
+  const streams = new RedisStreamStore(client, keys, connection.cluster);
 
   return {
     kind: 'redis',
@@ -52,7 +53,7 @@ export async function createRedisStore(url: string, options: StoreOptions = {}):
     revocation: new RedisRevocationStore(client, keys, agentReads),
     budget: new RedisBudgetLedger(client, keys, options.reservationTtlMs ?? DEFAULT_RESERVATION_TTL_MS),
     sessions: new RedisSessionStore(client, keys),
-    streams: new RedisStreamStore(client, keys),
+    streams,
     audit: new RedisAuditLog(client, keys, auditRetention(options), connection.cluster),
     cache: new RedisResponseCache(client, keys),
     toolRegistryState: new RedisGenerationCounter(client, keys.toolRegistryGeneration()),
@@ -61,6 +62,9 @@ export async function createRedisStore(url: string, options: StoreOptions = {}):
     rateLimits: new RedisRateLimiter(client, (agentId) => keys.rateLimit(agentId)),
     // Each server's round trip is timed on its own (connection.ts), so a cluster can answer in part.
     ping: () => connection.ping(),
-    close: () => connection.close(),
+    async close() {
+      await streams.close();
+      await connection.close();
+    },
   };
 }

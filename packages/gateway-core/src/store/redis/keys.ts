@@ -71,6 +71,11 @@ export class Keys {
     return `${this.prefix}stream:${streamId}`;
   }
 
+  /** The pub/sub channel on which an instance that kept a stream's answer names the stream (a channel, not a key). */
+  streamNotices(): string {
+    return `${this.prefix}stream-kept`;
+  }
+
   /** One shard of the stream of every audit record (the admin view reads them all, merged). */
   auditAll(shard: number): string {
     return `${this.prefix}audit:all:{${this.#shardTags[shard]}}`;
