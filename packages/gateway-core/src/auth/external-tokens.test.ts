@@ -172,6 +172,23 @@ describe('ExternalTokens: tokens of a trusted issuer', () => {
     expect((await refusal(tokens.verify(await mint({ key, iss: issuer.origin })))).reason).toBe('claims');
     expect((await refusal(tokens.verify(await mint({ key, iss: issuer.origin, claims: { azp: '' } })))).reason).toBe('claims');
   });
+
+  // Issue 25, findings 6 and 9: what a provisioned agent's identity, label and scopes are made of comes from here.
+  it.each<[string, JWTPayload]>([
+    ['a 9,000-character subject', { sub: 'x'.repeat(9000) }],
+    ['a subject with NUL', { sub: 'alice\u0000' }],
+    ['a subject with a right-to-left override', { sub: 'alice\u202Egnp' }],
+    ['a subject with a newline (two identities once written one per line)', { sub: 'mallory\nhttps://idp.example.com victim' }],
+    ['a subject with a zero-width space', { sub: 'ali\u200Bce' }],
+    ['a subject with a lone surrogate', { sub: 'alice\uD800' }],
+    ['a scope list item that is two scopes', { scp: ['orders:read admin:all'] }],
+    ['a scope with a newline', { scope: 'orders:read\nadmin:all' }],
+    ['a scope with NUL', { scope: 'orders:read\u0000' }],
+  ])('refuses a validly signed token with %s as invalid claims (401)', async (_, claims) => {
+    const issuer = await startIssuer('ES256');
+    const token = await mint({ key: issuer.keys[0]!, iss: issuer.origin, claims });
+    expect((await refusal(trusting(issuer).verify(token))).reason).toBe('claims');
+  });
 });
 
 describe('ExternalTokens: refusals', () => {
