@@ -50,6 +50,8 @@ export type { ServerInfo } from './protocol/initialize.js';
 
 // Agents and tokens.
 export { AgentService } from './agents/agent-service.js';
+export { checkAgentIdentifiers, labelProblem, scopeProblem, subjectProblem, showInvisible, MAX_LABEL_LENGTH, MAX_SCOPE_LENGTH, MAX_SUBJECT_LENGTH } from './agents/agent-input.js';
+export type { AgentIdentifiers } from './agents/agent-input.js';
 export type { AgentServiceOptions, NewAgent, BudgetView, AuthenticatedAgent, Actor, PendingBudgetWrites } from './agents/agent-service.js';
 export { TokenService, MAX_TOKEN_LIFETIME_DAYS } from './auth/token-service.js';
 export { MIN_SIGNING_KEY_BYTES, checkSigningKey } from './signing-key.js';

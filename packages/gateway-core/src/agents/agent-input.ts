@@ -52,6 +52,14 @@ export function subjectProblem(subject: string): string | null {
   return textProblem(subject);
 }
 
+/**
+ * The text with each character the rules refuse written as `\u{…}`: how a
+ * page shows an identifier stored before the rules, so what it holds is seen.
+ */
+export function showInvisible(text: string): string {
+  return text.replace(new RegExp(MISLEADING_TEXT.source, 'gu'), (char) => `\\u{${char.codePointAt(0)!.toString(16).toUpperCase()}}`);
+}
+
 function textProblem(text: string): string | null {
   return MISLEADING_TEXT.test(text) ? 'must not contain control, bidi-override, zero-width or other invisible characters' : null;
 }

@@ -1,4 +1,5 @@
 import { createRemoteJWKSet, decodeJwt, errors as joseErrors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import { scopeProblem, subjectProblem } from '../agents/agent-input.js';
 import { IssuerUnavailableError, UnauthorizedError } from '../errors.js';
 import { discoverJwksUrl } from './issuer-discovery.js';
 import { invalid, toUnauthorized } from './jwt-refusal.js';
@@ -151,21 +152,30 @@ class IssuerKeys {
   }
 }
 
+/**
+ * Who the token speaks for and what it grants, judged by the rules a subject
+ * or scope typed into the management API must pass: a token is one more way
+ * an identity enters (provisioning copies it into an agent), so a subject of
+ * 9,000 characters, or with a newline or a bidi override, and a scope that
+ * reads as two, are refused here as they are there.
+ */
 function identityOf(issuer: TrustedIssuer, payload: JWTPayload): ExternalIdentity {
   const claim = issuer.subjectClaim ?? 'sub';
   const subject = payload[claim];
-  if (typeof subject !== 'string' || subject === '') throw new UnauthorizedError('Invalid token', 'claims');
+  if (typeof subject !== 'string' || subjectProblem(subject) !== null) throw new UnauthorizedError('Invalid token', 'claims');
+  const scopes = scopesOf(payload);
+  if (scopes.some((scope) => scopeProblem(scope) !== null)) throw new UnauthorizedError('Invalid token', 'claims');
   return {
     issuer: issuer.issuer,
     subject,
-    scopes: scopesOf(payload),
+    scopes,
     tokenId: typeof payload.jti === 'string' ? payload.jti : null,
     issuedAt: typeof payload.iat === 'number' ? new Date(payload.iat * 1000) : null,
     expiresAt: new Date((payload.exp as number) * 1000),
   };
 }
 
-/** `scope` is RFC 9068's (space-separated); Entra ID and others use `scp`, as a string or a list. */
+/** `scope` is RFC 9068's (space-separated, and only space); Entra ID and others use `scp`, as a string or a list. */
 function scopesOf(payload: JWTPayload): string[] {
   const granted = payload.scope ?? payload.scp;
   if (typeof granted === 'string') return granted.split(' ').filter((scope) => scope !== '');
