@@ -56,7 +56,7 @@ export type { AgentServiceOptions, NewAgent, BudgetView, AuthenticatedAgent, Act
 export { TokenService, MAX_TOKEN_LIFETIME_DAYS } from './auth/token-service.js';
 export { MIN_SIGNING_KEY_BYTES, checkSigningKey } from './signing-key.js';
 export type { TokenServiceOptions, IssuedToken, AgentTokenRequest, AgentClaims, AdminClaims } from './auth/token-service.js';
-export { apiKeyMatches } from './auth/api-key.js';
+export { apiKeyMatches, apiKeyWeakness, MIN_API_KEY_BITS } from './auth/api-key.js';
 export { ExternalTokens, EXTERNAL_ALGORITHMS, DEFAULT_CLOCK_TOLERANCE_SECONDS, DEFAULT_JWKS_COOLDOWN_SECONDS } from './auth/external-tokens.js';
 export type { TrustedIssuer, AgentTemplate, ExternalAlgorithm, ExternalIdentity, ExternalTokensOptions } from './auth/external-tokens.js';
 export {

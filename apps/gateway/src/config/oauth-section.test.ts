@@ -72,6 +72,16 @@ describe('oauthConfigFromSection', () => {
     expect(disabled.config?.issuers[0]).not.toHaveProperty('provision');
   });
 
+  // Issue 25, finding 9: the template's scopes are judged by the rule every scope is.
+  it('refuses a template scope that is not an RFC 6749 scope token, naming the key', () => {
+    const { problems } = parse({ Resource: RESOURCE, 'Issuers:0:Issuer': KEYCLOAK, 'Issuers:0:Provision:Enabled': 'true', 'Issuers:0:Provision:Scopes': 'orders:read, say"hi", back\\slash, café' });
+    expect(problems).toEqual([
+      { path: 'Gw:OAuth:Issuers:0:Provision:Scopes', message: expect.stringMatching(/^say"hi": must be an OAuth scope token/) },
+      { path: 'Gw:OAuth:Issuers:0:Provision:Scopes', message: expect.stringMatching(/^back\\slash: must be an OAuth scope token/) },
+      { path: 'Gw:OAuth:Issuers:0:Provision:Scopes', message: expect.stringMatching(/^café: must be an OAuth scope token/) },
+    ]);
+  });
+
   it('reads keys whatever their case, and issuers in numeric order', () => {
     const { config, problems } = parse({
       resource: RESOURCE,

@@ -1,4 +1,4 @@
-import { DEFAULT_CLOCK_TOLERANCE_SECONDS, DEFAULT_JWKS_COOLDOWN_SECONDS, EXTERNAL_ALGORITHMS, type ConfigProblem, type ExternalAlgorithm, type TrustedIssuer } from '@tollgate/gateway-core';
+import { DEFAULT_CLOCK_TOLERANCE_SECONDS, DEFAULT_JWKS_COOLDOWN_SECONDS, EXTERNAL_ALGORITHMS, scopeProblem, type ConfigProblem, type ExternalAlgorithm, type TrustedIssuer } from '@tollgate/gateway-core';
 
 /**
  * The gateway as an OAuth resource server (`Gw:OAuth:*`): the public URL of
@@ -120,7 +120,12 @@ function provision(values: Record<string, string>, at: (setting: string) => stri
   const budget = budgetText === undefined ? DEFAULT_PROVISIONED_BUDGET : Number(budgetText);
   if (!Number.isSafeInteger(budget) || budget <= 0) context.problems.push({ path: at('Provision:DailyTokenBudget'), message: 'must be a positive whole number' });
   const tools = list(values['provision:allowedtools']);
-  return { provision: { dailyTokenBudget: budget, allowedTools: tools.length === 0 ? null : tools, scopes: list(values['provision:scopes']) } };
+  const scopes = list(values['provision:scopes']);
+  for (const scope of scopes) {
+    const problem = scopeProblem(scope);
+    if (problem !== null) context.problems.push({ path: at('Provision:Scopes'), message: `${scope}: ${problem}` });
+  }
+  return { provision: { dailyTokenBudget: budget, allowedTools: tools.length === 0 ? null : tools, scopes } };
 }
 
 function algorithms(value: string | undefined, path: string, context: Context): ExternalAlgorithm[] {
