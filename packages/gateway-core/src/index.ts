@@ -57,7 +57,7 @@ export { TokenService, MAX_TOKEN_LIFETIME_DAYS } from './auth/token-service.js';
 export { MIN_SIGNING_KEY_BYTES, checkSigningKey } from './signing-key.js';
 export type { TokenServiceOptions, IssuedToken, AgentTokenRequest, AgentClaims, AdminClaims } from './auth/token-service.js';
 export { apiKeyMatches, apiKeyWeakness, MIN_API_KEY_BITS } from './auth/api-key.js';
-export { ExternalTokens, EXTERNAL_ALGORITHMS, DEFAULT_CLOCK_TOLERANCE_SECONDS, DEFAULT_JWKS_COOLDOWN_SECONDS } from './auth/external-tokens.js';
+export { ExternalTokens, EXTERNAL_ALGORITHMS, DEFAULT_CLOCK_TOLERANCE_SECONDS, DEFAULT_JWKS_COOLDOWN_SECONDS, DEFAULT_JWKS_MAX_STALE_SECONDS } from './auth/external-tokens.js';
 export type { TrustedIssuer, AgentTemplate, ExternalAlgorithm, ExternalIdentity, ExternalTokensOptions } from './auth/external-tokens.js';
 export {
   SignInThrottle,
