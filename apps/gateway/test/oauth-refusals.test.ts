@@ -117,7 +117,7 @@ describe('OAuth tokens the gateway refuses, and never forwards (issue 17)', { ti
 
     expect((await save(`${strict.issuer} gina`)).status).toBe(303);
     expect(await identitiesOf()).toEqual([{ issuer: strict.issuer, subject: 'gina' }]);
-    expect((await send(`${gateway.url}/dashboard/agents/${agent.agentId}`, { cookie })).text).toContain(`${strict.issuer} gina</textarea>`);
+    expect((await send(`${gateway.url}/dashboard/agents/${agent.agentId}`, { cookie })).text).toMatch(new RegExp(`name="identity" value="[^"]+" checked="?"?/?>\\s*<label[^>]*>${strict.issuer} gina</label>`));
     expect((await initialize(gina)).status).toBe(200);
 
     const untrusted = await save('https://elsewhere.example gina');
@@ -173,5 +173,68 @@ describe('OAuth tokens the gateway refuses, and never forwards (issue 17)', { ti
     expect(audit.status).toBe(200);
     expect(audit.body.records).toHaveLength(1);
     expect(audit.body.records[0]).toMatchObject({ agentId: frank.agentId, outcome: 'ok', issuer: provisioning.issuer, subject: 'frank' });
+  });
+
+  // Issue 25, finding 6: one rule for a subject, whichever way it enters.
+  it.each([
+    ['9,000 characters', 'x'.repeat(9000)],
+    ['NUL', 'nul\u0000sub'],
+    ['a right-to-left override', 'admin\u202Egnp'],
+    ['a newline naming another identity', 'mallory\n{issuer} victim'],
+  ])('does not provision an agent for a token whose subject holds %s: 401, nothing made, on either instance', async (_, subject) => {
+    const before = (await pair.api.request('GET', '/management/agents', admin)).body.length;
+    const token = provisioning.mint(provisioning.claims({ sub: subject.replace('{issuer}', provisioning.issuer), aud: resource, scope: 'reports:read' }));
+    for (const at of [pair.url, other]) expectInvalidToken(await initialize(token, at), origin);
+    expect((await pair.api.request('GET', '/management/agents', admin)).body).toHaveLength(before);
+  });
+
+  it('refuses the same subject, a misleading label and a scope that is two through the management API and the dashboard, naming the field', async () => {
+    const create = (body: Record<string, unknown>) => pair.api.request('POST', '/management/agents', admin, { label: 'ok', dailyTokenBudget: 1, ...body });
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ externalSubjects: [{ issuer: strict.issuer, subject: `mallory\n${strict.issuer} alice` }] }, 'externalSubjects.0.subject'],
+      [{ externalSubjects: [{ issuer: strict.issuer, subject: 'x'.repeat(257) }] }, 'externalSubjects.0.subject'],
+      [{ label: 'Support\u202E' }, 'label'],
+      [{ label: 'zero\u200Bwidth' }, 'label'],
+      [{ scopes: ['reports:read admin:all'] }, 'scopes.0'],
+      [{ scopes: ['reports:read\u0000'] }, 'scopes.0'],
+    ];
+    for (const [body, field] of cases) {
+      const reply = await create(body);
+      expect(reply.status, JSON.stringify(body)).toBe(400);
+      expect(reply.body.errors.some((error: string) => error.startsWith(`${field}:`)), JSON.stringify(reply.body.errors)).toBe(true);
+    }
+    const agent = await pair.api.createAgent(admin, { label: 'hank', dailyTokenBudget: 1 });
+    expect((await pair.api.request('PUT', `/management/agents/${agent.agentId}`, admin, { scopes: ['a b'] })).status).toBe(400);
+
+    const gateway = pair.gateways[0]!;
+    const { cookie, csrf } = await signInToDashboard(gateway);
+    const save = (fields: Record<string, string>) =>
+      send(`${gateway.url}/dashboard/agents/${agent.agentId}`, { cookie, form: { _csrf: csrf, label: 'hank', dailyTokenBudget: '1', toolAccess: 'all', ...fields }, headers: sameOrigin(gateway) });
+    const refusedLabel = await save({ label: 'hank\u202E' });
+    expect(refusedLabel.status).toBe(400);
+    expect(refusedLabel.text).toContain('Label: must not contain control, bidi-override');
+    const refusedSubject = await save({ externalSubjects: `${strict.issuer} a\u0000b` });
+    expect(refusedSubject.status).toBe(400);
+    expect(refusedSubject.text).toContain('Sign-in identities: must not contain control, bidi-override');
+    expect((await pair.api.request('GET', `/management/agents/${agent.agentId}`, admin)).body).toMatchObject({ label: 'hank', externalSubjects: [] });
+  });
+
+  it('dashboard: saving an agent with several identities unchanged keeps exactly those identities', async () => {
+    const identities = [
+      { issuer: strict.issuer, subject: 'ivy' },
+      { issuer: strict.issuer, subject: '  ivy two  ' },
+      { issuer: provisioning.issuer, subject: 'ivy' },
+    ];
+    const agent = await pair.api.createAgent(admin, { label: 'ivy', dailyTokenBudget: 1, externalSubjects: identities });
+    const gateway = pair.gateways[0]!;
+    const { cookie, csrf } = await signInToDashboard(gateway);
+    const page = (await send(`${gateway.url}/dashboard/agents/${agent.agentId}`, { cookie })).text;
+    const boxes = [...page.matchAll(/name="identity" value="([^"]+)"/g)].map((match) => match[1]!);
+    expect(boxes).toHaveLength(3);
+    const form = new URLSearchParams({ _csrf: csrf, label: 'ivy', dailyTokenBudget: '1', toolAccess: 'all', externalSubjects: '' });
+    for (const box of boxes) form.append('identity', box);
+    const saved = await send(`${gateway.url}/dashboard/agents/${agent.agentId}`, { cookie, form, headers: sameOrigin(gateway) });
+    expect(saved.status).toBe(303);
+    expect((await pair.api.request('GET', `/management/agents/${agent.agentId}`, admin)).body.externalSubjects).toEqual(identities);
   });
 });

@@ -15,6 +15,8 @@ describe('gateway start-up (dist/main.js)', () => {
     ['no license key', { Gw__LicenseKey: undefined }, /^tollgate: refusing to start: Gw:LicenseKey: is required/],
     ['a short signing key', { Gw__Jwt__SigningKey: 'too-short' }, /^tollgate: refusing to start: Gw:Jwt:SigningKey: must be at least 32 bytes/],
     ['an admin API key under 32 characters', { Gw__Admin__ApiKey: 'a'.repeat(31) }, /^tollgate: refusing to start: Gw:Admin:ApiKey: must be at least 32 characters/],
+    ['an admin API key of 32 spaces (issue 25)', { Gw__Admin__ApiKey: ' '.repeat(32) }, /^tollgate: refusing to start: Gw:Admin:ApiKey: is blank/],
+    ['an admin API key of one character repeated (issue 25)', { Gw__Admin__ApiKey: 'a'.repeat(32) }, /^tollgate: refusing to start: Gw:Admin:ApiKey: is one piece repeated/],
     ['an invalid store address', { ConnectionStrings__Store: 'mysql://db' }, /^tollgate: refusing to start: ConnectionStrings:Store: must be a redis/],
     ['an unreadable config file', { TOLLGATE_CONFIG_FILE: '/nonexistent/gateway.json' }, /^tollgate: refusing to start: config file \/nonexistent\/gateway.json cannot be read/],
   ];

@@ -50,12 +50,13 @@ export type { ServerInfo } from './protocol/initialize.js';
 
 // Agents and tokens.
 export { AgentService } from './agents/agent-service.js';
+export { labelProblem, scopeProblem, subjectProblem, showInvisible } from './agents/agent-input.js';
 export type { AgentServiceOptions, NewAgent, BudgetView, AuthenticatedAgent, Actor, PendingBudgetWrites } from './agents/agent-service.js';
 export { TokenService, MAX_TOKEN_LIFETIME_DAYS } from './auth/token-service.js';
 export { MIN_SIGNING_KEY_BYTES, checkSigningKey } from './signing-key.js';
 export type { TokenServiceOptions, IssuedToken, AgentTokenRequest, AgentClaims, AdminClaims } from './auth/token-service.js';
-export { apiKeyMatches } from './auth/api-key.js';
-export { ExternalTokens, EXTERNAL_ALGORITHMS, DEFAULT_CLOCK_TOLERANCE_SECONDS, DEFAULT_JWKS_COOLDOWN_SECONDS } from './auth/external-tokens.js';
+export { apiKeyMatches, apiKeyWeakness } from './auth/api-key.js';
+export { ExternalTokens, EXTERNAL_ALGORITHMS, DEFAULT_CLOCK_TOLERANCE_SECONDS, DEFAULT_JWKS_COOLDOWN_SECONDS, DEFAULT_JWKS_MAX_STALE_SECONDS } from './auth/external-tokens.js';
 export type { TrustedIssuer, AgentTemplate, ExternalAlgorithm, ExternalIdentity, ExternalTokensOptions } from './auth/external-tokens.js';
 export {
   SignInThrottle,

@@ -9,6 +9,8 @@ import { readEnvironment } from './sources.js';
 import { configProblems } from './config-test-support.js';
 
 const KEY = 'k'.repeat(32);
+/** An admin API key as `openssl rand -hex 16` writes one. */
+const ADMIN_KEY = '0530b39113aa763bdf8a51faaca39de2';
 const base = {
   Gw__LicenseKey: 'lic-123',
   Gw__Jwt__SigningKey: KEY,
@@ -36,8 +38,8 @@ describe('gateway configuration', () => {
   });
 
   it('matches key names case-insensitively', () => {
-    const { config } = parse({ ...base, GW__ADMIN__APIKEY: KEY, gw__admin__tokenexpirydays: '7' });
-    expect(config.admin).toEqual({ apiKey: KEY, tokenExpiryDays: 7, signInMaxFailures: 5, signInBackoffMs: 1000 });
+    const { config } = parse({ ...base, GW__ADMIN__APIKEY: ADMIN_KEY, gw__admin__tokenexpirydays: '7' });
+    expect(config.admin).toEqual({ apiKey: ADMIN_KEY, tokenExpiryDays: 7, signInMaxFailures: 5, signInBackoffMs: 1000 });
   });
 
   it('refuses to start without a license key, naming the key', () => {
@@ -57,7 +59,22 @@ describe('gateway configuration', () => {
     expect(problems).toEqual(['Gw:Admin:ApiKey: must be at least 32 characters (e.g. openssl rand -hex 32)']);
     expect(problems.join('\n')).not.toContain('short-admin-secret');
     expect(problemsOf({ ...base, Gw__Admin__ApiKey: 'a'.repeat(31) })).toHaveLength(1);
-    expect(parse({ ...base, Gw__Admin__ApiKey: 'a'.repeat(32) }).config.admin.apiKey).toBe('a'.repeat(32));
+    expect(parse({ ...base, Gw__Admin__ApiKey: ADMIN_KEY }).config.admin.apiKey).toBe(ADMIN_KEY);
+  });
+
+  // Issue 25, finding 9: 32 spaces read as unset, and 32 × "a" passed the length floor.
+  it.each([
+    ['32 spaces', ' '.repeat(32), 'Gw:Admin:ApiKey: is blank: set a random key (e.g. openssl rand -hex 32), or leave it unset to turn the management API off'],
+    ['an empty value', '', 'Gw:Admin:ApiKey: is blank: set a random key (e.g. openssl rand -hex 32), or leave it unset to turn the management API off'],
+    ['one character 32 times', 'a'.repeat(32), 'Gw:Admin:ApiKey: is one piece repeated, so it can be guessed: use a random key (e.g. openssl rand -hex 32)'],
+    ['two characters', `${'ab'.repeat(20)}ba`, 'Gw:Admin:ApiKey: has too few different characters, so it can be guessed: use a random key (e.g. openssl rand -hex 32)'],
+  ])('refuses an admin API key of %s with one problem naming the key', (_, key, problem) => {
+    expect(problemsOf({ ...base, Gw__Admin__ApiKey: key })).toEqual([problem]);
+  });
+
+  it('refuses a blank admin API key in development mode too, and only warns of a guessable one', () => {
+    expect(problemsOf({ ...base, NODE_ENV: 'development', Gw__Admin__ApiKey: '  ' })).toEqual([expect.stringMatching(/^Gw:Admin:ApiKey: is blank/)]);
+    expect(parse({ ...base, NODE_ENV: 'development', Gw__Admin__ApiKey: 'x'.repeat(40) }).warnings).toEqual(['Gw:Admin:ApiKey is one piece repeated: accepted in development mode only']);
   });
 
   it('accepts a short admin API key in development mode, with a warning that does not show it', () => {

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import {
+  apiKeyWeakness,
   checkDownstreamHeaders,
   checkSigningKey,
   ConfigError,
@@ -242,14 +243,25 @@ function schemaFor(development: boolean) {
 export const MIN_ADMIN_API_KEY_LENGTH = 32;
 
 /**
- * A short admin API key is a problem in production and a warning in
- * development mode; neither message shows the key. Returns the warning.
+ * A guessable admin API key (short, blank, repeated, too little variety) is a
+ * problem in production and a warning in development mode, except a blank
+ * one, which is never what anyone meant (unset turns the management API off).
+ * Neither message shows the key. Reads the value as written: the schema trims
+ * it, which made 32 spaces look unset. Returns the warning.
  */
-function checkAdminApiKey(key: unknown, development: boolean, problems: ConfigProblem[]): string | undefined {
-  if (typeof key !== 'string' || [...key].length >= MIN_ADMIN_API_KEY_LENGTH) return undefined;
-  const message = `must be at least ${MIN_ADMIN_API_KEY_LENGTH} characters (e.g. openssl rand -hex 32)`;
-  if (development) return `Gw:Admin:ApiKey is shorter than ${MIN_ADMIN_API_KEY_LENGTH} characters: accepted in development mode only`;
-  problems.push({ path: 'Gw:Admin:ApiKey', message });
+function checkAdminApiKey(written: string | undefined, development: boolean, problems: ConfigProblem[]): string | undefined {
+  if (written === undefined) return undefined;
+  const key = written.trim();
+  if (key === '') {
+    problems.push({ path: 'Gw:Admin:ApiKey', message: 'is blank: set a random key (e.g. openssl rand -hex 32), or leave it unset to turn the management API off' });
+    return undefined;
+  }
+  const short = [...key].length < MIN_ADMIN_API_KEY_LENGTH;
+  const weakness = short ? `is shorter than ${MIN_ADMIN_API_KEY_LENGTH} characters` : apiKeyWeakness(key);
+  if (weakness === null) return undefined;
+  if (development) return `Gw:Admin:ApiKey ${weakness}: accepted in development mode only`;
+  const message = short ? `must be at least ${MIN_ADMIN_API_KEY_LENGTH} characters` : `${weakness}, so it can be guessed: use a random key`;
+  problems.push({ path: 'Gw:Admin:ApiKey', message: `${message} (e.g. openssl rand -hex 32)` });
   return undefined;
 }
 
@@ -293,7 +305,7 @@ export function parseGatewayConfig(flat: FlatConfig): ParsedConfig {
   // A Gw:Http:MaxConnections that did not parse is reported already.
   const maxConnections = values['Gw:Http:MaxConnections'];
   const maxResumes = maxConnections === undefined ? 1 : maxResumesOf(values['Gw:Mcp:MaxResumes'], maxConnections, problems);
-  const adminKeyWarning = checkAdminApiKey(values['Gw:Admin:ApiKey'], development, problems);
+  const adminKeyWarning = checkAdminApiKey(lookup(flat, 'Gw:Admin:ApiKey'), development, problems);
   const cacheTools = perToolCache(section(flat, 'Gw:Cache:Tools'), problems);
   const defaultRateLimit = defaultRateLimitFromSection(section(flat, 'Gw:RateLimit'), problems);
   const privacy = core(() => privacyConfigFromSection(section(flat, 'Gw:Privacy')));

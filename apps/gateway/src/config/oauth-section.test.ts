@@ -28,6 +28,7 @@ describe('oauthConfigFromSection', () => {
       'Issuers:0:ClockToleranceSeconds': '5',
       'Issuers:0:SubjectClaim': 'azp',
       'Issuers:0:JwksCooldownSeconds': '60',
+      'Issuers:0:JwksMaxStaleSeconds': '3600',
       'Issuers:0:Provision:Enabled': 'true',
       'Issuers:0:Provision:DailyTokenBudget': '20000',
       'Issuers:0:Provision:AllowedTools': 'getCustomer, createOrder',
@@ -46,17 +47,18 @@ describe('oauthConfigFromSection', () => {
           clockToleranceSeconds: 5,
           subjectClaim: 'azp',
           jwksCooldownSeconds: 60,
+          jwksMaxStaleSeconds: 3600,
           provision: { dailyTokenBudget: 20000, allowedTools: ['getCustomer', 'createOrder'], scopes: ['orders:read', 'orders:write'] },
         },
       ],
     });
   });
 
-  it('fills in the defaults: audience = the resource, every asymmetric algorithm, 30 s tolerance, 10 s cooldown, sub, no provisioning', () => {
+  it('fills in the defaults: audience = the resource, every asymmetric algorithm, 30 s tolerance, 10 s cooldown, keys kept 6 h while the issuer is down, sub, no provisioning', () => {
     const { config, problems } = parse({ Resource: RESOURCE, 'Issuers:0:Issuer': KEYCLOAK });
     expect(problems).toEqual([]);
     expect(config?.issuers).toEqual([
-      { issuer: KEYCLOAK, audience: RESOURCE, algorithms: ['RS256', 'PS256', 'ES256', 'EdDSA'], clockToleranceSeconds: 30, jwksCooldownSeconds: 10, subjectClaim: 'sub' },
+      { issuer: KEYCLOAK, audience: RESOURCE, algorithms: ['RS256', 'PS256', 'ES256', 'EdDSA'], clockToleranceSeconds: 30, jwksCooldownSeconds: 10, jwksMaxStaleSeconds: 21600, subjectClaim: 'sub' },
     ]);
     expect([...config!.issuers[0]!.algorithms!].sort()).toEqual([...EXTERNAL_ALGORITHMS].sort());
   });
@@ -70,6 +72,16 @@ describe('oauthConfigFromSection', () => {
     const disabled = parse({ Resource: RESOURCE, 'Issuers:0:Issuer': KEYCLOAK, 'Issuers:0:Provision:Enabled': 'false', 'Issuers:0:Provision:Scopes': 'a' });
     expect(disabled.problems).toEqual([]);
     expect(disabled.config?.issuers[0]).not.toHaveProperty('provision');
+  });
+
+  // Issue 25, finding 9: the template's scopes are judged by the rule every scope is.
+  it('refuses a template scope that is not an RFC 6749 scope token, naming the key', () => {
+    const { problems } = parse({ Resource: RESOURCE, 'Issuers:0:Issuer': KEYCLOAK, 'Issuers:0:Provision:Enabled': 'true', 'Issuers:0:Provision:Scopes': 'orders:read, say"hi", back\\slash, café' });
+    expect(problems).toEqual([
+      { path: 'Gw:OAuth:Issuers:0:Provision:Scopes', message: expect.stringMatching(/^say"hi": must be an OAuth scope token/) },
+      { path: 'Gw:OAuth:Issuers:0:Provision:Scopes', message: expect.stringMatching(/^back\\slash: must be an OAuth scope token/) },
+      { path: 'Gw:OAuth:Issuers:0:Provision:Scopes', message: expect.stringMatching(/^café: must be an OAuth scope token/) },
+    ]);
   });
 
   it('reads keys whatever their case, and issuers in numeric order', () => {
@@ -210,6 +222,7 @@ describe('Gw:OAuth through the gateway configuration', () => {
           algorithms: ['RS256'],
           clockToleranceSeconds: 30,
           jwksCooldownSeconds: 10,
+          jwksMaxStaleSeconds: 21600,
           subjectClaim: 'sub',
           provision: { dailyTokenBudget: 100_000, allowedTools: null, scopes: ['orders:read'] },
         },
@@ -219,6 +232,7 @@ describe('Gw:OAuth through the gateway configuration', () => {
           algorithms: ['RS256', 'PS256', 'ES256', 'EdDSA'],
           clockToleranceSeconds: 30,
           jwksCooldownSeconds: 10,
+          jwksMaxStaleSeconds: 21600,
           subjectClaim: 'sub',
         },
       ],

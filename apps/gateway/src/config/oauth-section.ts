@@ -1,4 +1,4 @@
-import { DEFAULT_CLOCK_TOLERANCE_SECONDS, DEFAULT_JWKS_COOLDOWN_SECONDS, EXTERNAL_ALGORITHMS, type ConfigProblem, type ExternalAlgorithm, type TrustedIssuer } from '@tollgate/gateway-core';
+import { DEFAULT_CLOCK_TOLERANCE_SECONDS, DEFAULT_JWKS_COOLDOWN_SECONDS, DEFAULT_JWKS_MAX_STALE_SECONDS, EXTERNAL_ALGORITHMS, scopeProblem, type ConfigProblem, type ExternalAlgorithm, type TrustedIssuer } from '@tollgate/gateway-core';
 
 /**
  * The gateway as an OAuth resource server (`Gw:OAuth:*`): the public URL of
@@ -15,7 +15,7 @@ export interface OAuthConfig {
 }
 
 const SECTION = 'Gw:OAuth';
-const ISSUER_SETTINGS = ['issuer', 'jwksurl', 'audience', 'algorithms', 'clocktoleranceseconds', 'subjectclaim', 'jwkscooldownseconds'];
+const ISSUER_SETTINGS = ['issuer', 'jwksurl', 'audience', 'algorithms', 'clocktoleranceseconds', 'subjectclaim', 'jwkscooldownseconds', 'jwksmaxstaleseconds'];
 const PROVISION_SETTINGS = ['enabled', 'dailytokenbudget', 'allowedtools', 'scopes'];
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
 const CLAIM_NAME = /^[A-Za-z_][A-Za-z0-9_.:-]{0,63}$/;
@@ -107,6 +107,7 @@ function trustedIssuer(index: number, values: Record<string, string>, resource: 
     algorithms: algorithms(values.algorithms, at('Algorithms'), context),
     clockToleranceSeconds: seconds(values.clocktoleranceseconds, DEFAULT_CLOCK_TOLERANCE_SECONDS, 300, at('ClockToleranceSeconds'), context),
     jwksCooldownSeconds: seconds(values.jwkscooldownseconds, DEFAULT_JWKS_COOLDOWN_SECONDS, 3600, at('JwksCooldownSeconds'), context),
+    jwksMaxStaleSeconds: seconds(values.jwksmaxstaleseconds, DEFAULT_JWKS_MAX_STALE_SECONDS, 7 * 24 * 3600, at('JwksMaxStaleSeconds'), context),
     subjectClaim,
     ...provision(values, at, context),
   };
@@ -120,7 +121,12 @@ function provision(values: Record<string, string>, at: (setting: string) => stri
   const budget = budgetText === undefined ? DEFAULT_PROVISIONED_BUDGET : Number(budgetText);
   if (!Number.isSafeInteger(budget) || budget <= 0) context.problems.push({ path: at('Provision:DailyTokenBudget'), message: 'must be a positive whole number' });
   const tools = list(values['provision:allowedtools']);
-  return { provision: { dailyTokenBudget: budget, allowedTools: tools.length === 0 ? null : tools, scopes: list(values['provision:scopes']) } };
+  const scopes = list(values['provision:scopes']);
+  for (const scope of scopes) {
+    const problem = scopeProblem(scope);
+    if (problem !== null) context.problems.push({ path: at('Provision:Scopes'), message: `${scope}: ${problem}` });
+  }
+  return { provision: { dailyTokenBudget: budget, allowedTools: tools.length === 0 ? null : tools, scopes } };
 }
 
 function algorithms(value: string | undefined, path: string, context: Context): ExternalAlgorithm[] {

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidInputError, SubjectTakenError } from '@tollgate/gateway-core';
-import { externalSubjectsText, formValues, parseCreateAgentForm, parseUpdateAgentForm, serviceFieldErrors } from './agent-form.js';
+import { encodeIdentity, formValues, parseCreateAgentForm, parseUpdateAgentForm, serviceFieldErrors, type FormBody } from './agent-form.js';
+import { AgentForm } from './views/agent-form.js';
+import { agentFormValues } from './views/agents.js';
 
 const base = { label: 'Bot', dailyTokenBudget: '1 000', toolAccess: 'all' };
 
@@ -38,27 +40,85 @@ describe('the agent form: rate limit', () => {
 describe('the agent form: sign-in identities', () => {
   const idp = 'https://sso.example.com/realms/acme';
 
-  it('reads one identity per line, issuer then subject, and writes them back the same way', () => {
+  it('reads new identities one per line, issuer then subject', () => {
     const parsed = parseUpdateAgentForm({ ...base, externalSubjects: `${idp} alice\r\n\n  ${idp}   Bob Smith  \n` });
     const subjects = [
       { issuer: idp, subject: 'alice' },
       { issuer: idp, subject: 'Bob Smith' },
     ];
     expect(parsed).toMatchObject({ ok: true, value: { externalSubjects: subjects } });
-    expect(externalSubjectsText(subjects)).toBe(`${idp} alice\n${idp} Bob Smith`);
   });
 
-  it('names the field for a line without a subject, or one identity twice', () => {
-    expect(parseUpdateAgentForm({ ...base, externalSubjects: idp })).toEqual({ ok: false, errors: [{ field: 'externalSubjects', message: 'must not be empty' }] });
-    expect(parseUpdateAgentForm({ ...base, externalSubjects: `${idp} a\n${idp} a` })).toMatchObject({ ok: false, errors: [{ field: 'externalSubjects' }] });
+  it('keeps the checked identity boxes exactly, adds the typed ones, and counts one typed again once', () => {
+    const held = { issuer: idp, subject: 'alice' };
+    const removed = { issuer: idp, subject: 'bob' };
+    const form = { ...base, identityOffered: [encodeIdentity(held), encodeIdentity(removed)], identity: encodeIdentity(held), externalSubjects: `${idp} carol\n${idp} alice` };
+    expect(parseUpdateAgentForm(form)).toMatchObject({ ok: true, value: { externalSubjects: [held, { issuer: idp, subject: 'carol' }] } });
+    expect(formValues(form).identities).toEqual([
+      { ...held, kept: true },
+      { ...removed, kept: false },
+    ]);
   });
 
-  it("turns the service's refusals (untrusted issuer, identity taken) into errors of the field, and nothing else", () => {
+  it('refuses an identity box that is not one the page wrote', () => {
+    expect(parseUpdateAgentForm({ ...base, identity: 'bm90IGpzb24' })).toEqual({ ok: false, errors: [{ field: 'externalSubjects', message: 'an identity box was altered; reload the page' }] });
+  });
+
+  it('counts an identity typed twice once', () => {
+    expect(parseUpdateAgentForm({ ...base, externalSubjects: `${idp} a\n${idp} a` })).toMatchObject({ ok: true, value: { externalSubjects: [{ issuer: idp, subject: 'a' }] } });
+  });
+
+  // Issue 25, finding 6: a subject with a newline, stored by provisioning, came back from an
+  // unchanged save as two identities, the second one another person's (identity takeover).
+  it.each([
+    ['a newline', `mallory\n${idp} victim`],
+    ['a carriage return and line feed', `mallory\r\n${idp} victim`],
+    ['NUL, a bidi override and a lone surrogate', 'a\u0000b\u202Ec\uD800'],
+    ['leading and trailing spaces', '  spaced  '],
+  ])('saves an agent whose stored subject holds %s unchanged, as the browser submits the edit page', (_, subject) => {
+    const agent = {
+      agentId: 'agt_x', label: 'mallory', dailyTokenBudget: 10, isActive: true, allowedTools: null, scopes: ['orders:read'], rateLimit: null,
+      externalSubjects: [{ issuer: idp, subject }, { issuer: idp, subject: 'second' }], deactivatedAt: null, createdAt: 'x', updatedAt: 'x',
+    };
+    const html = String(AgentForm({ id: 'edit', action: '/x', submitLabel: 'Save', csrfToken: 't', values: agentFormValues(agent), toolNames: [], knownScopes: [] }));
+    const parsed = parseUpdateAgentForm(submittedFields(html));
+    expect(parsed).toMatchObject({ ok: true });
+    expect(parsed.ok && parsed.value.externalSubjects).toEqual(agent.externalSubjects);
+  });
+
+  it("turns the service's refusals (untrusted issuer, invalid subject, identity taken) into errors of the field, and nothing else", () => {
     const untrusted = new InvalidInputError('untrusted', [{ path: 'externalSubjects.0.issuer', message: 'is not a trusted issuer (Gw:OAuth:Issuers)' }]);
     expect(serviceFieldErrors(untrusted)).toEqual([{ field: 'externalSubjects', message: 'is not a trusted issuer (Gw:OAuth:Issuers)' }]);
+    expect(serviceFieldErrors(new InvalidInputError('bad', [{ path: 'externalSubjects.1.subject', message: 'must not be empty' }]))).toEqual([{ field: 'externalSubjects', message: 'must not be empty' }]);
     expect(serviceFieldErrors(new SubjectTakenError('alice at x already belongs to agent agt_1', 'agt_1'))).toEqual([
       { field: 'externalSubjects', message: 'alice at x already belongs to agent agt_1' },
     ]);
     expect(serviceFieldErrors(new Error('store down'))).toBeNull();
   });
 });
+
+/**
+ * The fields a browser submits for a form's HTML, as HTML says: hidden and
+ * text inputs always, boxes when checked, a textarea's text without its first
+ * newline and with line breaks as CRLF; entities decoded.
+ */
+function submittedFields(html: string): FormBody {
+  const decode = (text: string) => text.replace(/&(lt|gt|quot|#39|amp);/g, (_, name: string) => ({ lt: '<', gt: '>', quot: '"', '#39': "'", amp: '&' })[name]!);
+  const fields: Array<[string, string]> = [];
+  for (const [tag] of html.matchAll(/<input\b[^>]*>/g)) {
+    const attribute = (name: string) => new RegExp(`\\s${name}(?:="([^"]*)")?`).exec(tag);
+    const type = attribute('type')?.[1] ?? 'text';
+    const name = attribute('name')?.[1];
+    if (name === undefined || ((type === 'checkbox' || type === 'radio') && attribute('checked') === null)) continue;
+    fields.push([name, decode(attribute('value')?.[1] ?? (type === 'checkbox' ? 'on' : ''))]);
+  }
+  for (const [, name, text] of html.matchAll(/<textarea\b[^>]*\sname="([^"]*)"[^>]*>([\s\S]*?)<\/textarea>/g)) {
+    fields.push([name!, decode(text!).replace(/^\r?\n/, '').replace(/\r?\n/g, '\r\n')]);
+  }
+  const form: FormBody = {};
+  for (const [name, value] of fields) {
+    const had = form[name];
+    form[name] = had === undefined ? value : [...(Array.isArray(had) ? had : [had]), value];
+  }
+  return form;
+}

@@ -47,12 +47,24 @@ function rateLimitOf(form: FormBody, blank: null | undefined) {
 }
 
 /**
- * Sign-in identities, one per line: the issuer (a URL, never with a space),
- * a space, then the subject. A line without a subject goes to the schema
- * with an empty one, which names the problem.
+ * The sign-in identities the form submits: the agent's own, each a box that
+ * carries it encoded (kept when checked), then the new ones typed one per
+ * line (the issuer, never with a space, then the subject). An identity held
+ * is never written into text and read back, so nothing in it (a newline in a
+ * subject stored by an earlier version) can split it into two identities on
+ * a save; nor does the form judge it again (the service does, new ones only).
  */
-function externalSubjectsOf(form: FormBody): Array<{ issuer: string; subject: string }> {
-  return text(form, 'externalSubjects')
+function externalSubjectsOf(form: FormBody): Array<{ issuer: string; subject: string }> | null {
+  const kept = texts(form.identity).map(decodeIdentity);
+  if (kept.includes(null)) return null;
+  const all = [...(kept as Identity[]), ...typedIdentities(text(form, 'externalSubjects'))];
+  // A box kept and the same identity typed again is one identity.
+  return [...new Map(all.map((identity) => [encodeIdentity(identity), identity])).values()];
+}
+
+/** New identities as typed: a line without a subject goes to the service with an empty one, which names the problem. */
+function typedIdentities(typed: string): Identity[] {
+  return typed
     .split(/\r?\n/)
     .map((line) => line.trim())
     .filter(Boolean)
@@ -62,28 +74,51 @@ function externalSubjectsOf(form: FormBody): Array<{ issuer: string; subject: st
     });
 }
 
+type Identity = { issuer: string; subject: string };
+
+/** An identity as one opaque form value: JSON (which escapes even a lone surrogate) in base64url. */
+export function encodeIdentity({ issuer, subject }: Identity): string {
+  return Buffer.from(JSON.stringify([issuer, subject]), 'utf8').toString('base64url');
+}
+
+function decodeIdentity(value: string): Identity | null {
+  try {
+    const decoded: unknown = JSON.parse(Buffer.from(value, 'base64url').toString('utf8'));
+    if (Array.isArray(decoded) && decoded.length === 2 && decoded.every((part) => typeof part === 'string')) return { issuer: decoded[0] as string, subject: decoded[1] as string };
+  } catch {
+    // Not one of ours: refused below like any other altered value.
+  }
+  return null;
+}
+
+const ALTERED_IDENTITY: FieldError = { field: 'externalSubjects', message: 'an identity box was altered; reload the page' };
+
 /**
  * The agent form as the management API's JSON body, validated by the very
  * schemas of `POST/PUT /management/agents`: the dashboard has no rules of
  * its own about what an agent may be.
  */
 function agentBody(form: FormBody, blankRateLimit: null | undefined) {
+  const externalSubjects = externalSubjectsOf(form);
+  if (externalSubjects === null) return null;
   return {
     label: text(form, 'label'),
     dailyTokenBudget: budgetOf(text(form, 'dailyTokenBudget')),
     allowedTools: allowedToolsOf(form),
     scopes: scopesOf(form),
-    externalSubjects: externalSubjectsOf(form),
+    externalSubjects,
     rateLimit: rateLimitOf(form, blankRateLimit),
   };
 }
 
 export function parseCreateAgentForm(form: FormBody): FormResult<z.output<typeof createAgentBody>> {
-  return validated(createAgentBody, agentBody(form, undefined));
+  const body = agentBody(form, undefined);
+  return body === null ? { ok: false, errors: [ALTERED_IDENTITY] } : validated(createAgentBody, body);
 }
 
 export function parseUpdateAgentForm(form: FormBody): FormResult<z.output<typeof updateAgentBody>> {
-  return validated(updateAgentBody, agentBody(form, null));
+  const body = agentBody(form, null);
+  return body === null ? { ok: false, errors: [ALTERED_IDENTITY] } : validated(updateAgentBody, body);
 }
 
 /** What the user typed, to show the form again after a refusal. */
@@ -95,13 +130,18 @@ export function formValues(form: FormBody) {
     scopes: texts(form.scopes),
     callsPerMinute: text(form, 'callsPerMinute'),
     burst: text(form, 'burst'),
+    identities: offeredIdentities(form),
     externalSubjects: text(form, 'externalSubjects'),
   };
 }
 
-/** The text of the identities field for an agent's identities. */
-export function externalSubjectsText(subjects: ReadonlyArray<{ issuer: string; subject: string }>): string {
-  return subjects.map(({ issuer, subject }) => `${issuer} ${subject}`).join('\n');
+/** The identity boxes the form offered (`identityOffered`), checked as submitted. */
+function offeredIdentities(form: FormBody): Array<Identity & { kept: boolean }> {
+  const kept = new Set(texts(form.identity));
+  return texts(form.identityOffered).flatMap((value) => {
+    const identity = decodeIdentity(value);
+    return identity === null ? [] : [{ ...identity, kept: kept.has(value) }];
+  });
 }
 
 /**

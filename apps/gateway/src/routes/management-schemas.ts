@@ -5,16 +5,20 @@ import { z } from 'zod';
  * Request bodies of the management API (contract 4.2). Objects are strict:
  * an unknown field is most likely a typo, and silently ignoring it would
  * leave the agent configured differently from what the caller meant.
+ * What a label, a scope or an identity's subject may contain is judged by the
+ * AgentService (gateway-core's agents/agent-input.ts), whichever way it
+ * enters (this API, the dashboard, provisioning); here only their shape.
  */
-const label = z.string().trim().min(1, 'must not be empty').max(200);
+const label = z.string().trim();
 const budget = z.number().int('must be a whole number').min(0, 'must not be negative').max(Number.MAX_SAFE_INTEGER);
 const names = z.array(z.string().trim().min(1, 'must not be empty').max(128)).max(1000);
+const scopes = z.array(z.string().trim()).max(1000);
 /** Identities at trusted OAuth issuers acting as the agent; the service checks each issuer is trusted. */
 const externalSubjects = z
   .array(
     z.strictObject({
       issuer: z.string().min(1, 'must not be empty').max(512).regex(/^\S+$/, 'must not contain white space'),
-      subject: z.string().min(1, 'must not be empty').max(256).regex(/^[^\u0000-\u001f\u007f]*$/, 'must not contain control characters'),
+      subject: z.string(),
     }),
   )
   .max(100)
@@ -30,7 +34,7 @@ export const createAgentBody = z.strictObject({
   label,
   dailyTokenBudget: budget,
   allowedTools: names.nullable().optional(),
-  scopes: names.optional(),
+  scopes: scopes.optional(),
   externalSubjects: externalSubjects.optional(),
   /** Omitted: the gateway's default for new agents (none unless configured). */
   rateLimit: rateLimit.optional(),
@@ -41,7 +45,7 @@ export const updateAgentBody = z.strictObject({
   dailyTokenBudget: budget.optional(),
   isActive: z.boolean().optional(),
   allowedTools: names.nullable().optional(),
-  scopes: names.optional(),
+  scopes: scopes.optional(),
   externalSubjects: externalSubjects.optional(),
   rateLimit: rateLimit.optional(),
 });

@@ -113,8 +113,9 @@ export async function postMcp<R extends McpResponse>(c: McpExchange<R>, deps: Mc
     return credentials.ok ? sendMcpAnswer(c, transportFailure(error)) : unread(c, sendMcpAnswer(c, credentials.answer));
   }
   const reply = await deps.mcp.post({
-    // A refused token is checked again by post, which answers and audits it with the request's id.
+    // A refused token is answered and audited by post with the request's id, from its refusal (never verified twice).
     claims: credentials.ok ? credentials.claims : undefined,
+    refusal: credentials.ok ? undefined : credentials.refusal,
     authorization: c.req.header('Authorization'),
     sessionId: c.req.header(SESSION_HEADER),
     protocolVersion: c.req.header(PROTOCOL_VERSION_HEADER),

@@ -12,7 +12,8 @@ export interface Exchange {
 export interface SendOptions {
   method?: string;
   cookie?: string;
-  form?: Record<string, string>;
+  /** URLSearchParams where a name repeats (checkboxes). */
+  form?: Record<string, string> | URLSearchParams;
   headers?: Record<string, string>;
 }
 

@@ -5,6 +5,7 @@ import { InvalidInputError, NotFoundError, UnauthorizedError } from '../errors.j
 import type { AgentPatch, AgentRecord, ExternalSubject, GatewayStore, RateLimit } from '../store/ports.js';
 import { nextUtcMidnight } from '../time.js';
 import { newAgentId } from './agent-id.js';
+import { checkAgentIdentifiers, newIdentities } from './agent-input.js';
 import { ExternalAgents } from './external-agents.js';
 
 export interface NewAgent {
@@ -66,8 +67,9 @@ export type Actor = string | null;
  * revokes every token issued so far; reactivation does not bring them back;
  * deleting an agent makes its tokens unknown. Every change is audited here,
  * with the actor the caller names, so no entry point can forget it. Unknown
- * ids throw NotFoundError (404). Input validation (types, ranges, unknown
- * fields) is the HTTP layer's job.
+ * ids throw NotFoundError (404). The identifiers an agent is made of (label,
+ * scopes, identities) are judged here, whoever sends them (agent-input.ts);
+ * the shape of a request (types, ranges, unknown fields) is the HTTP layer's job.
  */
 export class AgentService {
   readonly #store: AgentServiceOptions['store'];
@@ -95,6 +97,7 @@ export class AgentService {
   }
 
   async create(input: NewAgent, actor: Actor = null): Promise<AgentRecord> {
+    checkAgentIdentifiers(input);
     this.#checkIssuers(input.externalSubjects);
     const now = this.#clock().toISOString();
     const agent: AgentRecord = {
@@ -125,7 +128,10 @@ export class AgentService {
 
   /** Partial: omitted fields keep their value. */
   async update(agentId: string, patch: AgentPatch, actor: Actor = null): Promise<AgentRecord> {
-    this.#checkIssuers(patch.externalSubjects);
+    // What the agent already holds is not judged again (see checkAgentIdentifiers).
+    const held = await this.get(agentId);
+    checkAgentIdentifiers(patch, held);
+    this.#checkIssuers(patch.externalSubjects, held);
     const now = this.#clock().toISOString();
     // Recorded with the change itself, so no external token issued before it can outlive a reactivation.
     const stored = patch.isActive === false ? { ...patch, deactivatedAt: now } : patch;
@@ -232,18 +238,23 @@ export class AgentService {
     return agent;
   }
 
-  /** An identity at an issuer the gateway does not trust could never sign in: most likely a typo. */
-  #checkIssuers(subjects: readonly ExternalSubject[] | undefined): void {
+  /**
+   * An identity at an issuer the gateway does not trust could never sign in:
+   * most likely a typo. One the agent holds already (its issuer since removed
+   * from the configuration) does not stop an edit.
+   */
+  #checkIssuers(subjects: readonly ExternalSubject[] | undefined, held?: AgentRecord): void {
     const trusted = new Set(this.#external?.issuers.map((issuer) => issuer.issuer));
-    const fields = (subjects ?? []).flatMap((subject, index) =>
-      trusted.has(subject.issuer) ? [] : [{ path: `externalSubjects.${index}.issuer`, message: 'is not a trusted issuer (Gw:OAuth:Issuers)' }],
+    const fields = newIdentities(subjects, held).flatMap(({ identity, index }) =>
+      trusted.has(identity.issuer) ? [] : [{ path: `externalSubjects.${index}.issuer`, message: 'is not a trusted issuer (Gw:OAuth:Issuers)' }],
     );
     if (fields.length > 0) throw new InvalidInputError('externalSubjects names an issuer the gateway does not trust', fields);
   }
 
   /** An agent for an identity seen for the first time, from its issuer's template. */
   #provision(subject: ExternalSubject, template: AgentTemplate): Promise<AgentRecord> {
-    const label = `${subject.subject} at ${new URL(subject.issuer).host}`.slice(0, MAX_PROVISIONED_LABEL);
+    // Cut by characters, never inside one (a UTF-16 slice can leave half a surrogate pair).
+    const label = [...`${subject.subject} at ${new URL(subject.issuer).host}`].slice(0, MAX_PROVISIONED_LABEL).join('');
     return this.create({ label, ...template, externalSubjects: [subject] }, `oauth:${subject.issuer}`);
   }
 

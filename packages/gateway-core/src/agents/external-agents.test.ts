@@ -8,6 +8,7 @@ import { TokenService } from '../auth/token-service.js';
 import { InvalidInputError, SubjectTakenError, UnauthorizedError } from '../errors.js';
 import { createMemoryStore } from '../store/memory/index.js';
 import type { AgentRecord, ExternalSubject } from '../store/ports.js';
+import { labelProblem } from './agent-input.js';
 import { AgentService } from './agent-service.js';
 import { ExternalAgents } from './external-agents.js';
 
@@ -203,10 +204,17 @@ describe('AgentService with external tokens', () => {
 
   it('cuts a long subject in the provisioned label but keeps it whole in the identity', async () => {
     const { service } = setup([{ issuer: IDP, audience: AUDIENCE, provision: TEMPLATE }]);
-    const subject = 'x'.repeat(300);
+    const subject = 'x'.repeat(256);
     const { agent } = await service.authenticate(externalToken(subject));
     expect(agent.label).toHaveLength(100);
     expect(agent.externalSubjects).toEqual([{ issuer: IDP, subject }]);
+  });
+
+  it('cuts a long subject by characters, never leaving half of one in the label', async () => {
+    const { service } = setup([{ issuer: IDP, audience: AUDIENCE, provision: TEMPLATE }]);
+    const { agent } = await service.authenticate(externalToken(`a${'🤖'.repeat(150)}`));
+    expect([...agent.label]).toHaveLength(100);
+    expect(labelProblem(agent.label)).toBeNull();
   });
 
   it('provisions one agent for two concurrent first calls of one identity, and both get it', async () => {

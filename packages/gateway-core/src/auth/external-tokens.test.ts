@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, exportSPKI, generateKeyPair, SignJWT, UnsecuredJWT, type CryptoKey, type JWK, type JWTPayload } from 'jose';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { IssuerUnavailableError, UnauthorizedError } from '../errors.js';
 import { ExternalTokens, type ExternalAlgorithm, type TrustedIssuer } from './external-tokens.js';
 import { discoverJwksUrl } from './issuer-discovery.js';
@@ -34,6 +34,8 @@ class TestIssuer {
   documents = new Map<string, unknown>();
   jwksStatus = 200;
   jwksRequests = 0;
+  /** Set: every request is taken and never answered (an issuer that hangs). */
+  hang = false;
   readonly requests: string[] = [];
   #server: Server | undefined;
   #port = 0;
@@ -42,6 +44,10 @@ class TestIssuer {
     const server = createServer((request, response) => {
       const path = request.url ?? '/';
       this.requests.push(path);
+      if (this.hang) {
+        if (path === '/jwks') this.jwksRequests += 1;
+        return;
+      }
       if (path === '/jwks') {
         this.jwksRequests += 1;
         response.writeHead(this.jwksStatus, { 'content-type': 'application/json' });
@@ -171,6 +177,23 @@ describe('ExternalTokens: tokens of a trusted issuer', () => {
     expect((await tokens.verify(await mint({ key, iss: issuer.origin, claims: { azp: 'billing-client' } }))).subject).toBe('billing-client');
     expect((await refusal(tokens.verify(await mint({ key, iss: issuer.origin })))).reason).toBe('claims');
     expect((await refusal(tokens.verify(await mint({ key, iss: issuer.origin, claims: { azp: '' } })))).reason).toBe('claims');
+  });
+
+  // Issue 25, findings 6 and 9: what a provisioned agent's identity, label and scopes are made of comes from here.
+  it.each<[string, JWTPayload]>([
+    ['a 9,000-character subject', { sub: 'x'.repeat(9000) }],
+    ['a subject with NUL', { sub: 'alice\u0000' }],
+    ['a subject with a right-to-left override', { sub: 'alice\u202Egnp' }],
+    ['a subject with a newline (two identities once written one per line)', { sub: 'mallory\nhttps://idp.example.com victim' }],
+    ['a subject with a zero-width space', { sub: 'ali\u200Bce' }],
+    ['a subject with a lone surrogate', { sub: 'alice\uD800' }],
+    ['a scope list item that is two scopes', { scp: ['orders:read admin:all'] }],
+    ['a scope with a newline', { scope: 'orders:read\nadmin:all' }],
+    ['a scope with NUL', { scope: 'orders:read\u0000' }],
+  ])('refuses a validly signed token with %s as invalid claims (401)', async (_, claims) => {
+    const issuer = await startIssuer('ES256');
+    const token = await mint({ key: issuer.keys[0]!, iss: issuer.origin, claims });
+    expect((await refusal(trusting(issuer).verify(token))).reason).toBe('claims');
   });
 });
 
@@ -320,25 +343,27 @@ describe('ExternalTokens: the issuer keys', () => {
     expect(issuer.jwksRequests).toBe(3);
   });
 
-  it('answers issuer-unavailable (503) while the key set cannot be read, and recovers when it can', async () => {
+  it('answers issuer-unavailable (503) while the key set cannot be read, and recovers when it can, after the cooldown', async () => {
     const issuer = await startIssuer('ES256');
-    const tokens = trusting(issuer);
+    const tokens = trusting(issuer, { jwksCooldownSeconds: 0.2 });
     const token = await mint({ key: issuer.keys[0]!, iss: issuer.origin });
     issuer.jwksStatus = 500;
     await unavailable(tokens.verify(token));
     await unavailable(tokens.verify(token));
     issuer.jwksStatus = 200;
+    await sleep(250);
     expect((await tokens.verify(token)).subject).toBe('alice');
   });
 
   it('answers issuer-unavailable while the issuer is down, and recovers when it is back on the same port', async () => {
     const issuer = await startIssuer('ES256');
     const port = Number(new URL(issuer.origin).port);
-    const tokens = trusting(issuer);
+    const tokens = trusting(issuer, { jwksCooldownSeconds: 0.2 });
     const token = await mint({ key: issuer.keys[0]!, iss: issuer.origin });
     await issuer.stop();
     await unavailable(tokens.verify(token));
     await issuer.start(port);
+    await sleep(250);
     expect((await tokens.verify(token)).subject).toBe('alice');
   });
 
@@ -376,6 +401,99 @@ describe('ExternalTokens: the issuer keys', () => {
     await tokens.verify(token);
     now += 61_000;
     expect((await refusal(tokens.verify(token))).reason).toBe('expired');
+  });
+});
+
+// Issue 25, findings 7 and 8: what an issuer that fails, or hangs, costs the gateway, and what it still accepts.
+describe('ExternalTokens: an issuer that fails or hangs', () => {
+  /** Tokens under kids the issuer never published, signed by keys it never had. */
+  async function forgedTokens(issuer: TestIssuer, count: number): Promise<string[]> {
+    const forgers = await Promise.all(Array.from({ length: 4 }, () => signingKey('ES256')));
+    return Promise.all(Array.from({ length: count }, (_, i) => mint({ key: forgers[i % forgers.length]!, iss: issuer.origin, header: { kid: `made-up-${i}` } })));
+  }
+
+  it.each([500, 429])('lets 200 forged tokens cost one key fetch per cooldown while the issuer answers %i, before any good fetch', async (status) => {
+    const issuer = await startIssuer('ES256');
+    issuer.jwksStatus = status;
+    const tokens = trusting(issuer);
+    const forged = await forgedTokens(issuer, 200);
+    await Promise.all(forged.slice(0, 100).map((token) => unavailable(tokens.verify(token))));
+    for (const token of forged.slice(100)) await unavailable(tokens.verify(token));
+    // The default cooldown (10 s) is far longer than this test: one fetch, however many tokens.
+    expect(issuer.jwksRequests).toBe(1);
+  });
+
+  it('lets 200 forged tokens cost one key fetch per cooldown when the issuer starts failing after a good fetch; its real tokens still pass', async () => {
+    const issuer = await startIssuer('ES256');
+    const cooldownMs = 300;
+    const tokens = trusting(issuer, { jwksCooldownSeconds: cooldownMs / 1000 });
+    const good = await mint({ key: issuer.keys[0]!, iss: issuer.origin });
+    const forged = await forgedTokens(issuer, 200);
+    expect((await tokens.verify(good)).subject).toBe('alice');
+    await sleep(cooldownMs + 50);
+    issuer.jwksStatus = 429;
+    const started = Date.now();
+    await Promise.all(forged.slice(0, 100).map((token) => tokens.verify(token).catch((error: unknown) => error)));
+    for (const token of forged.slice(100)) await tokens.verify(token).catch((error: unknown) => error);
+    const cooldownsPassed = Math.floor((Date.now() - started) / cooldownMs);
+    // The good fetch, then at most one per cooldown that passed while the flood went on.
+    expect(issuer.jwksRequests).toBeLessThanOrEqual(2 + cooldownsPassed);
+    const fresh = await mint({ key: issuer.keys[0]!, iss: issuer.origin, claims: { sub: 'bob' } });
+    expect((await tokens.verify(fresh)).subject).toBe('bob');
+  });
+
+  it('while the issuer is known to be down, answers at once: no request waits for it again within the cooldown', async () => {
+    const issuer = await startIssuer('ES256');
+    issuer.hang = true;
+    const tokens = new ExternalTokens({ issuers: [{ issuer: issuer.origin, jwksUrl: issuer.jwksUrl, audience: AUDIENCE }], keyFetchTimeoutMs: 200 });
+    const token = await mint({ key: issuer.keys[0]!, iss: issuer.origin });
+    // Requests that arrive while the one fetch hangs wait for that fetch, not for one each.
+    await Promise.all(Array.from({ length: 5 }, () => unavailable(tokens.verify(token))));
+    expect(issuer.jwksRequests).toBe(1);
+    // Known down now: refused without asking (a fetch would hang until the timeout).
+    for (let i = 0; i < 20; i++) await unavailable(tokens.verify(token));
+    expect(issuer.jwksRequests).toBe(1);
+  });
+
+  it('keeps using the last good keys while the issuer cannot be reached, past their refresh age, up to JwksMaxStaleSeconds', async () => {
+    const issuer = await startIssuer('ES256');
+    let now = Date.now();
+    const FETCH_TIMEOUT_MS = 3000;
+    const tokens = new ExternalTokens({ issuers: [{ issuer: issuer.origin, jwksUrl: issuer.jwksUrl, audience: AUDIENCE, jwksMaxStaleSeconds: 3600 }], clock: () => new Date(now), keyFetchTimeoutMs: FETCH_TIMEOUT_MS });
+    const tokenAt = (sub: string) => mint({ key: issuer.keys[0]!, iss: issuer.origin, claims: { sub, iat: Math.floor(now / 1000), exp: Math.floor(now / 1000) + 300 } });
+    expect((await tokens.verify(await tokenAt('a'))).subject).toBe('a');
+    expect(issuer.jwksRequests).toBe(1);
+
+    issuer.hang = true;
+    // 11 minutes on: the keys are due a refresh, which hangs; a fresh token signed by a key the gateway holds
+    // still passes, sooner than the refresh could time out: it did not wait for it.
+    now += 11 * 60_000;
+    const started = performance.now();
+    expect((await tokens.verify(await tokenAt('b'))).subject).toBe('b');
+    expect(performance.now() - started).toBeLessThan(FETCH_TIMEOUT_MS);
+    await vi.waitFor(() => expect(issuer.jwksRequests).toBe(2));
+    now += 30 * 60_000;
+    expect((await tokens.verify(await tokenAt('c'))).subject).toBe('c');
+
+    // Past the bound without one good fetch: the keys are no longer trusted.
+    now += 60 * 60_000;
+    await unavailable(tokens.verify(await tokenAt('d')));
+  });
+
+  it('drops a key the issuer withdrew at the refresh after the keys are 10 minutes old', async () => {
+    const issuer = await startIssuer('ES256');
+    let now = Date.now();
+    const tokens = new ExternalTokens({ issuers: [{ issuer: issuer.origin, jwksUrl: issuer.jwksUrl, audience: AUDIENCE }], clock: () => new Date(now) });
+    const withdrawn = issuer.keys[0]!;
+    const tokenAt = (sub: string, key = withdrawn) => mint({ key, iss: issuer.origin, claims: { sub, iat: Math.floor(now / 1000), exp: Math.floor(now / 1000) + 300 } });
+    expect((await tokens.verify(await tokenAt('a'))).subject).toBe('a');
+    issuer.keys = [await signingKey('ES256')];
+    now += 11 * 60_000;
+    // This one refreshes the keys in the background; once that lands, the withdrawn key is gone.
+    await tokens.verify(await tokenAt('b')).catch(() => undefined);
+    await sleep(100);
+    expect((await refusal(tokens.verify(await tokenAt('c')))).reason).toBe('signature');
+    expect((await tokens.verify(await tokenAt('d', issuer.keys[0]!))).subject).toBe('d');
   });
 });
 
@@ -426,11 +544,12 @@ describe('ExternalTokens: keys found through the issuer metadata', () => {
   it('answers issuer-unavailable when discovery names another issuer, and recovers once the metadata is right', async () => {
     const issuer = await startIssuer('ES256');
     issuer.documents.set('/.well-known/openid-configuration', { issuer: `${issuer.origin}/other`, jwks_uri: issuer.jwksUrl });
-    const tokens = new ExternalTokens({ issuers: [{ issuer: issuer.origin, audience: AUDIENCE }] });
+    const tokens = new ExternalTokens({ issuers: [{ issuer: issuer.origin, audience: AUDIENCE, jwksCooldownSeconds: 0.2 }] });
     const token = await mint({ key: issuer.keys[0]!, iss: issuer.origin });
     await unavailable(tokens.verify(token));
     expect(issuer.jwksRequests).toBe(0);
     issuer.documents.set('/.well-known/openid-configuration', { issuer: issuer.origin, jwks_uri: issuer.jwksUrl });
+    await sleep(250);
     expect((await tokens.verify(token)).subject).toBe('alice');
   });
 });

@@ -131,10 +131,12 @@ export interface McpPost {
   headers?: HeaderRecord;
   /** The claims `verifyCredentials` found in `authorization`, when the transport checked it before reading the body. */
   claims?: AgentClaims;
+  /** Why `verifyCredentials` refused `authorization`: answered and audited as is, never checked again (a hanging issuer would cost twice). */
+  refusal?: unknown;
 }
 
 /** A bearer token that checked out, or the refusal to send without reading further. */
-export type McpCredentials = { ok: true; claims: AgentClaims } | { ok: false; answer: McpAnswer };
+export type McpCredentials = { ok: true; claims: AgentClaims } | { ok: false; answer: McpAnswer; refusal: unknown };
 
 /** A request to end a session (DELETE on the MCP endpoint). */
 export type McpSessionEnd = Pick<McpPost, 'authorization' | 'sessionId' | 'protocolVersion'>;
@@ -288,7 +290,7 @@ export class McpService {
     try {
       return { ok: true, claims: await this.#options.agents.verifyToken(bearerToken(authorization)) };
     } catch (error) {
-      return { ok: false, answer: this.#failure(null, error) };
+      return { ok: false, answer: this.#failure(null, error), refusal: error };
     }
   }
 
@@ -365,6 +367,7 @@ export class McpService {
       const opensSession = incoming.kind === 'request' && SESSIONLESS_METHODS.has(incoming.message.method);
       // What this lookup finds only counts once the caller is known to own it.
       const lookup = opensSession || incoming.kind === 'invalid' ? null : judgedLater(this.#touchSession(request.sessionId));
+      if (request.refusal !== undefined) throw request.refusal;
       const claims = request.claims ?? (await this.#options.agents.verifyToken(bearerToken(request.authorization)));
       agentId = claims.agentId;
       // Before anything is reserved or read: a call past the agent's limit costs nothing.

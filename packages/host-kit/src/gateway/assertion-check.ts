@@ -60,8 +60,8 @@ export async function checkAssertion(token: string, tool: string, rules: Asserti
     return refusal(error);
   }
   const { sub, jti, tool: asserted, call_id: callId, scope, exp, iat } = payload as JWTPayload & Record<string, unknown>;
-  if (!isText(sub) || !isText(jti) || !isText(asserted) || !isText(callId) || (scope !== undefined && typeof scope !== 'string')) {
-    return { ok: false, reason: 'claims', detail: 'sub, jti, tool and call_id must be non-empty strings, scope a string' };
+  if (!isText(sub) || !isText(jti) || !isText(asserted) || !isText(callId) || (scope !== undefined && !isScopeList(scope))) {
+    return { ok: false, reason: 'claims', detail: 'sub, jti, tool and call_id must be non-empty strings, scope RFC 6749 scope tokens separated by single spaces' };
   }
   if (exp! - iat! > MAX_LIFETIME_SECONDS) return { ok: false, reason: 'lifetime', detail: `lives ${exp! - iat!} s, more than ${MAX_LIFETIME_SECONDS}` };
   if (asserted !== tool) return { ok: false, reason: 'tool', detail: `asserts tool ${asserted}, the route is tool ${tool}` };
@@ -69,7 +69,19 @@ export async function checkAssertion(token: string, tool: string, rules: Asserti
   if (!rules.replays.firstUse(jti, exp! + rules.clockToleranceSeconds, Math.floor(now.getTime() / 1000))) {
     return { ok: false, reason: 'replayed', detail: `jti ${jti} was used before` };
   }
-  return { ok: true, caller: { agentId: sub, scopes: (scope ?? '').split(' ').filter(Boolean), tool: asserted, callId } };
+  return { ok: true, caller: { agentId: sub, scopes: scope ? scope.split(' ') : [], tool: asserted, callId } };
+}
+
+/**
+ * RFC 6749 3.3: `scope-token *( SP scope-token )`, scope-token =
+ * 1*( %x21 / %x23-5B / %x5D-7E ); or empty. Anything else (a newline, a tab,
+ * NUL, two spaces) could be split into other scopes than were granted, so
+ * the assertion is refused rather than read generously.
+ */
+const SCOPE_LIST = /^(?:[\x21\x23-\x5B\x5D-\x7E]+(?: [\x21\x23-\x5B\x5D-\x7E]+)*)?$/;
+
+function isScopeList(value: unknown): value is string {
+  return typeof value === 'string' && SCOPE_LIST.test(value);
 }
 
 function isText(value: unknown): value is string {

@@ -143,6 +143,15 @@ describe('requireGateway', () => {
     ['no call id', { call_id: undefined }],
     ['no agent', { sub: undefined }],
     ['a tool that is not a string', { tool: 7 }],
+    // Issue 25, finding 9: a scope string that is not RFC 6749's `scope-token *( SP scope-token )`.
+    ['a scope list', { scope: ['orders:read'] }],
+    ['a newline between scopes', { scope: 'orders:read\nadmin:all' }],
+    ['a tab between scopes', { scope: 'orders:read\tadmin:all' }],
+    ['NUL in a scope', { scope: 'orders:read\u0000' }],
+    ['two spaces between scopes', { scope: 'orders:read  admin:all' }],
+    ['a leading space', { scope: ' orders:read' }],
+    ['a quote in a scope', { scope: 'orders:"read"' }],
+    ['a non-ASCII scope', { scope: 'commandes:lire\u00e9' }],
   ])('refuses an assertion with %s', async (_what, claims) => {
     expect(await refusal(await call(sampleApp(), '/orders/1', await assertion(claims as JWTPayload)))).toEqual(INVALID);
   });

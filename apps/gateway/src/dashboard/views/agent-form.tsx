@@ -1,4 +1,5 @@
-import type { FieldError } from '../agent-form.js';
+import { showInvisible } from '@tollgate/gateway-core';
+import { encodeIdentity, type FieldError } from '../agent-form.js';
 import { Alert, CsrfField } from './layout.js';
 
 export interface AgentFormValues {
@@ -10,7 +11,9 @@ export interface AgentFormValues {
   /** The rate limit as typed; both blank = none. */
   callsPerMinute: string;
   burst: string;
-  /** Sign-in identities as typed: one `issuer subject` per line. */
+  /** The agent's sign-in identities, each a box: kept when checked. */
+  identities: Array<{ issuer: string; subject: string; kept: boolean }>;
+  /** New sign-in identities as typed: one `issuer subject` per line. */
   externalSubjects: string;
 }
 
@@ -129,16 +132,33 @@ export function AgentForm({ id, action, submitLabel, csrfToken, values, toolName
         </div>
         {errorFor('scopes') && <p class="error">{errorFor('scopes')}</p>}
       </fieldset>
-      <div class="field">
-        <label for={`${id}-external-subjects`}>Sign-in identities</label>
-        <textarea id={`${id}-external-subjects`} name="externalSubjects" rows={3} aria-invalid={errorFor('externalSubjects') ? 'true' : undefined} aria-describedby={described('externalSubjects') ?? `${id}-external-subjects-hint`}>
-          {values.externalSubjects}
-        </textarea>
+      <fieldset aria-describedby={`${id}-external-subjects-hint`}>
+        <legend>Sign-in identities</legend>
         <p id={`${id}-external-subjects-hint`} class="hint">
-          People or clients who sign in with a trusted identity provider as this agent: one per line, the issuer URL, a space, then the subject (the issuer's <code>SubjectClaim</code>, <code>sub</code> by default).
+          People or clients who sign in with a trusted identity provider as this agent: the issuer URL and the subject (the issuer's <code>SubjectClaim</code>, <code>sub</code> by default). Uncheck one to remove it.
         </p>
+        {values.identities.length > 0 && (
+          <div class="checks">
+            {values.identities.map((identity, index) => (
+              <span class="check">
+                <input type="hidden" name="identityOffered" value={encodeIdentity(identity)} />
+                <input type="checkbox" id={`${id}-identity-${index}`} name="identity" value={encodeIdentity(identity)} checked={identity.kept} />{' '}
+                <label for={`${id}-identity-${index}`} class="mono">
+                  {identity.issuer} {showInvisible(identity.subject)}
+                </label>
+              </span>
+            ))}
+          </div>
+        )}
+        <div class="field">
+          <label for={`${id}-external-subjects`}>Add identities</label>
+          <textarea id={`${id}-external-subjects`} name="externalSubjects" rows={3} aria-invalid={errorFor('externalSubjects') ? 'true' : undefined} aria-describedby={described('externalSubjects') ?? `${id}-external-subjects-add-hint`}>
+            {values.externalSubjects}
+          </textarea>
+          <p id={`${id}-external-subjects-add-hint`} class="hint">One per line: the issuer URL, a space, then the subject.</p>
+        </div>
         {errorFor('externalSubjects') && <p id={`${id}-externalSubjects-error`} class="error">{errorFor('externalSubjects')}</p>}
-      </div>
+      </fieldset>
       <button type="submit">{submitLabel}</button>
     </form>
   );

@@ -1,5 +1,5 @@
 import type { AgentRecord, BudgetView } from '@tollgate/gateway-core';
-import { externalSubjectsText, type FieldError } from '../agent-form.js';
+import type { FieldError } from '../agent-form.js';
 import { AgentForm, type AgentFormValues } from './agent-form.js';
 import { CsrfField, Notice, Page } from './layout.js';
 import { Badge, BudgetBar, CopyableBlock, formatNumber, Time } from './parts.js';
@@ -19,7 +19,7 @@ export interface AgentsPageProps {
   createForm?: { values: AgentFormValues; errors: FieldError[] };
 }
 
-const EMPTY_AGENT: AgentFormValues = { label: '', dailyTokenBudget: '100000', allowedTools: null, scopes: [], callsPerMinute: '', burst: '', externalSubjects: '' };
+const EMPTY_AGENT: AgentFormValues = { label: '', dailyTokenBudget: '100000', allowedTools: null, scopes: [], callsPerMinute: '', burst: '', identities: [], externalSubjects: '' };
 
 function StatusBadge({ agent }: { agent: AgentRecord }) {
   return agent.isActive ? <Badge health="ok">active</Badge> : <Badge health="danger">inactive</Badge>;
@@ -85,7 +85,8 @@ export function agentFormValues(agent: AgentRecord): AgentFormValues {
     scopes: agent.scopes,
     callsPerMinute: agent.rateLimit ? String(agent.rateLimit.callsPerMinute) : '',
     burst: agent.rateLimit ? String(agent.rateLimit.burst) : '',
-    externalSubjects: externalSubjectsText(agent.externalSubjects),
+    identities: agent.externalSubjects.map((identity) => ({ ...identity, kept: true })),
+    externalSubjects: '',
   };
 }
 
