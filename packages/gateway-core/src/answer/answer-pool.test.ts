@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DownstreamCallError, OverloadedError } from '../errors.js';
 import { decodeBody } from '../forward/response-body.js';
 import type { PrivacyConfig } from '../privacy/config.js';
@@ -33,10 +33,21 @@ function downstream(value: unknown, options: Partial<AnswerTask> = {}, contentTy
   return { toolName: 'get_customers', source: { kind: 'downstream', bytes: Buffer.from(text), contentType }, maxTokens: 2000, wantCacheText: false, ...options };
 }
 
+/**
+ * Each case waits only for its worker's reply, and a worker starts from the
+ * sources (the TypeScript hooks, the tokenizer's ranks) at a lower priority
+ * than the event loop: on a loaded machine a start alone took past vitest's
+ * 5 s default and failed the first cases (issue 25 finding 17, 2 of 5 runs).
+ * The bound only catches a reply that never comes.
+ */
+const REPLY_BOUND_MS = 60_000;
+
 const pool = new WorkerLargeAnswers({ privacy: PRIVACY, threads: 1 });
+// Its worker started before the cases, so none of them waits for the start.
+beforeAll(() => pool.process(downstream('{}')), REPLY_BOUND_MS);
 afterAll(() => pool.close());
 
-describe('WorkerLargeAnswers', () => {
+describe('WorkerLargeAnswers', { timeout: REPLY_BOUND_MS }, () => {
   it.each([
     ['a list cut to its cap, filtered', downstream(customers(3_000))],
     ['the same, with the text for the cache', downstream(customers(3_000), { wantCacheText: true })],
@@ -107,5 +118,5 @@ describe('WorkerLargeAnswers', () => {
     } finally {
       await tight.close();
     }
-  }, 30_000);
+  });
 });
