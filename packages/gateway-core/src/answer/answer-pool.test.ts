@@ -101,17 +101,17 @@ describe('WorkerLargeAnswers', { timeout: REPLY_BOUND_MS }, () => {
   });
 
   it('refuses up front an answer its worker could not decode within the heap, and keeps serving', async () => {
-    // 16 MB of two million small objects: ~128 MB to decode against a 64 MB heap. Tried, JSON.parse
+    // 16 MB of two million small objects: ~128 MB to decode against a 96 MB heap. Tried, JSON.parse
     // (which never stops for the worker's limit) sometimes ran past it and V8 ended the whole process.
-    const tight = new WorkerLargeAnswers({ privacy: null, threads: 1, resourceLimits: { maxOldGenerationSizeMb: 64 } });
+    const tight = new WorkerLargeAnswers({ privacy: null, threads: 1, resourceLimits: { maxOldGenerationSizeMb: 96 } });
     try {
       const huge = `[${Array.from({ length: 2_000_000 }, (_, i) => `{"a":${i % 10}}`).join(',')}]`;
       const error = await tight.process(downstream(huge)).catch((failure: unknown) => failure);
       expect(error).toBeInstanceOf(DownstreamCallError);
-      expect((error as DownstreamCallError).data).toEqual({ reason: 'response-too-complex', heapLimitMb: 64 });
+      expect((error as DownstreamCallError).data).toEqual({ reason: 'response-too-complex', heapLimitMb: 96 });
       // Refused before a worker tried it: no worker's failure behind it.
       expect((error as Error).cause).toBeUndefined();
-      // Under the bound (8 heap bytes per answer byte: 4 MB here) the worker decodes it.
+      // Under the bound (8 heap bytes per answer byte of what the worker's own 48 MB leave: 6 MB here) the worker decodes it.
       const fits = `[${Array.from({ length: 500_000 }, (_, i) => `{"a":${i % 10}}`).join(',')}]`;
       expect((await tight.process(downstream(fits, { maxTokens: 100 }))).truncated).toBe(true);
       expect((await tight.process(downstream(customers(50), { maxTokens: 100_000 }))).truncated).toBe(false);
