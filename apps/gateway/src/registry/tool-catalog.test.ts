@@ -72,8 +72,10 @@ describe('ToolCatalog with several downstreams', () => {
     const first = catalog.load('legacy', [tool('search', '/v1/search'), tool('report')], at);
     expect(first.collisions).toEqual([]);
     expect(catalog.registry.get('search')!.definition.downstream).toBe('legacy');
-    // catalog sorts before legacy: it takes the name as soon as it declares it, whatever was read first.
-    catalog.load('catalog', [tool('search', '/v2/search'), tool('browse')], at);
+    // catalog sorts before legacy: it takes the name as soon as it declares it, whatever was read first,
+    // and its load reports the collision it caused (the log names it then).
+    const taken = catalog.load('catalog', [tool('search', '/v2/search'), tool('browse')], at);
+    expect(taken.collisions).toEqual([{ tool: 'search', servedBy: 'catalog', refused: 'legacy' }]);
     const load = catalog.load('legacy', [tool('search', '/v1/search'), tool('report')], at);
     expect(load.tools).toEqual(['report']);
     expect(load.collisions).toEqual([{ tool: 'search', servedBy: 'catalog', refused: 'legacy' }]);
@@ -93,7 +95,7 @@ describe('ToolCatalog with several downstreams', () => {
     expect(catalog.downstreams().every((downstream) => downstream.collisions.length === 0)).toBe(true);
     // ...and when it brings it back, it serves it again: ownership follows the configuration, not history.
     const back = catalog.load('catalog', [tool('browse'), tool('search', '/v2/search')], at);
-    expect(back.collisions).toEqual([]);
+    expect(back.collisions).toEqual([{ tool: 'search', servedBy: 'catalog', refused: 'legacy' }]);
     expect(catalog.registry.get('search')!.definition.downstream).toBe('catalog');
   });
 

@@ -26,7 +26,11 @@ export interface DownstreamLoad {
   tools: string[];
   /** One line per definition left out (invalid, or a name too long once prefixed). */
   problems: string[];
-  /** Its tools refused because another downstream serves their names. */
+  /**
+   * Collisions this load is part of: its tools refused because another
+   * downstream serves their names, and another's refused because this one's
+   * name sorts first (a load can take a name from a downstream loaded before).
+   */
   collisions: ToolCollision[];
   loadedAt: string;
 }
@@ -113,7 +117,7 @@ export class ToolCatalog {
       downstream,
       tools: this.#registry.list().flatMap((tool) => (tool.definition.downstream === downstream ? [tool.definition.name] : [])),
       problems: state.problems,
-      collisions: this.#collisionsOf(downstream),
+      collisions: this.#collisions.filter((collision) => collision.refused === downstream || collision.servedBy === downstream),
       loadedAt: state.loadedAt as string,
     };
   }
