@@ -29,6 +29,7 @@ import { AdminSignIn } from './http/admin-sign-in.js';
 import type { Logger } from './logger.js';
 import { SHORTHAND_DOWNSTREAM } from './config/downstreams-section.js';
 import { downstreamForwarders } from './downstream-forwarders.js';
+import { acrossWorkers } from './cluster/workers-readiness.js';
 import { createReadiness } from './readiness.js';
 import { judgeDownstreams } from './registry/downstream-health.js';
 import { describeCollision, ToolCatalog } from './registry/tool-catalog.js';
@@ -85,13 +86,14 @@ export async function composeGateway(config: GatewayConfig, log: Logger): Promis
   });
   const embeddingModel = loadEmbeddingModel(config);
   const cache = responseCache(config, store, log);
-  const readiness = createReadiness({
+  // With Workers, /health/ready speaks for every worker (issue 25 finding 10).
+  const readiness = acrossWorkers(createReadiness({
     store,
     embeddingModel,
     toolsLoaded: () => catalog.loaded,
     // The single-key form lists its downstream only when it is not Healthy: its healthy report stays contract 2.6's.
     downstreams: () => judgeDownstreams(catalog.downstreams(), { breakerState: forwarders.breakerState, onlyUnhealthy: config.downstreams.length === 1 && config.downstreams[0]?.name === SHORTHAND_DOWNSTREAM }),
-  });
+  }));
   metrics.countDownstreamTools(() => Object.fromEntries(catalog.downstreams().map((status) => [status.name, status.toolCount])));
   for (const { name } of config.downstreams) metrics.downstreamBreakerState(name, 'closed');
   const onUnexpectedError = (error: unknown) => log.error({ err: error instanceof Error ? error.stack : String(error) }, 'unexpected error');

@@ -1,13 +1,15 @@
 import cluster from 'node:cluster';
+import type { Server } from 'node:http';
 import { ConfigError } from '@tollgate/gateway-core';
+import { serveHandedConnections } from './cluster/connection-handoff.js';
 import { superviseWorkers } from './cluster/supervisor.js';
 import { composeGateway, GATEWAY_VERSION } from './compose.js';
 import { withConfigKeys, type GatewayConfig } from './config/gateway-config.js';
 import { loadGatewayConfig } from './config/load.js';
 import { ConfigFileError } from './config/sources.js';
 import { fastPathOf } from './http/mcp-fast-path.js';
-import { listen } from './http/node-server.js';
-import { createLogger } from './logger.js';
+import { httpServer, listen } from './http/node-server.js';
+import { createLogger, type Logger } from './logger.js';
 import { startTracing } from './observability/tracing.js';
 
 /** Refuses to start with one line per problem and no stack trace. */
@@ -44,12 +46,16 @@ async function main(): Promise<void> {
     throw error;
   });
 
-  const server = listen(gateway.app.fetch, { port: config.server.port, host: config.server.host, http: config.http, fastPath: fastPathOf(gateway.app) }, (info) => {
-    log.info(
-      { port: info.port, host: config.server.host, store: gateway.store.kind, development: config.development },
-      `tollgate gateway listening on http://${config.server.host}:${info.port}`,
-    );
-  });
+  const serverOptions = { port: config.server.port, host: config.server.host, http: config.http, fastPath: fastPathOf(gateway.app) };
+  // A cluster worker listens on nothing: its primary accepts and hands it connections (cluster/connection-handoff.ts).
+  const server = cluster.isWorker
+    ? serveConnectionsOfPrimary(httpServer(gateway.app.fetch, serverOptions), log)
+    : listen(gateway.app.fetch, serverOptions, (info) => {
+        log.info(
+          { port: info.port, host: config.server.host, store: gateway.store.kind, development: config.development },
+          `tollgate gateway listening on http://${config.server.host}:${info.port}`,
+        );
+      });
   // In a cluster worker the primary serves the metrics port, with every worker's metrics merged.
   const metricsServer =
     config.metrics.port === undefined || cluster.isWorker
@@ -87,6 +93,12 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
+}
+
+function serveConnectionsOfPrimary(server: Server, log: Logger): Server {
+  serveHandedConnections(server);
+  log.info('serving the connections the primary hands over');
+  return server;
 }
 
 main().catch((error: unknown) => {

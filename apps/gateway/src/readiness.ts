@@ -10,7 +10,8 @@ import type { DownstreamHealth, DownstreamsHealth } from './registry/downstream-
  */
 export interface ReadinessReport {
   status: 'Healthy' | 'Degraded' | 'Unhealthy';
-  components: { cacheStore: ComponentHealth; embeddingModel: ComponentHealth } & Record<`downstream:${string}`, DownstreamHealth>;
+  /** `workers`: only with `Gw:Http:Workers` > 1, while some worker is not ready (cluster/workers-readiness.ts). */
+  components: { cacheStore: ComponentHealth; embeddingModel: ComponentHealth; workers?: ComponentHealth } & Record<`downstream:${string}`, DownstreamHealth>;
 }
 
 export interface Readiness {

@@ -11,8 +11,8 @@ const LIMIT_BYTES = 9 * 1024 * 1024;
 const MARGIN_MS = 50;
 /** What the typical (median) small call may gain while big answers are processed. */
 const FEW_MS = 5;
-/** Before the worker, the slowest small call waited 0.75–3.1 s behind a big answer. */
-const WORST_CALL_MARGIN_MS = 250;
+/** Issue 25 finding 11: what an 8.5 MB answer in flight may add to another agent's slowest call (median over rounds). */
+const ADDED_MS = 50;
 
 const tool = (name: string, routePattern: string) => ({
   name,
@@ -34,7 +34,7 @@ const TOOLS = [
   tool('get_declared_oversized', '/declared-oversized'),
 ];
 
-/** About 8 MB of customer records: the shape a list endpoint answers with. */
+/** About 8.5 MB of customer records: the shape a list endpoint answers with. */
 function bigRecords(bytes: number): Buffer {
   const items = [];
   let size = 0;
@@ -61,7 +61,7 @@ function wideObject(): Buffer {
  * answers before its timeout.
  */
 async function startBigDownstream(): Promise<{ url: string; server: Server; big: Buffer }> {
-  const big = bigRecords(8 * 1024 * 1024);
+  const big = bigRecords(8.5 * 1000 * 1000);
   const wide = wideObject();
   const chunk = Buffer.alloc(1024 * 1024, 'x');
   const stalled = new Set<ServerResponse>();
@@ -188,8 +188,33 @@ describe('a big downstream answer (dist/main.js)', () => {
     // The typical call: no more than a few ms added (issue 15's target).
     expect(summary.during.p50).toBeLessThanOrEqual(summary.baseline.p50 + FEW_MS);
     expect(summary.during.p95).toBeLessThanOrEqual(summary.baseline.p95 + MARGIN_MS);
-    expect(summary.during.max).toBeLessThanOrEqual(summary.baseline.max + WORST_CALL_MARGIN_MS);
+    // The single slowest call is not judged here: one call meets whatever else the machine does
+    // (it failed at 393 and 525 ms against 359 and 294 on the loaded 2-core machine, 2 of 2 runs).
+    // The next test bounds the slowest call as a median over rounds against calls alone.
   }, 45_000);
+
+  it("adds at most 50 ms to another agent's slowest call while an 8.5 MB answer is in flight (issue 25 finding 11)", async () => {
+    for (let i = 0; i < 5; i++) await call(url, smallCaller, 'get_small');
+    const slowestDuring: number[] = [];
+    const slowestAlone: number[] = [];
+    for (let round = 0; round < 5; round++) {
+      // Small calls back to back while one big answer is read, processed and sent...
+      let bigDone = false;
+      const big = call(url, bigCaller, 'get_big').finally(() => (bigDone = true));
+      const during: number[] = [];
+      while (!bigDone && during.length < 40) during.push((await call(url, smallCaller, 'get_small')).ms);
+      await big;
+      // ...and as many alone: the slowest of equally many calls, with and without the big answer.
+      const alone: number[] = [];
+      while (alone.length < during.length) alone.push((await call(url, smallCaller, 'get_small')).ms);
+      slowestDuring.push(Math.max(...during));
+      slowestAlone.push(Math.max(...alone));
+    }
+    const added = percentile(slowestDuring, 0.5) - percentile(slowestAlone, 0.5);
+    console.log(`slowest small call per round (ms): with an 8.5 MB answer ${JSON.stringify(slowestDuring.map(Math.round))}, alone ${JSON.stringify(slowestAlone.map(Math.round))}; median added ${Math.round(added)} ms`);
+    // Medians over rounds: a round the machine's other load hit, with or without the big answer, does not decide.
+    expect(added).toBeLessThanOrEqual(ADDED_MS);
+  }, 120_000);
 
   it('refuses an answer streamed past Gw:Downstream:MaxResponseBytes as a downstream error', async () => {
     const { reply } = await call(url, bigCaller, 'get_oversized');

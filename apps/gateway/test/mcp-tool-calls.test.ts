@@ -47,11 +47,13 @@ describe('tools/call: budget, access and truncation (dist/main.js + sample downs
         Array.from({ length: CALLS }, (_, index) => rawCall(url, agent.token, sessionId, 'tools/call', { name: 'list_orders', arguments: { limit: 300 } }, index + 1)),
       );
 
-      const served = replies.filter((reply) => reply.status === 200);
-      const refused = replies.filter((reply) => reply.status !== 200);
+      const served = replies.filter((reply) => reply.message.result !== undefined);
+      const refused = replies.filter((reply) => reply.message.result === undefined);
       for (const reply of refused) {
-        expect(reply.status).toBe(429);
         expect(reply.message).toMatchObject({ jsonrpc: '2.0', error: { code: -32029 } });
+        // 429, unless the call waited long enough for admission (on a loaded machine) that its
+        // stream had already started with keep-alives: then the refusal travels in it, under 200.
+        expect(reply.status).toBe(reply.text.startsWith(': keep-alive') ? 200 : 429);
       }
       // Every answer went to the request it belongs to.
       expect(replies.map((reply) => reply.message.id)).toEqual(Array.from({ length: CALLS }, (_, index) => index + 1));

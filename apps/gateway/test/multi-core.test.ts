@@ -1,3 +1,5 @@
+import { connect } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ControlledDownstream } from './support/controlled-downstream.js';
 import { createAgentWithToken, openRawSession, type TestAgent } from './support/mcp.js';
@@ -40,6 +42,34 @@ const workersSaying = (lines: LogLine[], message: RegExp) => new Set(lines.filte
 /** Pid of each worker, from the primary's `worker N started (pid P)` lines. */
 const pidsOf = (lines: LogLine[]) => new Map(lines.filter((line) => line.role === 'primary' && /^worker \d+ started/.test(line.msg)).map((line) => [line.worker!, line.pid!]));
 
+/** How long a connection may go without an answer or a reset before it counts as never answered. */
+const ANSWER_BOUND_MS = 10_000;
+
+/**
+ * Opens a connection and asks for /health/live: 'answered' when bytes come
+ * back, 'reset' when the connection is refused, reset or closed without
+ * them, 'silent' when neither happened within ANSWER_BOUND_MS.
+ */
+function liveProbe(url: string): Promise<'answered' | 'reset' | 'silent'> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve) => {
+    const socket = connect(Number(port), hostname);
+    let answered = false;
+    const timer = setTimeout(() => {
+      socket.destroy();
+      resolve('silent');
+    }, ANSWER_BOUND_MS);
+    const end = () => {
+      clearTimeout(timer);
+      resolve(answered ? 'answered' : 'reset');
+    };
+    socket.on('connect', () => socket.write(`GET /health/live HTTP/1.1\r\nHost: ${hostname}\r\nConnection: close\r\n\r\n`));
+    socket.on('data', () => (answered = true));
+    socket.on('error', () => undefined);
+    socket.on('close', end);
+  });
+}
+
 const isAlive = (pid: number) => {
   try {
     process.kill(pid, 0);
@@ -75,6 +105,13 @@ describe.runIf(available)('Gw:Http:Workers=2 (dist/main.js as primary + 2 worker
       body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'get_item', arguments: { id } } }),
     });
 
+  /** /health/ready six times, each on its own connection. */
+  const readyStatuses = () => Promise.all(Array.from({ length: 6 }, () => rawRequest(`${pair.url}/health/ready`).then((reply) => reply.status)));
+  const allReady = () => eventually(readyStatuses, (statuses) => statuses.every((status) => status === 200), 30_000);
+
+  /** Each worker still alive, as [id, pid], oldest first. */
+  const liveWorkers = () => [...pidsOf(logLines(pair.gateway.output())).entries()].filter(([, pid]) => isAlive(pid));
+
   /** Runs CALLS calls at once and returns the ids of the workers whose access log shows them. */
   async function callRound(): Promise<Map<number, number>> {
     const mark = pair.gateway.output().length;
@@ -105,7 +142,7 @@ describe.runIf(available)('Gw:Http:Workers=2 (dist/main.js as primary + 2 worker
         return workers.every((worker) => loaded.has(worker) && checked.has(worker));
       },
       (ready) => ready,
-      30_000,
+      60_000,
     );
 
   beforeAll(async () => {
@@ -115,11 +152,14 @@ describe.runIf(available)('Gw:Http:Workers=2 (dist/main.js as primary + 2 worker
       downstream: 'controlled',
       redis: true,
       gateway: { env: { Gw__Http__Workers: '2', Gw__Metrics__Port: String(metricsPort), Gw__Cache__Enabled: 'false' } },
+      // Ready means every worker is: two workers start slower than one on a loaded machine, so waited for below.
+      ready: false,
     });
     await untilServing([1, 2]);
+    await allReady();
     agent = await createAgentWithToken(pair.api, await pair.adminToken(), { label: 'multi-core', dailyTokenBudget: 1_000_000 });
     ({ sessionId } = await openRawSession(pair.url, agent.token, '2025-06-18'));
-  }, 45_000);
+  }, 90_000);
   afterAll(() => pair?.stop());
 
   it('spreads calls of one session over both workers; the metrics port counts every worker', async () => {
@@ -151,10 +191,61 @@ describe.runIf(available)('Gw:Http:Workers=2 (dist/main.js as primary + 2 worker
     expect(lines.some((line) => line.role === 'primary' && line.worker === 1 && /^worker 1 exited unexpectedly; starting a replacement in \d+ ms$/.test(line.msg))).toBe(true);
     expect(isAlive(victim)).toBe(false);
     await untilServing([replacement!, 2]);
+    // The primary hands connections to ready workers first: the replacement gets them once it said it is ready.
+    await allReady();
 
     const perWorker = await callRound();
     expect([...perWorker.keys()].sort()).toEqual([2, replacement!].sort());
   }, 45_000);
+
+  it('/health/ready is 200 only while every worker is ready: 503 from the moment one dies until its replacement is (issue 25 finding 10)', async () => {
+    await allReady();
+    const before = pidsOf(logLines(pair.gateway.output()));
+    const [victimId, victim] = liveWorkers()[0]!;
+    process.kill(victim, 'SIGKILL');
+    await eventually(
+      async () => logLines(pair.gateway.output()).some((line) => line.role === 'primary' && line.worker === victimId && /exited unexpectedly/.test(line.msg)),
+      (exited) => exited,
+      10_000,
+    );
+    // Each on a fresh connection: whichever worker answers, the gateway is not ready.
+    const during = await rawRequest(`${pair.url}/health/ready`);
+    expect(during.status).toBe(503);
+    expect(JSON.parse(during.body)).toMatchObject({ status: 'Unhealthy', components: { workers: { status: 'Unhealthy', description: '1 of 2 workers ready' } } });
+    expect(await readyStatuses()).toEqual([503, 503, 503, 503, 503, 503]);
+
+    const replacement = await eventually(
+      async () => [...pidsOf(logLines(pair.gateway.output())).keys()].find((worker) => !before.has(worker)),
+      (worker) => worker !== undefined,
+      10_000,
+    );
+    await allReady();
+    // Ready again only once the replacement itself had its tools and its model.
+    const lines = logLines(pair.gateway.output());
+    expect(workersSaying(lines, /^loaded \d+ tools/).has(replacement!)).toBe(true);
+    expect(workersSaying(lines, /^embedding model checked/).has(replacement!)).toBe(true);
+  }, 60_000);
+
+  it('a connection opened as a worker is killed gets an answer or a reset, never silence (issue 25 finding 15)', async () => {
+    for (let kill = 0; kill < 3; kill++) {
+      // Both workers take connections (the one started last said so) before the next kill.
+      await eventually(async () => liveWorkers(), (workers) => workers.length === 2, 20_000);
+      const [newestId] = liveWorkers().at(-1)!;
+      await eventually(async () => workersSaying(logLines(pair.gateway.output()), /^(serving the connections|tollgate gateway listening)/).has(newestId), (said) => said, 20_000);
+      const [, victim] = liveWorkers()[0]!;
+      const probes: Array<Promise<string>> = [];
+      const opener = setInterval(() => probes.push(liveProbe(pair.url)), 2);
+      await sleep(100);
+      process.kill(victim, 'SIGKILL');
+      await sleep(200);
+      clearInterval(opener);
+      const outcomes = await Promise.all(probes);
+      // Opened every 2 ms as the machine allows: some before, at and after the kill.
+      expect(outcomes.length).toBeGreaterThan(5);
+      expect(outcomes.filter((outcome) => outcome === 'silent')).toEqual([]);
+    }
+    await allReady();
+  }, 120_000);
 
   it('SIGTERM: calls in flight on every worker finish, each worker stops, the primary exits 0', async () => {
     const workerPids = [...pidsOf(logLines(pair.gateway.output())).values()].filter(isAlive);

@@ -5,15 +5,19 @@ import { listen } from '../http/node-server.js';
 import type { Logger } from '../logger.js';
 import { ClusterMetrics } from '../observability/cluster-metrics.js';
 import { clusterMetricsRoutes } from '../routes/metrics.js';
+import { acceptForWorkers, isAccepting } from './connection-handoff.js';
 import { RestartBackoff } from './restart-backoff.js';
+import { WorkersReadiness } from './workers-readiness.js';
 
 /** Past the workers' own shutdown deadline, how long the primary still waits before killing them. */
 const SHUTDOWN_GRACE_MS = 5_000;
 
 /**
- * The primary process of `Gw:Http:Workers` > 1: forks the workers, which
- * share the listening port (the primary accepts connections and hands them
- * out round-robin), replaces a worker that dies (with a growing wait while
+ * The primary process of `Gw:Http:Workers` > 1: forks the workers, accepts
+ * every connection and hands it to one of them in turn (ready ones first;
+ * see connection-handoff.ts for why not Node's own round-robin), tells each
+ * worker whether all of them are ready (their /health/ready says so, see
+ * workers-readiness.ts), replaces a worker that dies (with a growing wait while
  * they keep dying young), serves `Gw:Metrics:Port` with every worker's
  * metrics merged, and on SIGTERM lets every worker drain as a single process
  * would, then exits 0 if they all stopped cleanly. It loads no model, opens
@@ -21,10 +25,20 @@ const SHUTDOWN_GRACE_MS = 5_000;
  */
 export function superviseWorkers(config: GatewayConfig, log: Logger): void {
   const primary = log.child({ role: 'primary' });
-  // Round-robin is Node's default except on Windows; the OS's own spreading is uneven under keep-alive.
-  cluster.schedulingPolicy = cluster.SCHED_RR;
   const backoff = new RestartBackoff();
   const live = new Map<number, { worker: Worker; startedAt: number }>();
+  /** Workers that take connections, in the order they said so. */
+  const accepting = new Map<number, Worker>();
+  const readiness = new WorkersReadiness(config.http.workers);
+  const everyone = () => [...live.values()].map(({ worker }) => worker);
+  let turn = 0;
+  /** The next worker in turn among the ready ones, or among those accepting while none is ready. */
+  const pick = (tried: ReadonlySet<number>): Worker | undefined => {
+    const candidates = [...accepting.values()].filter((worker) => !tried.has(worker.id) && worker.isConnected());
+    const ready = candidates.filter((worker) => readiness.isReady(worker.id));
+    const pool = ready.length > 0 ? ready : candidates;
+    return pool.length === 0 ? undefined : pool[turn++ % pool.length];
+  };
   const replacements = new Set<NodeJS.Timeout>();
   let stopping = false;
   let cleanStop = true;
@@ -40,9 +54,18 @@ export function superviseWorkers(config: GatewayConfig, log: Logger): void {
     process.exit(cleanStop ? 0 : 1);
   };
 
+  cluster.on('message', (worker, message: unknown) => {
+    if (isAccepting(message)) accepting.set(worker.id, worker);
+    listener.heard(worker, message);
+    readiness.heard(worker, message, everyone);
+  });
+
   cluster.on('exit', (worker, code, signal) => {
     const startedAt = live.get(worker.id)?.startedAt ?? Date.now();
     live.delete(worker.id);
+    accepting.delete(worker.id);
+    readiness.gone(worker, everyone);
+    listener.workerGone(worker.id);
     const facts = { worker: worker.id, pid: worker.process.pid, code, signal };
     if (stopping) {
       if (code !== 0) cleanStop = false;
@@ -61,12 +84,17 @@ export function superviseWorkers(config: GatewayConfig, log: Logger): void {
 
   const metricsServer = serveClusterMetrics(config, primary);
   for (let i = 0; i < config.http.workers; i++) fork();
+  const listener = acceptForWorkers({ port: config.server.port, host: config.server.host, pick }, (info) =>
+    primary.info({ port: info.port, host: config.server.host, workers: config.http.workers }, `tollgate gateway listening on http://${config.server.host}:${info.port}`),
+  );
 
   const shutdown = (signal: string) => {
     if (stopping) return;
     stopping = true;
     for (const timer of replacements) clearTimeout(timer);
     primary.info({ signal, workers: live.size }, 'shutting down: every worker drains its calls in flight');
+    // No new connection from now on, as a single process stops accepting; each worker drains its own.
+    listener.close();
     metricsServer?.close();
     // Each worker runs the single process's shutdown: stop accepting, drain up to the deadline, exit.
     for (const { worker } of live.values()) worker.process.kill('SIGTERM');

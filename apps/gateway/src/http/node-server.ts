@@ -27,6 +27,13 @@ const TIMEOUT_CHECK_MS = 1_000;
  * end after an early answer close in stages (see `closeConnectionsInStages`).
  */
 export function listen(fetch: (request: Request, env: unknown) => Response | Promise<Response>, options: ListenOptions, onListening: (info: AddressInfo) => void): Server {
+  const server = httpServer(fetch, options);
+  server.listen(options.port, options.host, () => onListening(server.address() as AddressInfo));
+  return server;
+}
+
+/** The server `listen` starts, not listening: a cluster worker serves the connections its primary hands it (see connection-handoff.ts). */
+export function httpServer(fetch: (request: Request, env: unknown) => Response | Promise<Response>, options: Omit<ListenOptions, 'port'>): Server {
   const { http, fastPath } = options;
   // What @hono/node-server's serve() builds, with the fast path in front of the app.
   const app = getRequestListener(fetch, { hostname: options.host });
@@ -38,7 +45,6 @@ export function listen(fetch: (request: Request, env: unknown) => Response | Pro
     connectionsCheckingInterval: TIMEOUT_CHECK_MS,
   };
   const server = createServer(serverOptions, fastPath ? (incoming, outgoing) => void (fastPath(incoming, outgoing) || app(incoming, outgoing)) : app);
-  server.listen(options.port, options.host, () => onListening(server.address() as AddressInfo));
   server.maxConnections = http.maxConnections;
   closeConnectionsInStages(server);
   return server;

@@ -1,4 +1,5 @@
 import cluster, { type Worker } from 'node:cluster';
+import { isAccepting } from '../cluster/connection-handoff.js';
 import { AggregatorRegistry, type Registry } from 'prom-client';
 
 /**
@@ -55,10 +56,10 @@ export class ClusterMetrics {
   #nextId = 0;
 
   constructor(private readonly timeoutMs = 2_000) {
-    // Only workers whose server listens have built their registry and answer at once.
-    cluster.on('listening', (worker) => this.#listening.add(worker));
+    // Only workers that serve (their server takes the connections the primary hands over) have built their registry and answer at once.
     cluster.on('exit', (worker) => this.#forget(worker));
     cluster.on('message', (worker, message: unknown) => {
+      if (isAccepting(message)) this.#listening.add(worker);
       if (!isMessage<MetricsReply>(message, REPLY)) return;
       const scrape = this.#pending.get(message.id);
       if (!scrape || !scrape.waiting.delete(worker.id)) return;

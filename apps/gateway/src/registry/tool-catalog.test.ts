@@ -64,12 +64,18 @@ describe('ToolCatalog with several downstreams', () => {
     expect(catalog.downstreams()[0]).toMatchObject({ toolCount: 2, lastError: null });
   });
 
-  it('refuses a name another downstream serves, naming both and the tool; the earlier tool keeps serving', () => {
+  it('refuses a name another downstream serves, naming both and the tool; the downstream whose name sorts first serves it', () => {
     const catalog = new ToolCatalog([
       { name: 'legacy', prefix: '' },
       { name: 'catalog', prefix: '' },
     ]);
-    catalog.load('catalog', [tool('search', '/v2/search'), tool('browse')], at);
+    const first = catalog.load('legacy', [tool('search', '/v1/search'), tool('report')], at);
+    expect(first.collisions).toEqual([]);
+    expect(catalog.registry.get('search')!.definition.downstream).toBe('legacy');
+    // catalog sorts before legacy: it takes the name as soon as it declares it, whatever was read first,
+    // and its load reports the collision it caused (the log names it then).
+    const taken = catalog.load('catalog', [tool('search', '/v2/search'), tool('browse')], at);
+    expect(taken.collisions).toEqual([{ tool: 'search', servedBy: 'catalog', refused: 'legacy' }]);
     const load = catalog.load('legacy', [tool('search', '/v1/search'), tool('report')], at);
     expect(load.tools).toEqual(['report']);
     expect(load.collisions).toEqual([{ tool: 'search', servedBy: 'catalog', refused: 'legacy' }]);
@@ -83,18 +89,30 @@ describe('ToolCatalog with several downstreams', () => {
     ]);
     expect(catalog.lastLoad!.problems).toEqual([describeCollision(load.collisions[0]!)]);
 
-    // A refresh of the refused side does not take the name over, nor does one of the serving side.
-    catalog.load('legacy', [tool('search', '/v1/search')], at);
-    catalog.load('catalog', [tool('search', '/v2/search')], at);
-    expect(catalog.registry.get('search')!.definition.downstream).toBe('catalog');
-
-    // When the serving downstream drops the tool, the other one's is served.
+    // When the serving downstream drops the tool, the other one's is served...
     catalog.load('catalog', [tool('browse')], at);
     expect(catalog.registry.get('search')!.definition).toMatchObject({ downstream: 'legacy', routePattern: '/v1/search' });
     expect(catalog.downstreams().every((downstream) => downstream.collisions.length === 0)).toBe(true);
-    // ...and keeps it when the first one brings it back: that one is now refused.
+    // ...and when it brings it back, it serves it again: ownership follows the configuration, not history.
     const back = catalog.load('catalog', [tool('browse'), tool('search', '/v2/search')], at);
-    expect(back.collisions).toEqual([{ tool: 'search', servedBy: 'legacy', refused: 'catalog' }]);
+    expect(back.collisions).toEqual([{ tool: 'search', servedBy: 'catalog', refused: 'legacy' }]);
+    expect(catalog.registry.get('search')!.definition.downstream).toBe('catalog');
+  });
+
+  it('gives a contested name to the same downstream on every instance, whatever order their schemas load in (issue 25 finding 3)', () => {
+    const config = [
+      { name: 'zeta', prefix: '' },
+      { name: 'alpha', prefix: '' },
+    ];
+    const owners = (order: string[]) => {
+      const catalog = new ToolCatalog(config);
+      for (const name of order) catalog.load(name, [tool('search', `/${name}/search`)], at);
+      return { owner: catalog.registry.get('search')!.definition.downstream, collisions: catalog.downstreams().flatMap((status) => status.collisions) };
+    };
+    const oneWay = owners(['zeta', 'alpha']);
+    const otherWay = owners(['alpha', 'zeta']);
+    expect(oneWay).toEqual(otherWay);
+    expect(oneWay).toEqual({ owner: 'alpha', collisions: [{ tool: 'search', servedBy: 'alpha', refused: 'zeta' }] });
   });
 
   it('leaves out a tool whose prefixed name would be too long, with the rest of its downstream', () => {

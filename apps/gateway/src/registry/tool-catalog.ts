@@ -26,7 +26,11 @@ export interface DownstreamLoad {
   tools: string[];
   /** One line per definition left out (invalid, or a name too long once prefixed). */
   problems: string[];
-  /** Its tools refused because another downstream serves their names. */
+  /**
+   * Collisions this load is part of: its tools refused because another
+   * downstream serves their names, and another's refused because this one's
+   * name sorts first (a load can take a name from a downstream loaded before).
+   */
   collisions: ToolCollision[];
   loadedAt: string;
 }
@@ -64,15 +68,15 @@ const SINGLE_DOWNSTREAM: ToolSource = { name: 'default', prefix: '' };
  * whole, so a call in flight keeps the registry it started with, and one
  * downstream failing to load never takes another's tools away.
  *
- * Names are unique across downstreams: a tool named like one another
- * downstream already serves is refused, and the tool that was serving keeps
- * serving. Between two tools new at once, the downstream whose schema was
- * read first wins.
+ * Names are unique across downstreams: when two downstreams declare the
+ * same name, the one whose configured name sorts first serves it and the
+ * other's tool is refused (reported as a collision: readiness, dashboard,
+ * log), on every instance alike.
  */
 export class ToolCatalog {
   readonly #states: Map<string, DownstreamState>;
-  /** Downstreams in the order their schemas were first read: who wins a name both bring at once. */
-  readonly #readOrder: string[] = [];
+  /** Downstreams whose schemas have been read at least once. */
+  readonly #read = new Set<string>();
   #owners = new Map<string, string>();
   #collisions: ToolCollision[] = [];
   #registry = new ToolRegistry([]);
@@ -87,7 +91,7 @@ export class ToolCatalog {
 
   /** At least one downstream's schema has been read: the gateway can serve tools. */
   get loaded(): boolean {
-    return this.#readOrder.length > 0;
+    return this.#read.size > 0;
   }
 
   /** Every downstream's last load together; undefined until one has loaded. */
@@ -107,13 +111,13 @@ export class ToolCatalog {
     const { registry, problems } = buildToolRegistry(schemaJson);
     const named = namedForAgents(state.source, registry.list());
     Object.assign(state, { tools: named.tools, problems: [...problems.map(describeToolProblem), ...named.problems], loadedAt: now.toISOString(), lastError: null });
-    if (!this.#readOrder.includes(downstream)) this.#readOrder.push(downstream);
+    this.#read.add(downstream);
     this.#merge();
     return {
       downstream,
       tools: this.#registry.list().flatMap((tool) => (tool.definition.downstream === downstream ? [tool.definition.name] : [])),
       problems: state.problems,
-      collisions: this.#collisionsOf(downstream),
+      collisions: this.#collisions.filter((collision) => collision.refused === downstream || collision.servedBy === downstream),
       loadedAt: state.loadedAt as string,
     };
   }
@@ -159,16 +163,18 @@ export class ToolCatalog {
   }
 
   /**
-   * Gives each name to one downstream: the one serving it now if it still
-   * declares it, else the first (in schema read order) that declares it.
-   * Lists tools downstream by downstream, in configuration order.
+   * Gives each name to one downstream: of those whose loaded tools declare
+   * it, the one whose configured name sorts first. The configuration alone
+   * decides, not which schema was read first nor which downstream served the
+   * name before, so every instance (and every worker) routes a contested
+   * name to the same downstream once both are loaded. Lists tools downstream
+   * by downstream, in configuration order.
    */
   #merge(): void {
     const toolsOf = (name: string) => this.#states.get(name)?.tools ?? [];
     const owners = new Map<string, string>();
-    for (const [tool, owner] of this.#owners) if (toolsOf(owner).some((candidate) => candidate.definition.name === tool)) owners.set(tool, owner);
     const collisions: ToolCollision[] = [];
-    for (const downstream of this.#readOrder) {
+    for (const downstream of [...this.#states.keys()].sort()) {
       for (const tool of toolsOf(downstream)) {
         const owner = owners.get(tool.definition.name);
         if (owner === undefined) owners.set(tool.definition.name, downstream);

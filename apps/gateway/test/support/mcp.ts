@@ -8,7 +8,8 @@ import { eventually } from './processes.js';
  * HTTP statuses and JSON-RPC codes) and the official SDK client.
  */
 
-export const SSE_MESSAGE = /^event: message\ndata: (.*)\n\n$/s;
+/** One message event, after the keep-alive comments a call that waits (for budget admission, say) is sent first. */
+export const SSE_MESSAGE = /^(?:: keep-alive\n\n)*event: message\ndata: (.*)\n\n$/s;
 
 export interface McpExchange {
   status: number;

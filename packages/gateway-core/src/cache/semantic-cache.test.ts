@@ -123,6 +123,17 @@ describe('SemanticCache', () => {
     }
   });
 
+  it("never answers one downstream's tool from another's answer under the same name (issue 25 finding 3)", async () => {
+    const cache = cacheWith();
+    const fromA: CacheableTool = { ...searchProducts, downstream: 'a' };
+    const fromB: CacheableTool = { ...searchProducts, downstream: 'b' };
+    await stored(cache, fromA, boots, '{"from":"a"}');
+    expect(await cache.lookup(fromA, boots, AGENT)).toEqual({ tier: 'exact', text: '{"from":"a"}' });
+    expect(await cache.lookup(fromB, boots, AGENT)).toBeNull();
+    expect(await cache.lookup(fromB, bootsParaphrase, AGENT)).toBeNull();
+    expect(exactKey(fromA, AGENT, boots)).toBe(`searchProducts:${sha256Hex(canonicalJson({ agent: AGENT, args: boots, downstream: 'a' }))}`);
+  });
+
   it('keys entries with an HMAC when given a secret, so key names do not reveal the arguments', async () => {
     const store = createMemoryStore();
     const secret = Buffer.from('cache key secret');
@@ -247,8 +258,9 @@ describe('SemanticCache', () => {
 
   it('forgets an entry after its TTL, per tool or by default', async () => {
     const cache = cacheWith({ ttlMs: 60_000, tools: { searchProducts: { ttlMs: 200 } } });
-    await stored(cache, searchProducts, boots, 'short-lived');
+    // The long-lived one first: its embedding, slow on a loaded machine, must not eat the short TTL.
     await stored(cache, productReviews, { productId: 1, question: 'is it any good' }, 'long-lived');
+    await stored(cache, searchProducts, boots, 'short-lived');
     expect(await cache.lookup(searchProducts, boots, AGENT)).toMatchObject({ tier: 'exact' });
     await sleep(300);
     expect(await cache.lookup(searchProducts, boots, AGENT)).toBeNull();

@@ -9,8 +9,8 @@ import { canonicalJson } from '../util/canonical-json.js';
 import { judgedLater } from '../util/judged-later.js';
 import { GenerationView } from './generation-view.js';
 
-/** What the cache needs to know of a tool. */
-export type CacheableTool = Pick<ToolDefinition, 'name' | 'httpMethod' | 'allowWrite' | 'inputSchema' | 'cache'>;
+/** What the cache needs to know of a tool; `downstream` is part of every key, so two downstreams' tools of one name never share answers. */
+export type CacheableTool = Pick<ToolDefinition, 'name' | 'httpMethod' | 'allowWrite' | 'inputSchema' | 'cache' | 'downstream'>;
 
 /** The operator's settings for one tool. */
 export interface ToolCacheOptions {
@@ -317,19 +317,23 @@ function keyPrefix(generation: number): string {
 }
 
 /**
- * `<tool>:<sha-256 of the canonical JSON of the calling agent and the arguments>`,
- * that is of `canonicalJson({ agent: agentId, args })`, written around the
- * arguments' canonical JSON ("agent" sorts before "args") rather than by
- * sorting a wrapper object's keys on every lookup.
+ * `<tool>:<sha-256 of the canonical JSON of the calling agent, the arguments and the tool's downstream>`,
+ * that is of `canonicalJson({ agent: agentId, args, downstream })`, written
+ * around the arguments' canonical JSON ("agent" < "args" < "downstream")
+ * rather than by sorting a wrapper object's keys on every lookup. The
+ * downstream is in the key because a name can move from one downstream to
+ * another (one drops a tool another also declares): the other's answers must
+ * not be served for it.
  */
-export function exactKey(tool: Pick<CacheableTool, 'name'>, agentId: string, args: Record<string, unknown>, secret?: Buffer): string {
+export function exactKey(tool: Pick<CacheableTool, 'name' | 'downstream'>, agentId: string, args: Record<string, unknown>, secret?: Buffer): string {
+  const downstream = tool.downstream === undefined ? '' : `,"downstream":${JSON.stringify(tool.downstream)}`;
   // Remembered: a hit's arguments were digested when its answer was stored.
-  return `${tool.name}:${rememberedSha256Hex(`{"agent":${JSON.stringify(agentId)},"args":${canonicalJson(args)}}`, secret)}`;
+  return `${tool.name}:${rememberedSha256Hex(`{"agent":${JSON.stringify(agentId)},"args":${canonicalJson(args)}${downstream}}`, secret)}`;
 }
 
 /**
  * Calls are compared by meaning only within one group: same agent, model,
- * tool, text argument names and exact values, and texts that agree on their
+ * tool and downstream, text argument names and exact values, and texts that agree on their
  * negations, quantities, entities and marked terms (semantic-guard.ts): a
  * text that disagrees with every earlier one on those has no candidate.
  */
@@ -337,7 +341,7 @@ function groupKey(tool: CacheableTool, agentId: string, split: SplitArguments, m
   const names = split.text.map(([name]) => name);
   const terms = tool.cache?.significantTerms ?? [];
   const facts = split.text.map(([, value]) => factsKey(value, terms));
-  return `${tool.name}:${sha256Hex(canonicalJson({ agent: agentId, model: model.name, exact: split.exact, texts: names, facts }), secret)}`;
+  return `${tool.name}:${sha256Hex(canonicalJson({ agent: agentId, downstream: tool.downstream, model: model.name, exact: split.exact, texts: names, facts }), secret)}`;
 }
 
 /**

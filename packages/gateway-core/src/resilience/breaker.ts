@@ -10,6 +10,7 @@ import {
   type IBreaker,
 } from 'cockatiel';
 import { CircuitOpenError, DownstreamCallError, type DownstreamFailure } from '../errors.js';
+import { CallerAwareCounter } from './caller-aware-counter.js';
 import { isDownstreamAnswer, isDownstreamFault } from './failures.js';
 import type { BreakerOptions, BreakerState, BreakerStateChange } from './options.js';
 
@@ -26,6 +27,11 @@ import type { BreakerOptions, BreakerState, BreakerStateChange } from './options
  *   counts as a failure so the circuit stays open for another break. (The
  *   forwarder keeps such calls from becoming the probe at all, and runs the
  *   probe to its end whatever its caller does: see resilient-forwarder.ts.)
+ *
+ * The downstream's shared breaker is told who each call is for and counts a
+ * caller's faults only when no other caller shows the downstream working
+ * (CallerAwareCounter); each caller also has a breaker of its own
+ * (`forCaller`, see CallerBreakers) that holds it back alone.
  */
 export class DownstreamBreaker {
   readonly #policy: CircuitBreakerPolicy;
@@ -36,15 +42,23 @@ export class DownstreamBreaker {
   /** When the circuit last opened, so a refusal can say when to try again. */
   #openedAt = 0;
 
-  /** How refusals name the downstream: `The downstream API` or `The downstream API "orders"`. */
-  readonly #subject: string;
+  /** What a refusal says, naming the downstream (`The downstream API "orders"`) when the gateway fronts several. */
+  readonly #refusalMessage: string;
+  /** The shared breaker's counter (null for a caller's own): who failed decides what counts. */
+  readonly #callers: CallerAwareCounter | null;
+  /** The caller of each failed call, for the failure filter (errors are unique objects). */
+  readonly #callerOf = new WeakMap<object, string>();
 
-  constructor(options: Required<BreakerOptions>, onStateChange?: (change: BreakerStateChange) => void, downstream?: string) {
+  constructor(options: Required<BreakerOptions>, onStateChange?: (change: BreakerStateChange) => void, downstream?: string, ownCaller = false) {
     this.#breakMs = options.breakMs;
-    this.#subject = downstream === undefined ? 'The downstream API' : `The downstream API ${JSON.stringify(downstream)}`;
+    const subject = downstream === undefined ? 'the downstream API' : `the downstream API ${JSON.stringify(downstream)}`;
+    this.#refusalMessage = ownCaller
+      ? `Your calls to ${subject} failed repeatedly while it answers others; yours are held back, try again shortly.`
+      : `${subject[0]!.toUpperCase()}${subject.slice(1)} is isolated after repeated failures; try again shortly.`;
+    this.#callers = ownCaller ? null : new CallerAwareCounter(counterFor(options), options.windowMs);
     this.#policy = circuitBreaker(
-      handleWhen((error) => isDownstreamFault(error) || this.#inconclusiveProbes.has(error as object)),
-      { halfOpenAfter: options.breakMs, breaker: counterFor(options) },
+      handleWhen((error) => (isDownstreamFault(error) && this.#counts(error)) || this.#inconclusiveProbes.has(error as object)),
+      { halfOpenAfter: options.breakMs, breaker: this.#callers ?? counterFor(options) },
     );
     this.#policy.onStateChange((next) => {
       const change: BreakerStateChange = { from: this.#state, to: publicState(next) };
@@ -55,6 +69,11 @@ export class DownstreamBreaker {
       }
       notify(onStateChange, change);
     });
+  }
+
+  /** A caller's own breaker: the downstream's settings, a plain count of that caller's faults. */
+  static forCaller(options: Required<BreakerOptions>, downstream?: string): DownstreamBreaker {
+    return new DownstreamBreaker(options, undefined, downstream, true);
   }
 
   /**
@@ -80,24 +99,43 @@ export class DownstreamBreaker {
    * Runs `call` unless the circuit is open; `probe` is true for the one call that tests a half-open circuit.
    * Not an async function: the call's outcome passes through one callback, not an extra promise layer.
    */
-  execute<T>(call: (probe: boolean) => Promise<T>): Promise<T> {
+  execute<T>(call: (probe: boolean) => Promise<T>, caller = NO_CALLER): Promise<T> {
     if (this.#policy.state === CircuitState.HalfOpen) return Promise.reject(this.#refusal());
-    return this.#policy.execute(() => this.#run(call)).then(undefined, (error: unknown) => {
+    return this.#policy.execute(() => this.#run(call, caller)).then(undefined, (error: unknown) => {
       throw isBrokenCircuitError(error) ? this.#refusal() : error;
     });
   }
 
-  #run<T>(call: (probe: boolean) => Promise<T>): Promise<T> {
+  #run<T>(call: (probe: boolean) => Promise<T>, caller: string): Promise<T> {
     // cockatiel switches to half-open before it invokes the probe, so the state read here is this call's role.
     const probe = this.#policy.state === CircuitState.HalfOpen;
-    // cockatiel awaits what this returns: a closed circuit's call needs no wrapper of its own.
-    if (!probe) return call(false);
-    return this.#runProbe(call);
+    if (probe) return this.#runProbe(call, caller);
+    const callers = this.#callers;
+    // A caller's own breaker needs no wrapper: cockatiel awaits what this returns.
+    if (callers === null) return call(false);
+    return call(false).then(
+      (value) => {
+        callers.succeeded(caller);
+        return value;
+      },
+      (error: unknown) => {
+        if (typeof error === 'object' && error !== null) this.#callerOf.set(error, caller);
+        throw error;
+      },
+    );
   }
 
-  async #runProbe<T>(call: (probe: boolean) => Promise<T>): Promise<T> {
+  /** A downstream fault counts unless the shared circuit is closed and its caller fails alone (CallerAwareCounter). */
+  #counts(error: unknown): boolean {
+    if (this.#callers === null || this.#policy.state !== CircuitState.Closed) return true;
+    return this.#callers.failed(this.#callerOf.get(error as object) ?? NO_CALLER);
+  }
+
+  async #runProbe<T>(call: (probe: boolean) => Promise<T>, caller: string): Promise<T> {
     try {
-      return await call(true);
+      const value = await call(true);
+      this.#callers?.succeeded(caller);
+      return value;
     } catch (error) {
       if (!isDownstreamAnswer(error) && typeof error === 'object' && error !== null) this.#inconclusiveProbes.add(error);
       throw error;
@@ -107,9 +145,12 @@ export class DownstreamBreaker {
   /** Until the break ends; at least a second (a probe may be under way). */
   #refusal(): CircuitOpenError {
     const retryAfterSeconds = Math.max(Math.ceil((this.#openedAt + this.#breakMs - Date.now()) / 1000), 1);
-    return new CircuitOpenError(`${this.#subject} is isolated after repeated failures; try again shortly.`, { retryAfterSeconds });
+    return new CircuitOpenError(this.#refusalMessage, { retryAfterSeconds });
   }
 }
+
+/** Calls that name no caller count as one caller. */
+const NO_CALLER = '';
 
 function counterFor(options: Required<BreakerOptions>): IBreaker {
   if (options.mode === 'consecutive') return new ConsecutiveBreaker(options.failureThreshold);

@@ -17,6 +17,8 @@ type Behaviour = 'ok' | 'reset' | { status: number } | { delayMs: number; then?:
 class TestDownstream {
   hits = 0;
   behaviour: Behaviour = 'ok';
+  /** Every POST answered 500 whatever `behaviour` says: one tool failing while the others work. */
+  failPosts = false;
   /** Answers used before `behaviour`, one per request. */
   readonly script: Behaviour[] = [];
   readonly #server: Server;
@@ -27,7 +29,7 @@ class TestDownstream {
     this.#server = createServer((request, response) => {
       this.hits++;
       request.resume();
-      this.#answer(this.script.shift() ?? this.behaviour, response);
+      this.#answer(this.failPosts && request.method === 'POST' ? { status: 500 } : (this.script.shift() ?? this.behaviour), response);
     });
     this.#server.on('connection', (socket) => {
       this.#sockets.add(socket);
@@ -355,6 +357,65 @@ describe('circuit breaker', () => {
     await failCalls(forwarder, 3);
     expect(forwarder.breakerState).toBe('closed');
     await failCalls(forwarder, 1);
+    expect(forwarder.breakerState).toBe('open');
+  });
+});
+
+describe('circuit breaker with several callers (issue 25 finding 4)', () => {
+  const threshold = 3;
+  const slowBreaker = { failureThreshold: threshold, breakMs: 60_000 };
+  const callOf = (forwarder: Forwarder, agentId: string, which: 'get' | 'post') =>
+    which === 'get' ? forwarder.forward(getTool, getArgs, undefined, { agentId }) : forwarder.forward(postTool, postArgs, undefined, { agentId });
+
+  it("keeps a bystander's calls going while one agent hammers a failing tool, and holds that agent back on its own", async () => {
+    const { forwarder } = resilient({ breaker: slowBreaker });
+    downstream.failPosts = true;
+    await callOf(forwarder, 'bystander', 'get');
+    let served = 0;
+    const rounds = 40;
+    for (let round = 0; round < rounds; round++) {
+      // A burst of 8 failing calls from one agent beside one call of the bystander.
+      const burst = Array.from({ length: 8 }, () => callOf(forwarder, 'hammer', 'post').catch((error: unknown) => error));
+      const bystander = await callOf(forwarder, 'bystander', 'get').then(
+        () => true,
+        () => false,
+      );
+      if (bystander) served++;
+      const errors = await Promise.all(burst);
+      expect(errors.every((error) => error instanceof DownstreamCallError || error instanceof CircuitOpenError)).toBe(true);
+    }
+    expect(served / rounds).toBeGreaterThanOrEqual(0.95);
+    expect(forwarder.breakerState).toBe('closed');
+    // The agent is held back: its calls are refused without reaching the downstream.
+    const hits = downstream.hits;
+    const refused = await rejection(callOf(forwarder, 'hammer', 'post'));
+    expect(refused).toBeInstanceOf(CircuitOpenError);
+    expect((refused as Error).message).toMatch(/your calls/i);
+    expect(downstream.hits).toBe(hits);
+  });
+
+  it('still opens for everyone within the configured threshold when every caller fails', async () => {
+    const { forwarder } = resilient({ breaker: slowBreaker });
+    // Both worked a moment ago: the downstream then fails for each of them.
+    await callOf(forwarder, 'a', 'get');
+    await callOf(forwarder, 'b', 'get');
+    downstream.behaviour = { status: 500 };
+    const hitsBefore = downstream.hits;
+    const callers = ['a', 'b'];
+    for (let i = 0; forwarder.breakerState === 'closed' && i < 10; i++) {
+      await downstreamFailure(callOf(forwarder, callers[i % 2]!, 'post'));
+    }
+    expect(forwarder.breakerState).toBe('open');
+    expect(downstream.hits - hitsBefore).toBe(threshold);
+    // A third agent, which never failed, is refused at once too: the downstream is isolated.
+    expect(await rejection(callOf(forwarder, 'c', 'get'))).toBeInstanceOf(CircuitOpenError);
+    expect(downstream.hits - hitsBefore).toBe(threshold);
+  });
+
+  it('opens for a lone caller as before when no other caller shows the downstream working', async () => {
+    const { forwarder } = resilient({ breaker: slowBreaker });
+    downstream.behaviour = { status: 500 };
+    for (let i = 0; i < threshold; i++) await downstreamFailure(callOf(forwarder, 'only', 'post'));
     expect(forwarder.breakerState).toBe('open');
   });
 });

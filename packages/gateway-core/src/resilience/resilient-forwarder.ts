@@ -3,6 +3,7 @@ import type { Forwarder, ForwardOptions, ForwardResult } from '../forward/forwar
 import { buildDownstreamRequest } from '../forward/request.js';
 import type { ToolDefinition } from '../tools/definition.js';
 import { DownstreamBreaker } from './breaker.js';
+import { CallerBreakers } from './caller-breakers.js';
 import { Deadline } from './deadline.js';
 import { FairSlots, type ReleaseSlot } from './fair-slots.js';
 import { isCallerAbort, isDownstreamAnswer } from './failures.js';
@@ -34,7 +35,12 @@ const NO_AGENT = '';
  * its end whatever its caller does (the caller who leaves is answered at
  * once), so its verdict is always the downstream's.
  *
- * Throws CircuitOpenError (503 / -32003) at once while the circuit is open,
+ * Each caller (agent) also has a breaker of its own with the same settings,
+ * and the shared one counts a caller's faults only while no other caller
+ * shows the downstream working (see CallerAwareCounter): an agent whose
+ * calls keep failing while others' succeed is held back alone.
+ *
+ * Throws CircuitOpenError (503 / -32003) at once while the circuit is open (the shared one or the caller's own),
  * OverloadedError (503 / -32003) when no slot came free in time,
  * DownstreamCallError (502 / -32002) for a failed call, and whatever `inner`
  * throws before sending (e.g. a refused route value) unchanged.
@@ -43,6 +49,7 @@ export function createResilientForwarder(inner: Forwarder, options: ResilienceOp
   const resolved = resolveResilienceOptions(options);
   const breaker = new DownstreamBreaker(resolved.breaker, options.onStateChange, options.downstream);
   const slots = new FairSlots(resolved.connections);
+  const callerBreakers = new CallerBreakers(resolved.breaker, options.downstream);
 
   /** One call holding its slot: the deadline starts now. The probe's is not tied to its caller. */
   const send = (tool: ToolDefinition, args: Record<string, unknown>, signal: AbortSignal | undefined, probe: boolean, who: ForwardOptions | undefined): Promise<ForwardResult> => {
@@ -76,6 +83,7 @@ export function createResilientForwarder(inner: Forwarder, options: ResilienceOp
     forward(tool: ToolDefinition, args: Record<string, unknown>, signal?: AbortSignal, forwardOptions?: ForwardOptions): Promise<ForwardResult> {
       try {
         breaker.refuseIfOpen();
+        callerBreakers.of(forwardOptions?.agentId ?? NO_AGENT).refuseIfOpen();
       } catch (error) {
         return Promise.reject(error);
       }
@@ -102,7 +110,10 @@ export function createResilientForwarder(inner: Forwarder, options: ResilienceOp
       slot();
       return Promise.reject(error);
     }
-    const outcome = breaker.execute((probe) => send(tool, args, signal, probe, who));
+    const caller = who?.agentId ?? NO_AGENT;
+    const own = callerBreakers.of(caller);
+    // The caller's own breaker inside the shared one: each judges the same outcome, the shared one knowing whose it is.
+    const outcome = breaker.execute((probe) => own.execute((ownProbe) => send(tool, args, signal, probe || ownProbe, who)), caller);
     void outcome.then(slot, slot);
     return untilCallerLeaves(outcome, signal, tool);
   }
