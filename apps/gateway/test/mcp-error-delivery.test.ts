@@ -93,9 +93,9 @@ describe('MCP error delivery, default (dist/main.js + sample downstream)', () =>
     expect(reply.message).toMatchObject({ id: 9, error: { code: -32601 } });
   });
 
-  it('answers MCP-Protocol-Version 2026-07-28 without the envelope with HTTP 400 and -32020 (HeaderMismatch; issue 26)', async () => {
+  it('answers MCP-Protocol-Version 2026-07-28 without the envelope with HTTP 400 and -32602 naming it (issue 26)', async () => {
     const reply = await mcpRaw(url, { jsonrpc: '2.0', id: 9, method: 'server/discover' }, { token: reader.token, headers: { 'MCP-Protocol-Version': '2026-07-28' } });
     expect(reply.status).toBe(400);
-    expect(reply.message).toMatchObject({ id: 9, error: { code: -32020, message: expect.stringMatching(/_meta/) } });
+    expect(reply.message).toMatchObject({ id: 9, error: { code: -32602, message: expect.stringMatching(/_meta/) } });
   });
 });

@@ -70,7 +70,7 @@ describe.runIf(available)('MCP 2026-07-28: sessionless requests on two instances
 
   it.each([
     ['the envelope without the headers', 'tools/call', { 'MCP-Protocol-Version': undefined, 'Mcp-Method': undefined, 'Mcp-Name': undefined }, true, 400, -32020],
-    ['the headers without the envelope', 'tools/call', {}, false, 400, -32020],
+    ['the headers without the envelope', 'tools/call', {}, false, 400, -32602],
     ['two versions that disagree', 'tools/call', { 'MCP-Protocol-Version': '2025-11-25' }, true, 400, -32020],
     ['an unsupported version in both', 'tools/call', { 'MCP-Protocol-Version': '2030-01-01' }, 'future', 400, -32022],
     ['the envelope on initialize', 'initialize', {}, true, 404, -32601],

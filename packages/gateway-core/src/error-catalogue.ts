@@ -161,6 +161,11 @@ export const ERROR_CATALOGUE = {
    * missing, malformed, or disagree with the body (HeaderMismatch).
    */
   'header-mismatch': kind(400, HEADER_MISMATCH, 'Header mismatch', 'invalid-request'),
+  /**
+   * MCP 2026-07-28: a request that names that revision in its headers but whose `_meta` lacks the
+   * protocol version or the client capabilities every such request carries: invalid params, HTTP 400.
+   */
+  'invalid-envelope': kind(400, INVALID_PARAMS, 'Invalid params', 'invalid-request'),
   /** MCP 2026-07-28: a request's protocol version is one the gateway does not serve statelessly; `data.supported` lists those it does. */
   'unsupported-protocol-version': kind(400, UNSUPPORTED_PROTOCOL_VERSION, 'Unsupported protocol version', 'invalid-request'),
   /** Streamable HTTP clients react to the 404 by initializing again. */

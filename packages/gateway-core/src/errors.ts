@@ -328,6 +328,13 @@ export class HeaderMismatchError extends GatewayError {
   }
 }
 
+/** A 2026-07-28 request whose `_meta` envelope lacks a field every such request carries. */
+export class InvalidEnvelopeError extends GatewayError {
+  constructor(message: string) {
+    super('invalid-envelope', message);
+  }
+}
+
 /** MCP 2026-07-28 UnsupportedProtocolVersion: `data` names the versions served and the one asked for. */
 export class UnsupportedProtocolVersionError extends GatewayError {
   readonly data: { supported: readonly string[]; requested: string | null };

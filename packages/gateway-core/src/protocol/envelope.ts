@@ -1,4 +1,4 @@
-import { HeaderMismatchError, InvalidRequestError, UnsupportedProtocolVersionError } from '../errors.js';
+import { HeaderMismatchError, InvalidEnvelopeError, InvalidRequestError, UnsupportedProtocolVersionError } from '../errors.js';
 import type { JsonRpcParams } from './jsonrpc.js';
 import { PROTOCOL_VERSION_HEADER, SUPPORTED_PROTOCOL_VERSIONS } from './protocol-version.js';
 
@@ -18,6 +18,7 @@ export const SERVED_PROTOCOL_VERSIONS: readonly string[] = [...MODERN_PROTOCOL_V
 
 export const META_PROTOCOL_VERSION = 'io.modelcontextprotocol/protocolVersion';
 export const META_CLIENT_INFO = 'io.modelcontextprotocol/clientInfo';
+export const META_CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
 export const META_SERVER_INFO = 'io.modelcontextprotocol/serverInfo';
 
 export const METHOD_HEADER = 'mcp-method';
@@ -50,7 +51,8 @@ const NAMED_BY: Readonly<Record<string, 'name' | 'uri'>> = { 'tools/call': 'name
  * The era of one message. With the `_meta` envelope it is stateless, once
  * the revision is one served and the headers agree with the body; without
  * it, a `MCP-Protocol-Version` naming a stateless revision is a client that
- * forgot the envelope (HeaderMismatch). Anything else is the session era,
+ * forgot the envelope (invalid params, HTTP 400, as the conformance suite
+ * expects of it). Anything else is the session era,
  * exactly as before this revision existed.
  */
 export function eraOf(input: EraInput): Era {
@@ -59,16 +61,17 @@ export function eraOf(input: EraInput): Era {
   const headerVersion = headerOf(input.headers, VERSION_HEADER);
   if (!hasEnvelope) {
     if (headerVersion === undefined || !isModernVersion(headerVersion.trim())) return { kind: 'session' };
-    return refused(new HeaderMismatchError(`${PROTOCOL_VERSION_HEADER} ${headerVersion} needs the request's params._meta["${META_PROTOCOL_VERSION}"]; without it, open a session with initialize`));
+    return refused(new InvalidEnvelopeError(`${PROTOCOL_VERSION_HEADER} ${headerVersion} needs params._meta["${META_PROTOCOL_VERSION}"] in the body; without both, open a session with initialize`));
   }
   try {
-    return { kind: 'stateless', request: checkStatelessRequest(input, (meta as Record<string, unknown>)[META_PROTOCOL_VERSION], headerVersion) };
+    return { kind: 'stateless', request: checkStatelessRequest(input, meta as Record<string, unknown>, headerVersion) };
   } catch (error) {
     return refused(error as Error);
   }
 }
 
-function checkStatelessRequest(input: EraInput, envelopeVersion: unknown, headerVersion: string | undefined): StatelessRequest {
+function checkStatelessRequest(input: EraInput, envelope: Record<string, unknown>, headerVersion: string | undefined): StatelessRequest {
+  const envelopeVersion = envelope[META_PROTOCOL_VERSION];
   if (headerVersion === undefined) throw new HeaderMismatchError(`${PROTOCOL_VERSION_HEADER} header is required`);
   if (typeof envelopeVersion !== 'string' || headerVersion !== envelopeVersion) {
     throw new HeaderMismatchError(`${PROTOCOL_VERSION_HEADER} header value ${JSON.stringify(headerVersion)} does not match body value ${JSON.stringify(envelopeVersion)}`);
@@ -76,6 +79,7 @@ function checkStatelessRequest(input: EraInput, envelopeVersion: unknown, header
   if (!(MODERN_PROTOCOL_VERSIONS as readonly string[]).includes(envelopeVersion)) {
     throw new UnsupportedProtocolVersionError(envelopeVersion, SERVED_PROTOCOL_VERSIONS);
   }
+  if (!isObject(envelope[META_CLIENT_CAPABILITIES])) throw new InvalidEnvelopeError(`params._meta["${META_CLIENT_CAPABILITIES}"] is required (an object)`);
   if (input.sessionId !== undefined) {
     throw new InvalidRequestError(`Mcp-Session-Id has no place in a ${envelopeVersion} request (that revision has no sessions): send it without the header, or without the _meta envelope inside a session`);
   }
