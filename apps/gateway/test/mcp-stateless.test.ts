@@ -3,6 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentAudit, type AuditRecordJson } from './support/audit.js';
 import type { ControlledDownstream } from './support/controlled-downstream.js';
+import { GatewayClient } from './support/gateway-client.js';
 import { createAgentWithToken, mcpRaw, openRawSession, type McpExchange, type TestAgent } from './support/mcp.js';
 import { startPair, type Pair } from './support/pair.js';
 import { monitorRedis, type RedisMonitor } from './support/redis-monitor.js';
@@ -107,6 +108,86 @@ describe.runIf(available)('MCP 2026-07-28: sessionless requests on two instances
       pair.downstream.delayMs = 0;
     }
   });
+
+  it('a listen stream opened on instance B hears of an allowlist change made through instance A (Redis pub/sub), after its acknowledgement', async () => {
+    const who = await agent('listener');
+    const [a, b] = [pair.gateways[0]!, pair.gateways[1]!];
+    const listen = await openListen(b.url, who);
+    try {
+      expect(listen.status).toBe(200);
+      expect(listen.headers.get('content-type')).toMatch(/text\/event-stream/);
+      const ack = await listen.next();
+      expect(ack).toMatchObject({ method: 'notifications/subscriptions/acknowledged', params: { notifications: { toolsListChanged: true }, _meta: { 'io.modelcontextprotocol/subscriptionId': 'listen-1' } } });
+      const changed = await new GatewayClient(a.url).request('PUT', `/management/agents/${who.agentId}`, admin, { allowedTools: ['get_item'] });
+      expect(changed.status).toBe(200);
+      expect(await listen.next()).toEqual({ jsonrpc: '2.0', method: 'notifications/tools/list_changed', params: { _meta: { 'io.modelcontextprotocol/subscriptionId': 'listen-1' } } });
+      // A listen stream holds no call slot and is never charged.
+      expect((await modern(b.url, who, 'tools/call', CALL)).status).toBe(200);
+    } finally {
+      listen.close();
+    }
+  });
+
+  it("past its bound of listen streams an agent is refused with 429, and the other agents' streams are not touched", async () => {
+    const who = await agent('greedy');
+    const opened: Listen[] = [];
+    try {
+      for (let i = 0; i < 10; i += 1) opened.push(await openListen(pair.url, who));
+      const refused = await modern(pair.url, who, 'subscriptions/listen', { notifications: { toolsListChanged: true } });
+      expect(refused.status).toBe(429);
+      expect(refused.message.error).toMatchObject({ code: -32003, message: expect.stringMatching(/listen streams/) });
+      const other = await openListen(pair.url, await agent('modest'));
+      expect(other.status).toBe(200);
+      other.close();
+    } finally {
+      for (const listen of opened) listen.close();
+    }
+  });
+
+  interface Listen {
+    status: number;
+    headers: Headers;
+    /** The next SSE message event's JSON (keep-alive comments skipped); fails the test after 10 s. */
+    next(): Promise<unknown>;
+    close(): void;
+  }
+
+  /** Opens a subscriptions/listen stream (id "listen-1") and reads its events as they come. */
+  async function openListen(url: string, who: TestAgent): Promise<Listen> {
+    const abort = new AbortController();
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 'listen-1', method: 'subscriptions/listen', params: { notifications: { toolsListChanged: true }, _meta: ENVELOPE } });
+    const response = await fetch(`${url}/mcp`, {
+      method: 'POST',
+      signal: abort.signal,
+      headers: { Authorization: `Bearer ${who.token}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': MODERN, 'Mcp-Method': 'subscriptions/listen' },
+      body,
+    });
+    const reader = response.body!.getReader();
+    const decoder = new TextDecoder();
+    let buffered = '';
+    return {
+      status: response.status,
+      headers: response.headers,
+      async next() {
+        const deadline = setTimeout(() => abort.abort(), 10_000);
+        try {
+          for (;;) {
+            const match = /event: message\ndata: (.*)\n\n/.exec(buffered);
+            if (match) {
+              buffered = buffered.slice(match.index + match[0].length);
+              return JSON.parse(match[1]!);
+            }
+            const { value, done } = await reader.read();
+            if (done) throw new Error(`the listen stream ended; it had sent: ${JSON.stringify(buffered)}`);
+            buffered += decoder.decode(value, { stream: true });
+          }
+        } finally {
+          clearTimeout(deadline);
+        }
+      },
+      close: () => abort.abort(),
+    };
+  }
 
   /** Posts one 2026-07-28 tools/call on its own connection and drops it after `leaveAfterMs`; what arrived before. */
   function modernCallThenLeave(url: string, who: TestAgent, leaveAfterMs: number): Promise<string> {

@@ -118,6 +118,8 @@ export const ERROR_CATALOGUE = {
    * gateway's own queue, never the downstream's fault (the breaker does not count it).
    */
   overloaded: kind(503, REFUSED, 'Gateway overloaded', 'overloaded', 'in-band'),
+  /** MCP 2026-07-28 `subscriptions/listen`: the agent (or the instance) holds as many listen streams as it may. */
+  'too-many-listens': kind(429, REFUSED, 'Too many listen streams', 'invalid-request'),
   /**
    * Same code as an open breaker on purpose: both mean "the gateway cannot
    * serve this now, retry later", and nothing is charged or forwarded.

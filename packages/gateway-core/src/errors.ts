@@ -328,6 +328,13 @@ export class HeaderMismatchError extends GatewayError {
   }
 }
 
+/** A `subscriptions/listen` past the agent's (or the instance's) bound of open streams. */
+export class TooManyListensError extends GatewayError {
+  constructor(message: string) {
+    super('too-many-listens', message);
+  }
+}
+
 /** A 2026-07-28 request whose `_meta` envelope lacks a field every such request carries. */
 export class InvalidEnvelopeError extends GatewayError {
   constructor(message: string) {

@@ -32,7 +32,8 @@ import { toolsListResult } from '../tools/listing.js';
 import { loadTokenizer } from '../tokens/count.js';
 import { judgedLater } from '../util/judged-later.js';
 import { ResumableStreams } from './resumable-streams.js';
-import { answerStateless, STATELESS_FEATURES, statelessMessage } from './stateless-requests.js';
+import type { ListenStreams } from './listen-streams.js';
+import { answerStateless, openListen, STATELESS_FEATURES, statelessMessage, type ListenReply } from './stateless-requests.js';
 import { RunningCalls } from './running-calls.js';
 import { ANSWER_EVENT, newStreamId, parseEventId } from './stream-id.js';
 import { ToolCallRecord, type HeaderRecord } from './tool-call-record.js';
@@ -80,6 +81,8 @@ export interface McpServiceOptions {
   streams?: StreamStore;
   /** How long such an answer is kept, and how long a resume waits for it. Default 2 minutes. */
   resumeWindowMs?: number;
+  /** The `subscriptions/listen` streams of this instance (MCP 2026-07-28); without it, that method is not served. */
+  listens?: ListenStreams;
   clock?: () => Date;
 }
 
@@ -162,6 +165,7 @@ export type McpReply =
   | McpAnswer
   | { kind: 'accepted' }
   | { kind: 'ended' }
+  | ListenReply
   | {
       kind: 'pending';
       answer: Promise<McpAnswer>;
@@ -350,8 +354,10 @@ export class McpService {
       const answer = this.#toolCall(caller, { sessionId: null, protocolVersion: STATELESS_FEATURES }, request, record, reservedAhead);
       return { kind: 'pending', answer: answer.then(complete) };
     }
+    const { listens } = this.#options;
     try {
-      return complete(answer(answerStateless({ toolsForCaller: () => this.#toolsFor(caller) }, request)));
+      if (request.method === 'subscriptions/listen' && listens) return openListen(listens, caller.agent.agentId, request);
+      return complete(answer(answerStateless({ listChanged: listens !== undefined, toolsForCaller: () => this.#toolsFor(caller) }, request)));
     } catch (error) {
       return this.#failure(request.id, error);
     }

@@ -1,10 +1,11 @@
-import { UnknownMethodError } from '../errors.js';
+import { InvalidInputError, UnknownMethodError } from '../errors.js';
 import { completeResult, SERVED_PROTOCOL_VERSIONS } from '../protocol/envelope.js';
 import type { ServerInfo } from '../protocol/initialize.js';
-import { jsonRpcResult, type JsonRpcRequest, type JsonRpcResponse } from '../protocol/jsonrpc.js';
+import { jsonRpcResult, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse } from '../protocol/jsonrpc.js';
 import type { ProtocolVersion } from '../protocol/protocol-version.js';
 import { toolsListResult } from '../tools/listing.js';
 import type { RegisteredTool } from '../tools/registry.js';
+import type { ListenStreams } from './listen-streams.js';
 
 /**
  * What the tool pipeline and listing do for a 2026-07-28 request: every
@@ -25,6 +26,8 @@ export const TOOLS_LIST_TTL_MS = 60_000;
 const DISCOVER_TTL_MS = 3_600_000;
 
 export interface StatelessAnswerDeps {
+  /** Whether `subscriptions/listen` is served (then `server/discover` says `tools.listChanged: true`). */
+  listChanged: boolean;
   /** The tools this caller may see, in the registry's order (stable across instances and calls). */
   toolsForCaller: () => readonly RegisteredTool[];
 }
@@ -38,7 +41,7 @@ export interface StatelessAnswerDeps {
 export function answerStateless(deps: StatelessAnswerDeps, request: JsonRpcRequest): JsonRpcResponse {
   switch (request.method) {
     case 'server/discover':
-      return jsonRpcResult(request.id, discoverResult());
+      return jsonRpcResult(request.id, discoverResult(deps.listChanged));
     case 'tools/list': {
       const listed = toolsListResult(deps.toolsForCaller(), STATELESS_FEATURES);
       // "private": the list depends on the caller's allowlist and scopes, so no shared cache may keep it.
@@ -55,10 +58,10 @@ function unknownMethodMessage(method: string): string {
 }
 
 /** Every revision served and the capabilities (the server's identity joins every result's `_meta`: see `statelessMessage`). */
-function discoverResult(): object {
+function discoverResult(listChanged: boolean): object {
   return {
     supportedVersions: SERVED_PROTOCOL_VERSIONS,
-    capabilities: { tools: { listChanged: false }, extensions: {} },
+    capabilities: { tools: { listChanged }, extensions: {} },
     // The same for every caller, but only ever answered to an authenticated one: no shared cache keeps it.
     ttlMs: DISCOVER_TTL_MS,
     cacheScope: 'private',
@@ -69,4 +72,41 @@ function discoverResult(): object {
 export function statelessMessage(message: JsonRpcResponse, serverInfo: ServerInfo): JsonRpcResponse {
   if (!('result' in message) || typeof message.result !== 'object' || message.result === null) return message;
   return { ...message, result: completeResult(message.result, serverInfo) };
+}
+
+const META_SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
+
+/** An open `subscriptions/listen` stream, for the transport to write (see `McpReply`). */
+export interface ListenReply {
+  kind: 'listen';
+  /** The stream's first event: `notifications/subscriptions/acknowledged`, with the filter honoured. */
+  acknowledged: JsonRpcNotification;
+  /** Sets where each later notification goes: the stream's writer. */
+  deliver(send: (message: JsonRpcNotification) => void): void;
+  /** Ends the subscription (the client closed the stream); safe to call twice. */
+  close(): void;
+}
+
+/**
+ * Opens a listen stream of the caller's agent. Only `toolsListChanged` is
+ * honoured (the gateway serves tools only); the acknowledgement says so. The
+ * stream counts towards the bounds whatever it asked for, so idle streams
+ * cannot pile up.
+ */
+export function openListen(streams: ListenStreams, agentId: string, request: JsonRpcRequest): ListenReply {
+  const wanted = request.params?.notifications;
+  if (typeof wanted !== 'object' || wanted === null || Array.isArray(wanted)) {
+    throw new InvalidInputError('subscriptions/listen needs params.notifications, an object naming the notifications wanted', [{ path: 'notifications', message: 'required (an object)' }]);
+  }
+  const tools = (wanted as Record<string, unknown>).toolsListChanged === true;
+  const meta = { [META_SUBSCRIPTION_ID]: request.id };
+  let send: ((message: JsonRpcNotification) => void) | null = null;
+  const changed: JsonRpcNotification = { jsonrpc: '2.0', method: 'notifications/tools/list_changed', params: { _meta: meta } };
+  const close = streams.listen(agentId, tools ? () => send?.(changed) : () => undefined);
+  return {
+    kind: 'listen',
+    acknowledged: { jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { _meta: meta, notifications: tools ? { toolsListChanged: true } : {} } },
+    deliver: (writer) => void (send = writer),
+    close,
+  };
 }

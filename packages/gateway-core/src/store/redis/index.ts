@@ -15,6 +15,7 @@ import { RedisStreamStore } from './streams.js';
 import { RedisGenerationCounter, ShardedGenerationCounter } from './generation-counter.js';
 import { RedisAttemptCounter } from './attempts.js';
 import { RedisRateLimiter } from './rate-limits.js';
+import { RedisChangeFeed } from './changes.js';
 
 export const DEFAULT_KEY_PREFIX = 'tollgate:';
 
@@ -45,6 +46,7 @@ export async function createRedisStore(url: string, options: StoreOptions = {}):
   const { client } = connection;
   const keys = new Keys(keyPrefix, connection.cluster ? CLUSTER_SHARDS : 1);
   const agentReads = new AgentReads(client, keys);
+  const changes = new RedisChangeFeed(connection, keys.toolListChanges(), options.onError);
 
   return {
     kind: 'redis',
@@ -59,9 +61,13 @@ export async function createRedisStore(url: string, options: StoreOptions = {}):
     cacheGeneration: new ShardedGenerationCounter(client, Array.from({ length: keys.shards }, (_, shard) => keys.cacheGeneration(shard))),
     signInAttempts: new RedisAttemptCounter(client, (subject) => keys.signInAttempts(subject)),
     rateLimits: new RedisRateLimiter(client, (agentId) => keys.rateLimit(agentId)),
+    changes,
     async ping() {
       await command(client, () => connection.ping());
     },
-    close: () => connection.close(),
+    async close() {
+      await changes.close();
+      await connection.close();
+    },
   };
 }
