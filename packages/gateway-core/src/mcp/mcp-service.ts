@@ -25,6 +25,7 @@ import { jsonRpcErrorFrom, jsonRpcResult, parseJsonRpcBody, type IncomingMessage
 import { isAtLeast, protocolVersionForRequest, type ProtocolVersion } from '../protocol/protocol-version.js';
 import { buildToolErrorResult } from '../protocol/tool-result.js';
 import { eraOf, type Era } from '../protocol/envelope.js';
+import { checkParamHeaders, paramHeadersOf, type ParamHeader } from '../protocol/param-headers.js';
 import type { AgentRecord, ExternalSubject, SessionRecord, SessionStore, StreamStore } from '../store/ports.js';
 import { toolsForAgent } from '../tools/access.js';
 import type { RegisteredTool } from '../tools/registry.js';
@@ -393,6 +394,8 @@ export class McpService {
       const caller = { agent: await this.#options.agents.agentFor(claims), tokenScopes: claims.scopes, external: claims.external, signal: request.signal, leave, rateAhead, cacheAhead };
       if (incoming.kind === 'invalid') throw incoming.error;
       if (era.kind === 'refused') throw era.error;
+      // A downstream's x-mcp-header parameters arrive mirrored as Mcp-Param-* headers, which must agree with the arguments.
+      if (era.kind === 'stateless' && tool !== undefined) checkParamHeaders(paramHeadersFor(tool), call?.params?.arguments, request.headers);
       const session = lookup ? this.#claimSession(caller, await lookup, request.protocolVersion) : null;
       return { ok: true, caller, session, reservedAhead };
     } catch (error) {
@@ -558,6 +561,15 @@ function bearerChallenge(error: unknown): BearerChallenge | undefined {
   if (error instanceof InsufficientScopeError) return { error: 'insufficient_scope', scope: error.scopesToRequest.join(' ') };
   if (!(error instanceof UnauthorizedError)) return undefined;
   return error.reason === 'missing' ? {} : { error: 'invalid_token' };
+}
+
+/** Each tool's x-mcp-header marks, found once per registered tool (a reload registers new ones). */
+const PARAM_HEADERS = new WeakMap<RegisteredTool, readonly ParamHeader[]>();
+
+function paramHeadersFor(tool: RegisteredTool): readonly ParamHeader[] {
+  let marks = PARAM_HEADERS.get(tool);
+  if (marks === undefined) PARAM_HEADERS.set(tool, (marks = paramHeadersOf(tool.inputSchema)));
+  return marks;
 }
 
 /** A call of no session: only the client's leaving cancels it (it never stops being cancellable on its own). */

@@ -148,6 +148,23 @@ describe('McpService: MCP 2026-07-28 requests (no session)', () => {
     expect(audited).toMatchObject([{ outcome: 'invalid-request' }]);
   });
 
+  it("a tool parameter marked x-mcp-header must arrive mirrored in Mcp-Param-*: a missing or different header is -32020, the call never forwarded", async () => {
+    const marked = { ...getCustomer, name: 'markedCustomer', inputSchema: { ...getCustomer.inputSchema, properties: { ...getCustomer.inputSchema.properties, id: { type: 'string', description: 'Customer id', 'x-mcp-header': 'Customer' } } } };
+    const { registry: withMark } = buildToolRegistry([marked]);
+    let forwarded = 0;
+    const store = createMemoryStore();
+    const agents = new AgentService({ store, tokens: new TokenService({ signingKey: 's'.repeat(32) }) });
+    const service = new McpService({ agents, sessions: noSessions, sessionIdleMs: 1, toolCall: { registry: () => withMark, budget: store.budget, forwarder: { forward: async () => ((forwarded += 1), { status: 200, headers: {}, body: {}, durationMs: 1 }) } }, serverInfo: SERVER_INFO, audit: () => undefined, isReady: async () => true });
+    const agent = await agents.create({ label: 'm', dailyTokenBudget: 10_000 });
+    const token = `Bearer ${(await agents.issueToken(agent.agentId, 1)).token}`;
+    const call = (headers: Record<string, string | undefined>) => post(service, token, modern('tools/call', { name: 'markedCustomer', arguments: { id: 'c1' } }, headers));
+    expect(error(await call({}))).toMatchObject({ code: -32020, message: expect.stringMatching(/Mcp-Param-customer header is required/) });
+    expect((await call({ 'mcp-param-customer': 'c2' })).status).toBe(400);
+    expect(forwarded).toBe(0);
+    expect(result(await call({ 'mcp-param-customer': 'c1' }))).toMatchObject({ resultType: 'complete' });
+    expect(forwarded).toBe(1);
+  });
+
   it('the Base64 sentinel form of Mcp-Name is decoded before comparing', async () => {
     const { service, token } = await setup();
     const encoded = `=?base64?${Buffer.from('getCustomer').toString('base64')}?=`;
