@@ -15,6 +15,7 @@ import {
   startMatrix,
   type Matrix,
 } from './support/client-matrix.js';
+import { createAgentWithToken } from './support/mcp.js';
 
 const MODERN = '2026-07-28';
 const SERVER_INFO_KEY = 'io.modelcontextprotocol/serverInfo';
@@ -100,6 +101,24 @@ describe('client matrix: @modelcontextprotocol/client v2 (MCP 2026-07-28)', { ti
       expect(refusal.code).toBe(BUDGET_CODE);
       expect(refusal.data).toMatchObject({ resetsAt: expect.stringMatching(/T00:00:00\.000Z$/), dailyTokenBudget: 0, remaining: 0 });
     });
+  });
+
+  it('listen stream: a client with listChanged.tools opens subscriptions/listen at connect and hears an allowlist change (onChanged with the new list)', async () => {
+    const admin = await matrix.pair.adminToken();
+    const agent = await createAgentWithToken(matrix.pair.api, admin, { label: 'matrix-v2-listen', dailyTokenBudget: 1_000_000 });
+    let heard: (tools: Array<{ name: string }>) => void = () => undefined;
+    const changed = new Promise<Array<{ name: string }>>((resolve) => (heard = resolve));
+    const transport = new StreamableHTTPClientTransport(new URL(matrix.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${agent.token}` } } });
+    const client = new Client(
+      { name: 'matrix-sdk-v2-listen', version: '2.4.0' },
+      { versionNegotiation: { mode: { pin: MODERN } }, listChanged: { tools: { debounceMs: 0, onChanged: (error, tools) => !error && tools && heard(tools) } } },
+    );
+    clients.push(client);
+    const mark = matrix.observer.exchanges.length;
+    await client.connect(transport);
+    expect(posts(matrix.observer.since(mark)).map((exchange) => exchange.rpc[0])).toEqual(['server/discover', 'subscriptions/listen']);
+    expect((await matrix.pair.api.request('PUT', `/management/agents/${agent.agentId}`, admin, { allowedTools: ['get_order'] })).status).toBe(200);
+    expect((await changed).map((tool) => tool.name)).toEqual(['get_order']);
   });
 
   it('the v2 client in its default (legacy) mode still opens a 2025-11-25 session', async () => {
