@@ -25,7 +25,7 @@ import { CLOCK_TICKS, cpuPerCall, processTree } from './lib/cpu.mjs';
 import { addedLatencies, addedLatency } from './lib/latency.mjs';
 import { throughput, UNIQUE_ID } from './lib/load.mjs';
 import { inRounds } from './lib/rounds.mjs';
-import { agentToken, exchange, keepAliveAgent, openSession, sessionHeaders, toolAnswer, toolCallBody } from './lib/mcp.mjs';
+import { agentToken, exchange, keepAliveAgent, openSession, sessionHeaders, statelessHeaders, statelessToolCallBody, toolAnswer, toolCallBody } from './lib/mcp.mjs';
 import { probeCost, redisCounters, storeCostHook, storeCostPerCall } from './lib/redis-stats.mjs';
 import { answers, freePort, listeningLine, memoryOf, onStop, startNode, stopAll } from './lib/processes.mjs';
 import { startFloorProxy } from './lib/floor.mjs';
@@ -133,7 +133,7 @@ async function main() {
   const gateways = { off: gatewayOff, on: gatewayOn, ...(gatewayWorkers && { workers: gatewayWorkers }) };
   const tokens = {};
   for (const [key, gateway] of Object.entries(gateways)) tokens[key] = await agentToken(gateway.url, adminKey);
-  const agents = { direct: keepAliveAgent(), bare: keepAliveAgent(), floor: keepAliveAgent(), floorHit: keepAliveAgent(), off: keepAliveAgent(), on: keepAliveAgent(), peer: keepAliveAgent(), workers: keepAliveAgent() };
+  const agents = { direct: keepAliveAgent(), bare: keepAliveAgent(), floor: keepAliveAgent(), floorHit: keepAliveAgent(), off: keepAliveAgent(), on: keepAliveAgent(), peer: keepAliveAgent(), workers: keepAliveAgent(), stateless: keepAliveAgent() };
   const sessions = {
     bare: await openSession(bare.url, undefined, agents.bare),
     floor: await openSession(floor.url, undefined, agents.floor),
@@ -155,7 +155,10 @@ async function main() {
     peer: await call(peer.url, agents.peer, sessions.peer, undefined, 1, UNIQUE_ID),
   };
   for (const key of Object.keys(gateways)) expected[key] = await call(gateways[key].url, agents[key], sessions[key], tokens[key], 1, UNIQUE_ID);
-  for (const key of ['bare', 'floor', 'floorHit', 'peer', ...Object.keys(gateways)]) toolAnswer(expected[key]);
+  // MCP 2026-07-28 on the cache-off gateway: the same call with no session, beside its 2025 calls (issue 26).
+  const statelessCall = (id = 1, rpcId = 1) => exchange(`${gatewayOff.url}/mcp`, { method: 'POST', agent: agents.stateless, headers: statelessHeaders(tokens.off), body: statelessToolCallBody(id, rpcId) });
+  expected.stateless = await statelessCall(1, UNIQUE_ID);
+  for (const key of ['bare', 'floor', 'floorHit', 'peer', 'stateless', ...Object.keys(gateways)]) toolAnswer(expected[key]);
   const privacyFilter = JSON.stringify(toolAnswer(expected.off)).includes('@example.') ? 'off (addresses passed through)' : 'on (addresses redacted)';
   log(`every target answers; privacy filter in the gateway: ${privacyFilter}`);
   if (gatewayWorkers) await untilEveryWorkerServes(() => call(gatewayWorkers.url, false, sessions.workers, tokens.workers));
@@ -168,6 +171,7 @@ async function main() {
   const storeSequential = {
     gatewayCacheOff: await countStore(gatewayOff.redis, gatewayCall('off')),
     gatewayCacheOn: await countStore(gatewayOn.redis, gatewayCall('on')),
+    gatewayStateless: await countStore(gatewayOff.redis, async () => ok(await statelessCall())),
   };
   log(`per call, one at a time: cache off ${storeSequential.gatewayCacheOff.roundTrips} round trips (${storeSequential.gatewayCacheOff.commands.total} commands), cache hit ${storeSequential.gatewayCacheOn.roundTrips} (${storeSequential.gatewayCacheOn.commands.total})`);
 
@@ -180,6 +184,7 @@ async function main() {
   latency.gatewayCacheHit = await addedLatency({ direct, through: gatewayCall('on'), pairs: settings.sidePairs, warmup: 50 });
   latency.gatewayCacheMiss = await addedLatency({ direct, through: async () => ok(await call(gatewayOn.url, agents.on, sessions.on, tokens.on, missId++)), pairs: settings.sidePairs, warmup: 50 });
   latency.sdkPeer = await addedLatency({ direct, through: async () => ok(await call(peer.url, agents.peer, sessions.peer)), pairs: settings.sidePairs, warmup: 50 });
+  latency.gatewayStateless = await addedLatency({ direct, through: async () => ok(await statelessCall()), pairs: settings.sidePairs, warmup: 50 });
   latency.floorProxy = await addedLatency({ direct, through: async () => ok(await call(floor.url, agents.floor, sessions.floor)), pairs: settings.sidePairs, warmup: 50 });
   for (const agent of Object.values(agents)) agent.destroy();
 
@@ -201,6 +206,8 @@ async function main() {
     ['sdkPeer', mcpLoad(peer.url, sessions.peer, undefined, expected.peer), { cpu: cpuOf(() => [peer.pid]) }],
     ['gatewayCacheOff', ...gatewayRow(gatewayOff, 'off')],
     ['gatewayCacheOn', ...gatewayRow(gatewayOn, 'on')],
+    // The cache-off gateway again, its calls at 2026-07-28: no session read.
+    ['gatewayStateless', { ...load, url: `${gatewayOff.url}/mcp`, method: 'POST', headers: statelessHeaders(tokens.off), body: statelessToolCallBody(1, UNIQUE_ID), uniqueIds: true, expectBody: expected.stateless.text }, { cpu: cpuOf(() => processTree(gatewayOff.pid), gatewayOff.redis.pid) }],
     ...(gatewayWorkers ? [['gatewayWorkers', ...gatewayRow(gatewayWorkers, 'workers')]] : []),
   ];
   log(`load: ${settings.rounds} rounds of ${rows.length} targets, ${settings.connections} connections, warm-up + ${settings.calls} calls each`);

@@ -38,6 +38,30 @@ export function sessionHeaders(sessionId, token) {
   return headers;
 }
 
+/** The stateless revision: no session, the `_meta` envelope in the body and its mirror in the headers. */
+export const STATELESS_VERSION = '2026-07-28';
+
+/** A 2026-07-28 tools/call of get_item: the same call as `toolCallBody`, with the envelope. */
+export const statelessToolCallBody = (id, rpcId = 1) =>
+  JSON.stringify({
+    jsonrpc: '2.0',
+    id: rpcId,
+    method: 'tools/call',
+    params: { name: 'get_item', arguments: { id }, _meta: { 'io.modelcontextprotocol/protocolVersion': STATELESS_VERSION, 'io.modelcontextprotocol/clientCapabilities': {} } },
+  });
+
+/** Headers of a 2026-07-28 tools/call of get_item (no Mcp-Session-Id). */
+export function statelessHeaders(token) {
+  return {
+    'Content-Type': 'application/json',
+    Accept: 'application/json, text/event-stream',
+    'MCP-Protocol-Version': STATELESS_VERSION,
+    'Mcp-Method': 'tools/call',
+    'Mcp-Name': 'get_item',
+    Authorization: `Bearer ${token}`,
+  };
+}
+
 /** initialize + notifications/initialized, as an MCP client does; returns the session id. */
 export async function openSession(baseUrl, token, agent) {
   const headers = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };

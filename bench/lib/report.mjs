@@ -54,6 +54,7 @@ export const ROW_NAMES = {
   gatewayCacheHit: 'gateway, cache hit',
   gatewayCacheMiss: 'gateway, cache miss',
   gatewayWorkers: 'gateway, cache off, Gw:Http:Workers',
+  gatewayStateless: 'gateway, cache off, MCP 2026-07-28 (no session)',
 };
 
 function table(header, rows) {

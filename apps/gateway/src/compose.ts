@@ -10,7 +10,9 @@ import {
   ExternalTokens,
   GatewayAssertionSigner,
   loadLocalEmbeddingModel,
+  ListenStreams,
   McpService,
+  ToolListWatch,
   SemanticCache,
   SettlementQueue,
   SignInThrottle,
@@ -73,8 +75,13 @@ export async function composeGateway(config: GatewayConfig, log: Logger): Promis
   const { auditTrail, audit } = auditing(store, log, metrics);
   const settlements = settlementQueue(store, log, metrics);
   const external = config.oauth ? new ExternalTokens({ issuers: config.oauth.issuers }) : undefined;
-  const agents = new AgentService({ store, tokens, external, settlements, audit, defaultRateLimit: config.rateLimit.defaultLimit });
-  const refresher = toolRefresher(config, store, catalog, log, audit);
+  // MCP 2026-07-28 listen streams hear of tool-list changes made on any instance, through the store.
+  const listens = new ListenStreams(store.changes);
+  const publishFailed = (error: unknown) => log.warn({ err: errorText(error) }, 'tool-list change not published; listen streams catch up by tools/list ttlMs');
+  const onToolAccessChanged = (agentId: string) => void listens.publish({ agentId }).catch(publishFailed);
+  const agents = new AgentService({ store, tokens, external, settlements, audit, defaultRateLimit: config.rateLimit.defaultLimit, onToolAccessChanged });
+  const toolListWatch = new ToolListWatch((change) => listens.publish(change));
+  const refresher = toolRefresher(config, store, catalog, log, audit, () => toolListWatch.seen(catalog.registry.list(), publishFailed));
   // Answers above the pool's threshold are decoded, filtered and capped in its worker threads, with the same privacy rules.
   const largeAnswers = new WorkerLargeAnswers({ privacy: config.privacy });
   const assertions = assertionSigner(config);
@@ -114,6 +121,7 @@ export async function composeGateway(config: GatewayConfig, log: Logger): Promis
     streamIdKey: derivedKey(config, 'stream ids'),
     maxResumesPerAgent: config.mcp.maxResumesPerAgent,
     maxResumes: config.mcp.maxResumes,
+    listens,
     toolCall: {
       registry: () => catalog.registry,
       budget: store.budget,
@@ -220,7 +228,7 @@ function settlementQueue(store: GatewayStore, log: Logger, metrics: GatewayMetri
   return settlements;
 }
 
-function toolRefresher(config: GatewayConfig, store: GatewayStore, catalog: ToolCatalog, log: Logger, audit: (event: AuditEvent) => void): ToolRefresher {
+function toolRefresher(config: GatewayConfig, store: GatewayStore, catalog: ToolCatalog, log: Logger, audit: (event: AuditEvent) => void, afterLoad: () => void): ToolRefresher {
   return new ToolRefresher({
     catalog,
     downstreams: config.downstreams,
@@ -232,6 +240,7 @@ function toolRefresher(config: GatewayConfig, store: GatewayStore, catalog: Tool
       for (const problem of load.problems) log.error({ downstream, problem }, 'tool definition left out');
       for (const collision of load.collisions) log.error({ downstream, collision }, describeCollision(collision));
       log.info({ downstream, tools: load.tools, reason }, `loaded ${load.tools.length} tools from downstream ${downstream}`);
+      afterLoad();
     },
     onRetry: (attempt, reason, downstream) => log.warn({ downstream, attempt, reason }, `downstream ${downstream}: /gw/schema not reachable yet; retrying`),
     onError: (error, reason, downstream) =>

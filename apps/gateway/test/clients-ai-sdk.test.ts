@@ -25,9 +25,11 @@ describe('client matrix: @ai-sdk/mcp createMCPClient over HTTP', { timeout: 30_0
   let matrix: Matrix;
   const clients: MCPClient[] = [];
 
-  async function connect(token: string): Promise<MCPClient> {
+  /** `legacy`: discovery off, so the client opens a 2025-11-25 session with initialize (`protocolVersionDiscovery: false`). */
+  async function connect(token: string, legacy = false): Promise<MCPClient> {
     const client = await createMCPClient({
       transport: { type: 'http', url: matrix.mcpUrl, headers: { Authorization: `Bearer ${token}` } },
+      ...(legacy && { protocolVersionDiscovery: false }),
     });
     clients.push(client);
     return client;
@@ -53,11 +55,22 @@ describe('client matrix: @ai-sdk/mcp createMCPClient over HTTP', { timeout: 30_0
     await matrix?.stop();
   });
 
-  it('connects: server/discover (2026-07-28) first, then initialize at 2025-11-25', async () => {
+  it('connects: server/discover (2026-07-28) is answered, and the client stays on 2026-07-28 with no session (issue 26)', async () => {
     const mark = matrix.observer.exchanges.length;
-    await connect(matrix.reader.token);
-    expect(posts(matrix.observer.since(mark))).toMatchObject([
+    const client = await connect(matrix.reader.token);
+    await client.tools();
+    const seen = posts(matrix.observer.since(mark));
+    expect(seen).toMatchObject([
       { rpc: ['server/discover'], protocolVersion: '2026-07-28', status: 200 },
+      { rpc: ['tools/list'], protocolVersion: '2026-07-28', status: 200 },
+    ]);
+    expect(seen.every((exchange) => exchange.sessionId === undefined && exchange.newSessionId === undefined)).toBe(true);
+  });
+
+  it('connects with discovery off: initialize at 2025-11-25, as before 2026-07-28', async () => {
+    const mark = matrix.observer.exchanges.length;
+    await connect(matrix.reader.token, true);
+    expect(posts(matrix.observer.since(mark))).toMatchObject([
       { rpc: ['initialize'], requestedVersion: '2025-11-25', status: 200 },
       { rpc: ['notifications/initialized'], protocolVersion: '2025-11-25', status: 202 },
     ]);
@@ -107,8 +120,8 @@ describe('client matrix: @ai-sdk/mcp createMCPClient over HTTP', { timeout: 30_0
     });
   });
 
-  it('session end: after the session is deleted the next request is answered 404; the AI SDK surfaces MCPClientError -32600 "Session not found" and does not re-initialize', async () => {
-    const client = await connect(matrix.reader.token);
+  it('session end (discovery off, so in a session): after the session is deleted the next request is answered 404; the AI SDK surfaces MCPClientError -32600 "Session not found" and does not re-initialize', async () => {
+    const client = await connect(matrix.reader.token, true);
     await client.tools();
     const sessionId = matrix.lastSessionId();
     expect(await matrix.endSession(sessionId, matrix.reader.token)).toBe(204);

@@ -141,7 +141,7 @@ describe.runIf(chromiumAvailable('the CORS browser test'))('a browser page on an
     expect(response.headers.get('Access-Control-Allow-Origin')).toBe(appOrigin);
     expect(response.headers.get('Vary')).toMatch(/\bOrigin\b/);
     expect(response.headers.get('Access-Control-Allow-Methods')).toMatch(/^POST, ?GET, ?DELETE, ?OPTIONS$/);
-    expect(response.headers.get('Access-Control-Allow-Headers')).toMatch(/^Authorization, ?Content-Type, ?Accept, ?Mcp-Session-Id, ?MCP-Protocol-Version, ?Last-Event-ID$/);
+    expect(response.headers.get('Access-Control-Allow-Headers')).toMatch(/^Authorization, ?Content-Type, ?Accept, ?Mcp-Session-Id, ?MCP-Protocol-Version, ?Last-Event-ID, ?Mcp-Method, ?Mcp-Name$/);
     expect(Number(response.headers.get('Access-Control-Max-Age'))).toBeGreaterThan(0);
   });
 

@@ -87,9 +87,15 @@ describe('MCP error delivery, default (dist/main.js + sample downstream)', () =>
     expect(malformed.status).toBe(400);
   });
 
-  it('answers server/discover with -32601 in HTTP 200 without a session, so newer clients fall back to initialize at once', async () => {
-    const reply = await mcpRaw(url, { jsonrpc: '2.0', id: 9, method: 'server/discover' }, { token: reader.token, headers: { 'MCP-Protocol-Version': '2026-07-28' } });
+  it('answers server/discover without the 2026-07-28 envelope (a session-era request) with -32601 in HTTP 200, as before', async () => {
+    const reply = await mcpRaw(url, { jsonrpc: '2.0', id: 9, method: 'server/discover' }, { token: reader.token });
     expect(reply.status).toBe(200);
     expect(reply.message).toMatchObject({ id: 9, error: { code: -32601 } });
+  });
+
+  it('answers MCP-Protocol-Version 2026-07-28 without the envelope with HTTP 400 and -32602 naming it (issue 26)', async () => {
+    const reply = await mcpRaw(url, { jsonrpc: '2.0', id: 9, method: 'server/discover' }, { token: reader.token, headers: { 'MCP-Protocol-Version': '2026-07-28' } });
+    expect(reply.status).toBe(400);
+    expect(reply.message).toMatchObject({ id: 9, error: { code: -32602, message: expect.stringMatching(/_meta/) } });
   });
 });

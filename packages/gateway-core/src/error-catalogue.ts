@@ -65,6 +65,9 @@ const INVALID_REQUEST = -32600;
 const METHOD_NOT_FOUND = -32601;
 const INVALID_PARAMS = -32602;
 const INTERNAL = -32603;
+// MCP 2026-07-28's own codes, from the range (-32020 to -32099) that revision reserves for the specification.
+const HEADER_MISMATCH = -32020;
+const UNSUPPORTED_PROTOCOL_VERSION = -32022;
 
 const kind = (httpStatus: number, jsonRpcCode: number, title: string, outcome: FailureOutcome, delivery: Delivery = 'http'): ErrorKind => ({
   httpStatus,
@@ -115,6 +118,8 @@ export const ERROR_CATALOGUE = {
    * gateway's own queue, never the downstream's fault (the breaker does not count it).
    */
   overloaded: kind(503, REFUSED, 'Gateway overloaded', 'overloaded', 'in-band'),
+  /** MCP 2026-07-28 `subscriptions/listen`: the agent (or the instance) holds as many listen streams as it may. */
+  'too-many-listens': kind(429, REFUSED, 'Too many listen streams', 'invalid-request'),
   /**
    * Same code as an open breaker on purpose: both mean "the gateway cannot
    * serve this now, retry later", and nothing is charged or forwarded.
@@ -148,6 +153,23 @@ export const ERROR_CATALOGUE = {
    * would be wrong: on Streamable HTTP a 404 tells the client its session is gone.
    */
   'method-not-found': kind(200, METHOD_NOT_FOUND, 'Method not found', 'invalid-request', 'in-band'),
+  /**
+   * A 2026-07-28 request (per-request `_meta` envelope) for a method that revision does not have, or the
+   * gateway does not serve: HTTP 404 as that revision's transport requires (no session exists whose loss a 404 could mean).
+   */
+  'unknown-method': kind(404, METHOD_NOT_FOUND, 'Method not found', 'invalid-request'),
+  /**
+   * MCP 2026-07-28: the `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` or `Mcp-Param-*` headers are
+   * missing, malformed, or disagree with the body (HeaderMismatch).
+   */
+  'header-mismatch': kind(400, HEADER_MISMATCH, 'Header mismatch', 'invalid-request'),
+  /**
+   * MCP 2026-07-28: a request that names that revision in its headers but whose `_meta` lacks the
+   * protocol version or the client capabilities every such request carries: invalid params, HTTP 400.
+   */
+  'invalid-envelope': kind(400, INVALID_PARAMS, 'Invalid params', 'invalid-request'),
+  /** MCP 2026-07-28: a request's protocol version is one the gateway does not serve statelessly; `data.supported` lists those it does. */
+  'unsupported-protocol-version': kind(400, UNSUPPORTED_PROTOCOL_VERSION, 'Unsupported protocol version', 'invalid-request'),
   /** Streamable HTTP clients react to the 404 by initializing again. */
   'session-not-found': kind(404, INVALID_REQUEST, 'Session not found', 'invalid-request'),
   /** A resumed stream whose answer is no longer kept (or never was: the client did not leave, or another instance lost it). */

@@ -314,6 +314,44 @@ export class MethodNotFoundError extends GatewayError {
   }
 }
 
+/** A 2026-07-28 request for a method that revision lacks (or the gateway does not serve): HTTP 404, -32601. */
+export class UnknownMethodError extends GatewayError {
+  constructor(message: string) {
+    super('unknown-method', message);
+  }
+}
+
+/** MCP 2026-07-28 HeaderMismatch: a required request header is missing, malformed, or disagrees with the body. */
+export class HeaderMismatchError extends GatewayError {
+  constructor(message: string) {
+    super('header-mismatch', message);
+  }
+}
+
+/** A `subscriptions/listen` past the agent's (or the instance's) bound of open streams. */
+export class TooManyListensError extends GatewayError {
+  constructor(message: string) {
+    super('too-many-listens', message);
+  }
+}
+
+/** A 2026-07-28 request whose `_meta` envelope lacks a field every such request carries. */
+export class InvalidEnvelopeError extends GatewayError {
+  constructor(message: string) {
+    super('invalid-envelope', message);
+  }
+}
+
+/** MCP 2026-07-28 UnsupportedProtocolVersion: `data` names the versions served and the one asked for. */
+export class UnsupportedProtocolVersionError extends GatewayError {
+  readonly data: { supported: readonly string[]; requested: string | null };
+
+  constructor(requested: string | null, supported: readonly string[]) {
+    super('unsupported-protocol-version', `Unsupported protocol version: ${JSON.stringify(requested)}; supported: ${supported.join(', ')}`);
+    this.data = { supported, requested };
+  }
+}
+
 /**
  * The Mcp-Session-Id names no live session of this agent. Unknown, expired,
  * ended and another agent's sessions look the same, so a session id reveals

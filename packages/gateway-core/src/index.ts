@@ -42,6 +42,9 @@ export type { GatewayErrorOptions, UnauthorizedReason, ToolRefusal, DownstreamFa
 export { McpService, streamedMessage, transportFailure, STREAM_RETRY_MS } from './mcp/mcp-service.js';
 export type { McpServiceOptions, McpPost, McpSessionEnd, McpReply, McpAnswer, McpResume, McpResumeReply, McpCredentials, ErrorDelivery, BearerChallenge } from './mcp/mcp-service.js';
 export { eventId, PRIMING_EVENT, ANSWER_EVENT } from './mcp/stream-id.js';
+export { ListenStreams, ToolListWatch, DEFAULT_LISTEN_LIMITS } from './mcp/listen-streams.js';
+export type { ListenLimits } from './mcp/listen-streams.js';
+export type { ListenReply } from './mcp/stateless-requests.js';
 export type { HeaderRecord } from './mcp/tool-call-record.js';
 export { SSE_CONTENT_TYPE, SSE_KEEP_ALIVE, sseMessage, ssePriming } from './protocol/sse.js';
 export { type JsonRpcResponse, type JsonRpcId } from './protocol/jsonrpc.js';

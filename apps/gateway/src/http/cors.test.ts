@@ -70,7 +70,7 @@ describe('mcpCors: preflight', () => {
     expect(response.headers.get('Access-Control-Allow-Origin')).toBe(LISTED);
     expect(list(response.headers.get('Vary'))).toContain('origin');
     expect(list(response.headers.get('Access-Control-Allow-Methods'))).toEqual(['post', 'get', 'delete', 'options']);
-    expect(list(response.headers.get('Access-Control-Allow-Headers'))).toEqual(['authorization', 'content-type', 'accept', 'mcp-session-id', 'mcp-protocol-version', 'last-event-id']);
+    expect(list(response.headers.get('Access-Control-Allow-Headers'))).toEqual(['authorization', 'content-type', 'accept', 'mcp-session-id', 'mcp-protocol-version', 'last-event-id', 'mcp-method', 'mcp-name']);
     expect(response.headers.get('Access-Control-Max-Age')).toBe(String(MCP_CORS.maxAgeSeconds));
     // The credential is a bearer token the page sends itself: no cookies ride along.
     expect(response.headers.has('Access-Control-Allow-Credentials')).toBe(false);

@@ -2,10 +2,13 @@ import type { MiddlewareHandler } from 'hono';
 import { cors } from 'hono/cors';
 import { checkOrigin, isAllowedOrigin, type OriginPolicy } from './request-guards.js';
 
-/** What a browser page may send to /mcp: the Streamable HTTP methods and headers (MCP 2025-11-25). */
+/**
+ * What a browser page may send to /mcp: the Streamable HTTP methods and headers (MCP 2025-11-25), and the
+ * request headers 2026-07-28 requires (`Mcp-Method`, `Mcp-Name`; a downstream's `Mcp-Param-*` are not listed).
+ */
 export const MCP_CORS = {
   allowMethods: ['POST', 'GET', 'DELETE', 'OPTIONS'],
-  allowHeaders: ['Authorization', 'Content-Type', 'Accept', 'Mcp-Session-Id', 'MCP-Protocol-Version', 'Last-Event-ID'],
+  allowHeaders: ['Authorization', 'Content-Type', 'Accept', 'Mcp-Session-Id', 'MCP-Protocol-Version', 'Last-Event-ID', 'Mcp-Method', 'Mcp-Name'],
   /** The session id a client must send back, and the reason of a 401. */
   exposeHeaders: ['Mcp-Session-Id', 'WWW-Authenticate'],
   /** How long a browser may reuse a preflight's answer. */

@@ -20,6 +20,7 @@ import type { BodyAdmission } from '../http/body-admission.js';
 import { retryAfterHeader } from '../http/retry-after.js';
 import { checkDeclaredLength, clientGoneSignal, hasBody, readBodyText, requestHeaders } from '../http/node-request.js';
 import { replyWithKeepAlive, sseFrames } from '../http/sse.js';
+import { listenStream } from '../http/listen-stream.js';
 
 const SESSION_HEADER = 'Mcp-Session-Id';
 const ALLOWED_METHODS = 'POST, DELETE';
@@ -126,6 +127,7 @@ export async function postMcp<R extends McpResponse>(c: McpExchange<R>, deps: Mc
   if (reply.kind === 'accepted') return c.body(null, 202);
   if (reply.kind === 'ended') return c.body(null, 204);
   if (reply.kind === 'answer') return sendMcpAnswer(c, reply);
+  if (reply.kind === 'listen') return listenStream(c, reply, deps.keepAliveMs);
   const { streamId } = reply;
   const opening = streamId === undefined ? undefined : ssePriming(eventId(streamId, PRIMING_EVENT), STREAM_RETRY_MS);
   const closing = (answer: McpAnswer) => sseMessage(streamedMessage(answer), streamId && eventId(streamId, ANSWER_EVENT));

@@ -16,7 +16,7 @@ import { z } from 'zod';
  * them as not applicable, with the reason).
  */
 
-/** The tool names the conformance scenarios call (conformance 0.1.16). */
+/** The tool names the conformance scenarios call (conformance 0.2.0-alpha.12). */
 export const CONFORMANCE_TOOLS = {
   /** tools-call-simple-text: a text answer. */
   simpleText: 'test_simple_text',
@@ -43,6 +43,8 @@ export const JSON_SCHEMA_2020_12_INPUT = {
   type: 'object',
   $defs: {
     address: {
+      // SEP-2106 (conformance 0.2): reference, composition and conditional keywords must reach the client too.
+      $anchor: 'addressDef',
       type: 'object',
       properties: { street: { type: 'string' }, city: { type: 'string' } },
     },
@@ -50,7 +52,14 @@ export const JSON_SCHEMA_2020_12_INPUT = {
   properties: {
     name: { type: 'string' },
     address: { $ref: '#/$defs/address' },
+    contactMethod: { type: 'string', enum: ['phone', 'email'] },
+    phone: { type: 'string' },
+    email: { type: 'string' },
   },
+  allOf: [{ anyOf: [{ required: ['phone'] }, { required: ['email'] }] }],
+  if: { properties: { contactMethod: { const: 'phone' } }, required: ['contactMethod'] },
+  then: { required: ['phone'] },
+  else: { required: ['email'] },
   required: [],
   additionalProperties: false,
 } as const;
@@ -58,6 +67,9 @@ export const JSON_SCHEMA_2020_12_INPUT = {
 const addressBody = z.object({
   name: z.string().optional(),
   address: z.object({ street: z.string().optional(), city: z.string().optional() }).optional(),
+  contactMethod: z.enum(['phone', 'email']).optional(),
+  phone: z.string().optional(),
+  email: z.string().optional(),
 });
 
 export function conformanceApp(): Hono {

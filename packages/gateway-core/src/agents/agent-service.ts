@@ -37,6 +37,11 @@ export interface AuthenticatedAgent {
 
 export interface AgentServiceOptions {
   store: Pick<GatewayStore, 'agents' | 'revocation' | 'budget'>;
+  /**
+   * Told the id of an agent whose tool list may have changed (allowlist, scopes, activity, deletion),
+   * after the change is stored: MCP 2026-07-28 listen streams hear of it. Must not throw or wait.
+   */
+  onToolAccessChanged?: (agentId: string) => void;
   tokens: TokenService;
   /** OAuth access tokens of trusted issuers, accepted beside the gateway's own tokens. */
   external?: ExternalTokens;
@@ -80,9 +85,11 @@ export class AgentService {
   readonly #defaultRateLimit: RateLimit | null;
   readonly #external: ExternalTokens | undefined;
   readonly #externalAgents: ExternalAgents | undefined;
+  readonly #onToolAccessChanged: (agentId: string) => void;
 
   constructor(options: AgentServiceOptions) {
     this.#store = options.store;
+    this.#onToolAccessChanged = options.onToolAccessChanged ?? (() => undefined);
     this.#tokens = options.tokens;
     this.#external = options.external;
     this.#externalAgents = options.external && new ExternalAgents({
@@ -140,6 +147,7 @@ export class AgentService {
     // harmless, and covers a revocation lost to a store outage last time.
     if (patch.isActive === false) await this.#store.revocation.revokeAll(agentId);
     this.#changed('agent.updated', agentId, actor, `fields: ${Object.keys(patch).sort().join(', ') || 'none'}`);
+    if (patch.allowedTools !== undefined || patch.scopes !== undefined || patch.isActive !== undefined) this.#onToolAccessChanged(agentId);
     return updated;
   }
 
@@ -147,6 +155,7 @@ export class AgentService {
     if (!(await this.#store.agents.delete(agentId))) throw notFound(agentId);
     await this.#store.revocation.forget(agentId);
     this.#changed('agent.deleted', agentId, actor);
+    this.#onToolAccessChanged(agentId);
   }
 
   /** Issues a token carrying the agent's scopes and current revocation generation. */

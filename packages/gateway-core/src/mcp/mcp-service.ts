@@ -24,6 +24,8 @@ import { buildInitializeResult, parseInitializeParams, type ServerInfo } from '.
 import { jsonRpcErrorFrom, jsonRpcResult, parseJsonRpcBody, type IncomingMessage, type JsonRpcId, type JsonRpcRequest, type JsonRpcResponse } from '../protocol/jsonrpc.js';
 import { isAtLeast, protocolVersionForRequest, type ProtocolVersion } from '../protocol/protocol-version.js';
 import { buildToolErrorResult } from '../protocol/tool-result.js';
+import { eraOf, type Era } from '../protocol/envelope.js';
+import { checkParamHeaders, paramHeadersOf, type ParamHeader } from '../protocol/param-headers.js';
 import type { AgentRecord, ExternalSubject, SessionRecord, SessionStore, StreamStore } from '../store/ports.js';
 import { toolsForAgent } from '../tools/access.js';
 import type { RegisteredTool } from '../tools/registry.js';
@@ -32,6 +34,8 @@ import { loadTokenizer } from '../tokens/count.js';
 import { judgedLater } from '../util/judged-later.js';
 import { ResumableStreams } from './resumable-streams.js';
 import { ResumeAdmission } from './resume-admission.js';
+import type { ListenStreams } from './listen-streams.js';
+import { answerStateless, openListen, STATELESS_FEATURES, statelessMessage, type ListenReply } from './stateless-requests.js';
 import { RunningCalls } from './running-calls.js';
 import { ANSWER_EVENT, parseEventId, StreamIds } from './stream-id.js';
 import { ToolCallRecord, type HeaderRecord } from './tool-call-record.js';
@@ -89,6 +93,8 @@ export interface McpServiceOptions {
   maxResumesPerAgent?: number;
   /** Resumes waiting on this instance at once, every agent's together: keep it below the connection limit. Default 512. */
   maxResumes?: number;
+  /** The `subscriptions/listen` streams of this instance (MCP 2026-07-28); without it, that method is not served. */
+  listens?: ListenStreams;
   clock?: () => Date;
 }
 
@@ -173,6 +179,7 @@ export type McpReply =
   | McpAnswer
   | { kind: 'accepted' }
   | { kind: 'ended' }
+  | ListenReply
   | {
       kind: 'pending';
       answer: Promise<McpAnswer>;
@@ -202,6 +209,16 @@ interface McpSession {
   /** The version this request speaks: the negotiated one, confirmed by the header. */
   protocolVersion: ProtocolVersion;
 }
+
+/** Where a tools/call runs: in a session (2024-11-05 … 2025-11-25), or in none (2026-07-28). */
+interface CallScope {
+  sessionId: string | null;
+  /** The revision whose result features the pipeline uses. */
+  protocolVersion: ProtocolVersion;
+}
+
+/** Messages that are not requests or notifications have no envelope: the session era's, as before 2026-07-28. */
+const SESSION_ERA: Era = { kind: 'session' };
 
 /** Who is asking and in which session (none for `initialize`), or why they may not ask. */
 type Admission =
@@ -257,7 +274,8 @@ export class McpService {
     const call = incoming.kind === 'request' && incoming.message.method === 'tools/call' ? incoming.message : null;
     // Opened before any check, so a call refused at any step is on record too.
     const record = call ? new ToolCallRecord(this.#options.audit, request.headers) : null;
-    const admission = await this.#admit(request, incoming, call);
+    const era = incoming.kind === 'request' || incoming.kind === 'notification' ? eraOf({ method: incoming.message.method, params: incoming.message.params, sessionId: request.sessionId, headers: request.headers }) : SESSION_ERA;
+    const admission = await this.#admit(request, incoming, call, era);
     if (!admission.ok) {
       // Once the token checked out, the record names its agent and the tool it asked for, even when
       // the agent's own record could not be read (a store outage): the audit write waits for the store.
@@ -273,6 +291,7 @@ export class McpService {
     }
     // Notifications, and responses to requests this server never sends, need no answer.
     if (incoming.kind !== 'request') return { kind: 'accepted' };
+    if (era.kind === 'stateless') return this.#stateless(caller, incoming.message, record, admission.reservedAhead);
     if (record && session) return this.#pendingCall(caller, session, incoming.message, record, admission.reservedAhead);
     try {
       return await this.#answer(caller, session, incoming.message);
@@ -338,13 +357,36 @@ export class McpService {
    */
   #pendingCall(caller: McpCaller, session: McpSession, request: JsonRpcRequest, record: ToolCallRecord, reservedAhead: EarlyReservation | null): McpReply {
     const streams = this.#streams;
+    const scope = { sessionId: session.record.sessionId, protocolVersion: session.protocolVersion };
     if (!streams || !isAtLeast(session.protocolVersion, '2025-03-26')) {
-      return { kind: 'pending', answer: this.#toolCall(caller, session, request, record, reservedAhead) };
+      return { kind: 'pending', answer: this.#toolCall(caller, scope, request, record, reservedAhead) };
     }
     const streamId = this.#streamIds.issue(request.id, session.record.sessionId);
-    const answer = this.#toolCall({ ...caller, signal: undefined }, session, request, record, reservedAhead);
+    const answer = this.#toolCall({ ...caller, signal: undefined }, scope, request, record, reservedAhead);
     const streamStarted = streams.keepIfLost(streamId, session.record.sessionId, caller.signal, answer.then(streamedMessage));
     return { kind: 'pending', answer, streamId, streamStarted };
+  }
+
+  /**
+   * A 2026-07-28 request: no session read or written. A tools/call runs the
+   * same pipeline; its stream is not resumable (that revision has none), so a
+   * client that closes it cancels the call. Every result gains `resultType`
+   * and the server's identity.
+   */
+  async #stateless(caller: McpCaller, request: JsonRpcRequest, record: ToolCallRecord | null, reservedAhead: EarlyReservation | null): Promise<McpReply> {
+    const { serverInfo } = this.#options;
+    const complete = (reply: McpAnswer): McpAnswer => ({ ...reply, message: statelessMessage(reply.message, serverInfo) });
+    if (record) {
+      const answer = this.#toolCall(caller, { sessionId: null, protocolVersion: STATELESS_FEATURES }, request, record, reservedAhead);
+      return { kind: 'pending', answer: answer.then(complete) };
+    }
+    const { listens } = this.#options;
+    try {
+      if (request.method === 'subscriptions/listen' && listens) return openListen(listens, caller.agent.agentId, request);
+      return complete(answer(answerStateless({ listChanged: listens !== undefined, toolsForCaller: () => this.#toolsFor(caller) }, request)));
+    } catch (error) {
+      return this.#failure(request.id, error);
+    }
   }
 
   /**
@@ -353,7 +395,7 @@ export class McpService {
    * session must belong to the caller. A message refused as invalid is
    * answered only once its sender is authenticated.
    */
-  async #admit(request: McpPost, incoming: IncomingMessage, call: JsonRpcRequest | null): Promise<Admission> {
+  async #admit(request: McpPost, incoming: IncomingMessage, call: JsonRpcRequest | null, era: Era): Promise<Admission> {
     let agentId: string | null = null;
     let reservedAhead: EarlyReservation | null = null;
     let leave: LeaveCall | undefined;
@@ -365,8 +407,8 @@ export class McpService {
         throw new NotReadyError('The gateway is not ready: see /health/ready');
       }
       const opensSession = incoming.kind === 'request' && SESSIONLESS_METHODS.has(incoming.message.method);
-      // What this lookup finds only counts once the caller is known to own it.
-      const lookup = opensSession || incoming.kind === 'invalid' ? null : judgedLater(this.#touchSession(request.sessionId));
+      // What this lookup finds only counts once the caller is known to own it. A 2026-07-28 request has no session.
+      const lookup = opensSession || incoming.kind === 'invalid' || era.kind !== 'session' ? null : judgedLater(this.#touchSession(request.sessionId));
       if (request.refusal !== undefined) throw request.refusal;
       const claims = request.claims ?? (await this.#options.agents.verifyToken(bearerToken(request.authorization)));
       agentId = claims.agentId;
@@ -381,6 +423,9 @@ export class McpService {
       const cacheAhead = this.#peekCache(claims.agentId, call, tool);
       const caller = { agent: await this.#options.agents.agentFor(claims), tokenScopes: claims.scopes, external: claims.external, signal: request.signal, leave, rateAhead, cacheAhead };
       if (incoming.kind === 'invalid') throw incoming.error;
+      if (era.kind === 'refused') throw era.error;
+      // A downstream's x-mcp-header parameters arrive mirrored as Mcp-Param-* headers, which must agree with the arguments.
+      if (era.kind === 'stateless' && tool !== undefined) checkParamHeaders(paramHeadersFor(tool), call?.params?.arguments, request.headers);
       const session = lookup ? this.#claimSession(caller, await lookup, request.protocolVersion) : null;
       return { ok: true, caller, session, reservedAhead };
     } catch (error) {
@@ -464,18 +509,21 @@ export class McpService {
     switch (request.method) {
       case 'ping':
         return answer(jsonRpcResult(request.id, {}));
-      case 'tools/list': {
-        const tools = toolsForAgent(this.#options.toolCall.registry(), {
-          allowedTools: caller.agent.allowedTools,
-          agentScopes: caller.agent.scopes,
-          tokenScopes: caller.tokenScopes,
-          canStepUp: caller.external !== undefined,
-        });
-        return answer(jsonRpcResult(request.id, toolsListResult(tools, session.protocolVersion)));
-      }
+      case 'tools/list':
+        return answer(jsonRpcResult(request.id, toolsListResult(this.#toolsFor(caller), session.protocolVersion)));
       default:
         throw new MethodNotFoundError(request.method);
     }
+  }
+
+  /** The tools the caller may see: its agent's allowlist and scopes, and its token's. */
+  #toolsFor(caller: McpCaller): readonly RegisteredTool[] {
+    return toolsForAgent(this.#options.toolCall.registry(), {
+      allowedTools: caller.agent.allowedTools,
+      agentScopes: caller.agent.scopes,
+      tokenScopes: caller.tokenScopes,
+      canStepUp: caller.external !== undefined,
+    });
   }
 
   /**
@@ -497,14 +545,14 @@ export class McpService {
   }
 
   /** The pipeline, in the call's trace; audited once when it ends. Never rejects. */
-  async #toolCall(caller: McpCaller, session: McpSession, request: JsonRpcRequest, record: ToolCallRecord, reservedAhead: EarlyReservation | null): Promise<McpAnswer> {
+  async #toolCall(caller: McpCaller, scope: CallScope, request: JsonRpcRequest, record: ToolCallRecord, reservedAhead: EarlyReservation | null): Promise<McpAnswer> {
     const params = request.params ?? {};
-    // Cancelled by the client's notifications/cancelled, or (without a resumable stream) by its leaving.
-    const running = this.#running.start(session.record.sessionId, request.id, caller.signal);
+    // Cancelled by the client's notifications/cancelled, or (without a resumable stream) by its leaving; without a session, only by its leaving.
+    const running = scope.sessionId === null ? cancelledByLeaving(caller.signal) : this.#running.start(scope.sessionId, request.id, caller.signal);
     const run = () =>
       callTool(
         this.#options.toolCall,
-        { agent: caller.agent, tokenScopes: caller.tokenScopes, canStepUp: caller.external !== undefined, protocolVersion: session.protocolVersion, signal: running.signal, reservedAhead, rateTakenAhead: caller.rateAhead, cacheAhead: caller.cacheAhead },
+        { agent: caller.agent, tokenScopes: caller.tokenScopes, canStepUp: caller.external !== undefined, protocolVersion: scope.protocolVersion, signal: running.signal, reservedAhead, rateTakenAhead: caller.rateAhead, cacheAhead: caller.cacheAhead },
         { name: params.name, arguments: params.arguments },
       );
     let report: ToolCallReport;
@@ -517,8 +565,8 @@ export class McpService {
       caller.rateAhead?.abandon();
       caller.leave?.();
     }
-    const serverTiming = record.end({ agentId: caller.agent.agentId, sessionId: session.record.sessionId, ...caller.external }, report);
-    const reply = report.ok ? answer(jsonRpcResult(request.id, report.result)) : this.#callFailure(request.id, report, session.protocolVersion);
+    const serverTiming = record.end({ agentId: caller.agent.agentId, sessionId: scope.sessionId, ...caller.external }, report);
+    const reply = report.ok ? answer(jsonRpcResult(request.id, report.result)) : this.#callFailure(request.id, report, scope.protocolVersion);
     return { ...reply, serverTiming };
   }
 
@@ -550,6 +598,20 @@ function bearerChallenge(error: unknown): BearerChallenge | undefined {
   if (error instanceof InsufficientScopeError) return { error: 'insufficient_scope', scope: error.scopesToRequest.join(' ') };
   if (!(error instanceof UnauthorizedError)) return undefined;
   return error.reason === 'missing' ? {} : { error: 'invalid_token' };
+}
+
+/** Each tool's x-mcp-header marks, found once per registered tool (a reload registers new ones). */
+const PARAM_HEADERS = new WeakMap<RegisteredTool, readonly ParamHeader[]>();
+
+function paramHeadersFor(tool: RegisteredTool): readonly ParamHeader[] {
+  let marks = PARAM_HEADERS.get(tool);
+  if (marks === undefined) PARAM_HEADERS.set(tool, (marks = paramHeadersOf(tool.inputSchema)));
+  return marks;
+}
+
+/** A call of no session: only the client's leaving cancels it (it never stops being cancellable on its own). */
+function cancelledByLeaving(clientGone: AbortSignal | undefined): { signal: AbortSignal; done(): void } {
+  return { signal: clientGone ?? new AbortController().signal, done: () => undefined };
 }
 
 function answer(message: JsonRpcResponse): McpAnswer {

@@ -305,6 +305,23 @@ export interface AttemptCounter {
   clear(subject: string): Promise<void>;
 }
 
+/** Something that changes what `tools/list` answers: for one agent, or (`agentId` null) for every agent. */
+export interface ToolListChange {
+  agentId: string | null;
+}
+
+/**
+ * Tells every gateway instance on the store that a tool list changed, so
+ * each can notify the `subscriptions/listen` streams it holds (MCP
+ * 2026-07-28). Fire-and-forget: a change missed while the store is away is
+ * made good by `tools/list`'s `ttlMs`.
+ */
+export interface ChangeFeed {
+  publish(change: ToolListChange): Promise<void>;
+  /** `listener` hears every change published from now on, by any instance, this one included; returns the unsubscribe. */
+  subscribe(listener: (change: ToolListChange) => void): () => void;
+}
+
 export interface GatewayStore {
   readonly kind: 'memory' | 'redis';
   readonly agents: AgentStore;
@@ -321,6 +338,8 @@ export interface GatewayStore {
   readonly signInAttempts: AttemptCounter;
   /** Per-agent call rates (`AgentRecord.rateLimit`). */
   readonly rateLimits: RateLimiter;
+  /** Tool-list changes, across instances (Redis pub/sub; in-process on the memory store). */
+  readonly changes: ChangeFeed;
   /**
    * One real round trip (to every server holding data); throws when the
    * store is unreachable, and `PartialStoreOutage` when only part of it is.

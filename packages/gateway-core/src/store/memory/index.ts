@@ -10,6 +10,7 @@ import { MemoryStreamStore } from './streams.js';
 import { MemoryGenerationCounter } from './generation-counter.js';
 import { MemoryAttemptCounter } from './attempts.js';
 import { MemoryRateLimiter } from './rate-limits.js';
+import { MemoryChangeFeed } from './changes.js';
 
 /**
  * The embedded store: everything in this process's memory. Right for one
@@ -30,6 +31,7 @@ export function createMemoryStore(options: StoreOptions = {}): GatewayStore {
     cacheGeneration: new MemoryGenerationCounter(),
     signInAttempts: new MemoryAttemptCounter(clock),
     rateLimits: new MemoryRateLimiter(),
+    changes: new MemoryChangeFeed(),
     async ping() {},
     async close() {},
   };

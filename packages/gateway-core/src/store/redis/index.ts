@@ -15,6 +15,7 @@ import { RedisStreamStore } from './streams.js';
 import { RedisGenerationCounter, ShardedGenerationCounter } from './generation-counter.js';
 import { RedisAttemptCounter } from './attempts.js';
 import { RedisRateLimiter } from './rate-limits.js';
+import { RedisChangeFeed } from './changes.js';
 
 export const DEFAULT_KEY_PREFIX = 'tollgate:';
 
@@ -46,6 +47,7 @@ export async function createRedisStore(url: string, options: StoreOptions = {}):
   const keys = new Keys(keyPrefix, connection.cluster ? CLUSTER_SHARDS : 1);
   const agentReads = new AgentReads(client, keys);
   const streams = new RedisStreamStore(client, keys, connection.cluster);
+  const changes = new RedisChangeFeed(connection, keys.toolListChanges(), options.onError);
 
   return {
     kind: 'redis',
@@ -60,9 +62,11 @@ export async function createRedisStore(url: string, options: StoreOptions = {}):
     cacheGeneration: new ShardedGenerationCounter(client, Array.from({ length: keys.shards }, (_, shard) => keys.cacheGeneration(shard))),
     signInAttempts: new RedisAttemptCounter(client, (subject) => keys.signInAttempts(subject)),
     rateLimits: new RedisRateLimiter(client, (agentId) => keys.rateLimit(agentId)),
+    changes,
     // Each server's round trip is timed on its own (connection.ts), so a cluster can answer in part.
     ping: () => connection.ping(),
     async close() {
+      await changes.close();
       await streams.close();
       await connection.close();
     },

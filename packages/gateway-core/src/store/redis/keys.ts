@@ -26,6 +26,11 @@ export class Keys {
     this.#shardTags = spreadTags(shards);
   }
 
+  /** The pub/sub channel of tool-list changes (a channel, not a key: nothing is stored under it). */
+  toolListChanges(): string {
+    return `${this.prefix}changes:tools`;
+  }
+
   agent(agentId: string): string {
     return `${this.prefix}agent:{${agentId}}`;
   }
