@@ -133,7 +133,7 @@ describe('.dockerignore', () => {
 describe('docker-compose.yml', () => {
   const { services } = compose;
   const gateway = services.gateway!;
-  const secrets = { TOLLGATE_LICENSE_KEY: 'license', TOLLGATE_JWT_SIGNING_KEY: 'k'.repeat(32), TOLLGATE_ADMIN_API_KEY: 'a'.repeat(32) };
+  const secrets = { TOLLGATE_LICENSE_KEY: 'license', TOLLGATE_JWT_SIGNING_KEY: 'k'.repeat(32), TOLLGATE_ADMIN_API_KEY: '3f9c1a7e5b2d4c6a8e0f1b3d5a7c9e2f' };
   const resolved = (env: Record<string, string | undefined>) =>
     Object.fromEntries(Object.entries(gateway.environment ?? {}).map(([name, value]) => [name, interpolate(String(value), env)]));
 

@@ -11,6 +11,8 @@ import { eventually, type RunningProcess } from './support/processes.js';
 
 const SLOW_MS = 4000;
 const BREAK_SECONDS = 1;
+/** How recent another caller's success must be to hold back one caller's failures from the shared breaker. */
+const VOUCH_SECONDS = 1;
 const FLOOD = 300;
 const LIMIT = 32;
 const BUDGET = 10_000_000;
@@ -137,7 +139,8 @@ describe('hostile load: one agent cannot starve the others or open the breaker (
     pair = await startPair({
       downstream: { url: downstream.url },
       gateway: [
-        { env: { Gw__Breaker__BreakSeconds: String(BREAK_SECONDS) } },
+        // A short window: another caller's success vouches for the downstream only that long (issue 25 finding 4).
+        { env: { Gw__Breaker__BreakSeconds: String(BREAK_SECONDS), Gw__Breaker__WindowSeconds: String(VOUCH_SECONDS) } },
         { env: { Gw__Mcp__MaxConcurrentCallsPerAgent: '0' } },
       ],
     });
@@ -234,7 +237,9 @@ describe('hostile load: one agent cannot starve the others or open the breaker (
     const aborter = await agentOn(limited, 'aborter');
     const victim = await agentOn(limited, 'victim');
 
-    // A real failure opens the breaker (5 in a row, the default).
+    // A real failure opens the breaker (5 in a row, the default) once no other caller's success is recent:
+    // while one is, a lone caller's failures open only its own breaker (issue 25 finding 4).
+    await sleep(VOUCH_SECONDS * 1000 + 200);
     const openingsAtStart = breakerOpenings(gateway);
     downstream.failing = true;
     for (let call = 0; call < 5; call++) expect(isOk(await callTool(gateway.url, victim, 'get_item', `down-${call}`))).toBe(false);
