@@ -64,6 +64,9 @@ describe("GitHub's REST API (@octokit/openapi, whole)", () => {
   it('builds a registry whose argument checks compile, and requests GitHub expects', { timeout: 60_000 }, () => {
     const { registry, problems } = buildToolRegistry(whole.tools);
     expect(problems).toEqual([]);
+    // Large registries compile on first call: force every one, so none would refuse its calls.
+    const uncompilable = registry.list().filter((tool) => !tool.validateArguments({}) && tool.validateArguments.errors?.some((error) => error.keyword === 'compile'));
+    expect(uncompilable.map((tool) => tool.definition.name)).toEqual([]);
     const pulls = registry.get('pulls_list')!;
     expect(pulls.validateArguments({ owner: 'octo', repo: 'hello', state: 'closed', per_page: 5 })).toBe(true);
     expect(pulls.validateArguments({ owner: 'octo', repo: 'hello', state: 'merged' })).toBe(false);
@@ -118,7 +121,7 @@ describe('other public documents', () => {
     expect(buildToolRegistry(result.tools).problems).toEqual([]);
   });
 
-  it('Blockfrost (3.0.3, YAML, 500 KB): nullable and 3.0 keywords become 2020-12', () => {
+  it('Blockfrost (3.0.3, YAML, 500 KB): nullable and 3.0 keywords become 2020-12', { timeout: 30_000 }, () => {
     const text = readFileSync(require.resolve('@blockfrost/openapi/openapi.yaml'), 'utf8');
     const result = importOpenApi(parseYaml(text), { prefix: 'blockfrost' });
     expect(result.version).toBe('3.0');
@@ -242,6 +245,11 @@ describe('hostile documents', () => {
     ]);
     expect(byName(result, 'wipe').allowWrite).toBe(false);
     expect(result.notes).toContainEqual(expect.objectContaining({ operationId: 'wipe', reason: expect.stringMatching(/callbacks not imported/) }));
+  });
+
+  it('a pattern that is no valid Unicode JS regex is dropped rather than refusing every call', () => {
+    const result = importOpenApi(document({ '/p/{slug}': { get: { operationId: 'p', parameters: [{ name: 'slug', in: 'path', required: true, schema: { type: 'string', pattern: '^\\-?\\d+$', maxLength: 9 } }] } } }));
+    expect(result.tools[0]!.inputSchema.properties.slug).toEqual({ type: 'string', maxLength: 9 });
   });
 
   it('query arrays and objects carry their style and explode into the request', () => {

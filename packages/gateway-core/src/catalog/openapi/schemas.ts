@@ -98,6 +98,8 @@ export class OperationSchemas {
     if (typeof schema.$ref === 'string') return this.#reference(schema, depth);
     const out: JsonObject = {};
     for (const keyword of PLAIN_KEYWORDS) if (schema[keyword] !== undefined) out[keyword] = schema[keyword];
+    // Documents hold patterns of other regex flavours; one that is not a valid Unicode JS regex would refuse every call of its tool.
+    if (out.pattern !== undefined && !isUnicodeRegExp(out.pattern)) delete out.pattern;
     if (typeof schema.description === 'string' && schema.description.trim() !== '') out.description = trimmed(schema.description, MAX_SCHEMA_DESCRIPTION);
     if (Array.isArray(schema.examples)) out.examples = schema.examples.slice(0, 3);
     for (const keyword of SCHEMA_LIST_KEYWORDS) {
@@ -197,6 +199,14 @@ function typesOf(schema: JsonObject): string | string[] {
   }
   if (Array.isArray(schema.enum)) for (const value of schema.enum) types.add(value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value);
   return types.size === 0 ? ANY_TYPE : [...types];
+}
+
+function isUnicodeRegExp(pattern: unknown): boolean {
+  try {
+    return typeof pattern === 'string' && new RegExp(pattern, 'u') instanceof RegExp;
+  } catch {
+    return false;
+  }
 }
 
 function asList(value: unknown): unknown[] {
