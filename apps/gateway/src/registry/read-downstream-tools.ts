@@ -1,7 +1,11 @@
-import { importOpenApi, OpenApiDocumentError, type OperationNote } from '@tollgate/gateway-core';
+import { once } from 'node:events';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import type { OpenApiSource } from '../config/downstreams-section.js';
 import { fetchToolSchema, retryingRead, SchemaUnusableError, type RetryingReadOptions } from './fetch-tool-schema.js';
-import { readOpenApiDocument } from './read-openapi-document.js';
+import { loadOpenApiTools, type OpenApiRequest, type OpenApiTools } from './load-openapi-tools.js';
+import type { OpenApiWorkerReply } from './openapi-worker.js';
 
 /** Where a downstream's tools are read: its `/gw/schema`, or its OpenAPI document when configured. */
 export interface SchemaSource {
@@ -32,18 +36,39 @@ export interface ReadToolsOptions extends RetryingReadOptions {
 /** Reads a downstream's tools once (retrying what may come right, as `options` say); `unchanged` when its OpenAPI document is the one of `lastDigest`. */
 export async function readDownstreamTools(source: SchemaSource, options: ReadToolsOptions): Promise<DownstreamTools | 'unchanged'> {
   if (!source.openApi) return { schema: await fetchToolSchema({ ...options, downstreamBaseUrl: source.baseUrl }), skipped: [], notes: [], digest: null };
-  const { location, include, exclude, allowWrite } = source.openApi;
-  const read = await retryingRead(() => readOpenApiDocument(location, { signal: options.signal, lastDigest: options.lastDigest }), options);
-  if ('unchanged' in read) return 'unchanged';
-  try {
-    const imported = importOpenApi(read.document, { prefix: source.prefix ?? '', include, exclude, allowWrite });
-    return { schema: imported.tools, skipped: imported.skipped.map(describeNote), notes: imported.notes.map(describeNote), digest: read.digest };
-  } catch (error) {
-    if (error instanceof OpenApiDocumentError) throw new SchemaUnusableError(`the OpenAPI document cannot be imported: ${error.message}`);
-    throw error;
-  }
+  const request: OpenApiRequest = { source: source.openApi, prefix: source.prefix ?? '', lastDigest: options.lastDigest };
+  const read = await retryingRead(() => loadOffThread(request, options.signal), options);
+  return read === 'unchanged' ? read : { schema: read.tools, skipped: read.skipped, notes: read.notes, digest: read.digest };
 }
 
-function describeNote(note: OperationNote): string {
-  return `${note.operation}${note.operationId ? ` (${note.operationId})` : ''}: ${note.reason}`;
+/** The worker beside the built gateway; from sources (unit tests) there is none, and the document is read here. */
+const WORKER_FILE = fileURLToPath(new URL('./openapi-worker.js', import.meta.url));
+/** A hostile document runs out of this much heap in the worker, never in the gateway. */
+const WORKER_HEAP_MB = 1024;
+
+/** The import running now: imports run one after another, so several large documents never add up their peaks. */
+let running: Promise<unknown> = Promise.resolve();
+
+function loadOffThread(request: OpenApiRequest, signal: AbortSignal | undefined): Promise<OpenApiTools | 'unchanged'> {
+  const turn = running.then(() => loadInWorker(request, signal));
+  running = turn.catch(() => undefined);
+  return turn;
+}
+
+async function loadInWorker(request: OpenApiRequest, signal: AbortSignal | undefined): Promise<OpenApiTools | 'unchanged'> {
+  if (!existsSync(WORKER_FILE)) return loadOpenApiTools(request, signal);
+  const worker = new Worker(WORKER_FILE, { workerData: request, resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB } });
+  const stop = () => void worker.terminate();
+  signal?.addEventListener('abort', stop, { once: true });
+  try {
+    const exited = once(worker, 'exit').then(([code]) => Promise.reject(new Error(`the OpenAPI worker stopped (exit code ${String(code)})`)));
+    // Also once the reply is in and the worker is ended below: nobody waits for it then.
+    exited.catch(() => undefined);
+    const [reply] = (await Promise.race([once(worker, 'message'), exited])) as [OpenApiWorkerReply];
+    if (reply.ok) return reply.result;
+    throw reply.unusable ? new SchemaUnusableError(reply.message) : new Error(reply.message);
+  } finally {
+    signal?.removeEventListener('abort', stop);
+    await worker.terminate();
+  }
 }
