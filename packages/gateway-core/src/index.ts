@@ -72,7 +72,7 @@ export type { ToolCallDeps, ResponseFilter } from './pipeline/tool-call.js';
 export { SettlementQueue, type Settlements, type SettlementQueueOptions } from './pipeline/settlement-queue.js';
 export { BudgetAdmission, DEFAULT_BUDGET_WAIT_MS, type BudgetAdmissionOptions, type BudgetAdmissionOutcome, type AdmitRequest } from './pipeline/budget-admission.js';
 export { buildToolRegistry, ToolRegistry, type RegisteredTool, type BuiltToolRegistry } from './tools/registry.js';
-export { describeToolProblem, TOOL_NAME_PATTERN, type QuerySerialization, type ToolCacheSettings, type ToolDefinition, type ToolDefinitionProblem, type ToolOrigin } from './tools/definition.js';
+export { describeToolProblem, TOOL_NAME_PATTERN, type QuerySerialization, type QueryStyle, type ToolCacheSettings, type ToolDefinition, type ToolDefinitionProblem, type ToolOrigin } from './tools/definition.js';
 export { allowlistAllows } from './tools/allowlist.js';
 export {
   importOpenApi,
@@ -81,6 +81,8 @@ export {
   SelectorError,
   type OpenApiImport,
   type OpenApiImportOptions,
+  type OpenApiVersion,
+  type SchemaLimits,
   type OperationNote,
   type OperationSelector,
 } from './catalog/openapi/index.js';

@@ -85,10 +85,13 @@ export const ToolCacheSchema = z.object({
  * OpenAPI document's `style` and `explode` say (OpenAPI 3.1, 4.8.12.4). Without
  * an entry, arrays repeat the parameter and objects travel as JSON text.
  */
-export const QUERY_STYLES = ['form', 'spaceDelimited', 'pipeDelimited', 'deepObject'] as const;
-export type QueryStyle = (typeof QUERY_STYLES)[number];
-const QuerySerializationSchema = z.object({ style: z.enum(QUERY_STYLES), explode: z.boolean() });
-export type QuerySerialization = z.output<typeof QuerySerializationSchema>;
+export type QueryStyle = 'form' | 'spaceDelimited' | 'pipeDelimited' | 'deepObject';
+const QUERY_STYLES = ['form', 'spaceDelimited', 'pipeDelimited', 'deepObject'] as const satisfies readonly QueryStyle[];
+export interface QuerySerialization {
+  style: QueryStyle;
+  explode: boolean;
+}
+const QuerySerializationSchema: z.ZodType<QuerySerialization> = z.object({ style: z.enum(QUERY_STYLES), explode: z.boolean() });
 
 const ToolDefinitionObject = z.object({
   name: z.string().regex(TOOL_NAME_PATTERN, 'must be 1-128 characters of A-Z, a-z, 0-9, _, . or -'),
