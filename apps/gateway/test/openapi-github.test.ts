@@ -130,10 +130,11 @@ describe("GitHub's REST API imported from its OpenAPI document", () => {
     expect(pulls.toolCount).toBeGreaterThan(20);
     expect(pulls.toolCount).toBeLessThan(40);
     console.log(`GitHub whole + tag:pulls: ready after ${Math.round(readyAfterMs)} ms, both loaded after ${Math.round(loadedAfterMs)} ms; gateway RSS ${loadedRss} MiB`);
-    // Issue 27 asks for 400 MB; measured on Node 24 (README, OpenAPI import): about 290 MiB with no tools at all
-    // (the local embedding model), about 470 MiB with GitHub's whole API loaded. This bound catches a regression
-    // (a document kept in memory, compiled validators) until the remaining gap is closed.
-    expect(loadedRss).toBeLessThanOrEqual(560);
+    // Issue 27 asks for 400 MB; measured on Node 24 (README, Connect an API): about 290 MiB with no tools at all
+    // (the local embedding model), about 470 MiB with GitHub's whole API loaded, 506-534 MiB in this test (two
+    // imports). This bound catches a regression (a document kept in memory, every validator compiled at load)
+    // until the remaining gap is closed.
+    expect(loadedRss).toBeLessThanOrEqual(600);
 
     const ready = await (await fetch(`${gateway.url}/health/ready`)).json();
     expect(ready.components['downstream:github'].description).toMatch(/tool definitions left out: .*actions\/update-org-variable\): two inputs are named "name"/);
@@ -166,7 +167,8 @@ describe("GitHub's REST API imported from its OpenAPI document", () => {
   it('a write not allowed, a value leaving its path segment and bad arguments never leave the gateway', async () => {
     const before = github.requests.length;
     const update = await call('github_issues_update', { owner: 'octo-org', repo: 'hello-world', issue_number: 1, state: 'closed' });
-    expect(update.message.error ?? update.message.result?.isError).toBeTruthy();
+    // Refused exactly as a host-kit tool with allowWrite: false (write-blocked).
+    expect(update.message.error?.code).toBe(-32003);
     expect(JSON.stringify(update.message)).toMatch(/write/i);
     for (const owner of ['..', 'a/b', '%2e%2e', '%252F']) {
       const escape = await call('github_repos_get', { owner, repo: 'x' });
