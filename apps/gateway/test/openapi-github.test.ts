@@ -97,6 +97,8 @@ describe("GitHub's REST API imported from its OpenAPI document", () => {
         Gw__Downstreams__ghpulls__OpenApi: `${github.url}/openapi.json`,
         Gw__Downstreams__ghpulls__Operations__Include: 'tag:pulls',
         Gw__Cache__Enabled: 'false',
+        // Node 24's young generation grows large during an import and stays: capped as the README advises for whole APIs.
+        NODE_OPTIONS: '--max-semi-space-size=1',
       },
     });
     await eventually(() => fetch(`${gateway.url}/health/ready`).then((response) => response.status), (status) => status === 200, 50_000);
@@ -130,11 +132,9 @@ describe("GitHub's REST API imported from its OpenAPI document", () => {
     expect(pulls.toolCount).toBeGreaterThan(20);
     expect(pulls.toolCount).toBeLessThan(40);
     console.log(`GitHub whole + tag:pulls: ready after ${Math.round(readyAfterMs)} ms, both loaded after ${Math.round(loadedAfterMs)} ms; gateway RSS ${loadedRss} MiB`);
-    // Issue 27 asks for 400 MB; measured on Node 24 (README, Connect an API): about 290 MiB with no tools at all
-    // (the local embedding model), about 470 MiB with GitHub's whole API loaded, 506-534 MiB in this test (two
-    // imports). This bound catches a regression (a document kept in memory, every validator compiled at load)
-    // until the remaining gap is closed.
-    expect(loadedRss).toBeLessThanOrEqual(600);
+    // Issue 27's bound, with the young generation capped (NODE_OPTIONS above); without the cap Node 24 holds
+    // about 470 MiB with the whole API loaded (README, Connect an API).
+    expect(loadedRss).toBeLessThanOrEqual(400);
 
     const ready = await (await fetch(`${gateway.url}/health/ready`)).json();
     expect(ready.components['downstream:github'].description).toMatch(/tool definitions left out: .*actions\/update-org-variable\): two inputs are named "name"/);
