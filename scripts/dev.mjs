@@ -1,11 +1,14 @@
 // `pnpm dev`: runs the sample pair on the embedded defaults — the sample
-// downstream and the gateway in development mode on the in-memory store —
+// downstream (host-kit), a plain node:http API described by an OpenAPI
+// document, and the gateway in development mode on the in-memory store —
 // waits until both answer, then prints a development agent token and a
 // ready-to-paste MCP client configuration. Ctrl-C stops both.
 import { spawn } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 const DOWNSTREAM_PORT = process.env.DOWNSTREAM_PORT ?? '8081';
+const OPENAPI_PORT = process.env.OPENAPI_PORT ?? '8082';
+const openApiUrl = `http://127.0.0.1:${OPENAPI_PORT}`;
 const GATEWAY_PORT = process.env.PORT ?? '8080';
 const downstreamUrl = `http://127.0.0.1:${DOWNSTREAM_PORT}`;
 const gatewayUrl = `http://127.0.0.1:${GATEWAY_PORT}`;
@@ -56,6 +59,9 @@ process.on('SIGTERM', () => stop(0));
 // The sample answers only calls signed by this gateway; its audience defaults to its own address, the gateway's DownstreamBaseUrl.
 start('downstream', 'apps/sample-downstream/dist/main.js', { PORT: DOWNSTREAM_PORT, HOST: '127.0.0.1', GATEWAY_JWKS_URL: `${gatewayUrl}/.well-known/jwks.json` });
 await waitFor(`${downstreamUrl}/gw/schema`, 'sample downstream');
+// The second way: a plain node:http API whose tools the gateway imports from its OpenAPI document.
+start('notes', 'apps/sample-openapi/src/main.mjs', { PORT: OPENAPI_PORT, HOST: '127.0.0.1' });
+await waitFor(`${openApiUrl}/openapi.yaml`, 'sample OpenAPI API');
 
 const gatewayEntry = 'apps/gateway/dist/main.js';
 start('gateway', gatewayEntry, {
@@ -64,6 +70,10 @@ start('gateway', gatewayEntry, {
   HOST: '127.0.0.1',
   Gw__LicenseKey: process.env.Gw__LicenseKey ?? 'development-license',
   Gw__ToolRegistry__DownstreamBaseUrl: downstreamUrl,
+  Gw__Downstreams__notes__BaseUrl: openApiUrl,
+  Gw__Downstreams__notes__Prefix: 'notes',
+  Gw__Downstreams__notes__OpenApi: `${openApiUrl}/openapi.yaml`,
+  Gw__Downstreams__notes__Operations__AllowWrite: 'createNote',
 });
 await waitFor(`${gatewayUrl}/health/ready`, 'gateway', 120_000);
 const { token, expiresAt } = await (await waitFor(`${gatewayUrl}/dev/token`, 'gateway dev token')).json();
@@ -75,7 +85,8 @@ const mcpConfig = {
 console.log(`
 Tollgate is running.
   gateway     ${gatewayUrl}   (MCP endpoint ${gatewayUrl}/mcp)
-  downstream  ${downstreamUrl}   (tool schema ${downstreamUrl}/gw/schema; tool routes answer only the gateway)
+  downstream  ${downstreamUrl}   (host-kit: tool schema ${downstreamUrl}/gw/schema; tool routes answer only the gateway)
+  notes       ${openApiUrl}   (plain node:http, tools notes_* imported from ${openApiUrl}/openapi.yaml)
   dashboard   ${gatewayUrl}/dashboard   (one-click sign-in from this machine)
 
 Development agent token (expires ${expiresAt}):

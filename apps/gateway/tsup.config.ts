@@ -1,7 +1,8 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: ['src/main.ts'],
+  // The OpenAPI worker is its own entry: `new Worker` loads it by file, beside main.js.
+  entry: { main: 'src/main.ts', 'openapi-worker': 'src/registry/openapi-worker.ts' },
   format: ['esm'],
   sourcemap: true,
   clean: true,

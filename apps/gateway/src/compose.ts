@@ -99,7 +99,7 @@ export async function composeGateway(config: GatewayConfig, log: Logger): Promis
     embeddingModel,
     toolsLoaded: () => catalog.loaded,
     // The single-key form lists its downstream only when it is not Healthy: its healthy report stays contract 2.6's.
-    downstreams: () => judgeDownstreams(catalog.downstreams(), { breakerState: forwarders.breakerState, onlyUnhealthy: config.downstreams.length === 1 && config.downstreams[0]?.name === SHORTHAND_DOWNSTREAM }),
+    downstreams: () => judgeDownstreams(catalog.downstreams(), { breakerState: forwarders.breakerState, schemaOf: schemaNames(config.downstreams), onlyUnhealthy: config.downstreams.length === 1 && config.downstreams[0]?.name === SHORTHAND_DOWNSTREAM }),
   }));
   metrics.countDownstreamTools(() => Object.fromEntries(catalog.downstreams().map((status) => [status.name, status.toolCount])));
   for (const { name } of config.downstreams) metrics.downstreamBreakerState(name, 'closed');
@@ -235,9 +235,10 @@ function toolRefresher(config: GatewayConfig, store: GatewayStore, catalog: Tool
     refreshIntervalMs: config.toolRegistry.refreshSeconds * 1000,
     state: store.toolRegistryState,
     audit,
-    onLoaded: (load, reason) => {
+    onLoaded: (load, reason, notes) => {
       const { downstream } = load;
       for (const problem of load.problems) log.error({ downstream, problem }, 'tool definition left out');
+      for (const note of notes) log.info({ downstream, note }, 'OpenAPI operation imported with a change');
       for (const collision of load.collisions) log.error({ downstream, collision }, describeCollision(collision));
       log.info({ downstream, tools: load.tools, reason }, `loaded ${load.tools.length} tools from downstream ${downstream}`);
       afterLoad();
@@ -246,6 +247,12 @@ function toolRefresher(config: GatewayConfig, store: GatewayStore, catalog: Tool
     onError: (error, reason, downstream) =>
       log.warn({ downstream, err: errorText(error), reason }, `tool refresh failed${downstream ? ` for downstream ${downstream}` : ''}; keeping the current tools`),
   });
+}
+
+/** What each downstream's tools are read from, as readiness names it. */
+function schemaNames(downstreams: GatewayConfig['downstreams']): (downstream: string) => string {
+  const openApi = new Set(downstreams.filter((downstream) => downstream.openApi).map((downstream) => downstream.name));
+  return (downstream) => (openApi.has(downstream) ? 'OpenAPI document' : '/gw/schema');
 }
 
 /** Each downstream's breaker moves are logged and counted on their own; the unlabelled gauge says the worst of them. */

@@ -151,3 +151,40 @@ describe('downstreams: Gw:Downstreams:<name>:*', () => {
     expect(problemsOf({ ...named, Gw__Breaker__FailureThreshold: '0' })).toEqual([expect.stringMatching(/^Gw:Breaker:FailureThreshold: must be a whole number 1 or more/)]);
   });
 });
+
+describe('downstreams: an OpenAPI document as the source of tools', () => {
+  it('reads OpenApi and the Operations selectors', () => {
+    const config = parse({
+      ...named,
+      Gw__Downstreams__orders__OpenApi: 'https://orders.internal/openapi.yaml',
+      Gw__Downstreams__orders__Operations__Include: 'tag:pulls, GET /repos/*',
+      Gw__Downstreams__orders__Operations__Exclude: 'pulls/list-files',
+      Gw__Downstreams__orders__Operations__AllowWrite: 'issues/create',
+    });
+    const [orders, billing] = config.downstreams;
+    expect(orders!.openApi).toMatchObject({
+      location: 'https://orders.internal/openapi.yaml',
+      include: [{ kind: 'tag', tag: 'pulls' }, { kind: 'route', method: 'GET' }],
+      exclude: [{ kind: 'operationId', operationId: 'pulls/list-files' }],
+      allowWrite: [{ kind: 'operationId', operationId: 'issues/create' }],
+    });
+    expect(billing!.openApi).toBeUndefined();
+    expect(parse({ ...named, Gw__Downstreams__billing__OpenApi: './specs/billing.json' }).downstreams[1]!.openApi).toEqual({ location: './specs/billing.json', include: [], exclude: [], allowWrite: [] });
+  });
+
+  it('refuses selectors it cannot read, Operations without OpenApi, and a location of another scheme', () => {
+    expect(
+      problemsOf({
+        ...named,
+        Gw__Downstreams__orders__OpenApi: 'ftp://files.internal/api.json',
+        Gw__Downstreams__orders__Operations__Include: 'tag:',
+        Gw__Downstreams__billing__Operations__AllowWrite: 'issues create now',
+      }),
+    ).toEqual([
+      'Gw:Downstreams:orders:Operations:Include: "tag:": tag: needs a tag name; selectors are operationIds, tag:<tag> or "METHOD /path" with * for any text',
+      'Gw:Downstreams:orders:OpenApi: must be an http(s) URL or a file path',
+      'Gw:Downstreams:billing:Operations:AllowWrite: applies only with OpenApi (the downstream\'s OpenAPI document)',
+      'Gw:Downstreams:billing:Operations:AllowWrite: "issues create now": expected an operationId, tag:<tag> or "METHOD /path" (e.g. "GET /repos/*"); selectors are operationIds, tag:<tag> or "METHOD /path" with * for any text',
+    ]);
+  });
+});

@@ -1,10 +1,13 @@
 import {
   checkDownstreamHeaders,
   ConfigError,
+  parseSelectorList,
   resolveResilienceOptions,
+  SelectorError,
   type BreakerMode,
   type BreakerOptions,
   type ConfigProblem,
+  type OperationSelector,
   type ResolvedResilienceOptions,
   type RetryOptions,
 } from '@tollgate/gateway-core';
@@ -23,6 +26,17 @@ export interface DownstreamConfig {
   resilience: ResolvedResilienceOptions;
   /** The audience the gateway's signed assertions name for this downstream. */
   audience: string;
+  /** Its tools come from this OpenAPI document instead of `GET /gw/schema`. */
+  openApi?: OpenApiSource;
+}
+
+/** `Gw:Downstreams:<name>:OpenApi` and `:Operations:*`. */
+export interface OpenApiSource {
+  /** An http(s) URL or a file path. */
+  location: string;
+  include: OperationSelector[];
+  exclude: OperationSelector[];
+  allowWrite: OperationSelector[];
 }
 
 /** The name the single-key form's downstream goes by. */
@@ -109,8 +123,9 @@ const NUMBER_SETTINGS = {
   'breaker:minimumcalls': 'Breaker:MinimumCalls',
   'breaker:breakseconds': 'Breaker:BreakSeconds',
 } as const;
-const TEXT_SETTINGS = ['baseurl', 'prefix', 'audience', 'breaker:mode'];
-const KNOWN = 'BaseUrl, Prefix, Headers:<Name>, TimeoutMs, Retries, RetryMinDelayMs, RetryMaxDelayMs, MaxResponseBytes, Audience or Breaker:<Setting>';
+const OPERATION_SETTINGS = { 'operations:include': 'Include', 'operations:exclude': 'Exclude', 'operations:allowwrite': 'AllowWrite' } as const;
+const TEXT_SETTINGS = ['baseurl', 'prefix', 'audience', 'breaker:mode', 'openapi', ...Object.keys(OPERATION_SETTINGS)];
+const KNOWN = 'BaseUrl, Prefix, Headers:<Name>, TimeoutMs, Retries, RetryMinDelayMs, RetryMaxDelayMs, MaxResponseBytes, Audience, OpenApi, Operations:<Include|Exclude|AllowWrite> or Breaker:<Setting>';
 
 /** The core's option path → the setting under `Gw:Downstreams:<name>:`. */
 const SETTING_OF_OPTION: Readonly<Record<string, string>> = {
@@ -177,8 +192,34 @@ function namedDownstream(name: string, settings: Settings, defaults: DownstreamD
         deadlineMs: numbers.timeoutms ?? defaults.timeoutMs,
       }),
   );
+  const openApi = openApiSource(text, at, problems);
   if (problems.length > before || resilience === undefined || baseUrl === undefined) return undefined;
-  return { name, baseUrl, prefix, headers, maxResponseBytes, resilience, audience: audience ?? baseUrl };
+  return { name, baseUrl, prefix, headers, maxResponseBytes, resilience, audience: audience ?? baseUrl, ...(openApi ? { openApi } : {}) };
+}
+
+/** Where the downstream's OpenAPI document is, and which of its operations to import; undefined without `OpenApi`. */
+function openApiSource(text: (setting: string) => string | undefined, at: (setting: string) => string, problems: ConfigProblem[]): OpenApiSource | undefined {
+  const location = text('openapi');
+  const selectors: Partial<Record<keyof typeof OPERATION_SETTINGS, OperationSelector[]>> = {};
+  for (const [setting, name] of Object.entries(OPERATION_SETTINGS) as Array<[keyof typeof OPERATION_SETTINGS, string]>) {
+    const value = text(setting);
+    if (value === undefined) continue;
+    if (location === undefined) problems.push({ path: at(`Operations:${name}`), message: 'applies only with OpenApi (the downstream\'s OpenAPI document)' });
+    try {
+      selectors[setting] = parseSelectorList(value);
+    } catch (error) {
+      if (!(error instanceof SelectorError)) throw error;
+      problems.push({ path: at(`Operations:${name}`), message: `${error.message}; selectors are operationIds, tag:<tag> or "METHOD /path" with * for any text` });
+    }
+  }
+  if (location === undefined) return undefined;
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(location) && !isHttpUrl(location)) problems.push({ path: at('OpenApi'), message: 'must be an http(s) URL or a file path' });
+  return {
+    location,
+    include: selectors['operations:include'] ?? [],
+    exclude: selectors['operations:exclude'] ?? [],
+    allowWrite: selectors['operations:allowwrite'] ?? [],
+  };
 }
 
 /** Runs one of the core's checks, adding its problems under this downstream's keys. */

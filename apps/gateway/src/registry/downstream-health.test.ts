@@ -38,8 +38,21 @@ describe('judgeDownstreams', () => {
     expect(components['downstream:orders']).toEqual({ status: 'Degraded', description: '3 tools served; circuit open: its calls fail fast until the break ends' });
     expect(components['downstream:catalog']).toEqual({
       status: 'Degraded',
-      description: `3 tools served; circuit half-open: one probe call decides; the last read of its /gw/schema failed (${AT}); serving the tools read ${AT}; 1 tool definitions left out; tool "search" refused: downstream legacy serves a tool of that name`,
+      description: `3 tools served; circuit half-open: one probe call decides; the last read of its /gw/schema failed (${AT}); serving the tools read ${AT}; 1 tool definitions left out: tool "x" (#2): bad; tool "search" refused: downstream legacy serves a tool of that name`,
     });
+  });
+
+  it('for an OpenAPI downstream, names its document, says why it could not be used (without addresses) and lists the operations skipped', () => {
+    const skipped = Array.from({ length: 7 }, (_, index) => `POST /files/{id}/v${index} (upload${index}): its request body is multipart/form-data, not JSON`);
+    const broken = status('github', {
+      lastError: { message: 'the OpenAPI document is not valid YAML: bad indentation (at https://docs.internal/api.yaml, 10.1.2.3:8080, /etc/specs/api.yaml)', at: AT },
+      problems: skipped,
+    });
+    const { components } = judgeDownstreams([broken], { breakerState: closed, schemaOf: () => 'OpenAPI document' });
+    const description = (components['downstream:github'] as { description: string }).description;
+    expect(description).toContain(`the last read of its OpenAPI document failed (${AT}): the OpenAPI document is not valid YAML: bad indentation`);
+    expect(description).toContain(`7 tool definitions left out: ${skipped.slice(0, 5).join(' | ')} | and 2 more (see the log)`);
+    for (const address of ['docs.internal', '10.1.2.3', '/etc/specs']) expect(description).not.toContain(address);
   });
 
   it('lists only the downstreams that are not Healthy when asked (the single-key form)', () => {

@@ -16,7 +16,14 @@ export interface FetchToolSchemaOptions {
  */
 export async function fetchToolSchema(options: FetchToolSchemaOptions): Promise<unknown> {
   const url = new URL('/gw/schema', options.downstreamBaseUrl);
-  return pRetry(() => readOnce(url, options.signal), {
+  return retryingRead(() => readOnce(url, options.signal), options);
+}
+
+export type RetryingReadOptions = Omit<FetchToolSchemaOptions, 'downstreamBaseUrl'>;
+
+/** Runs `read` until it succeeds, with jittered backoff; a SchemaUnusableError ends it at once. */
+export async function retryingRead<T>(read: () => Promise<T>, options: RetryingReadOptions): Promise<T> {
+  return pRetry(read, {
     retries: Number.POSITIVE_INFINITY,
     factor: 1.6,
     minTimeout: 200,

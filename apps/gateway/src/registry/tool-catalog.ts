@@ -105,12 +105,16 @@ export class ToolCatalog {
     };
   }
 
-  /** Builds a downstream's tools from its `/gw/schema` JSON and swaps the merged registry in. */
-  load(downstream: string, schemaJson: unknown, now = new Date()): DownstreamLoad {
+  /**
+   * Builds a downstream's tools from its `/gw/schema` JSON (or the definitions
+   * imported from its OpenAPI document, with the operations `leftOut` and
+   * why) and swaps the merged registry in.
+   */
+  load(downstream: string, schemaJson: unknown, now = new Date(), leftOut: readonly string[] = []): DownstreamLoad {
     const state = this.#state(downstream);
     const { registry, problems } = buildToolRegistry(schemaJson);
     const named = namedForAgents(state.source, registry.list());
-    Object.assign(state, { tools: named.tools, problems: [...problems.map(describeToolProblem), ...named.problems], loadedAt: now.toISOString(), lastError: null });
+    Object.assign(state, { tools: named.tools, problems: [...leftOut, ...problems.map(describeToolProblem), ...named.problems], loadedAt: now.toISOString(), lastError: null });
     this.#read.add(downstream);
     this.#merge();
     return {

@@ -1,18 +1,14 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AuditEvent } from '@tollgate/gateway-core';
-import { fetchToolSchema } from './fetch-tool-schema.js';
+import { readDownstreamTools, type DownstreamTools, type SchemaSource } from './read-downstream-tools.js';
 import type { CatalogLoad, DownstreamLoad, ToolCatalog } from './tool-catalog.js';
+
+export type { SchemaSource } from './read-downstream-tools.js';
 
 /** The shared "someone refreshed" counter in the store (structural, so tests can pass a plain object). */
 export interface RegistryGeneration {
   generation(): Promise<number>;
   bump(): Promise<number>;
-}
-
-/** Where a downstream's schema is read. */
-export interface SchemaSource {
-  name: string;
-  baseUrl: string;
 }
 
 export interface ToolRefresherOptions {
@@ -27,7 +23,8 @@ export interface ToolRefresherOptions {
   /** A refresh that cannot reach a downstream gives up after this long and keeps its tools. Default 5 s. */
   refreshMaxWaitMs?: number;
   state?: RegistryGeneration;
-  onLoaded?: (load: DownstreamLoad, reason: string) => void;
+  /** `notes`: imported OpenAPI operations with something left out or renamed. */
+  onLoaded?: (load: DownstreamLoad, reason: string, notes: readonly string[]) => void;
   /** `downstream` is unset for a failure of no one downstream (reading the store's generation, say). */
   onError?: (error: unknown, reason: string, downstream?: string) => void;
   onRetry?: (attempt: number, reason: string, downstream: string) => void;
@@ -56,6 +53,8 @@ export class ToolRefresher {
   /** Downstreams whose first load is still being retried: the periodic refresh leaves them to it. */
   readonly #starting = new Set<string>();
   #seenGeneration = 0;
+  /** Per downstream, the digest of the OpenAPI document its tools came from. */
+  readonly #digests = new Map<string, string>();
   #timers: NodeJS.Timeout[] = [];
 
   constructor(options: ToolRefresherOptions) {
@@ -108,15 +107,14 @@ export class ToolRefresher {
     try {
       for (let waitMs = unusableRetryMs; !signal.aborted; waitMs = Math.min(waitMs * 2, UNUSABLE_MAX_WAIT_MS)) {
         try {
-          const schema = await fetchToolSchema({
-            downstreamBaseUrl: source.baseUrl,
+          const read = await readDownstreamTools(source, {
             signal,
             onRetry: (attempt, reason) => {
               catalog.failed(source.name, reason);
               onRetry?.(attempt, reason, source.name);
             },
           });
-          this.#apply(source, schema, 'start-up');
+          if (read !== 'unchanged') this.#apply(source, read, 'start-up');
           return;
         } catch (error) {
           if (signal.aborted) return;
@@ -132,8 +130,13 @@ export class ToolRefresher {
 
   async #refreshOne(source: SchemaSource, reason: string): Promise<Reload['downstreams'][number]> {
     try {
-      const schema = await fetchToolSchema({ downstreamBaseUrl: source.baseUrl, signal: this.#stop.signal, maxWaitMs: this.#options.refreshMaxWaitMs ?? 5_000 });
-      return { name: source.name, ok: true, tools: this.#apply(source, schema, reason).tools.length };
+      const catalog = this.#options.catalog;
+      // After a failed read the tools must be loaded again to clear the failure, changed or not.
+      const failing = catalog.downstreams().find((status) => status.name === source.name)?.lastError != null;
+      const lastDigest = failing ? undefined : this.#digests.get(source.name);
+      const read = await readDownstreamTools(source, { signal: this.#stop.signal, maxWaitMs: this.#options.refreshMaxWaitMs ?? 5_000, lastDigest });
+      if (read === 'unchanged') return { name: source.name, ok: true, tools: catalog.downstreams().find((status) => status.name === source.name)?.toolCount ?? 0 };
+      return { name: source.name, ok: true, tools: this.#apply(source, read, reason).tools.length };
     } catch (error) {
       this.#options.catalog.failed(source.name, error);
       if (!this.#stop.signal.aborted) this.#options.onError?.(error, reason, source.name);
@@ -172,9 +175,11 @@ export class ToolRefresher {
     return this.#options.state ? this.#options.state.generation().catch(() => 0) : 0;
   }
 
-  #apply(source: SchemaSource, schema: unknown, reason: string): DownstreamLoad {
-    const load = this.#options.catalog.load(source.name, schema);
-    this.#options.onLoaded?.(load, reason);
+  #apply(source: SchemaSource, read: DownstreamTools, reason: string): DownstreamLoad {
+    const load = this.#options.catalog.load(source.name, read.schema, new Date(), read.skipped);
+    if (read.digest === null) this.#digests.delete(source.name);
+    else this.#digests.set(source.name, read.digest);
+    this.#options.onLoaded?.(load, reason, read.notes);
     return load;
   }
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../errors.js';
 import { validateToolArguments } from './arguments.js';
-import { buildToolRegistry } from './registry.js';
+import { buildToolRegistry, COMPILE_AT_BUILD_MAX } from './registry.js';
 import { createOrder, getCustomer } from '../testing/tool-fixtures.js';
 
 function registryOf(...definitions: unknown[]) {
@@ -37,6 +37,31 @@ describe('buildToolRegistry', () => {
     const { registry, problems } = registryOf(getCustomer, broken);
     expect(registry.list().map((tool) => tool.definition.name)).toEqual(['getCustomer']);
     expect(problems).toMatchObject([{ index: 1, name: 'broken', issues: [{ path: 'inputSchema' }] }]);
+  });
+});
+
+describe('buildToolRegistry: a registry past COMPILE_AT_BUILD_MAX tools (a whole imported API)', () => {
+  const many = Array.from({ length: COMPILE_AT_BUILD_MAX }, (_, index) => ({ ...getCustomer, name: `tool${index}` }));
+  const broken = { ...getCustomer, name: 'broken', inputSchema: { ...getCustomer.inputSchema, properties: { ...getCustomer.inputSchema.properties, expand: { type: 'boolen' } } } };
+  const badPattern = { ...getCustomer, name: 'badPattern', inputSchema: { ...getCustomer.inputSchema, properties: { ...getCustomer.inputSchema.properties, id: { type: 'string', pattern: '(' } } } };
+
+  it('still leaves out, at build, a schema its dialect refuses', () => {
+    const { registry, problems } = registryOf(...many, broken);
+    expect(registry.size).toBe(COMPILE_AT_BUILD_MAX);
+    expect(problems).toMatchObject([{ name: 'broken', issues: [{ path: 'inputSchema', message: expect.stringContaining('type') }] }]);
+  });
+
+  it('compiles each schema on its first call and checks arguments exactly as a small registry does', () => {
+    const { registry } = registryOf(...many);
+    const tool = registry.get('tool7')!;
+    expect(validateToolArguments(tool, { id: 'c1', expand: true })).toEqual({ id: 'c1', expand: true });
+    expect(refusal(() => validateToolArguments(tool, { id: 1 })).message).toBe(refusal(() => validateToolArguments(registryOf(getCustomer).registry.get('getCustomer')!, { id: 1 })).message.replace('getCustomer', 'tool7'));
+  });
+
+  it('refuses every call of a tool whose schema compiles only to fail, saying why, and forwards nothing', () => {
+    const { registry } = registryOf(...many, badPattern);
+    const error = refusal(() => validateToolArguments(registry.get('badPattern')!, { id: 'x' }));
+    expect(error.message).toMatch(/input schema does not compile/);
   });
 });
 

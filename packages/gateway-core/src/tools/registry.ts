@@ -1,4 +1,4 @@
-import { Ajv, type Options, type ValidateFunction } from 'ajv';
+import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import {
   parseToolDefinitions,
@@ -55,17 +55,56 @@ export function buildToolRegistry(schemaJson: unknown): BuiltToolRegistry {
   const { tools, problems } = parseToolDefinitions(schemaJson);
   const compilers = new Compilers();
   const registered: RegisteredTool[] = [];
+  const onFirstCall = tools.length > COMPILE_AT_BUILD_MAX;
   tools.forEach((definition) => {
     const inputSchema = effectiveInputSchema(definition.inputSchema);
     try {
       const ajv = compilers.for(schemaDialect(definition.inputSchema));
-      registered.push({ definition, inputSchema, validateArguments: ajv.compile(inputSchema) });
+      registered.push({ definition, inputSchema, validateArguments: onFirstCall ? compiledOnFirstCall(ajv, inputSchema) : ajv.compile(inputSchema) });
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       problems.push({ index: indexOf(schemaJson, definition.name), name: definition.name, issues: [{ path: 'inputSchema', message }] });
     }
   });
   return { registry: new ToolRegistry(registered), problems: problems.sort((a, b) => a.index - b.index) };
+}
+
+/**
+ * Up to this many tools, every input schema is compiled when the registry is
+ * built, so one that cannot compile is reported then. Past it (a whole
+ * imported API: GitHub's is 1,200 tools, about 11 ms each) compiling all
+ * would block the event loop for seconds on every load and hold every
+ * compiled function in memory, though an agent calls a few: each schema is
+ * checked against its dialect's meta-schema at build (about 1 ms), and
+ * compiled on the tool's first call.
+ */
+export const COMPILE_AT_BUILD_MAX = 200;
+
+/** A validator that compiles on its first call; a schema that then fails to compile refuses every call, naming why. */
+function compiledOnFirstCall(ajv: Ajv, schema: ToolInputSchema): ValidateFunction {
+  if (!ajv.validateSchema(schema)) throw new Error(ajv.errorsText(ajv.errors));
+  let compiled: ValidateFunction | undefined;
+  let failure: ErrorObject | undefined;
+  const validate = ((data: unknown) => {
+    if (compiled === undefined && failure === undefined) {
+      try {
+        compiled = ajv.compile(schema);
+      } catch (error) {
+        const message = `cannot be checked: the tool's input schema does not compile (${error instanceof Error ? error.message : String(error)})`;
+        failure = { instancePath: '', schemaPath: '#', keyword: 'compile', params: {}, message };
+      }
+    }
+    if (compiled === undefined) {
+      validate.errors = [failure as ErrorObject];
+      return false;
+    }
+    const valid = compiled(data);
+    validate.errors = compiled.errors;
+    return valid;
+  }) as ValidateFunction;
+  validate.errors = null;
+  validate.schema = schema;
+  return validate;
 }
 
 const AJV_OPTIONS: Options = { allErrors: true, strict: false, logger: false };

@@ -33,4 +33,13 @@ describe('the downstream rows of the overview and the tool library', () => {
     expect(html).toContain('1 definitions left out');
     expect(html).toMatch(/tool <span class="mono">search<\/span> refused: downstream catalog serves that name/);
   });
+
+  it("list the definitions left out (an OpenAPI document's skipped operations), each with why", () => {
+    const problems = Array.from({ length: 52 }, (_, index) => `POST /up/${index} (upload${index}): its request body is multipart/form-data, not JSON`);
+    const html = render([view({ name: 'github', problems })]);
+    expect(html).toContain('52 definitions left out: why');
+    expect(html).toContain('<li class="mono">POST /up/0 (upload0): its request body is multipart/form-data, not JSON</li>');
+    expect(html).not.toContain('POST /up/50 ');
+    expect(html).toContain('and 2 more in the log');
+  });
 });

@@ -13,7 +13,10 @@ export const BREAKER_TEXT: Record<BreakerState, [health: Health, text: string]> 
   open: ['danger', 'open: calls fail fast until the break ends'],
 };
 
-/** Breaker state, tools served and last load of one downstream; reasons stay in the log (they can name internal addresses). */
+/** How many left-out definitions (an OpenAPI document's skipped operations, say) are listed, each with why. */
+const LISTED_PROBLEMS = 50;
+
+/** Breaker state, tools served and last load of one downstream; read failures' reasons stay in the log (they can name internal addresses). */
 export function DownstreamSummary({ downstream }: { downstream: DownstreamView }) {
   const [breakerHealth, breakerText] = BREAKER_TEXT[downstream.breaker];
   const refused = downstream.problems.length + downstream.collisions.length;
@@ -35,6 +38,17 @@ export function DownstreamSummary({ downstream }: { downstream: DownstreamView }
         <p class="hint">
           last read of /gw/schema failed <Time iso={downstream.lastError.at} />
         </p>
+      )}
+      {downstream.problems.length > 0 && (
+        <details class="hint">
+          <summary>{downstream.problems.length === 1 ? '1 definition left out' : `${downstream.problems.length} definitions left out`}: why</summary>
+          <ul>
+            {downstream.problems.slice(0, LISTED_PROBLEMS).map((problem) => (
+              <li class="mono">{problem}</li>
+            ))}
+            {downstream.problems.length > LISTED_PROBLEMS && <li>and {downstream.problems.length - LISTED_PROBLEMS} more in the log</li>}
+          </ul>
+        </details>
       )}
       {downstream.collisions.map((collision) => (
         <p class="hint">
