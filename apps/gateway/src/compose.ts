@@ -15,6 +15,7 @@ import {
   SettlementQueue,
   SignInThrottle,
   TokenService,
+  ToolSearchMode,
   type AuditEvent,
   type BreakerState,
   type BreakerStateChange,
@@ -108,6 +109,7 @@ export async function composeGateway(config: GatewayConfig, log: Logger): Promis
     errorDelivery: config.mcp.errorDelivery,
     streams: store.streams,
     resumeWindowMs: config.mcp.resumeWindowMs,
+    toolSearch: new ToolSearchMode({ mode: config.catalog.search, threshold: config.catalog.searchThreshold, registry: () => catalog.registry }),
     toolCall: {
       registry: () => catalog.registry,
       budget: store.budget,

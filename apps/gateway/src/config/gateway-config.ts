@@ -89,6 +89,8 @@ export interface GatewayConfig {
   /** `Gw:Assertion:*`: the signed assertion on every forwarded call (keys derived from `jwt.signingKey`). */
   assertion: ResolvedAssertionSettings & { enabled: boolean };
   embedding: { provider: 'local' } | { provider: 'openai'; baseUrl: string; model: string; apiKey: string | undefined };
+  /** `Gw:Catalog:Search*`: search mode (search_tools and call_tool instead of the whole catalog), per agent overridable. */
+  catalog: { search: 'off' | 'on' | 'auto'; searchThreshold: number };
 }
 
 /**
@@ -219,6 +221,8 @@ function schemaFor(development: boolean) {
     'Gw:Downstream:RetryMaxDelayMs': optionNumber,
     'Gw:Metrics:Port': z.coerce.number().int().min(1).max(65_535, 'must be a TCP port').optional(),
     'Gw:ToolRegistry:RefreshSeconds': z.coerce.number().int('must be a whole number').min(0, 'must not be negative (0 = off)').default(300),
+    'Gw:Catalog:Search': z.enum(['off', 'on', 'auto'], { error: 'must be off, on or auto' }).default('off'),
+    'Gw:Catalog:SearchThreshold': positiveInt(64),
     'Gw:Embedding:Provider': z.enum(['local', 'openai']).default('local'),
     'Gw:Embedding:BaseUrl': httpUrl.optional(),
     'Gw:Embedding:Model': optionalText,
@@ -371,6 +375,7 @@ export function parseGatewayConfig(flat: FlatConfig): ParsedConfig {
               apiKey: data['Gw:Embedding:ApiKey'],
             }
           : { provider: 'local' },
+      catalog: { search: data['Gw:Catalog:Search'], searchThreshold: data['Gw:Catalog:SearchThreshold'] },
     },
   };
 }

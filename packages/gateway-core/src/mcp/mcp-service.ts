@@ -4,6 +4,8 @@ import type { AgentClaims } from '../auth/token-service.js';
 import type { AuditEvent } from '../audit/trail.js';
 import { bearerToken } from '../auth/bearer.js';
 import type { CachePeek } from '../cache/semantic-cache.js';
+import { readVirtualCall, type ToolSearchMode, type VirtualCall } from '../catalog/search/search-mode.js';
+import { parseSearchArguments, SEARCH_TOOLS } from '../catalog/search/virtual-tools.js';
 import {
   describeError,
   InsufficientScopeError,
@@ -79,6 +81,8 @@ export interface McpServiceOptions {
   /** How long such an answer is kept, and how long a resume waits for it. Default 2 minutes. */
   resumeWindowMs?: number;
   clock?: () => Date;
+  /** Search mode (`Gw:Catalog:Search`): absent, every agent sees the whole catalog and search_tools and call_tool are unknown. */
+  toolSearch?: ToolSearchMode;
 }
 
 /** A client reconnecting to a stream it lost (GET on the MCP endpoint). */
@@ -235,7 +239,10 @@ export class McpService {
 
   async post(request: McpPost): Promise<McpReply> {
     const incoming = parseJsonRpcBody(request.body);
-    const call = incoming.kind === 'request' && incoming.message.method === 'tools/call' ? incoming.message : null;
+    const requested = incoming.kind === 'request' && incoming.message.method === 'tools/call' ? incoming.message : null;
+    // call_tool is read as the call it wraps from here on, so the steps sent ahead work on the real tool.
+    const virtual = this.#options.toolSearch ? readVirtualCall(requested) : null;
+    const call = virtual?.kind === 'call_tool' && virtual.ok ? virtual.unwrapped : requested;
     // Opened before any check, so a call refused at any step is on record too.
     const record = call ? new ToolCallRecord(this.#options.audit, request.headers) : null;
     const admission = await this.#admit(request, incoming, call);
@@ -254,7 +261,7 @@ export class McpService {
     }
     // Notifications, and responses to requests this server never sends, need no answer.
     if (incoming.kind !== 'request') return { kind: 'accepted' };
-    if (record && session) return this.#pendingCall(caller, session, incoming.message, record, admission.reservedAhead);
+    if (record && session && call) return this.#pendingCall(caller, session, call, record, admission.reservedAhead, virtual);
     try {
       return await this.#answer(caller, session, incoming.message);
     } catch (error) {
@@ -311,13 +318,13 @@ export class McpService {
    * resumable) and with a stream store, it gets a stream id, and a client
    * that leaves no longer cancels it: its answer is kept for a resume.
    */
-  #pendingCall(caller: McpCaller, session: McpSession, request: JsonRpcRequest, record: ToolCallRecord, reservedAhead: EarlyReservation | null): McpReply {
+  #pendingCall(caller: McpCaller, session: McpSession, request: JsonRpcRequest, record: ToolCallRecord, reservedAhead: EarlyReservation | null, virtual: VirtualCall | null): McpReply {
     const streams = this.#streams;
     if (!streams || !isAtLeast(session.protocolVersion, '2025-03-26')) {
-      return { kind: 'pending', answer: this.#toolCall(caller, session, request, record, reservedAhead) };
+      return { kind: 'pending', answer: this.#toolCall(caller, session, request, record, reservedAhead, virtual) };
     }
     const streamId = newStreamId(request.id);
-    const answer = this.#toolCall({ ...caller, signal: undefined }, session, request, record, reservedAhead);
+    const answer = this.#toolCall({ ...caller, signal: undefined }, session, request, record, reservedAhead, virtual);
     streams.keepIfLost(streamId, session.record.sessionId, caller.signal, answer.then(streamedMessage));
     return { kind: 'pending', answer, streamId };
   }
@@ -428,16 +435,43 @@ export class McpService {
       case 'ping':
         return answer(jsonRpcResult(request.id, {}));
       case 'tools/list': {
-        const tools = toolsForAgent(this.#options.toolCall.registry(), {
-          allowedTools: caller.agent.allowedTools,
-          agentScopes: caller.agent.scopes,
-          tokenScopes: caller.tokenScopes,
-          canStepUp: caller.external !== undefined,
-        });
+        const tools = this.#callableTools(caller);
+        const search = this.#options.toolSearch;
+        if (search?.isActive(caller.agent, tools.length)) return answer(jsonRpcResult(request.id, search.listResult(tools, caller.agent, session.protocolVersion)));
         return answer(jsonRpcResult(request.id, toolsListResult(tools, session.protocolVersion)));
       }
       default:
         throw new MethodNotFoundError(request.method);
+    }
+  }
+
+  /** What tools/list shows the caller, and what search_tools may find for it: one access rule for both. */
+  #callableTools(caller: McpCaller): RegisteredTool[] {
+    return toolsForAgent(this.#options.toolCall.registry(), {
+      allowedTools: caller.agent.allowedTools,
+      agentScopes: caller.agent.scopes,
+      tokenScopes: caller.tokenScopes,
+      canStepUp: caller.external !== undefined,
+    });
+  }
+
+  /**
+   * search_tools or call_tool for this caller. Outside search mode both are
+   * ordinary names: the registry's tool, if it has one by that name (the
+   * original request, and nothing sent ahead for a tool it did not name).
+   */
+  async #virtualCall(caller: McpCaller, session: McpSession, request: JsonRpcRequest, virtual: VirtualCall, run: (request: JsonRpcRequest, ahead: boolean) => Promise<ToolCallReport>): Promise<ToolCallReport> {
+    const search = this.#options.toolSearch!;
+    const callable = this.#callableTools(caller);
+    if (!search.isActive(caller.agent, callable.length)) return run(virtual.kind === 'call_tool' && virtual.ok ? virtual.original : request, false);
+    if (virtual.kind === 'call_tool') return virtual.ok ? run(request, true) : { ok: false, error: virtual.error, ...NOTHING_LEARNT };
+    try {
+      const args = parseSearchArguments(request.params?.arguments);
+      const names = new Set(callable.map((tool) => tool.definition.name));
+      const result = await search.searchResult(args, (tool) => names.has(tool.definition.name), session.protocolVersion);
+      return { ok: true, result, truncated: false, ...NOTHING_LEARNT, tool: SEARCH_TOOLS };
+    } catch (error) {
+      return { ok: false, error, ...NOTHING_LEARNT };
     }
   }
 
@@ -460,16 +494,21 @@ export class McpService {
   }
 
   /** The pipeline, in the call's trace; audited once when it ends. Never rejects. */
-  async #toolCall(caller: McpCaller, session: McpSession, request: JsonRpcRequest, record: ToolCallRecord, reservedAhead: EarlyReservation | null): Promise<McpAnswer> {
-    const params = request.params ?? {};
+  async #toolCall(caller: McpCaller, session: McpSession, request: JsonRpcRequest, record: ToolCallRecord, reservedAhead: EarlyReservation | null, virtual: VirtualCall | null): Promise<McpAnswer> {
     // Cancelled by the client's notifications/cancelled, or (without a resumable stream) by its leaving.
     const running = this.#running.start(session.record.sessionId, request.id, caller.signal);
-    const run = () =>
-      callTool(
+    // `ahead`: whether what was sent ahead (reservation, rate take, cache read) was for the tool this request names.
+    const pipeline = (called: JsonRpcRequest, ahead: boolean) => {
+      const params = called.params ?? {};
+      const sentAhead = ahead ? { reservedAhead, rateTakenAhead: caller.rateAhead, cacheAhead: caller.cacheAhead } : {};
+      if (virtual?.kind === 'call_tool' && ahead) record.cameThrough('call_tool');
+      return callTool(
         this.#options.toolCall,
-        { agent: caller.agent, tokenScopes: caller.tokenScopes, canStepUp: caller.external !== undefined, protocolVersion: session.protocolVersion, signal: running.signal, reservedAhead, rateTakenAhead: caller.rateAhead, cacheAhead: caller.cacheAhead },
+        { agent: caller.agent, tokenScopes: caller.tokenScopes, canStepUp: caller.external !== undefined, protocolVersion: session.protocolVersion, signal: running.signal, ...sentAhead },
         { name: params.name, arguments: params.arguments },
       );
+    };
+    const run = () => (virtual ? this.#virtualCall(caller, session, request, virtual, pipeline) : pipeline(request, true));
     let report: ToolCallReport;
     try {
       report = await record.run(run);

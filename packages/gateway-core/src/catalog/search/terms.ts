@@ -1,0 +1,112 @@
+/**
+ * Words as the search index compares them: lower case, split at every
+ * boundary a tool name or path has (`list-for-repo`, `listForRepo`,
+ * `{owner}/{repo}`), common words dropped, light stemming, and the few
+ * abbreviations and verbs an API calls by another name. The same function
+ * runs on tools and on queries, so both sides meet in one vocabulary.
+ */
+
+/** Words that say nothing about which tool is meant; a model's question is full of them. */
+const STOP_WORDS: ReadonlySet<string> = new Set(
+  ('a an the and or of to in on for by with from at as is are be been was were it its this that these those ' +
+    'i me my we our you your he she they them their there here what which who whom whose how when where why ' +
+    'do does did can could would should will shall may might must need want like please just also some any ' +
+    'all about into onto via using use')
+    .split(' '),
+);
+
+/**
+ * Abbreviations and everyday synonyms mapped to the word API documents use.
+ * Kept generic (HTTP APIs at large), never tuned to one question of the
+ * evaluation set: each entry must be a term any REST API could use.
+ */
+const SYNONYMS: Readonly<Record<string, readonly string[]>> = {
+  pr: ['pull', 'request'],
+  prs: ['pull', 'request'],
+  repo: ['repository'],
+  repos: ['repository'],
+  org: ['organization'],
+  orgs: ['organization'],
+  organisation: ['organization'],
+  ci: ['workflow'],
+  config: ['configuration'],
+  env: ['environment'],
+  info: ['information'],
+  stats: ['statistic'],
+  perms: ['permission'],
+  auth: ['authentication'],
+  creds: ['credential'],
+  dm: ['message'],
+  fetch: ['get'],
+  retrieve: ['get'],
+  show: ['get', 'list'],
+  find: ['search', 'list'],
+  look: ['search'],
+  lookup: ['search'],
+  enumerate: ['list'],
+  remove: ['delete'],
+  erase: ['delete'],
+  drop: ['delete'],
+  make: ['create'],
+  add: ['create', 'add'],
+  new: ['create'],
+  open: ['create', 'open'],
+  edit: ['update'],
+  change: ['update'],
+  modify: ['update'],
+  rename: ['update', 'name'],
+  set: ['set', 'update'],
+  cancel: ['cancel'],
+  rerun: ['re', 'run'],
+  restart: ['re', 'run'],
+  kick: ['trigger'],
+  trigger: ['trigger', 'dispatch', 'create'],
+  sync: ['sync', 'merge'],
+  mine: ['authenticated', 'user'],
+  myself: ['authenticated', 'user'],
+  me: ['authenticated'],
+  deleted: ['delete'],
+  cheapest: ['price'],
+  cost: ['price'],
+  stock: ['inventory'],
+};
+
+/** Suffixes stripped so `lists`, `listing` and `listed` meet `list`; short words are left alone. */
+export function stem(word: string): string {
+  if (word.length <= 3) return word;
+  if (word.endsWith('ies') && word.length > 4) return `${word.slice(0, -3)}y`;
+  if (word.endsWith('sses')) return word.slice(0, -2);
+  if (word.endsWith('ing') && word.length > 5) return undouble(word.slice(0, -3));
+  if (word.endsWith('ed') && word.length > 4) return undouble(word.slice(0, -2));
+  if (word.endsWith('es') && /(ch|sh|x|ss|z)es$/.test(word)) return word.slice(0, -2);
+  if (word.endsWith('s') && !word.endsWith('ss') && !word.endsWith('us') && !word.endsWith('is')) return word.slice(0, -1);
+  return word;
+}
+
+/** `committ` (from `committed`) back to `commit`; `pull` keeps its double letter. */
+function undouble(word: string): string {
+  return /([bdgmnprt])\1$/.test(word) ? word.slice(0, -1) : word;
+}
+
+/** Raw words of a text: identifiers split at case changes, separators and digits. */
+export function words(text: string): string[] {
+  return text
+    .replace(/([a-z])([A-Z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((word) => word.length > 0);
+}
+
+/** A word as the index keeps it: null for a stop word, else its stem and those of its synonyms. */
+export function indexTerms(word: string): string[] | null {
+  const lower = word.toLowerCase();
+  if (STOP_WORDS.has(lower)) return null;
+  const synonyms = SYNONYMS[lower];
+  if (synonyms === undefined) return [stem(lower)];
+  return [...new Set([stem(lower), ...synonyms.map(stem)])];
+}
+
+/** Every index term of a text, in order. */
+export function termsOf(text: string): string[] {
+  return words(text).flatMap((word) => indexTerms(word) ?? []);
+}
