@@ -9,7 +9,7 @@
 /** Words that say nothing about which tool is meant; a model's question is full of them. */
 const STOP_WORDS: ReadonlySet<string> = new Set(
   ('a an the and or of to in on for by with from at as is are be been was were it its this that these those ' +
-    'i me my we our you your he she they them their there here what which who whom whose how when where why ' +
+    'we our you your he she they them their there here what which who whom whose how when where why ' +
     'do does did can could would should will shall may might must need want like please just also some any ' +
     'all about into onto via using use')
     .split(' '),
@@ -62,9 +62,12 @@ const SYNONYMS: Readonly<Record<string, readonly string[]>> = {
   kick: ['trigger'],
   trigger: ['trigger', 'dispatch', 'create'],
   sync: ['sync', 'merge'],
-  mine: ['authenticated', 'user'],
-  myself: ['authenticated', 'user'],
+  // A model asks for "my" things; REST APIs say "the authenticated user".
+  i: ['authenticated'],
   me: ['authenticated'],
+  my: ['authenticated'],
+  mine: ['authenticated'],
+  myself: ['authenticated'],
   deleted: ['delete'],
   cheapest: ['price'],
   cost: ['price'],

@@ -33,9 +33,9 @@ export function loadGithubDocument(): OpenApiDocument {
   return JSON.parse(readFileSync(file, 'utf8')) as OpenApiDocument;
 }
 
-/** The tool name an operation gets here: its operationId with `/` read as `_` (`issues/list-for-repo` → `issues_list-for-repo`). */
+/** The tool name an operation gets here: its operationId with `/` read as `_` (`issues/list-for-repo` → `issues_list-for-repo`), uncut, so every name stays unique. */
 export function githubToolName(operationId: string): string {
-  return operationId.replace(/\//g, '_').slice(0, 64);
+  return operationId.replace(/\//g, '_');
 }
 
 export function githubTools(document: OpenApiDocument = loadGithubDocument()): RegisteredTool[] {
