@@ -72,8 +72,18 @@ export type { ToolCallDeps, ResponseFilter } from './pipeline/tool-call.js';
 export { SettlementQueue, type Settlements, type SettlementQueueOptions } from './pipeline/settlement-queue.js';
 export { BudgetAdmission, DEFAULT_BUDGET_WAIT_MS, type BudgetAdmissionOptions, type BudgetAdmissionOutcome, type AdmitRequest } from './pipeline/budget-admission.js';
 export { buildToolRegistry, ToolRegistry, type RegisteredTool, type BuiltToolRegistry } from './tools/registry.js';
-export { describeToolProblem, TOOL_NAME_PATTERN, type ToolCacheSettings, type ToolDefinition, type ToolDefinitionProblem, type ToolOrigin } from './tools/definition.js';
+export { describeToolProblem, TOOL_NAME_PATTERN, type QuerySerialization, type ToolCacheSettings, type ToolDefinition, type ToolDefinitionProblem, type ToolOrigin } from './tools/definition.js';
 export { allowlistAllows } from './tools/allowlist.js';
+export {
+  importOpenApi,
+  OpenApiDocumentError,
+  parseSelectorList,
+  SelectorError,
+  type OpenApiImport,
+  type OpenApiImportOptions,
+  type OperationNote,
+  type OperationSelector,
+} from './catalog/openapi/index.js';
 export { DownstreamRouter } from './forward/downstream-router.js';
 export { HttpForwarder, DEFAULT_MAX_RESPONSE_BYTES, type Forwarder, type ForwardResult, type HttpForwarderOptions, type RawAnswer } from './forward/forwarder.js';
 export type { ForwardOptions, ForwardAssertion } from './forward/forwarder.js';

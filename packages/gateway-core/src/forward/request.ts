@@ -1,6 +1,6 @@
 import { InvalidArgumentsError } from '../errors.js';
 import { ROUTE_PARAMETER, type HttpMethod } from '../tools/definition.js';
-import type { ToolDefinition } from '../tools/definition.js';
+import type { QuerySerialization, ToolDefinition } from '../tools/definition.js';
 
 /** What to send downstream for one tool call, before any connection exists. */
 export interface DownstreamRequest {
@@ -29,7 +29,7 @@ export function buildDownstreamRequest(tool: ToolDefinition, args: Record<string
   for (const [name, source] of shape.sources) {
     const value = args[name];
     if (value === undefined || value === null || source === 'route') continue;
-    if (source === 'query') appendQuery((query ??= new URLSearchParams()), name, value);
+    if (source === 'query') appendQuery((query ??= new URLSearchParams()), name, value, tool.querySerialization?.[name]);
     else (body ??= {})[name] = value;
   }
   const search = query !== undefined && query.size > 0 ? `?${query}` : '';
@@ -134,16 +134,33 @@ function refusedRouteValue(name: string, message: string): InvalidArgumentsError
 }
 
 /**
- * Arrays repeat the parameter (`tag=a&tag=b`); objects travel as JSON text
- * (JSON.stringify writes a lone surrogate as a `\ud800` escape, plain ASCII).
- * A text with a lone surrogate is refused rather than sent as U+FFFD.
+ * Without a serialization, arrays repeat the parameter (`tag=a&tag=b`) and
+ * objects travel as JSON text (JSON.stringify writes a lone surrogate as a
+ * `\ud800` escape, plain ASCII). With one (from an OpenAPI document), as its
+ * `style` and `explode` say. A text with a lone surrogate is refused rather
+ * than sent as U+FFFD.
  */
-function appendQuery(query: URLSearchParams, name: string, value: unknown): void {
-  const values = Array.isArray(value) ? value : [value];
-  for (const item of values) {
-    if (item === undefined || item === null) continue;
-    const text = typeof item === 'object' ? JSON.stringify(item) : String(item);
+function appendQuery(query: URLSearchParams, name: string, value: unknown, serialization?: QuerySerialization): void {
+  const add = (key: string, item: unknown) => {
+    const text = typeof item === 'object' && item !== null ? JSON.stringify(item) : String(item);
     if (LONE_SURROGATE.test(text)) throw new InvalidArgumentsError(`Query value ${name} ${NOT_UNICODE}`, [{ path: name, message: NOT_UNICODE }]);
-    query.append(name, text);
+    query.append(key, text);
+  };
+  if (serialization === undefined || (Array.isArray(value) && serialization.explode)) {
+    for (const item of Array.isArray(value) ? value : [value]) if (item !== undefined && item !== null) add(name, item);
+    return;
   }
+  const { style, explode } = serialization;
+  if (Array.isArray(value)) {
+    const items = value.filter((item) => item !== undefined && item !== null).map((item) => (typeof item === 'object' ? JSON.stringify(item) : String(item)));
+    if (items.length > 0) add(name, items.join(DELIMITER[style]));
+  } else if (typeof value === 'object' && value !== null) {
+    const entries = Object.entries(value).filter(([, item]) => item !== undefined && item !== null);
+    if (style === 'deepObject') for (const [key, item] of entries) add(`${name}[${key}]`, item);
+    else if (explode) for (const [key, item] of entries) add(key, item);
+    else if (entries.length > 0) add(name, entries.flat().map((item) => (typeof item === 'object' ? JSON.stringify(item) : String(item))).join(','));
+  } else add(name, value);
 }
+
+/** What joins an array's items when `explode` is false (OpenAPI's style table). */
+const DELIMITER: Record<QuerySerialization['style'], string> = { form: ',', spaceDelimited: ' ', pipeDelimited: '|', deepObject: ',' };

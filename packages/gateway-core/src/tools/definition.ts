@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { resolvePointer } from '../util/json-pointer.js';
 
 /**
  * The gateway's reading of one tool definition served at `GET /gw/schema`
@@ -79,6 +80,16 @@ export const ToolCacheSchema = z.object({
   significantTerms: z.array(SignificantTermSchema).max(256).default([]),
 });
 
+/**
+ * How a query input that is an array or an object goes into the URL, as an
+ * OpenAPI document's `style` and `explode` say (OpenAPI 3.1, 4.8.12.4). Without
+ * an entry, arrays repeat the parameter and objects travel as JSON text.
+ */
+export const QUERY_STYLES = ['form', 'spaceDelimited', 'pipeDelimited', 'deepObject'] as const;
+export type QueryStyle = (typeof QUERY_STYLES)[number];
+const QuerySerializationSchema = z.object({ style: z.enum(QUERY_STYLES), explode: z.boolean() });
+export type QuerySerialization = z.output<typeof QuerySerializationSchema>;
+
 const ToolDefinitionObject = z.object({
   name: z.string().regex(TOOL_NAME_PATTERN, 'must be 1-128 characters of A-Z, a-z, 0-9, _, . or -'),
   description: z.string().trim().min(1, 'must not be empty'),
@@ -95,6 +106,7 @@ const ToolDefinitionObject = z.object({
   parameterSources: z.record(z.string(), z.enum(PARAMETER_SOURCES, { error: 'must be route, query or body' })),
   inputSchema: InputSchemaSchema,
   cache: ToolCacheSchema.optional(),
+  querySerialization: z.record(z.string(), QuerySerializationSchema).optional(),
 });
 
 export const ToolDefinitionSchema = ToolDefinitionObject.superRefine(checkInputsAgree);
@@ -148,6 +160,9 @@ function checkInputsAgree(tool: z.output<typeof ToolDefinitionObject>, context: 
   if (tool.routePattern.split('/').some((segment) => segment === '.' || segment === '..')) {
     issue(['routePattern'], 'must not contain . or .. segments');
   }
+  for (const name of Object.keys(tool.querySerialization ?? {})) {
+    if (tool.parameterSources[name] !== 'query') issue(['querySerialization', name], `"${name}" is not a query input`);
+  }
   for (const [name, source] of Object.entries(tool.parameterSources)) {
     const property = tool.inputSchema.properties[name];
     if (source === 'body' || property === undefined || property.type !== undefined) continue;
@@ -177,23 +192,6 @@ function unresolvedType(root: Record<string, unknown>, ref: string): string | nu
     if (target === undefined) return `$ref ${JSON.stringify(ref)} must point into this schema's $defs or definitions`;
   }
   return `$ref ${JSON.stringify(ref)} goes through more than ${MAX_REF_HOPS} $refs`;
-}
-
-/** A same-document JSON pointer (`#/$defs/OrderId`), or undefined when `ref` is not one or leads nowhere. */
-function resolvePointer(root: Record<string, unknown>, ref: string): unknown {
-  if (!ref.startsWith('#/')) return undefined;
-  let node: unknown = root;
-  for (const raw of ref.slice(2).split('/')) {
-    let segment: string;
-    try {
-      segment = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
-    } catch {
-      return undefined;
-    }
-    if (!isObject(node) || !Object.hasOwn(node, segment)) return undefined;
-    node = node[segment];
-  }
-  return node;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
