@@ -6,7 +6,7 @@ import { ToolSearchMode } from '../search-mode.js';
 import { ToolSearchIndex } from '../tool-search-index.js';
 import { evaluateSearch, type LabelledQuestion } from './evaluate.js';
 import githubQuestions from './github-questions.json' with { type: 'json' };
-import { githubToolName, githubTools } from './github-tools.js';
+import { githubCatalog } from './github-tools.js';
 import sampleQuestions from './sample-questions.json' with { type: 'json' };
 import sampleSchema from './sample-tools.json' with { type: 'json' };
 
@@ -26,11 +26,11 @@ const SAMPLE_RECALL_AT_1 = 0.8;
 /** What an agent in search mode pays for its tools/list, in o200k tokens. */
 const SEARCH_MODE_LIST_TOKENS = 1_500;
 
-const github: LabelledQuestion[] = githubQuestions.map((question) => ({ q: question.q, answers: question.answers.map(githubToolName) }));
-
 // Reading GitHub's document and indexing 1,223 operations takes seconds on a loaded machine.
 describe('search_tools ranking on the labelled sets', { timeout: 60_000 }, () => {
-  const tools = githubTools();
+  const catalog = githubCatalog();
+  const tools = catalog.tools;
+  const github: LabelledQuestion[] = githubQuestions.map((question) => ({ q: question.q, answers: question.answers.map(catalog.toolNameOf) }));
   const index = new ToolSearchIndex();
   const started = performance.now();
   index.sync(tools);
@@ -38,8 +38,13 @@ describe('search_tools ranking on the labelled sets', { timeout: 60_000 }, () =>
 
   it(`has at least 150 GitHub questions over ${tools.length} operations`, () => {
     expect(github.length).toBeGreaterThanOrEqual(150);
-    expect(tools.length).toBe(1223);
+    // 1,223 operations; the importer leaves out the few it cannot call properly (see catalog/openapi).
+    expect(tools.length).toBeGreaterThan(1200);
     console.info(`index of ${tools.length} GitHub operations built in ${Math.round(buildMs)} ms`);
+  });
+
+  it('every labelled operation is among the imported tools', () => {
+    expect(github.flatMap((question) => question.answers).filter((name) => name.startsWith('(not imported'))).toEqual([]);
   });
 
   it(`GitHub's API: recall@5 >= ${GITHUB_RECALL_AT_5}, recall@1 >= ${GITHUB_RECALL_AT_1}`, async () => {
