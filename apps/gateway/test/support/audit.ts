@@ -9,6 +9,8 @@ export interface AuditRecordJson {
   httpStatus: number | null;
   jsonRpcCode: number | null;
   tokensCharged: number;
+  /** `call_tool` for a call an agent in search mode made through it. */
+  via?: string;
 }
 
 /** Every audit record of one agent (all pages), newest first. */
