@@ -96,6 +96,8 @@ export async function composeGateway(config: GatewayConfig, log: Logger): Promis
   metrics.countDownstreamTools(() => Object.fromEntries(catalog.downstreams().map((status) => [status.name, status.toolCount])));
   for (const { name } of config.downstreams) metrics.downstreamBreakerState(name, 'closed');
   const onUnexpectedError = (error: unknown) => log.error({ err: error instanceof Error ? error.stack : String(error) }, 'unexpected error');
+  // One index for search_tools and the dashboard's search box, following the catalog's reloads.
+  const toolSearch = new ToolSearchMode({ mode: config.catalog.search, threshold: config.catalog.searchThreshold, registry: () => catalog.registry });
   const mcp = new McpService({
     agents,
     audit,
@@ -109,7 +111,7 @@ export async function composeGateway(config: GatewayConfig, log: Logger): Promis
     errorDelivery: config.mcp.errorDelivery,
     streams: store.streams,
     resumeWindowMs: config.mcp.resumeWindowMs,
-    toolSearch: new ToolSearchMode({ mode: config.catalog.search, threshold: config.catalog.searchThreshold, registry: () => catalog.registry }),
+    toolSearch,
     toolCall: {
       registry: () => catalog.registry,
       budget: store.budget,
@@ -141,6 +143,7 @@ export async function composeGateway(config: GatewayConfig, log: Logger): Promis
     refresher,
     metrics,
     breakerOf: forwarders.breakerState,
+    searchTools: async (query, limit) => (await toolSearch.search(query, limit)).map((tool) => tool.definition.name),
     assertions,
     requestContext: requestContext(log),
     onUnexpectedError,
