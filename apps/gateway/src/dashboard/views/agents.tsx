@@ -86,6 +86,8 @@ export function agentFormValues(agent: AgentRecord): AgentFormValues {
     callsPerMinute: agent.rateLimit ? String(agent.rateLimit.callsPerMinute) : '',
     burst: agent.rateLimit ? String(agent.rateLimit.burst) : '',
     externalSubjects: externalSubjectsText(agent.externalSubjects),
+    toolSearch: agent.toolSearch ?? '',
+    pinnedTools: (agent.pinnedTools ?? []).join(', '),
   };
 }
 
