@@ -90,7 +90,7 @@ export interface GatewayConfig {
   assertion: ResolvedAssertionSettings & { enabled: boolean };
   embedding: { provider: 'local' } | { provider: 'openai'; baseUrl: string; model: string; apiKey: string | undefined };
   /** `Gw:Catalog:Search*`: search mode (search_tools and call_tool instead of the whole catalog), per agent overridable. */
-  catalog: { search: 'off' | 'on' | 'auto'; searchThreshold: number };
+  catalog: { search: 'off' | 'on' | 'auto'; searchThreshold: number; searchSemanticWeight: number };
 }
 
 /**
@@ -223,6 +223,7 @@ function schemaFor(development: boolean) {
     'Gw:ToolRegistry:RefreshSeconds': z.coerce.number().int('must be a whole number').min(0, 'must not be negative (0 = off)').default(300),
     'Gw:Catalog:Search': z.enum(['off', 'on', 'auto'], { error: 'must be off, on or auto' }).default('off'),
     'Gw:Catalog:SearchThreshold': positiveInt(64),
+    'Gw:Catalog:SearchSemanticWeight': z.coerce.number({ error: 'must be a number' }).min(0, 'must be from 0 to 1').max(1, 'must be from 0 to 1').default(0),
     'Gw:Embedding:Provider': z.enum(['local', 'openai']).default('local'),
     'Gw:Embedding:BaseUrl': httpUrl.optional(),
     'Gw:Embedding:Model': optionalText,
@@ -375,7 +376,7 @@ export function parseGatewayConfig(flat: FlatConfig): ParsedConfig {
               apiKey: data['Gw:Embedding:ApiKey'],
             }
           : { provider: 'local' },
-      catalog: { search: data['Gw:Catalog:Search'], searchThreshold: data['Gw:Catalog:SearchThreshold'] },
+      catalog: { search: data['Gw:Catalog:Search'], searchThreshold: data['Gw:Catalog:SearchThreshold'], searchSemanticWeight: data['Gw:Catalog:SearchSemanticWeight'] },
     },
   };
 }
