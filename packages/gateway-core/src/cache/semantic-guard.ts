@@ -523,6 +523,11 @@ const OPPOSITES: readonly (readonly string[])[] = [
   ['sell', 'selling', 'sale', 'sales', 'sold'],
   ['return', 'returns', 'returned'],
   ['refund', 'refunds', 'refunded'],
+  // Support questions and reports (issue 28's sets): each pair was served as a paraphrase before.
+  ['log in', 'login', 'logging in', 'sign in', 'signin', 'signing in'],
+  ['log out', 'logout', 'logging out', 'sign out', 'signout', 'signing out'],
+  ['gross'],
+  ['net'],
   ['red'],
   ['blue'],
   ['green'],

@@ -12,10 +12,10 @@ const sets = { products: read('./semantic-pairs.json'), support: read('./support
  * kinds of free text (product searches, support questions, report
  * requests), with the gateway's local model and default threshold. Wrong
  * answers fail the build; recall is reported, with a floor at what the
- * committed model and guard reach (README "What is cached": the issue's
- * 50 % is not reached yet).
+ * committed model and guard reach (measured: products 0.504, support 0.36,
+ * reports 0.24, all three 0.447; the issue's 50 % over all is not reached yet).
  */
-const RECALL_FLOOR: Record<keyof typeof sets, number> = { products: 0.3, support: 0, reports: 0 };
+const RECALL_FLOOR: Record<keyof typeof sets, number> = { products: 0.5, support: 0.36, reports: 0.24 };
 
 let model: EmbeddingModel;
 beforeAll(async () => {
