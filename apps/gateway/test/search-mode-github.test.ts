@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
 import { importOpenApi, parseSelectorList } from '@tollgate/gateway-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -25,13 +27,23 @@ describe('search mode over a GitHub fake (1,200+ tools)', { timeout: 90_000 }, (
   let api: GatewayClient;
   let admin: string;
   let id = 10;
+  let embeddings: Server;
 
   beforeAll(async () => {
+    // The cache is off, so no answer depends on embeddings; an OpenAI-compatible stand-in keeps the
+    // local model (seconds of CPU on a loaded machine) out of readiness.
+    embeddings = await startEmbeddingsStandIn();
     const require = createRequire(import.meta.url);
     const document = JSON.parse(readFileSync(require.resolve('@octokit/openapi/generated/api.github.com.json'), 'utf8'));
     const { tools } = importOpenApi(document, { allowWrite: parseSelectorList('issues/create') });
     github = await startRecordingDownstream(tools);
-    gateway = await startGateway({ downstreamUrl: github.url, env: { Gw__Catalog__Search: 'auto', Gw__Cache__Enabled: 'false' } });
+    gateway = await startGateway({ downstreamUrl: github.url, env: {
+        Gw__Catalog__Search: 'auto',
+        Gw__Cache__Enabled: 'false',
+        Gw__Embedding__Provider: 'openai',
+        Gw__Embedding__BaseUrl: `http://127.0.0.1:${(embeddings.address() as AddressInfo).port}/v1`,
+      },
+    });
     // Longer than waitUntilReady's 20 s: the gateway reads and compiles 1,200 tool schemas first.
     await eventually(() => fetch(`${gateway.url}/health/ready`).then((response) => response.status), (status) => status === 200, 45_000);
     api = new GatewayClient(gateway.url);
@@ -43,6 +55,7 @@ describe('search mode over a GitHub fake (1,200+ tools)', { timeout: 90_000 }, (
   afterAll(async () => {
     await gateway?.stop();
     await github?.close();
+    embeddings?.close();
   });
 
   const session = async (agent: TestAgent) => (await openRawSession(gateway.url, agent.token, '2025-06-18')).sessionId;
@@ -98,3 +111,18 @@ describe('search mode over a GitHub fake (1,200+ tools)', { timeout: 90_000 }, (
     expect(github.requests.slice(before)).toEqual([{ method: 'GET', target: '/repos/octocat/hello-world/issues/1', body: '' }]);
   });
 });
+
+/** Answers every POST /v1/embeddings with one fixed vector per input. */
+async function startEmbeddingsStandIn(): Promise<Server> {
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk) => (body += chunk));
+    req.on('end', () => {
+      const input = (JSON.parse(body) as { input: string[] }).input;
+      res.setHeader('Content-Type', 'application/json');
+      res.end(JSON.stringify({ data: input.map((_, index) => ({ index, embedding: [1, 0, 0] })) }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return server;
+}
