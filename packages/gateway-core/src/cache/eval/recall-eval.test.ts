@@ -12,10 +12,12 @@ const sets = { products: read('./semantic-pairs.json'), support: read('./support
  * kinds of free text (product searches, support questions, report
  * requests), with the gateway's local model and default threshold. Wrong
  * answers fail the build; recall is reported, with a floor at what the
- * committed model and guard reach (measured: products 0.504, support 0.36,
- * reports 0.24, all three 0.447; the issue's 50 % over all is not reached yet).
+ * committed model and guard reach (measured at threshold 0.90: products
+ * 0.581, support 0.44, reports 0.36, all three 0.531 ≥ the issue's 0.50).
  */
-const RECALL_FLOOR: Record<keyof typeof sets, number> = { products: 0.5, support: 0.36, reports: 0.24 };
+const RECALL_FLOOR: Record<keyof typeof sets, number> = { products: 0.58, support: 0.44, reports: 0.36 };
+/** The issue's target over the three sets together. */
+const OVERALL_RECALL = 0.5;
 
 let model: EmbeddingModel;
 beforeAll(async () => {
@@ -28,6 +30,20 @@ describe('semantic cache recall by kind of text', () => {
     expect(extra.filter((pair) => pair.label === 'hit').length).toBeGreaterThanOrEqual(50);
     expect(extra.filter((pair) => pair.label === 'miss').length).toBeGreaterThanOrEqual(50);
   });
+
+  it(`serves at least ${OVERALL_RECALL} of all paraphrases, and no wrong answer`, async () => {
+    let served = 0;
+    let paraphrases = 0;
+    for (const set of Object.values(sets)) {
+      const evaluation = await evaluateSemanticCache(set, model);
+      expect(evaluation.wrongAnswers).toEqual([]);
+      const hits = evaluation.outcomes.filter((outcome) => outcome.label === 'hit');
+      served += hits.filter((outcome) => outcome.served).length;
+      paraphrases += hits.length;
+    }
+    console.info(`all three sets: recall ${(served / paraphrases).toFixed(3)} (${served}/${paraphrases})`);
+    expect(served / paraphrases).toBeGreaterThanOrEqual(OVERALL_RECALL);
+  }, 300_000);
 
   it.each(Object.keys(sets) as Array<keyof typeof sets>)('%s: no wrong answer; precision and recall reported', async (name) => {
     const evaluation = await evaluateSemanticCache(sets[name], model);
