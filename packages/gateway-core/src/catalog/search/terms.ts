@@ -1,3 +1,5 @@
+import { stemmer as porterStem } from 'stemmer';
+
 /**
  * Words as the search index compares them: lower case, split at every
  * boundary a tool name or path has (`list-for-repo`, `listForRepo`,
@@ -74,21 +76,13 @@ const SYNONYMS: Readonly<Record<string, readonly string[]>> = {
   stock: ['inventory'],
 };
 
-/** Suffixes stripped so `lists`, `listing` and `listed` meet `list`; short words are left alone. */
+/**
+ * Porter's stemmer (the `stemmer` package): `lists`, `listing` and `listed`
+ * meet `list`, and so do `followers` and `follows`, `contributed` and
+ * `contributors`, which a suffix list of plurals alone keeps apart.
+ */
 export function stem(word: string): string {
-  if (word.length <= 3) return word;
-  if (word.endsWith('ies') && word.length > 4) return `${word.slice(0, -3)}y`;
-  if (word.endsWith('sses')) return word.slice(0, -2);
-  if (word.endsWith('ing') && word.length > 5) return undouble(word.slice(0, -3));
-  if (word.endsWith('ed') && word.length > 4) return undouble(word.slice(0, -2));
-  if (word.endsWith('es') && /(ch|sh|x|ss|z)es$/.test(word)) return word.slice(0, -2);
-  if (word.endsWith('s') && !word.endsWith('ss') && !word.endsWith('us') && !word.endsWith('is')) return word.slice(0, -1);
-  return word;
-}
-
-/** `committ` (from `committed`) back to `commit`; `pull` keeps its double letter. */
-function undouble(word: string): string {
-  return /([bdgmnprt])\1$/.test(word) ? word.slice(0, -1) : word;
+  return porterStem(word);
 }
 
 /** Raw words of a text: identifiers split at case changes, separators and digits. */
@@ -113,3 +107,4 @@ export function indexTerms(word: string): string[] | null {
 export function termsOf(text: string): string[] {
   return words(text).flatMap((word) => indexTerms(word) ?? []);
 }
+

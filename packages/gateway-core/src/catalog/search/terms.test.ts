@@ -1,0 +1,15 @@
+import { describe, expect, it } from 'vitest';
+import { termsOf } from './terms.js';
+
+describe('termsOf', () => {
+  it('stems with Porter, so a question and a tool name meet where only the suffix differs', () => {
+    expect(termsOf('Who follows')).toEqual(termsOf('followers'));
+    expect(termsOf('cloned')).toEqual(termsOf('get-clones'.split('-')[1]!));
+    expect(termsOf('reviewers')).toEqual(termsOf('review'));
+  });
+
+  it('splits identifiers and paths, and drops what a route leaves between its segments', () => {
+    expect(termsOf('users_list-followers-for-user')).toEqual(['user', 'list', 'follow', 'user']);
+    expect(termsOf('/repos/{owner}/{repo}/pulls')).toEqual(['repo', 'repositori', 'owner', 'repo', 'repositori', 'pull']);
+  });
+});
