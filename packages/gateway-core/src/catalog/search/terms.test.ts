@@ -10,6 +10,14 @@ describe('termsOf', () => {
 
   it('splits identifiers and paths, and drops what a route leaves between its segments', () => {
     expect(termsOf('users_list-followers-for-user')).toEqual(['user', 'list', 'follow', 'user']);
-    expect(termsOf('/repos/{owner}/{repo}/pulls')).toEqual(['repo', 'repositori', 'owner', 'repo', 'repositori', 'pull']);
+    expect(termsOf('/repos/{owner}/{repo}/pulls')).toEqual(['repositori', 'owner', 'repositori', 'pull']);
+  });
+});
+
+describe('synonyms', () => {
+  it('replace a word by the words it stands for, so both spellings count once', () => {
+    expect(termsOf('repo')).toEqual(termsOf('repository'));
+    expect(termsOf('my PRs')).toEqual(termsOf('authenticated pull request'));
+    expect(termsOf('How much storage is it using?')).toEqual(termsOf('much storage usage'));
   });
 });

@@ -13,14 +13,16 @@ const STOP_WORDS: ReadonlySet<string> = new Set(
   ('a an the and or of to in on for by with from at as is are be been was were it its this that these those ' +
     'we our you your he she they them their there here what which who whom whose how when where why ' +
     'do does did can could would should will shall may might must need want like please just also some any ' +
-    'all about into onto via using use')
+    'all about into onto via')
     .split(' '),
 );
 
 /**
  * Abbreviations and everyday synonyms mapped to the word API documents use.
  * Kept generic (HTTP APIs at large), never tuned to one question of the
- * evaluation set: each entry must be a term any REST API could use.
+ * evaluation set: each entry must be a term any REST API could use. An
+ * entry replaces its word (see `indexTerms`); one that must also match
+ * itself lists itself.
  */
 const SYNONYMS: Readonly<Record<string, readonly string[]>> = {
   pr: ['pull', 'request'],
@@ -74,6 +76,10 @@ const SYNONYMS: Readonly<Record<string, readonly string[]>> = {
   cheapest: ['price'],
   cost: ['price'],
   stock: ['inventory'],
+  use: ['usage'],
+  using: ['usage'],
+  used: ['usage'],
+  uses: ['usage'],
 };
 
 /**
@@ -94,13 +100,19 @@ export function words(text: string): string[] {
     .filter((word) => word.length > 0);
 }
 
-/** A word as the index keeps it: null for a stop word, else its stem and those of its synonyms. */
+/**
+ * A word as the index keeps it: null for a stop word, else its stem, or the
+ * stems of the words it stands for. A synonym replaces the word rather than
+ * joining it, so `repo` and `repository` count as one matched term, not two:
+ * the ranking multiplies a tool's score by the number of query terms it
+ * matches, and a word counted twice would lift every tool that has both.
+ */
 export function indexTerms(word: string): string[] | null {
   const lower = word.toLowerCase();
   if (STOP_WORDS.has(lower)) return null;
   const synonyms = SYNONYMS[lower];
   if (synonyms === undefined) return [stem(lower)];
-  return [...new Set([stem(lower), ...synonyms.map(stem)])];
+  return [...new Set(synonyms.map(stem))];
 }
 
 /** Every index term of a text, in order. */
