@@ -5,8 +5,9 @@ describe('queryIntent', () => {
   it('reads the leading verb of an order, past the words a request opens with', () => {
     expect(queryIntent('List the open pull requests')).toBe('read');
     expect(queryIntent('Please could you delete the branch feature-x')).toBe('delete');
-    expect(queryIntent('Create a label called needs-triage')).toBe('write');
-    expect(queryIntent('Quickly rerun the failed jobs')).toBe('write');
+    expect(queryIntent('Create a label called needs-triage')).toBe('create');
+    expect(queryIntent('Quickly rerun the failed jobs')).toBe('create');
+    expect(queryIntent('Close issue 17')).toBe('change');
   });
 
   it('takes a question for a read', () => {
@@ -21,11 +22,13 @@ describe('queryIntent', () => {
 });
 
 describe('methodServes', () => {
-  it('matches reads to GET, deletes to DELETE and other changes to POST, PUT and PATCH', () => {
+  it('matches reads to GET, deletes to DELETE, creations to POST and PUT, other changes to any write', () => {
     expect(methodServes('read', 'GET')).toBe(true);
     expect(methodServes('read', 'PUT')).toBe(false);
     expect(methodServes('delete', 'DELETE')).toBe(true);
-    expect(methodServes('write', 'DELETE')).toBe(false);
-    expect(['POST', 'PUT', 'PATCH'].every((method) => methodServes('write', method as 'POST'))).toBe(true);
+    expect(methodServes('change', 'DELETE')).toBe(false);
+    expect(methodServes('create', 'PATCH')).toBe(false);
+    expect(['POST', 'PUT'].every((method) => methodServes('create', method as 'POST'))).toBe(true);
+    expect(['POST', 'PUT', 'PATCH'].every((method) => methodServes('change', method as 'POST'))).toBe(true);
   });
 });

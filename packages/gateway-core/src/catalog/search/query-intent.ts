@@ -4,12 +4,13 @@ import { words } from './terms.js';
 /**
  * What a question asks the tool to do, read from its leading verb: a model
  * phrases a need as an order ("Delete the branch", "List the teams") or a
- * question ("Who follows this user?"). The three kinds are those every REST
- * API marks with its method, so the ranking can prefer, among tools whose
+ * question ("Who follows this user?"). The kinds are those every REST API
+ * marks with its method (GET reads, POST creates, PATCH changes, DELETE
+ * deletes; PUT creates or changes), so the ranking can prefer, among tools whose
  * words match equally (`get-…-limit` and `set-…-limit`), the one whose
  * method does what was asked.
  */
-export type QueryIntent = 'read' | 'write' | 'delete';
+export type QueryIntent = 'read' | 'create' | 'change' | 'delete';
 
 /** Questions read: a model asking "who", "which" or "is it" wants to know, not to change. */
 const QUESTION_WORDS = ['who', 'whom', 'whose', 'what', 'which', 'how', 'when', 'where', 'why', 'is', 'are', 'was', 'were', 'does', 'do', 'did', 'has', 'have'];
@@ -21,15 +22,20 @@ const READ_VERBS = [
 
 const DELETE_VERBS = ['delete', 'remove', 'erase', 'drop', 'destroy', 'purge', 'revoke', 'uninstall', 'unfollow', 'unstar', 'unblock', 'unwatch', 'unpin', 'unsubscribe'];
 
-const WRITE_VERBS = [
-  'create', 'add', 'open', 'new', 'make', 'post', 'put', 'send', 'set', 'update', 'edit', 'change', 'modify', 'rename',
-  'close', 'reopen', 'lock', 'unlock', 'merge', 'cancel', 'rerun', 're', 'run', 'trigger', 'dispatch', 'approve',
-  'dismiss', 'reject', 'decline', 'accept', 'assign', 'invite', 'transfer', 'archive', 'unarchive', 'enable', 'disable',
-  'star', 'follow', 'watch', 'block', 'upload', 'replace', 'move', 'mark', 'submit', 'register', 'place', 'request',
-  'start', 'stop', 'rotate', 'publish', 'comment', 'reply', 'react', 'pin', 'mute', 'subscribe', 'hide', 'leave',
-  'join', 'fork', 'sync', 'configure', 'install', 'suspend', 'unsuspend', 'convert', 'generate', 'protect', 'resolve',
-  'restore', 'reset', 'redeliver', 'retry', 'apply', 'grant', 'deploy', 'release', 'import', 'attach', 'link',
-  'schedule', 'toggle', 'write', 'save', 'store', 'record', 'restock', 'order', 'book', 'pay', 'refund', 'renew',
+/** Verbs that make something new: REST APIs POST it (or PUT it at a known place), never PATCH. */
+const CREATE_VERBS = [
+  'create', 'add', 'open', 'new', 'make', 'post', 'send', 'submit', 'register', 'place', 'upload', 'fork', 'generate',
+  'comment', 'reply', 'react', 'invite', 'request', 'trigger', 'dispatch', 'run', 'rerun', 're', 'start', 'publish',
+  'deploy', 'release', 'import', 'schedule', 'record', 'book', 'pay', 'order', 'attach', 'link', 'save', 'store',
+  'write', 'apply', 'grant', 'star', 'follow', 'watch', 'block', 'pin', 'mute', 'subscribe', 'join', 'install', 'put',
+];
+
+/** Verbs that change what exists: any method that writes. */
+const CHANGE_VERBS = [
+  'update', 'edit', 'change', 'modify', 'rename', 'set', 'replace', 'move', 'close', 'reopen', 'lock', 'unlock', 'merge',
+  'cancel', 'approve', 'dismiss', 'reject', 'decline', 'accept', 'assign', 'transfer', 'archive', 'unarchive', 'enable',
+  'disable', 'mark', 'rotate', 'hide', 'leave', 'configure', 'suspend', 'unsuspend', 'convert', 'protect', 'resolve',
+  'restore', 'reset', 'redeliver', 'retry', 'toggle', 'restock', 'refund', 'renew', 'stop', 'sync',
 ];
 
 /** Words a request may open with before its verb ("Please could you list…"). */
@@ -38,7 +44,8 @@ const LEAD_WORDS = new Set(['please', 'kindly', 'i', 'we', 'you', 'can', 'could'
 const INTENT_OF: ReadonlyMap<string, QueryIntent> = new Map<string, QueryIntent>([
   ...QUESTION_WORDS.map((word) => [word, 'read'] as const),
   ...READ_VERBS.map((word) => [word, 'read'] as const),
-  ...WRITE_VERBS.map((word) => [word, 'write'] as const),
+  ...CREATE_VERBS.map((word) => [word, 'create'] as const),
+  ...CHANGE_VERBS.map((word) => [word, 'change'] as const),
   ...DELETE_VERBS.map((word) => [word, 'delete'] as const),
 ]);
 
@@ -55,5 +62,6 @@ export function queryIntent(query: string): QueryIntent | null {
 export function methodServes(intent: QueryIntent, method: HttpMethod): boolean {
   if (intent === 'read') return method === 'GET';
   if (intent === 'delete') return method === 'DELETE';
+  if (intent === 'create') return method === 'POST' || method === 'PUT';
   return method === 'POST' || method === 'PUT' || method === 'PATCH';
 }
