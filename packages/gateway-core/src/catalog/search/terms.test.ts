@@ -21,3 +21,11 @@ describe('synonyms', () => {
     expect(termsOf('How much storage is it using?')).toEqual(termsOf('much storage usage'));
   });
 });
+
+describe('stem', () => {
+  it('keeps whole the words Porter would cut into another API word', () => {
+    expect(termsOf('repository settings')).not.toContain(termsOf('set')[0]);
+    expect(termsOf('authorization')).not.toEqual(termsOf('authors'));
+    expect(termsOf('settings')).toEqual(termsOf('setting'));
+  });
+});

@@ -88,8 +88,23 @@ const SYNONYMS: Readonly<Record<string, readonly string[]>> = {
  * `contributors`, which a suffix list of plurals alone keeps apart.
  */
 export function stem(word: string): string {
-  return porterStem(word);
+  return KEPT_WHOLE.get(word) ?? porterStem(word);
 }
+
+/**
+ * Words Porter cuts into another word of API catalogs (found by stemming
+ * GitHub's tool names and summaries): `settings` would become `set` and
+ * match every `set-…` tool, `authorization` would meet `authors`, `personal`
+ * (access token) would meet `person`, `one` would meet `on`.
+ */
+const KEPT_WHOLE: ReadonlyMap<string, string> = new Map([
+  ['settings', 'setting'],
+  ['setting', 'setting'],
+  ['authorization', 'authorization'],
+  ['authorizations', 'authorization'],
+  ['personal', 'personal'],
+  ['one', 'one'],
+]);
 
 /** Raw words of a text: identifiers split at case changes, separators and digits. */
 export function words(text: string): string[] {
