@@ -17,6 +17,8 @@ import {
   SettlementQueue,
   SignInThrottle,
   TokenService,
+  ToolSearchIndex,
+  ToolSearchMode,
   type AuditEvent,
   type BreakerState,
   type BreakerStateChange,
@@ -57,6 +59,18 @@ function loadEmbeddingModel(config: GatewayConfig): Promise<EmbeddingModel> {
   const embedding = config.embedding;
   if (embedding.provider === 'local') return loadLocalEmbeddingModel();
   return Promise.resolve(createOpenAiEmbeddingModel({ baseUrl: embedding.baseUrl, model: embedding.model, apiKey: embedding.apiKey }));
+}
+
+/**
+ * The tool search ranking: lexical, and with `Gw:Catalog:SearchSemanticWeight`
+ * above 0 mixed with the embedding model the cache uses (once it has loaded;
+ * until then, and for a query it refuses, lexical alone).
+ */
+function searchIndex(config: GatewayConfig, embeddingModel: Promise<EmbeddingModel>): ToolSearchIndex {
+  const semanticWeight = config.catalog.searchSemanticWeight;
+  if (semanticWeight === 0) return new ToolSearchIndex();
+  const embedding: EmbeddingModel = { name: 'gateway embedding model', embed: async (texts) => (await embeddingModel).embed(texts) };
+  return new ToolSearchIndex({ embedding, semanticWeight });
 }
 
 /** A key for one purpose, derived from the signing key, so digests of arguments cannot be reversed by guessing. */
@@ -104,6 +118,13 @@ export async function composeGateway(config: GatewayConfig, log: Logger): Promis
   metrics.countDownstreamTools(() => Object.fromEntries(catalog.downstreams().map((status) => [status.name, status.toolCount])));
   for (const { name } of config.downstreams) metrics.downstreamBreakerState(name, 'closed');
   const onUnexpectedError = (error: unknown) => log.error({ err: error instanceof Error ? error.stack : String(error) }, 'unexpected error');
+  // One index for search_tools and the dashboard's search box, following the catalog's reloads.
+  const toolSearch = new ToolSearchMode({
+    mode: config.catalog.search,
+    threshold: config.catalog.searchThreshold,
+    registry: () => catalog.registry,
+    index: searchIndex(config, embeddingModel),
+  });
   const mcp = new McpService({
     agents,
     audit,
@@ -122,6 +143,7 @@ export async function composeGateway(config: GatewayConfig, log: Logger): Promis
     maxResumesPerAgent: config.mcp.maxResumesPerAgent,
     maxResumes: config.mcp.maxResumes,
     listens,
+    toolSearch,
     toolCall: {
       registry: () => catalog.registry,
       budget: store.budget,
@@ -153,6 +175,7 @@ export async function composeGateway(config: GatewayConfig, log: Logger): Promis
     refresher,
     metrics,
     breakerOf: forwarders.breakerState,
+    searchTools: async (query, limit) => (await toolSearch.search(query, limit)).map((tool) => tool.definition.name),
     assertions,
     requestContext: requestContext(log),
     onUnexpectedError,

@@ -49,6 +49,8 @@ export interface GatewayAppDeps {
   metrics: GatewayMetrics;
   /** One downstream's breaker, for the dashboard's downstream rows. */
   breakerOf: (downstream: string) => BreakerState | undefined;
+  /** search_tools' ranking (issue 28), for the dashboard's tool library. */
+  searchTools?: (query: string, limit: number) => Promise<string[]>;
   /** Signs the assertion on forwarded calls; its public keys are served at /.well-known/jwks.json. Absent: no assertions, no JWKS. */
   assertions?: GatewayAssertionSigner;
   /** Request id and access log; runs first. */

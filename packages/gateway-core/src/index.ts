@@ -137,5 +137,10 @@ export { loadLocalEmbeddingModel } from './embedding/local-model.js';
 export { createOpenAiEmbeddingModel, type OpenAiEmbeddingOptions } from './embedding/openai-compatible.js';
 export { checkEmbeddingModel, type ComponentHealth } from './embedding/check.js';
 
+// Tool search (issue 28): search mode's two tools, and the ranking the dashboard shares.
+export { ToolSearchMode, SEARCH_MODE_SETTINGS, DEFAULT_SEARCH_THRESHOLD, type SearchModeSetting, type ToolSearchModeOptions } from './catalog/search/search-mode.js';
+export { ToolSearchIndex, type FoundTool, type ToolSearchOptions, type ToolSearchIndexOptions } from './catalog/search/tool-search-index.js';
+export { SEARCH_TOOLS, CALL_TOOL, MAX_SEARCH_LIMIT, MAX_QUERY_LENGTH } from './catalog/search/virtual-tools.js';
+
 // Tracing: span names and attributes (OpenTelemetry API; a no-op without an SDK).
 export { SPAN_ATTRIBUTES, SPAN_NAMES, TRACER_NAME } from './tracing.js';

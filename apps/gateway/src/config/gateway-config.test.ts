@@ -200,7 +200,7 @@ describe('cache settings', () => {
       Gw__Cache__Tools__search_products__TtlSeconds: '60',
       Gw__Cache__Tools__get_customer__Enabled: 'false',
     }).config;
-    expect(cache).toMatchObject({ enabled: true, semantic: false, similarityThreshold: 0.92, ttlMs: 300_000 });
+    expect(cache).toMatchObject({ enabled: true, semantic: false, similarityThreshold: 0.9, ttlMs: 300_000 });
     expect(cache.tools).toEqual({ search_products: { ttlMs: 60_000 }, get_customer: { enabled: false } });
   });
 
@@ -228,5 +228,20 @@ describe('privacy settings', () => {
     expect(problems).toHaveLength(1);
     expect(problems[0]).toMatch(/^Gw:Privacy:Rules:0:Pattern: /);
     expect(problemsOf({ ...base, Gw__Privacy__DisabledDetectors__0: 'telepathy' })[0]).toMatch(/^Gw:Privacy:DisabledDetectors:0: /);
+  });
+});
+
+describe('search mode configuration (issue 28)', () => {
+  it('is off by default, with a threshold of 64 and a lexical ranking', () => {
+    expect(parse(base).config.catalog).toEqual({ search: 'off', searchThreshold: 64, searchSemanticWeight: 0 });
+    expect(parse({ ...base, Gw__Catalog__Search: 'auto', Gw__Catalog__SearchThreshold: '100', Gw__Catalog__SearchSemanticWeight: '0.7' }).config.catalog).toEqual({ search: 'auto', searchThreshold: 100, searchSemanticWeight: 0.7 });
+  });
+
+  it('names each key with a value it cannot take', () => {
+    expect(problemsOf({ ...base, Gw__Catalog__Search: 'yes', Gw__Catalog__SearchThreshold: '0', Gw__Catalog__SearchSemanticWeight: '2' })).toEqual([
+      expect.stringContaining('Gw:Catalog:Search'),
+      expect.stringContaining('Gw:Catalog:SearchThreshold'),
+      expect.stringContaining('Gw:Catalog:SearchSemanticWeight'),
+    ]);
   });
 });

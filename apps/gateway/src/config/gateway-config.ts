@@ -94,6 +94,8 @@ export interface GatewayConfig {
   /** `Gw:Assertion:*`: the signed assertion on every forwarded call (keys derived from `jwt.signingKey`). */
   assertion: ResolvedAssertionSettings & { enabled: boolean };
   embedding: { provider: 'local' } | { provider: 'openai'; baseUrl: string; model: string; apiKey: string | undefined };
+  /** `Gw:Catalog:Search*`: search mode (search_tools and call_tool instead of the whole catalog), per agent overridable. */
+  catalog: { search: 'off' | 'on' | 'auto'; searchThreshold: number; searchSemanticWeight: number };
 }
 
 /**
@@ -205,7 +207,7 @@ function schemaFor(development: boolean) {
     'Gw:Mcp:ErrorDelivery': z.enum(['mcp', 'http-status'], { error: 'must be mcp or http-status' }).default('mcp'),
     'Gw:Cache:Enabled': booleanFlag(true),
     'Gw:Cache:Semantic': booleanFlag(true),
-    'Gw:Cache:SimilarityThreshold': z.coerce.number().gt(0, 'must be above 0').max(1, 'must be at most 1').default(0.92),
+    'Gw:Cache:SimilarityThreshold': z.coerce.number().gt(0, 'must be above 0').max(1, 'must be at most 1').default(0.9),
     'Gw:Cache:TtlSeconds': positiveInt(300),
     'Gw:Http:AllowedOrigins': commaList,
     'Gw:Http:AllowedHosts': commaList,
@@ -227,6 +229,9 @@ function schemaFor(development: boolean) {
     'Gw:Downstream:RetryMaxDelayMs': optionNumber,
     'Gw:Metrics:Port': z.coerce.number().int().min(1).max(65_535, 'must be a TCP port').optional(),
     'Gw:ToolRegistry:RefreshSeconds': z.coerce.number().int('must be a whole number').min(0, 'must not be negative (0 = off)').default(300),
+    'Gw:Catalog:Search': z.enum(['off', 'on', 'auto'], { error: 'must be off, on or auto' }).default('off'),
+    'Gw:Catalog:SearchThreshold': positiveInt(64),
+    'Gw:Catalog:SearchSemanticWeight': z.coerce.number({ error: 'must be a number' }).min(0, 'must be from 0 to 1').max(1, 'must be from 0 to 1').default(0),
     'Gw:Embedding:Provider': z.enum(['local', 'openai']).default('local'),
     'Gw:Embedding:BaseUrl': httpUrl.optional(),
     'Gw:Embedding:Model': optionalText,
@@ -395,6 +400,7 @@ export function parseGatewayConfig(flat: FlatConfig): ParsedConfig {
               apiKey: data['Gw:Embedding:ApiKey'],
             }
           : { provider: 'local' },
+      catalog: { search: data['Gw:Catalog:Search'], searchThreshold: data['Gw:Catalog:SearchThreshold'], searchSemanticWeight: data['Gw:Catalog:SearchSemanticWeight'] },
     },
   };
 }

@@ -122,3 +122,14 @@ function submittedFields(html: string): FormBody {
   }
   return form;
 }
+
+describe('the agent form: tool search (issue 28)', () => {
+  it("sends the search mode, '' as the gateway's setting, and the pinned tools as a list", () => {
+    expect(parseUpdateAgentForm({ ...base, toolSearch: 'on', pinnedTools: 'get_order, list_orders get_order' })).toMatchObject({ ok: true, value: { toolSearch: 'on', pinnedTools: ['get_order', 'list_orders'] } });
+    expect(parseUpdateAgentForm({ ...base, toolSearch: '' })).toMatchObject({ ok: true, value: { toolSearch: null, pinnedTools: [] } });
+  });
+
+  it('refuses a search mode it does not know, naming the field', () => {
+    expect(parseUpdateAgentForm({ ...base, toolSearch: 'sometimes' })).toEqual({ ok: false, errors: [{ field: 'toolSearch', message: 'must be off, on, auto or null' }] });
+  });
+});

@@ -108,7 +108,15 @@ function agentBody(form: FormBody, blankRateLimit: null | undefined) {
     scopes: scopesOf(form),
     externalSubjects,
     rateLimit: rateLimitOf(form, blankRateLimit),
+    // '' is the gateway's setting (null), as in the management API; the schema refuses anything else unknown.
+    toolSearch: text(form, 'toolSearch') === '' ? null : text(form, 'toolSearch'),
+    pinnedTools: pinnedToolsOf(form),
   };
+}
+
+/** Pinned tools, comma or space separated, without duplicates. */
+function pinnedToolsOf(form: FormBody): string[] {
+  return [...new Set(text(form, 'pinnedTools').split(/[\s,]+/).filter(Boolean))];
 }
 
 export function parseCreateAgentForm(form: FormBody): FormResult<z.output<typeof createAgentBody>> {
@@ -132,6 +140,8 @@ export function formValues(form: FormBody) {
     burst: text(form, 'burst'),
     identities: offeredIdentities(form),
     externalSubjects: text(form, 'externalSubjects'),
+    toolSearch: text(form, 'toolSearch'),
+    pinnedTools: text(form, 'pinnedTools'),
   };
 }
 

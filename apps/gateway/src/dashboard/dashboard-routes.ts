@@ -31,6 +31,8 @@ export interface DashboardDeps {
   breakerOf: BreakerOf;
   /** Re-reads the downstream's /gw/schema now, as this actor (audited as the management API's refresh is); resolves with how many tools it serves. */
   refreshTools: (actor: string) => Promise<number>;
+  /** search_tools' ranking, for the tool library's search box. */
+  searchTools?: (query: string, limit: number) => Promise<string[]>;
   onUnexpectedError?: (error: unknown, path: string) => void;
 }
 

@@ -24,4 +24,13 @@ describe('GatewayMetrics', () => {
     expect(text).toContain('tollgate_downstream_seconds_count{tool="get_order"} 1');
     expect(text).not.toContain('rm -rf');
   });
+
+  it('counts calls made through search mode call_tool under the tool they ran, and apart', async () => {
+    const metrics = new GatewayMetrics((name) => name === 'get_order');
+    metrics.observe({ kind: 'tool-call', outcome: 'ok', tool: 'get_order', via: 'call_tool' });
+    metrics.observe({ kind: 'tool-call', outcome: 'ok', tool: 'get_order' });
+    const text = await metrics.text();
+    expect(text).toContain('tollgate_tool_calls_total{tool="get_order",outcome="ok"} 2');
+    expect(text).toContain('tollgate_call_tool_calls_total{tool="get_order",outcome="ok"} 1');
+  });
 });

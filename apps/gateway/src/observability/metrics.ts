@@ -23,6 +23,8 @@ export class GatewayMetrics {
   readonly #downstreamLatency = new BucketHistogram('tollgate_downstream_seconds', 'Downstream time of forwarded tools/call requests', 'tool', DOWNSTREAM_BUCKETS, this.registry);
   readonly #tokens = new TalliedCounter({ name: 'tollgate_tokens_charged_total', help: 'Tokens charged to agent budgets', labelNames: ['tool'], registry: this.registry });
   readonly #budgetRefusals = new Counter({ name: 'tollgate_budget_refusals_total', help: 'tools/call refused because the daily budget was exhausted', registers: [this.registry] });
+  // Search mode (issue 28): calls made through call_tool, by the tool they ran (also counted in tollgate_tool_calls_total under that tool).
+  readonly #viaCallTool = new TalliedCounter({ name: 'tollgate_call_tool_calls_total', help: 'tools/call requests made through search mode call_tool, by the tool run and outcome', labelNames: ['tool', 'outcome'], registry: this.registry });
   readonly #cacheHits = new TalliedCounter({ name: 'tollgate_cache_hits_total', help: 'tools/call answered from the cache, by tier', labelNames: ['tier'], registry: this.registry });
   readonly #storeErrors = new Counter({ name: 'tollgate_store_errors_total', help: 'Store outages and failed store commands reported', registers: [this.registry] });
   // Each worker process has its own breaker: across workers (Gw:Http:Workers) the worst state is reported, not a sum.
@@ -67,6 +69,7 @@ export class GatewayMetrics {
     }
     const tool = event.tool && this.knownTool(event.tool) ? event.tool : '(none)';
     this.#calls.add(tool, event.outcome);
+    if (event.via === 'call_tool') this.#viaCallTool.add(tool, event.outcome);
     if (event.downstream) this.#downstreamCalls.add(event.downstream, event.outcome);
     if (event.gatewayMs != null) this.#gatewayLatency.observe(tool, event.gatewayMs / 1000);
     if (event.downstreamMs != null) this.#downstreamLatency.observe(tool, event.downstreamMs / 1000);

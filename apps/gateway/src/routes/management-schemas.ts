@@ -30,6 +30,11 @@ export const rateLimit = z
   .strictObject({ callsPerMinute: wholeNumber(1, MAX_CALLS_PER_MINUTE), burst: wholeNumber(1, MAX_BURST) })
   .nullable();
 
+/** Search mode for one agent (issue 28); null: the gateway's `Gw:Catalog:Search`. */
+const toolSearch = z.enum(['off', 'on', 'auto'], { error: 'must be off, on, auto or null' }).nullable();
+/** Tools listed beside search_tools and call_tool; kept few, as each costs context. */
+const pinnedTools = z.array(z.string().trim().min(1, 'must not be empty').max(128)).max(32);
+
 export const createAgentBody = z.strictObject({
   label,
   dailyTokenBudget: budget,
@@ -38,6 +43,8 @@ export const createAgentBody = z.strictObject({
   externalSubjects: externalSubjects.optional(),
   /** Omitted: the gateway's default for new agents (none unless configured). */
   rateLimit: rateLimit.optional(),
+  toolSearch: toolSearch.optional(),
+  pinnedTools: pinnedTools.optional(),
 });
 
 export const updateAgentBody = z.strictObject({
@@ -48,6 +55,8 @@ export const updateAgentBody = z.strictObject({
   scopes: scopes.optional(),
   externalSubjects: externalSubjects.optional(),
   rateLimit: rateLimit.optional(),
+  toolSearch: toolSearch.optional(),
+  pinnedTools: pinnedTools.optional(),
 });
 
 export const issueTokenBody = z

@@ -11,6 +11,8 @@ export interface AuditRecordJson {
   tokensCharged: number;
   requestId?: string | null;
   callId?: string;
+  /** `call_tool` for a call an agent in search mode made through it. */
+  via?: string;
 }
 
 /** Every audit record of one agent (all pages), newest first. */

@@ -16,6 +16,9 @@ export interface NewAgent {
   externalSubjects?: ExternalSubject[];
   /** Omitted: the service's `defaultRateLimit`; null: no limit. */
   rateLimit?: RateLimit | null;
+  /** Search mode for this agent; omitted or null: the gateway's setting. */
+  toolSearch?: AgentRecord['toolSearch'];
+  pinnedTools?: string[];
 }
 
 /** The budget record of contract 2.4 as the management API returns it. */
@@ -117,6 +120,8 @@ export class AgentService {
       externalSubjects: input.externalSubjects ?? [],
       rateLimit: input.rateLimit === undefined ? this.#defaultRateLimit : input.rateLimit,
       deactivatedAt: null,
+      ...(input.toolSearch != null && { toolSearch: input.toolSearch }),
+      ...(input.pinnedTools !== undefined && { pinnedTools: input.pinnedTools }),
       createdAt: now,
       updatedAt: now,
     };

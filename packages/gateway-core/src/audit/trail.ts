@@ -214,5 +214,7 @@ function toEntry(event: AuditEvent, now: () => string, requestId: () => string |
   // Only present for calls made with an OAuth issuer's token, so other records keep their shape.
   if (event.issuer !== undefined) entry.issuer = event.issuer;
   if (event.subject !== undefined) entry.subject = event.subject;
+  // Only for calls made through search mode's call_tool: `tool` names the tool it ran.
+  if (event.via !== undefined) entry.via = event.via;
   return entry;
 }

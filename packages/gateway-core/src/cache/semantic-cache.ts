@@ -91,15 +91,19 @@ export interface CachePeek {
 }
 
 /**
- * 0.92, measured with the local model on the evaluation set
- * (eval/semantic-pairs.json): with the guard, no must-not-hit pair is served
+ * 0.90 (issue 28; 0.92 before), measured with the local model on the three
+ * evaluation sets (product searches, support questions, report requests)
+ * with the guard's action opposites: no must-not-hit pair is served at 0.90,
+ * recall 0.531 over all three (0.447 at 0.92). At 0.89 the pair below passes:
+ * the margin is thin, and it is the set's only such pair.
+ * Before, on the product set alone: with the guard, no must-not-hit pair is served
  * at 0.92 or 0.90 (recall 0.50, 0.58), while at 0.88 a name the guard cannot
  * see passes ("vpn by nordvpn" vs "by expressvpn", lower case, 0.892). Similarity alone is no guide:
  * at 0.92 it would serve 90 of the 213 must-not-hit pairs (negations,
  * comparatives and numbers score 0.92-0.99). Looser paraphrases miss: a
  * miss costs one downstream call, a false hit a wrong answer.
  */
-export const DEFAULT_SIMILARITY_THRESHOLD = 0.92;
+export const DEFAULT_SIMILARITY_THRESHOLD = 0.9;
 export const DEFAULT_CACHE_TTL_MS = 5 * 60 * 1000;
 export const DEFAULT_MAX_CANDIDATES = 32;
 const RECENT_VECTORS = 256;

@@ -79,6 +79,14 @@ describe('disagreement', () => {
     expect(refused('cheapest mouse', 'cheap mouse')).toBe('marked');
     expect(refused('gifts for him', 'gifts for her')).toBe('marked');
   });
+
+  // Issue 28's support and report sets: both pairs were served from the cache before these opposites were listed.
+  it('refuses signing in for signing out, and gross for net', () => {
+    expect(refused('the app crashes when I log in', 'the app crashes when I log out')).toBe('marked');
+    expect(refused('cannot sign in on the website', 'cannot sign out on the website')).toBe('marked');
+    expect(refused('gross margin by product line for 2024', 'net margin by product line for 2024')).toBe('marked');
+    expect(refused('the app crashes when I log in', 'the app crashes when logging in')).toBeNull();
+  });
 });
 
 describe('textFacts', () => {

@@ -4,6 +4,8 @@ import type { AgentClaims } from '../auth/token-service.js';
 import type { AuditEvent } from '../audit/trail.js';
 import { bearerToken } from '../auth/bearer.js';
 import type { CachePeek } from '../cache/semantic-cache.js';
+import { readVirtualCall, type ToolSearchMode, type VirtualCall } from '../catalog/search/search-mode.js';
+import { parseSearchArguments, SEARCH_TOOLS } from '../catalog/search/virtual-tools.js';
 import {
   describeError,
   InsufficientScopeError,
@@ -96,6 +98,8 @@ export interface McpServiceOptions {
   /** The `subscriptions/listen` streams of this instance (MCP 2026-07-28); without it, that method is not served. */
   listens?: ListenStreams;
   clock?: () => Date;
+  /** Search mode (`Gw:Catalog:Search`): absent, every agent sees the whole catalog and search_tools and call_tool are unknown. */
+  toolSearch?: ToolSearchMode;
 }
 
 /** A client reconnecting to a stream it lost (GET on the MCP endpoint). */
@@ -271,7 +275,10 @@ export class McpService {
 
   async post(request: McpPost): Promise<McpReply> {
     const incoming = parseJsonRpcBody(request.body);
-    const call = incoming.kind === 'request' && incoming.message.method === 'tools/call' ? incoming.message : null;
+    const requested = incoming.kind === 'request' && incoming.message.method === 'tools/call' ? incoming.message : null;
+    // call_tool is read as the call it wraps from here on, so the steps sent ahead work on the real tool.
+    const virtual = this.#options.toolSearch ? readVirtualCall(requested) : null;
+    const call = virtual?.kind === 'call_tool' && virtual.ok ? virtual.unwrapped : requested;
     // Opened before any check, so a call refused at any step is on record too.
     const record = call ? new ToolCallRecord(this.#options.audit, request.headers) : null;
     const era = incoming.kind === 'request' || incoming.kind === 'notification' ? eraOf({ method: incoming.message.method, params: incoming.message.params, sessionId: request.sessionId, headers: request.headers }) : SESSION_ERA;
@@ -291,8 +298,8 @@ export class McpService {
     }
     // Notifications, and responses to requests this server never sends, need no answer.
     if (incoming.kind !== 'request') return { kind: 'accepted' };
-    if (era.kind === 'stateless') return this.#stateless(caller, incoming.message, record, admission.reservedAhead);
-    if (record && session) return this.#pendingCall(caller, session, incoming.message, record, admission.reservedAhead);
+    if (era.kind === 'stateless') return this.#stateless(caller, record && call ? call : incoming.message, record, admission.reservedAhead, virtual);
+    if (record && session && call) return this.#pendingCall(caller, session, call, record, admission.reservedAhead, virtual);
     try {
       return await this.#answer(caller, session, incoming.message);
     } catch (error) {
@@ -355,14 +362,14 @@ export class McpService {
    * resumable) and with a stream store, it gets a stream id, and a client
    * that leaves no longer cancels it: its answer is kept for a resume.
    */
-  #pendingCall(caller: McpCaller, session: McpSession, request: JsonRpcRequest, record: ToolCallRecord, reservedAhead: EarlyReservation | null): McpReply {
+  #pendingCall(caller: McpCaller, session: McpSession, request: JsonRpcRequest, record: ToolCallRecord, reservedAhead: EarlyReservation | null, virtual: VirtualCall | null): McpReply {
     const streams = this.#streams;
     const scope = { sessionId: session.record.sessionId, protocolVersion: session.protocolVersion };
     if (!streams || !isAtLeast(session.protocolVersion, '2025-03-26')) {
-      return { kind: 'pending', answer: this.#toolCall(caller, scope, request, record, reservedAhead) };
+      return { kind: 'pending', answer: this.#toolCall(caller, scope, request, record, reservedAhead, virtual) };
     }
     const streamId = this.#streamIds.issue(request.id, session.record.sessionId);
-    const answer = this.#toolCall({ ...caller, signal: undefined }, scope, request, record, reservedAhead);
+    const answer = this.#toolCall({ ...caller, signal: undefined }, scope, request, record, reservedAhead, virtual);
     const streamStarted = streams.keepIfLost(streamId, session.record.sessionId, caller.signal, answer.then(streamedMessage));
     return { kind: 'pending', answer, streamId, streamStarted };
   }
@@ -373,17 +380,17 @@ export class McpService {
    * client that closes it cancels the call. Every result gains `resultType`
    * and the server's identity.
    */
-  async #stateless(caller: McpCaller, request: JsonRpcRequest, record: ToolCallRecord | null, reservedAhead: EarlyReservation | null): Promise<McpReply> {
+  async #stateless(caller: McpCaller, request: JsonRpcRequest, record: ToolCallRecord | null, reservedAhead: EarlyReservation | null, virtual: VirtualCall | null): Promise<McpReply> {
     const { serverInfo } = this.#options;
     const complete = (reply: McpAnswer): McpAnswer => ({ ...reply, message: statelessMessage(reply.message, serverInfo) });
     if (record) {
-      const answer = this.#toolCall(caller, { sessionId: null, protocolVersion: STATELESS_FEATURES }, request, record, reservedAhead);
+      const answer = this.#toolCall(caller, { sessionId: null, protocolVersion: STATELESS_FEATURES }, request, record, reservedAhead, virtual);
       return { kind: 'pending', answer: answer.then(complete) };
     }
     const { listens } = this.#options;
     try {
       if (request.method === 'subscriptions/listen' && listens) return openListen(listens, caller.agent.agentId, request);
-      return complete(answer(answerStateless({ listChanged: listens !== undefined, toolsForCaller: () => this.#toolsFor(caller) }, request)));
+      return complete(answer(answerStateless({ listChanged: listens !== undefined, listForCaller: () => this.#listResult(caller, STATELESS_FEATURES) }, request)));
     } catch (error) {
       return this.#failure(request.id, error);
     }
@@ -510,13 +517,24 @@ export class McpService {
       case 'ping':
         return answer(jsonRpcResult(request.id, {}));
       case 'tools/list':
-        return answer(jsonRpcResult(request.id, toolsListResult(this.#toolsFor(caller), session.protocolVersion)));
+        return answer(jsonRpcResult(request.id, this.#listResult(caller, session.protocolVersion)));
       default:
         throw new MethodNotFoundError(request.method);
     }
   }
 
-  /** The tools the caller may see: its agent's allowlist and scopes, and its token's. */
+  /**
+   * tools/list's result for the caller: in search mode, search_tools,
+   * call_tool and the agent's pinned tools; else every tool it may call.
+   */
+  #listResult(caller: McpCaller, protocolVersion: ProtocolVersion) {
+    const tools = this.#toolsFor(caller);
+    const search = this.#options.toolSearch;
+    if (search?.isActive(caller.agent, tools.length)) return search.listResult(tools, caller.agent, protocolVersion);
+    return toolsListResult(tools, protocolVersion);
+  }
+
+  /** What tools/list shows the caller, and what search_tools may find for it: its agent's allowlist and scopes, and its token's. */
   #toolsFor(caller: McpCaller): readonly RegisteredTool[] {
     return toolsForAgent(this.#options.toolCall.registry(), {
       allowedTools: caller.agent.allowedTools,
@@ -524,6 +542,26 @@ export class McpService {
       tokenScopes: caller.tokenScopes,
       canStepUp: caller.external !== undefined,
     });
+  }
+
+  /**
+   * search_tools or call_tool for this caller. Outside search mode both are
+   * ordinary names: the registry's tool, if it has one by that name (the
+   * original request, and nothing sent ahead for a tool it did not name).
+   */
+  async #virtualCall(caller: McpCaller, protocolVersion: ProtocolVersion, request: JsonRpcRequest, virtual: VirtualCall, run: (request: JsonRpcRequest, ahead: boolean) => Promise<ToolCallReport>): Promise<ToolCallReport> {
+    const search = this.#options.toolSearch!;
+    const callable = this.#toolsFor(caller);
+    if (!search.isActive(caller.agent, callable.length)) return run(virtual.kind === 'call_tool' && virtual.ok ? virtual.original : request, false);
+    if (virtual.kind === 'call_tool') return virtual.ok ? run(request, true) : { ok: false, error: virtual.error, ...NOTHING_LEARNT };
+    try {
+      const args = parseSearchArguments(request.params?.arguments);
+      const names = new Set(callable.map((tool) => tool.definition.name));
+      const result = await search.searchResult(args, (tool) => names.has(tool.definition.name), protocolVersion);
+      return { ok: true, result, truncated: false, ...NOTHING_LEARNT, tool: SEARCH_TOOLS };
+    } catch (error) {
+      return { ok: false, error, ...NOTHING_LEARNT };
+    }
   }
 
   /**
@@ -545,16 +583,21 @@ export class McpService {
   }
 
   /** The pipeline, in the call's trace; audited once when it ends. Never rejects. */
-  async #toolCall(caller: McpCaller, scope: CallScope, request: JsonRpcRequest, record: ToolCallRecord, reservedAhead: EarlyReservation | null): Promise<McpAnswer> {
-    const params = request.params ?? {};
+  async #toolCall(caller: McpCaller, scope: CallScope, request: JsonRpcRequest, record: ToolCallRecord, reservedAhead: EarlyReservation | null, virtual: VirtualCall | null): Promise<McpAnswer> {
     // Cancelled by the client's notifications/cancelled, or (without a resumable stream) by its leaving; without a session, only by its leaving.
     const running = scope.sessionId === null ? cancelledByLeaving(caller.signal) : this.#running.start(scope.sessionId, request.id, caller.signal);
-    const run = () =>
-      callTool(
+    // `ahead`: whether what was sent ahead (reservation, rate take, cache read) was for the tool this request names.
+    const pipeline = (called: JsonRpcRequest, ahead: boolean) => {
+      const params = called.params ?? {};
+      const sentAhead = ahead ? { reservedAhead, rateTakenAhead: caller.rateAhead, cacheAhead: caller.cacheAhead } : {};
+      if (virtual?.kind === 'call_tool' && ahead) record.cameThrough('call_tool');
+      return callTool(
         this.#options.toolCall,
-        { agent: caller.agent, tokenScopes: caller.tokenScopes, canStepUp: caller.external !== undefined, protocolVersion: scope.protocolVersion, signal: running.signal, reservedAhead, rateTakenAhead: caller.rateAhead, cacheAhead: caller.cacheAhead },
+        { agent: caller.agent, tokenScopes: caller.tokenScopes, canStepUp: caller.external !== undefined, protocolVersion: scope.protocolVersion, signal: running.signal, ...sentAhead },
         { name: params.name, arguments: params.arguments },
       );
+    };
+    const run = () => (virtual ? this.#virtualCall(caller, scope.protocolVersion, request, virtual, pipeline) : pipeline(request, true));
     let report: ToolCallReport;
     try {
       report = await record.run(run);

@@ -3,8 +3,6 @@ import { completeResult, SERVED_PROTOCOL_VERSIONS } from '../protocol/envelope.j
 import type { ServerInfo } from '../protocol/initialize.js';
 import { jsonRpcResult, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse } from '../protocol/jsonrpc.js';
 import type { ProtocolVersion } from '../protocol/protocol-version.js';
-import { toolsListResult } from '../tools/listing.js';
-import type { RegisteredTool } from '../tools/registry.js';
 import type { ListenStreams } from './listen-streams.js';
 
 /**
@@ -28,8 +26,8 @@ const DISCOVER_TTL_MS = 3_600_000;
 export interface StatelessAnswerDeps {
   /** Whether `subscriptions/listen` is served (then `server/discover` says `tools.listChanged: true`). */
   listChanged: boolean;
-  /** The tools this caller may see, in the registry's order (stable across instances and calls). */
-  toolsForCaller: () => readonly RegisteredTool[];
+  /** tools/list's result for this caller (its tools in the registry's order, stable across instances and calls; or search mode's). */
+  listForCaller: () => { tools: readonly unknown[] };
 }
 
 /**
@@ -43,7 +41,7 @@ export function answerStateless(deps: StatelessAnswerDeps, request: JsonRpcReque
     case 'server/discover':
       return jsonRpcResult(request.id, discoverResult(deps.listChanged));
     case 'tools/list': {
-      const listed = toolsListResult(deps.toolsForCaller(), STATELESS_FEATURES);
+      const listed = deps.listForCaller();
       // "private": the list depends on the caller's allowlist and scopes, so no shared cache may keep it.
       return jsonRpcResult(request.id, { ...listed, ttlMs: TOOLS_LIST_TTL_MS, cacheScope: 'private' });
     }

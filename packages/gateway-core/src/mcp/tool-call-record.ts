@@ -38,6 +38,7 @@ export class ToolCallRecord {
   readonly #span: Span;
   readonly #started = performance.now();
   readonly #audit: (event: AuditEvent) => void;
+  #via: 'call_tool' | undefined;
 
   constructor(audit: (event: AuditEvent) => void, headers: HeaderRecord = {}) {
     this.#audit = audit;
@@ -54,11 +55,17 @@ export class ToolCallRecord {
     return this.#context === null ? fn() : context.with(this.#context, fn);
   }
 
+  /** The call came wrapped in search mode's call_tool: its record names the real tool, and says so. */
+  cameThrough(via: 'call_tool'): void {
+    this.#via = via;
+  }
+
   /** Records the call's audit event, ends its span, and returns its `Server-Timing`. */
   end(ids: CallerIds, report: ToolCallReport): string {
     const totalMs = performance.now() - this.#started;
     const gatewayMs = Math.max(totalMs - (report.downstreamMs ?? 0), 0);
     const event = auditEvent(ids, report, gatewayMs);
+    if (this.#via !== undefined) event.via = this.#via;
     this.#audit(event);
     endSpan(this.#span, event);
     return serverTiming(gatewayMs, report);

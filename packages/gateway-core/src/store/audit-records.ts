@@ -56,6 +56,8 @@ export interface AuditEntry {
   /** For a tools/call made with an OAuth issuer's token: the issuer, and the identity (`sub`, or the claim the issuer is configured with) it names. */
   issuer?: string;
   subject?: string;
+  /** For a tools/call an agent in search mode made through `call_tool`: `call_tool` (`tool` is the tool it ran). */
+  via?: 'call_tool';
 }
 
 export interface AuditRecord extends AuditEntry {

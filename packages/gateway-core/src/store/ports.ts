@@ -29,6 +29,13 @@ export interface AgentRecord {
    * before the field (and by callers that never deactivate): read as null.
    */
   deactivatedAt?: string | null;
+  /**
+   * Search mode for this agent (issue 28): `on`, `off` or `auto`, over the
+   * gateway's `Gw:Catalog:Search`; null or absent: the gateway's setting.
+   */
+  toolSearch?: 'off' | 'on' | 'auto' | null;
+  /** Tools listed beside search_tools and call_tool in search mode (those the agent may call); absent: none. */
+  pinnedTools?: string[];
   createdAt: string;
   updatedAt: string;
 }
@@ -39,7 +46,7 @@ export interface ExternalSubject {
   subject: string;
 }
 
-export type AgentPatch = Partial<Pick<AgentRecord, 'label' | 'dailyTokenBudget' | 'isActive' | 'allowedTools' | 'scopes' | 'externalSubjects' | 'rateLimit' | 'deactivatedAt'>>;
+export type AgentPatch = Partial<Pick<AgentRecord, 'label' | 'dailyTokenBudget' | 'isActive' | 'allowedTools' | 'scopes' | 'externalSubjects' | 'rateLimit' | 'deactivatedAt' | 'toolSearch' | 'pinnedTools'>>;
 
 /**
  * An agent's call rate: `callsPerMinute` on average, and up to `burst` calls

@@ -15,7 +15,12 @@ export interface ToolsDeps {
   /** Re-reads the downstream's /gw/schema now; resolves with how many tools it serves. */
   /** Reloads the tools as this actor; resolves with how many tools are served. */
   refreshTools: (actor: string) => Promise<number>;
+  /** The names of the tools best matching a need, ranked as search_tools ranks them (issue 28). */
+  searchTools?: (query: string, limit: number) => Promise<string[]>;
 }
+
+/** Tools a ranked search shows; the library below still lists every tool. */
+const RANKED_RESULTS = 10;
 
 /** The tool library, and reloading it from the downstream. */
 export function toolPages(deps: ToolsDeps): Hono<DashboardEnv> {
@@ -25,12 +30,16 @@ export function toolPages(deps: ToolsDeps): Hono<DashboardEnv> {
   return app;
 }
 
-function toolsPage(deps: ToolsDeps, c: DashboardContext, status: ContentfulStatusCode = 200, refreshError?: string) {
+async function toolsPage(deps: ToolsDeps, c: DashboardContext, status: ContentfulStatusCode = 200, refreshError?: string) {
   // Not trimmed, unlike the audit filters: the box shows it back exactly as typed.
   const filter = (c.req.query('q') ?? '').slice(0, MAX_FILTER_LENGTH);
+  const need = (c.req.query('find') ?? '').slice(0, MAX_FILTER_LENGTH);
   const groups = groupToolsByCategory(deps.catalog.definitions());
+  const ranked = deps.searchTools && need.trim() !== '' ? { need, names: await deps.searchTools(need, RANKED_RESULTS) } : { need, names: null };
   return c.html(
     <ToolsPage
+      ranked={ranked}
+      searchable={deps.searchTools !== undefined}
       csrfToken={c.get('csrfToken')}
       groups={groups}
       downstreams={downstreamViews(deps)}

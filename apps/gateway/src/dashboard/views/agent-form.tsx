@@ -2,6 +2,13 @@ import { showInvisible } from '@tollgate/gateway-core';
 import { encodeIdentity, type FieldError } from '../agent-form.js';
 import { Alert, CsrfField } from './layout.js';
 
+const SEARCH_MODE_CHOICES: ReadonlyArray<[string, string]> = [
+  ['', "The gateway's setting (Gw:Catalog:Search)"],
+  ['on', 'On: search_tools and call_tool'],
+  ['auto', 'Auto: search above the threshold'],
+  ['off', 'Off: every tool'],
+];
+
 export interface AgentFormValues {
   label: string;
   dailyTokenBudget: string;
@@ -15,6 +22,10 @@ export interface AgentFormValues {
   identities: Array<{ issuer: string; subject: string; kept: boolean }>;
   /** New sign-in identities as typed: one `issuer subject` per line. */
   externalSubjects: string;
+  /** Search mode: '' for the gateway's setting, or on, off, auto (issue 28). */
+  toolSearch?: string;
+  /** Pinned tools, comma separated. */
+  pinnedTools?: string;
 }
 
 export interface AgentFormProps {
@@ -112,6 +123,25 @@ export function AgentForm({ id, action, submitLabel, csrfToken, values, toolName
           ))}
         </div>
         {errorFor('allowedTools') && <p class="error">{errorFor('allowedTools')}</p>}
+      </fieldset>
+      <fieldset>
+        <legend>Tool search</legend>
+        <div class="field">
+          <label for={`${id}-tool-search`}>Search mode</label>
+          <select id={`${id}-tool-search`} name="toolSearch" aria-describedby={`${id}-tool-search-hint`}>
+            {SEARCH_MODE_CHOICES.map(([value, label]) => (
+              <option value={value} selected={(values.toolSearch ?? '') === value}>
+                {label}
+              </option>
+            ))}
+          </select>
+          <p id={`${id}-tool-search-hint`} class="hint">In search mode the agent lists search_tools and call_tool (and its pinned tools) instead of every tool.</p>
+        </div>
+        <div class="field">
+          <label for={`${id}-pinned-tools`}>Pinned tools</label>
+          <input id={`${id}-pinned-tools`} name="pinnedTools" type="text" class="mono" value={values.pinnedTools ?? ''} aria-invalid={errorFor('pinnedTools') ? 'true' : undefined} />
+          {errorFor('pinnedTools') && <p class="error">{errorFor('pinnedTools')}</p>}
+        </div>
       </fieldset>
       <fieldset>
         <legend>Scopes</legend>

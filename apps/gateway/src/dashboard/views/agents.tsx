@@ -87,10 +87,21 @@ export function agentFormValues(agent: AgentRecord): AgentFormValues {
     burst: agent.rateLimit ? String(agent.rateLimit.burst) : '',
     identities: agent.externalSubjects.map((identity) => ({ ...identity, kept: true })),
     externalSubjects: '',
+    toolSearch: agent.toolSearch ?? '',
+    pinnedTools: (agent.pinnedTools ?? []).join(', '),
   };
 }
 
 /** "6 calls/min, burst 3", or "none". */
+/** Search mode as the agent record sets it (issue 28); without its own setting the gateway's `Gw:Catalog:Search` applies. */
+export function toolSearchText(agent: AgentRecord): string {
+  const mode = agent.toolSearch;
+  if (mode === 'on') return 'on (search_tools and call_tool)';
+  if (mode === 'off') return 'off (the whole catalog)';
+  if (mode === 'auto') return 'auto (search above the threshold)';
+  return "the gateway's setting (Gw:Catalog:Search)";
+}
+
 export function rateLimitText(agent: AgentRecord): string {
   return agent.rateLimit ? `${formatNumber(agent.rateLimit.callsPerMinute)} calls/min, burst ${formatNumber(agent.rateLimit.burst)}` : 'none';
 }
@@ -113,6 +124,9 @@ export function AgentPage({ csrfToken, agent, budget, toolNames, knownScopes, no
             {formatNumber(budget.remaining)} remaining · resets <Time iso={budget.resetsAt} />
           </p>
           <p class="hint">Rate limit: {rateLimitText(agent)}</p>
+          <p class="hint" data-tool-search>
+            Tool search: {toolSearchText(agent)} · Pinned tools: {agent.pinnedTools?.length ? agent.pinnedTools.join(', ') : 'none'}
+          </p>
           <div class="actions">
             <form method="post" action={`${base}/active`}>
               <CsrfField token={csrfToken} />

@@ -10,6 +10,10 @@ export interface ToolsPageProps {
   /** Each downstream's breaker, tools served and last load. */
   downstreams: DownstreamView[];
   filter: string;
+  /** A need typed in the ranked search box, and the tools found for it (null before a search). */
+  ranked?: { need: string; names: string[] | null };
+  /** Whether the ranked search is offered. */
+  searchable?: boolean;
   loaded: boolean;
   notice: string | null;
   /** Why the last reload from the downstream failed. */
@@ -22,10 +26,11 @@ const categoryId = (category: string | null) => `category-${category ?? 'uncateg
  * Every tool is rendered; the ones the filter does not match are `hidden`,
  * so the no-JS form (`?q=`) and the live filter show exactly the same thing.
  */
-export function ToolsPage({ csrfToken, groups, downstreams, filter, loaded, notice, refreshError }: ToolsPageProps) {
+export function ToolsPage({ csrfToken, groups, downstreams, filter, loaded, notice, refreshError, ranked, searchable }: ToolsPageProps) {
   const shown = groups.flatMap((group) => group.tools).filter((tool) => matchesToolFilter(tool, filter)).length;
   return (
     <Page title="Tool library" session={{ section: 'tools', csrfToken }}>
+      {searchable ? <RankedSearch need={ranked?.need ?? ''} names={ranked?.names ?? null} /> : null}
       <form method="get" action="/dashboard/tools" role="search" class="card">
         <label for="tool-filter">Filter tools</label>
         <div class="actions">
@@ -134,5 +139,32 @@ function ToolCard({ tool, hidden }: { tool: ToolDefinition; hidden: boolean }) {
         </div>
       )}
     </article>
+  );
+}
+
+/** The search agents in search mode get (search_tools' ranking), for finding a tool by what it should do. */
+export function RankedSearch({ need, names }: { need: string; names: string[] | null }) {
+  return (
+    <form method="get" action="/dashboard/tools" role="search" class="card" aria-labelledby="ranked-heading">
+      <label id="ranked-heading" for="tool-find">
+        Find a tool for a task
+      </label>
+      <div class="actions">
+        <input id="tool-find" name="find" type="search" value={need} class="grow" placeholder="e.g. list the open orders of a customer" />
+        <button type="submit">Search</button>
+      </div>
+      <p class="hint">Ranked as search_tools ranks them for agents in search mode.</p>
+      {names === null ? null : names.length === 0 ? (
+        <p role="status">No tool matches.</p>
+      ) : (
+        <ol aria-label="Best matching tools" data-ranked>
+          {names.map((name) => (
+            <li>
+              <a href={`#tool-${name}`}>{name}</a>
+            </li>
+          ))}
+        </ol>
+      )}
+    </form>
   );
 }
