@@ -26,6 +26,7 @@ const LAYERS = [
   'resilience',
   'auth',
   'audit',
+  'usage',
   'cache',
   'agents',
   'pipeline',

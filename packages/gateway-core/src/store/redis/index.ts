@@ -1,5 +1,5 @@
 import { ConfigError } from '../../errors.js';
-import { auditRetention, DEFAULT_RESERVATION_TTL_MS, type StoreOptions } from '../options.js';
+import { auditRetention, DEFAULT_RESERVATION_TTL_MS, usageRetentionDays, type StoreOptions } from '../options.js';
 import type { GatewayStore } from '../ports.js';
 import { parseRedisAddress } from './address.js';
 import { AgentReads } from './agent-reads.js';
@@ -15,6 +15,7 @@ import { RedisStreamStore } from './streams.js';
 import { RedisGenerationCounter, ShardedGenerationCounter } from './generation-counter.js';
 import { RedisAttemptCounter } from './attempts.js';
 import { RedisRateLimiter } from './rate-limits.js';
+import { RedisUsageStore } from './usage.js';
 
 export const DEFAULT_KEY_PREFIX = 'tollgate:';
 
@@ -54,6 +55,7 @@ export async function createRedisStore(url: string, options: StoreOptions = {}):
     sessions: new RedisSessionStore(client, keys),
     streams: new RedisStreamStore(client, keys),
     audit: new RedisAuditLog(client, keys, auditRetention(options), connection.cluster),
+    usage: new RedisUsageStore(client, keys, usageRetentionDays(options)),
     cache: new RedisResponseCache(client, keys),
     toolRegistryState: new RedisGenerationCounter(client, keys.toolRegistryGeneration()),
     cacheGeneration: new ShardedGenerationCounter(client, Array.from({ length: keys.shards }, (_, shard) => keys.cacheGeneration(shard))),
