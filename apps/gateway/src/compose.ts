@@ -15,6 +15,7 @@ import {
   SettlementQueue,
   SignInThrottle,
   TokenService,
+  UsageRecorder,
   type AuditEvent,
   type BreakerState,
   type BreakerStateChange,
@@ -36,6 +37,7 @@ import { ToolRefresher } from './registry/tool-refresher.js';
 import { GatewayMetrics } from './observability/metrics.js';
 import { currentRequestId, requestContext } from './observability/request-context.js';
 import { metricsRoutes } from './routes/metrics.js';
+import { UsageReader } from './usage-reader.js';
 
 export const GATEWAY_VERSION = '0.1.0';
 
@@ -69,7 +71,7 @@ export async function composeGateway(config: GatewayConfig, log: Logger): Promis
   const metrics = new GatewayMetrics((name) => catalog.registry.get(name) !== undefined);
   const store = await openStore(config, log, metrics);
   const tokens = new TokenService({ signingKey: config.jwt.signingKey });
-  const { auditTrail, audit } = auditing(store, log, metrics);
+  const { auditTrail, usageRecorder, audit } = auditing(store, log, metrics);
   const settlements = settlementQueue(store, log, metrics);
   const external = config.oauth ? new ExternalTokens({ issuers: config.oauth.issuers }) : undefined;
   const agents = new AgentService({ store, tokens, external, settlements, audit, defaultRateLimit: config.rateLimit.defaultLimit });
@@ -135,6 +137,7 @@ export async function composeGateway(config: GatewayConfig, log: Logger): Promis
     mcp,
     readiness,
     auditLog: store.audit,
+    usage: new UsageReader(store.usage, agents),
     catalog,
     refresher,
     metrics,
@@ -160,7 +163,7 @@ export async function composeGateway(config: GatewayConfig, log: Logger): Promis
       refresher.stop();
       await cache.idle();
       await settlements.drain();
-      await auditTrail.flush();
+      await Promise.all([auditTrail.flush(), usageRecorder.flush()]);
       // The local model's worker thread is stopped; a remote model has nothing to close.
       await embeddingModel.then((model) => model.close?.(), () => undefined);
       await Promise.allSettled([forwarders.close(), store.close(), largeAnswers.close()]);
@@ -181,10 +184,15 @@ function openStore(config: GatewayConfig, log: Logger, metrics: GatewayMetrics):
       metrics.storeError();
       log.error({ err: errorText(error) }, 'store unavailable');
     },
+    usageRetentionDays: config.usage.retentionDays,
   });
 }
 
-/** The audit trail and the one event that feeds both it and the metrics, so they can never disagree. */
+/**
+ * The audit trail and the one event that feeds it, the usage counters and the
+ * metrics, so they can never disagree: a call is counted where, and as often
+ * as, it is audited (once).
+ */
 function auditing(store: GatewayStore, log: Logger, metrics: GatewayMetrics) {
   const auditTrail = new AuditTrail({
     log: store.audit,
@@ -192,11 +200,16 @@ function auditing(store: GatewayStore, log: Logger, metrics: GatewayMetrics) {
     onError: (error) => log.warn({ err: errorText(error) }, 'audit write failed; will retry'),
     requestId: currentRequestId,
   });
+  const usageRecorder = new UsageRecorder({
+    store: store.usage,
+    onError: (error) => log.warn({ err: errorText(error) }, 'usage counters not written; will retry'),
+  });
   const audit = (event: AuditEvent) => {
     auditTrail.record(event);
+    usageRecorder.record(event);
     metrics.observe(event);
   };
-  return { auditTrail, audit };
+  return { auditTrail, usageRecorder, audit };
 }
 
 /** Budgets are settled after the reply; a budget read on this instance waits for its pending writes. */

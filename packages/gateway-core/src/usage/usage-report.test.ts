@@ -37,6 +37,8 @@ describe('parseUsageQuery', () => {
     expect(fields(() => parseUsageQuery({ from: '2029-01-01', to: '2030-01-04' }, NOW))).toEqual(['from']);
     expect(fields(() => parseUsageQuery({ from: '2029-01-01', to: '2030-01-04', interval: 'day' }, NOW))).toEqual(['from']);
     expect(fields(() => parseUsageQuery({ from: '2029-06-01', to: '2030-01-04', interval: 'day' }, NOW))).toEqual([]);
+    expect(fields(() => parseUsageQuery({ agentId: '../agt' }, NOW))).toEqual(['agentId']);
+    expect(parseUsageQuery({ agentId: 'agt_0123456789abcdefghijkl' }, NOW).agentId).toBe('agt_0123456789abcdefghijkl');
   });
 });
 

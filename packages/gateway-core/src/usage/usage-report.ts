@@ -1,3 +1,4 @@
+import { isAgentId } from '../agents/agent-id.js';
 import { InvalidInputError, type InvalidField } from '../errors.js';
 import { addCell, DAY_MS, dayStart, emptyLatency, HOUR_MS, hourStart, LATENCY_BOUNDS_MS, type UsageCell } from '../store/usage-records.js';
 import { OUTCOME_CLASSES, outcomeClass, type OutcomeClass } from './outcome-class.js';
@@ -17,6 +18,8 @@ export interface UsageQuery {
   to: number;
   interval: UsageInterval;
   groupBy: UsageGroup | null;
+  /** Only this agent's calls. */
+  agentId?: string;
 }
 
 /** What a range of calls came to. Latencies are estimated from the histogram (within a bucket's width); null without calls. */
@@ -57,11 +60,12 @@ export interface UsageQueryParams {
   to?: string | undefined;
   interval?: string | undefined;
   groupBy?: string | undefined;
+  agentId?: string | undefined;
 }
 
 /**
  * Checks a query from outside: ISO times, a known interval and grouping, and
- * a range that is not empty and at most `MAX_USAGE_RANGE_DAYS` long.
+ * an agent id if one is named, and a range that is not empty and at most `MAX_USAGE_RANGE_DAYS` long.
  * Defaults: `to` now, `interval` hour, `from` a day before `to` (30 days
  * with interval=day). The range is widened to whole buckets. Throws
  * InvalidInputError naming each bad field.
@@ -70,6 +74,8 @@ export function parseUsageQuery(params: UsageQueryParams, now: number): UsageQue
   const fields: InvalidField[] = [];
   const interval = oneOf(params.interval, USAGE_INTERVALS, 'interval', fields) ?? 'hour';
   const groupBy = oneOf(params.groupBy, USAGE_GROUPS, 'groupBy', fields) ?? null;
+  const agentId = params.agentId === undefined || params.agentId === '' ? undefined : params.agentId;
+  if (agentId !== undefined && !isAgentId(agentId)) fields.push({ path: 'agentId', message: 'must be an agent id (agt_…)' });
   const toMs = timeOf(params.to, 'to', fields) ?? now;
   const fromMs = timeOf(params.from, 'from', fields) ?? toMs - (interval === 'hour' ? DAY_MS : 30 * DAY_MS);
   const start = interval === 'hour' ? hourStart : dayStart;
@@ -83,7 +89,7 @@ export function parseUsageQuery(params: UsageQueryParams, now: number): UsageQue
     }
   }
   if (fields.length > 0) throw new InvalidInputError('Invalid usage query', fields);
-  return { from, to, interval, groupBy };
+  return agentId === undefined ? { from, to, interval, groupBy } : { from, to, interval, groupBy, agentId };
 }
 
 function oneOf<T extends string>(value: string | undefined, allowed: readonly T[], path: string, fields: InvalidField[]): T | undefined {
