@@ -22,11 +22,21 @@ export class UsageReader {
   ) {}
 
   async report(params: UsageQueryParams): Promise<LabelledUsageReport> {
-    const query = parseUsageQuery(params, this.clock());
-    const cells = await this.usage.read({ from: query.from, to: query.to, ...(query.agentId !== undefined ? { agentId: query.agentId } : {}) });
-    const report = usageReport(cells, query);
-    const named = query.groupBy === 'agent' ? report.totals.map((total) => total.group ?? '') : query.agentId !== undefined ? [query.agentId] : [];
-    return { ...report, labels: named.length === 0 ? {} : await this.labels(named) };
+    return (await this.reports(params, [params.groupBy]))[0]!;
+  }
+
+  /** One report per grouping (undefined: none) of one range, from one read of the counters. */
+  async reports(params: UsageQueryParams, groupings: ReadonlyArray<string | undefined>): Promise<LabelledUsageReport[]> {
+    const queries = groupings.map((groupBy) => parseUsageQuery({ ...params, groupBy }, this.clock()));
+    const { from, to, agentId } = queries[0]!;
+    const cells = await this.usage.read({ from, to, ...(agentId !== undefined ? { agentId } : {}) });
+    return Promise.all(
+      queries.map(async (query) => {
+        const report = usageReport(cells, query);
+        const named = query.groupBy === 'agent' ? report.totals.map((total) => total.group ?? '') : query.agentId !== undefined ? [query.agentId] : [];
+        return { ...report, labels: named.length === 0 ? {} : await this.labels(named) };
+      }),
+    );
   }
 
   /** Labels of the given agent ids, in one read of the agent list. */
