@@ -108,6 +108,9 @@ export { AuditTrail, type AuditEvent, type AuditTrailOptions } from './audit/tra
 export { TOOL_CALL_OUTCOMES, checkAuditQuery } from './store/audit-records.js';
 export type { AuditEntry, AuditRecord, AuditQuery, AuditPage, AuditKind, AuditOutcome, ToolCallAuditOutcome, CacheTier } from './store/audit-records.js';
 
+// Whether a verb changes state (the write guard's rule), for views that show it.
+export { isMutating } from './tools/access.js';
+
 // Usage over time: hourly counters kept as calls happen, and the reports read from them.
 export { UsageRecorder, type UsageRecorderOptions } from './usage/usage-recorder.js';
 export { parseUsageQuery, usageReport, latencyPercentile, USAGE_INTERVALS, USAGE_GROUPS, MAX_USAGE_RANGE_DAYS } from './usage/usage-report.js';
