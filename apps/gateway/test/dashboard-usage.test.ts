@@ -25,11 +25,13 @@ describe.runIf(chromiumAvailable('the dashboard usage charts'))('dashboard usage
   let browser: Browser;
   let page: Page;
   let consoleErrors: ConsoleErrors;
+  let agentId: string;
 
   beforeAll(async () => {
     pair = await startPair();
     const admin = await pair.adminToken();
     const agent = await createAgentWithToken(pair.api, admin, { label: 'Chart reader', dailyTokenBudget: 1_000_000 });
+    agentId = agent.agentId;
     const { sessionId } = await openRawSession(pair.url, agent.token);
     for (let i = 0; i < 4; i++) await rawCall(pair.url, agent.token, sessionId, 'tools/call', { name: 'get_order', arguments: { id: 1001 + i } }, 10 + i);
     await rawCall(pair.url, agent.token, sessionId, 'tools/call', { name: 'no_such_tool', arguments: {} }, 20);
@@ -79,6 +81,23 @@ describe.runIf(chromiumAvailable('the dashboard usage charts'))('dashboard usage
     expect(await page.locator('svg[data-chart="calls"] rect.bar').count()).toBe(7 * 24 + 1);
     await page.goto(`${pair.url}/dashboard?range=custom&from=2030-01-02T00:00&to=2030-01-01T00:00`);
     await expect(page.locator('.alert').textContent()).resolves.toContain('cannot be shown');
+    expect(consoleErrors.take()).toEqual([]);
+  });
+
+  it("shows an agent's spend against today's budget, its pace, history, last seen and tokens issued", async () => {
+    await page.setViewportSize(WIDE);
+    await page.goto(`${pair.url}/dashboard/agents/${agentId}`);
+    const section = await page.locator('#agent-usage-heading').locator('..').innerText();
+    expect(section).toContain('Runs out at today');
+    expect(section).toContain('Not before the reset');
+    expect(section).toMatch(/Last seen\s*hour of/);
+    expect(section).toMatch(/Tokens issued\s*1/);
+    expect(await drawnBars(page, 'agent-tokens')).toBeGreaterThan(0);
+    await screenshot(page, 'usage-agent-1400');
+    await page.setViewportSize(PHONE);
+    await page.reload();
+    expect(await drawnBars(page, 'agent-calls')).toBeGreaterThan(0);
+    await screenshot(page, 'usage-agent-390');
     expect(consoleErrors.take()).toEqual([]);
   });
 
