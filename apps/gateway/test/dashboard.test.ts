@@ -130,7 +130,7 @@ describe.runIf(chromiumAvailable('the dashboard browser tests'))('dashboard in C
 
   it('shows the call in the audit page, filtered, each entry expandable', async () => {
     await open('/dashboard/audit');
-    await page.getByLabel('Agent id').fill(agentId);
+    await page.getByLabel('Agent (label or id)').fill(agentId);
     await page.getByLabel('Outcome').selectOption('ok');
     await page.getByRole('button', { name: 'Apply' }).click();
     await page.waitForURL(/outcome=ok/);
