@@ -110,6 +110,7 @@ export type { AuditEntry, AuditRecord, AuditQuery, AuditPage, AuditKind, AuditOu
 
 // Whether a verb changes state (the write guard's rule), for views that show it.
 export { isMutating } from './tools/access.js';
+export type { HttpMethod } from './tools/definition.js';
 
 // Usage over time: hourly counters kept as calls happen, and the reports read from them.
 export { UsageRecorder, type UsageRecorderOptions } from './usage/usage-recorder.js';
