@@ -4,6 +4,7 @@
 // waits until both answer, then prints a development agent token and a
 // ready-to-paste MCP client configuration. Ctrl-C stops both.
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 const DOWNSTREAM_PORT = process.env.DOWNSTREAM_PORT ?? '8081';
@@ -77,6 +78,12 @@ start('gateway', gatewayEntry, {
 });
 await waitFor(`${gatewayUrl}/health/ready`, 'gateway', 120_000);
 const { token, expiresAt } = await (await waitFor(`${gatewayUrl}/dev/token`, 'gateway dev token')).json();
+/** A package's version as installed here, so the printed command names exactly what the repository tests with. */
+const installed = (name) => JSON.parse(readFileSync(new URL(`../node_modules/${name}/package.json`, import.meta.url), 'utf8')).version;
+// npx on the user's own Node (20 on the README's machine) would pick an Inspector that runs there, an old one that
+// refuses a URL server with arguments: pin the Inspector, and the Node 24 it needs (`-p node@…` puts it first on PATH);
+// --loglevel=error: npm itself still runs on the user's Node and would warn about the engines it is not running.
+const inspector = `npx -y --loglevel=error -p node@${installed('node')} -p @modelcontextprotocol/inspector@${installed('@modelcontextprotocol/inspector')} -- mcp-inspector`;
 const mcpConfig = {
   mcpServers: {
     tollgate: { type: 'http', url: `${gatewayUrl}/mcp`, headers: { Authorization: `Bearer ${token}` } },
@@ -95,6 +102,7 @@ Development agent token (expires ${expiresAt}):
 MCP client configuration (paste into your client's config):
 ${JSON.stringify(mcpConfig, null, 2)}
 
-Try it:  npx @modelcontextprotocol/inspector --cli ${gatewayUrl}/mcp --transport http \\
-           --header "Authorization: Bearer ${token}" --method tools/list
+Try it (from any folder):
+  ${inspector} --cli ${gatewayUrl}/mcp --transport http \\
+    --header "Authorization: Bearer ${token}" --method tools/list
 Press Ctrl-C to stop.`);

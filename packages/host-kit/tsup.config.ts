@@ -9,7 +9,8 @@ export default defineConfig({
     tsup: 'src/tsup-plugin/index.ts',
     vite: 'src/vite-plugin/index.ts',
   },
-  format: ['esm'],
+  // ESM for `import`, CommonJS for `require` (a fresh `npm init` project is CommonJS): see package.json exports.
+  format: ['esm', 'cjs'],
   dts: { entry: { index: 'src/index.ts', tsup: 'src/tsup-plugin/index.ts', vite: 'src/vite-plugin/index.ts' } },
   sourcemap: true,
   clean: true,

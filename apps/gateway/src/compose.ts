@@ -19,6 +19,7 @@ import {
   TokenService,
   ToolSearchIndex,
   ToolSearchMode,
+  UsageRecorder,
   type AuditEvent,
   type BreakerState,
   type BreakerStateChange,
@@ -41,6 +42,7 @@ import { ToolRefresher } from './registry/tool-refresher.js';
 import { GatewayMetrics } from './observability/metrics.js';
 import { currentRequestId, requestContext } from './observability/request-context.js';
 import { metricsRoutes } from './routes/metrics.js';
+import { UsageReader } from './usage-reader.js';
 
 export const GATEWAY_VERSION = '0.1.0';
 
@@ -86,7 +88,7 @@ export async function composeGateway(config: GatewayConfig, log: Logger): Promis
   const metrics = new GatewayMetrics((name) => catalog.registry.get(name) !== undefined);
   const store = await openStore(config, log, metrics);
   const tokens = new TokenService({ signingKey: config.jwt.signingKey });
-  const { auditTrail, audit } = auditing(store, log, metrics);
+  const { auditTrail, usageRecorder, audit } = auditing(store, log, metrics);
   const settlements = settlementQueue(store, log, metrics);
   const external = config.oauth ? new ExternalTokens({ issuers: config.oauth.issuers }) : undefined;
   // MCP 2026-07-28 listen streams hear of tool-list changes made on any instance, through the store.
@@ -171,6 +173,7 @@ export async function composeGateway(config: GatewayConfig, log: Logger): Promis
     mcp,
     readiness,
     auditLog: store.audit,
+    usage: new UsageReader(store.usage, agents),
     catalog,
     refresher,
     metrics,
@@ -197,7 +200,7 @@ export async function composeGateway(config: GatewayConfig, log: Logger): Promis
       refresher.stop();
       await cache.idle();
       await settlements.drain();
-      await auditTrail.flush();
+      await Promise.all([auditTrail.flush(), usageRecorder.flush()]);
       // The local model's worker thread is stopped; a remote model has nothing to close.
       await embeddingModel.then((model) => model.close?.(), () => undefined);
       await Promise.allSettled([forwarders.close(), store.close(), largeAnswers.close()]);
@@ -218,10 +221,15 @@ function openStore(config: GatewayConfig, log: Logger, metrics: GatewayMetrics):
       metrics.storeError();
       log.error({ err: errorText(error) }, 'store unavailable');
     },
+    usageRetentionDays: config.usage.retentionDays,
   });
 }
 
-/** The audit trail and the one event that feeds both it and the metrics, so they can never disagree. */
+/**
+ * The audit trail and the one event that feeds it, the usage counters and the
+ * metrics, so they can never disagree: a call is counted where, and as often
+ * as, it is audited (once).
+ */
 function auditing(store: GatewayStore, log: Logger, metrics: GatewayMetrics) {
   const auditTrail = new AuditTrail({
     log: store.audit,
@@ -230,11 +238,16 @@ function auditing(store: GatewayStore, log: Logger, metrics: GatewayMetrics) {
     onError: (error) => log.warn({ err: errorText(error) }, 'audit write failed; will retry'),
     requestId: currentRequestId,
   });
+  const usageRecorder = new UsageRecorder({
+    store: store.usage,
+    onError: (error) => log.warn({ err: errorText(error) }, 'usage counters not written; will retry'),
+  });
   const audit = (event: AuditEvent) => {
     auditTrail.record(event);
+    usageRecorder.record(event);
     metrics.observe(event);
   };
-  return { auditTrail, audit };
+  return { auditTrail, usageRecorder, audit };
 }
 
 /** Budgets are settled after the reply; a budget read on this instance waits for its pending writes. */

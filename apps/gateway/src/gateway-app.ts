@@ -33,6 +33,7 @@ import type { RequestContextMiddleware } from './observability/request-context.j
 import { mcpRoutes, onHono, sendMcpAnswer } from './routes/mcp.js';
 import { metricsRoutes } from './routes/metrics.js';
 import { oauthMetadataRoutes } from './routes/oauth-metadata.js';
+import type { UsageReader } from './usage-reader.js';
 
 /** The parts the routes serve; built by `composeGateway`. */
 export interface GatewayAppDeps {
@@ -44,6 +45,8 @@ export interface GatewayAppDeps {
   mcp: McpService;
   readiness: Readiness;
   auditLog: AuditLog;
+  /** Usage over time, for `GET /management/usage` and the dashboard's charts. */
+  usage: UsageReader;
   catalog: ToolCatalog;
   refresher: ToolRefresher;
   metrics: GatewayMetrics;
@@ -77,7 +80,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Hono {
   if (config.oauth) app.route('/', oauthMetadataRoutes({ oauth: config.oauth, scopes: () => catalog.scopes() }));
   app.route('/auth', adminAuthRoutes({ tokens, apiKey: config.admin.apiKey, tokenExpiryDays: config.admin.tokenExpiryDays, signIn: deps.adminSignIn }));
   app.route('/dev', devTokenRoutes({ development: config.development, agents, tokens, adminTokenExpiryDays: config.admin.tokenExpiryDays, knownScopes: () => catalog.scopes() }));
-  app.route('/management', managementRoutes({ agents, tokens, auditLog: deps.auditLog, catalog, refresher }));
+  app.route('/management', managementRoutes({ agents, tokens, auditLog: deps.auditLog, catalog, refresher, usage: deps.usage }));
   app.route('/metrics', metricsRoutes(deps.metrics, tokens));
   app.get('/favicon.ico', serveFavicon);
   app.route('/dashboard', dashboardRoutes({ ...deps, refreshTools: (actor) => reloadFromDashboard(deps, actor) }));

@@ -3,7 +3,8 @@ import type { Server } from 'node:http';
 import { ConfigError } from '@tollgate/gateway-core';
 import { serveHandedConnections } from './cluster/connection-handoff.js';
 import { superviseWorkers } from './cluster/supervisor.js';
-import { composeGateway, GATEWAY_VERSION } from './compose.js';
+import type { Server } from 'node:http';
+import { composeGateway, GATEWAY_VERSION, type Gateway } from './compose.js';
 import { withConfigKeys, type GatewayConfig } from './config/gateway-config.js';
 import { loadGatewayConfig } from './config/load.js';
 import { ConfigFileError } from './config/sources.js';
@@ -45,6 +46,7 @@ async function main(): Promise<void> {
     if (error instanceof ConfigError) refuse(withConfigKeys(error).message.split('\n'));
     throw error;
   });
+  await checkStoreAtStart(config, gateway);
 
   const serverOptions = { port: config.server.port, host: config.server.host, http: config.http, fastPath: fastPathOf(gateway.app) };
   // A cluster worker listens on nothing: its primary accepts and hands it connections (cluster/connection-handoff.ts).
@@ -63,6 +65,8 @@ async function main(): Promise<void> {
       : listen(gateway.metricsApp.fetch, { port: config.metrics.port, host: config.server.host, http: config.http }, (info) =>
           log.info({ port: info.port }, `metrics on http://${config.server.host}:${info.port}/metrics`),
         );
+  refuseWhenTaken(server, 'PORT', config);
+  if (metricsServer) refuseWhenTaken(metricsServer, 'Gw:Metrics:Port', config);
   gateway.start();
 
   // SIGTERM: stop accepting, let calls in flight finish (their budgets settle
@@ -99,6 +103,33 @@ function serveConnectionsOfPrimary(server: Server, log: Logger): Server {
   serveHandedConnections(server);
   log.info('serving the connections the primary hands over');
   return server;
+}
+
+/**
+ * A first run against a Redis that is not there says so and stops (development
+ * mode only: a deployment starts before its Redis as often as not, and waits
+ * for it, readiness saying why).
+ */
+async function checkStoreAtStart(config: GatewayConfig, gateway: Gateway): Promise<void> {
+  if (!config.development || gateway.store.kind !== 'redis') return;
+  try {
+    await gateway.store.ping();
+  } catch (error) {
+    // The reason names host and port at most; the address itself may carry a password.
+    const reason = error instanceof Error ? error.message.replace(/^The store is unavailable: /, '') : String(error);
+    refuse([`ConnectionStrings:Store: the Redis it names is not reachable (${reason}): start Redis, or leave it unset for the in-memory store`]);
+  }
+}
+
+/** A port another process holds is one line naming the setting, not an unhandled 'error' event's stack. */
+function refuseWhenTaken(server: Server, setting: string, config: GatewayConfig): void {
+  server.on('error', (error: NodeJS.ErrnoException) => {
+    const port = setting === 'PORT' ? config.server.port : config.metrics.port;
+    const where = `${config.server.host}:${port}`;
+    if (error.code === 'EADDRINUSE') refuse([`${setting}: ${where} is already in use: stop what listens there or set ${setting} to a free port`]);
+    if (error.code === 'EACCES') refuse([`${setting}: ${where} may not be opened by this user: set ${setting} to a port above 1023`]);
+    refuse([`${setting}: cannot listen on ${where}: ${error.message}`]);
+  });
 }
 
 main().catch((error: unknown) => {

@@ -124,6 +124,17 @@ export { AuditTrail, type AuditEvent, type AuditTrailOptions } from './audit/tra
 export { TOOL_CALL_OUTCOMES, checkAuditQuery } from './store/audit-records.js';
 export type { AuditEntry, AuditRecord, AuditQuery, AuditPage, AuditKind, AuditOutcome, ToolCallAuditOutcome, CacheTier } from './store/audit-records.js';
 
+// Whether a verb changes state (the write guard's rule), for views that show it.
+export { isMutating } from './tools/access.js';
+export type { HttpMethod } from './tools/definition.js';
+
+// Usage over time: hourly counters kept as calls happen, and the reports read from them.
+export { UsageRecorder, type UsageRecorderOptions } from './usage/usage-recorder.js';
+export { parseUsageQuery, usageReport, latencyPercentile, USAGE_INTERVALS, USAGE_GROUPS, MAX_USAGE_RANGE_DAYS } from './usage/usage-report.js';
+export type { UsageQuery, UsageQueryParams, UsageReport, UsageBucket, UsageFigures, UsageInterval, UsageGroup } from './usage/usage-report.js';
+export { OUTCOME_CLASSES, OUTCOME_CLASS_LABELS, outcomeClass, type OutcomeClass } from './usage/outcome-class.js';
+export { LATENCY_BOUNDS_MS, DEFAULT_USAGE_RETENTION_DAYS, type UsageCell, type UsageRange } from './store/usage-records.js';
+
 // Stores, the embedding model and their health.
 export type * from './store/ports.js';
 export type { StoreOptions, AuditRetention } from './store/options.js';

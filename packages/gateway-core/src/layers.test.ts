@@ -28,6 +28,7 @@ const LAYERS = [
   'audit',
   'cache',
   'agents',
+  'usage',
   'pipeline',
   'mcp',
   'testing',

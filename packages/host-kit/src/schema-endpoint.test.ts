@@ -117,7 +117,7 @@ describe('GET /gw/schema', () => {
           orderId: { type: 'integer', description: 'Order number' },
           notify: { type: 'boolean', description: null },
           amount: { type: 'number', description: 'Amount in EUR' },
-          reason: { type: 'string', description: null },
+          reason: { type: ['string', 'null'], description: null },
         },
         required: ['orderId', 'amount'],
       },

@@ -10,7 +10,8 @@ export type ParameterSource = 'route' | 'query' | 'body';
 /** JSON Schema of one input. Scalars are `{type, description}`; arrays and
  * nested objects keep their JSON Schema shape (`items`, `properties`, ...). */
 export interface InputProperty {
-  type: string;
+  /** One JSON type, or a nullable one with `null` beside it (`["string", "null"]`). */
+  type: string | string[];
   description: string | null;
   [keyword: string]: unknown;
 }

@@ -81,6 +81,8 @@ export interface GatewayConfig {
     workers: number;
   };
   toolRegistry: { refreshSeconds: number };
+  /** `Gw:Usage:RetentionDays`: whole UTC days of usage counters kept (the dashboard's charts, `GET /management/usage`). */
+  usage: { retentionDays: number };
   /** `Gw:Privacy:*` (and the rules file it names), validated and compiled once at start-up. */
   privacy: PrivacyConfig;
   /** `Gw:OAuth:*`: trusted issuers and the resource they issue tokens for; null = only the gateway's own tokens. */
@@ -228,6 +230,7 @@ function schemaFor(development: boolean) {
     'Gw:Downstream:RetryMinDelayMs': optionNumber,
     'Gw:Downstream:RetryMaxDelayMs': optionNumber,
     'Gw:Metrics:Port': z.coerce.number().int().min(1).max(65_535, 'must be a TCP port').optional(),
+    'Gw:Usage:RetentionDays': z.coerce.number().int('must be a whole number').min(1, 'must be at least 1').max(400, 'must be at most 400').default(35),
     'Gw:ToolRegistry:RefreshSeconds': z.coerce.number().int('must be a whole number').min(0, 'must not be negative (0 = off)').default(300),
     'Gw:Catalog:Search': z.enum(['off', 'on', 'auto'], { error: 'must be off, on or auto' }).default('off'),
     'Gw:Catalog:SearchThreshold': positiveInt(64),
@@ -385,6 +388,7 @@ export function parseGatewayConfig(flat: FlatConfig): ParsedConfig {
         workers: data['Gw:Http:Workers'],
       },
       toolRegistry: { refreshSeconds: data['Gw:ToolRegistry:RefreshSeconds'] },
+      usage: { retentionDays: data['Gw:Usage:RetentionDays'] },
       metrics: { port: data['Gw:Metrics:Port'] },
       rateLimit: { defaultLimit: defaultRateLimit },
       privacy,

@@ -102,6 +102,18 @@ details.entry dt { color: var(--muted); } details.entry dd { margin: 0; word-bre
   .stat dd { font-size: 1.3rem; }
   details.entry > dl { grid-template-columns: 1fr; }
 }
+/* Usage charts: server-rendered SVG bars; the table beside each carries the same figures. */
+figure.card { margin: 0 0 1rem; }
+.chart { display: block; width: 100%; height: auto; max-height: 14rem; }
+.chart .bar { fill: var(--accent); }
+.chart .bar.errors { fill: var(--danger); }
+.chart .axis { stroke: var(--line); }
+.chart text { fill: var(--muted); font-size: 11px; }
+.ranges { display: flex; flex-wrap: wrap; gap: 0.5rem; align-items: end; margin-bottom: 1rem; }
+.ranges a[aria-current="true"] { font-weight: 700; }
+.ranges input[type="datetime-local"] { font: inherit; padding: 0.3rem; }
+details.figures summary { cursor: pointer; color: var(--muted); }
+.table-scroll { overflow-x: auto; }
 `;
 
 /**

@@ -3,6 +3,7 @@ import { Hono } from 'hono';
 import type { GatewayConfig } from '../config/gateway-config.js';
 import type { AdminSignIn } from '../http/admin-sign-in.js';
 import type { Readiness } from '../readiness.js';
+import type { UsageReader } from '../usage-reader.js';
 import type { ToolCatalog } from '../registry/tool-catalog.js';
 import { CsrfTokens } from './csrf.js';
 import type { BreakerOf } from './downstream-views.js';
@@ -29,6 +30,8 @@ export interface DashboardDeps {
   catalog: Pick<ToolCatalog, 'definitions' | 'downstreams' | 'loaded' | 'scopes'>;
   readiness: Pick<Readiness, 'report'>;
   breakerOf: BreakerOf;
+  /** Usage over time, for the overview's charts. */
+  usage: UsageReader;
   /** Re-reads the downstream's /gw/schema now, as this actor (audited as the management API's refresh is); resolves with how many tools it serves. */
   refreshTools: (actor: string) => Promise<number>;
   /** search_tools' ranking, for the tool library's search box. */

@@ -1,6 +1,6 @@
 import type { ToolDefinition } from '@tollgate/gateway-core';
 import { describe, expect, it } from 'vitest';
-import { allowlistChoices, groupToolsByCategory, matchesToolFilter } from './tool-library.js';
+import { allowlistChoices, groupToolsByCategory, matchesToolFilter, writeGuardOf } from './tool-library.js';
 
 const tool = (name: string, category: string | null, extra: Partial<ToolDefinition> = {}) =>
   ({ name, category, description: `${name} tool`, httpMethod: 'GET', routePattern: `/${name}`, requiredScopes: [], ...extra }) as ToolDefinition;
@@ -31,5 +31,14 @@ describe('allowlist choices of the agent form', () => {
 
   it('offers only the tools in front of one downstream', () => {
     expect(allowlistChoices(tools, [{ name: 'default' }])).toEqual(['orders_get_order', 'search']);
+  });
+});
+
+describe('the write guard as the tool library shows it (issue 29)', () => {
+  it('calls a POST without allowWrite "write, blocked", not read-only', () => {
+    expect(writeGuardOf({ httpMethod: 'GET', allowWrite: false })).toBe('read-only');
+    expect(writeGuardOf({ httpMethod: 'POST', allowWrite: true })).toBe('writes');
+    expect(writeGuardOf({ httpMethod: 'POST', allowWrite: false })).toBe('write-blocked');
+    expect(writeGuardOf({ httpMethod: 'DELETE', allowWrite: false })).toBe('write-blocked');
   });
 });

@@ -1,4 +1,4 @@
-import type { ToolDefinition } from '@tollgate/gateway-core';
+import { isMutating, type ToolDefinition } from '@tollgate/gateway-core';
 
 export interface ToolGroup {
   /** null = the tools without a category, always listed last. */
@@ -62,4 +62,16 @@ export function toolParameters(tool: ToolDefinition): ToolParameter[] {
     required: required.includes(name),
     description: property.description ?? null,
   }));
+}
+
+/**
+ * What the write guard does with a tool: a read, a write its definition
+ * allows, or a write it does not allow (`allowWrite` false on POST, PUT,
+ * PATCH, DELETE), which the gateway refuses for every agent and never lists.
+ */
+export type WriteGuard = 'read-only' | 'writes' | 'write-blocked';
+
+export function writeGuardOf(tool: Pick<ToolDefinition, 'httpMethod' | 'allowWrite'>): WriteGuard {
+  if (!isMutating(tool.httpMethod)) return 'read-only';
+  return tool.allowWrite ? 'writes' : 'write-blocked';
 }

@@ -7,6 +7,8 @@ import type { ToolRefresher } from '../registry/tool-refresher.js';
 import { agentRoutes } from './agents.js';
 import { auditRoutes } from './audit.js';
 import { toolRoutes } from './tools.js';
+import { usageRoutes } from './usage.js';
+import type { UsageReader } from '../usage-reader.js';
 
 export interface ManagementDeps {
   agents: AgentService;
@@ -14,10 +16,11 @@ export interface ManagementDeps {
   auditLog: AuditLog;
   catalog: ToolCatalog;
   refresher: ToolRefresher;
+  usage: UsageReader;
 }
 
 /** /management: every route needs an admin JWT (contract 4.2, 5 rule 1), checked once here. */
-export function managementRoutes({ agents, tokens, auditLog, catalog, refresher }: ManagementDeps): Hono<AdminEnv> {
+export function managementRoutes({ agents, tokens, auditLog, catalog, refresher, usage }: ManagementDeps): Hono<AdminEnv> {
   const app = new Hono<AdminEnv>();
   app.use('*', requireAdmin(tokens));
   // After the admin check, so an unauthenticated caller cannot make the gateway buffer anything.
@@ -25,5 +28,6 @@ export function managementRoutes({ agents, tokens, auditLog, catalog, refresher 
   app.route('/', agentRoutes(agents));
   app.route('/', auditRoutes({ agents, log: auditLog }));
   app.route('/tools', toolRoutes({ catalog, refresher }));
+  app.route('/', usageRoutes(usage));
   return app;
 }

@@ -22,7 +22,7 @@ describe('sample downstream: annotated controllers', () => {
         properties: {
           sku: { type: 'string', description: 'Product SKU, e.g. KB-100.' },
           quantity: { type: 'integer', description: 'Units to add, 1-1000.' },
-          reference: { type: 'string', description: 'Supplier delivery reference, e.g. DN-4711.' },
+          reference: { type: ['string', 'null'], description: 'Supplier delivery reference, e.g. DN-4711.' },
         },
         required: ['sku', 'quantity'],
       },

@@ -1,3 +1,5 @@
+import { DEFAULT_USAGE_RETENTION_DAYS } from './usage-records.js';
+
 /** Tuning shared by every store adapter; each default is what production wants. */
 export interface StoreOptions {
   /** How long a budget reservation holds tokens before it lapses. Default 5 minutes. */
@@ -12,6 +14,8 @@ export interface StoreOptions {
   onError?: (error: Error) => void;
   /** How much of the audit trail is kept. */
   auditRetention?: AuditRetention;
+  /** Whole UTC days of usage counters kept (`Gw:Usage:RetentionDays`). Default 35. */
+  usageRetentionDays?: number;
   /** In-memory only: most cached responses kept, least recently used dropped first. Default 10 000. */
   memoryCacheMaxEntries?: number;
   /** Milliseconds since the epoch; injectable for tests of idle, cache and audit expiry. Default `Date.now`. */
@@ -43,6 +47,11 @@ export const DEFAULT_AUDIT_RETENTION: Required<AuditRetention> = {
 };
 
 export const DEFAULT_MEMORY_CACHE_MAX_ENTRIES = 10_000;
+
+/** Whole days of usage kept: the option, or `DEFAULT_USAGE_RETENTION_DAYS`. */
+export function usageRetentionDays(options: StoreOptions): number {
+  return options.usageRetentionDays ?? DEFAULT_USAGE_RETENTION_DAYS;
+}
 
 export function auditRetention(options: StoreOptions): Required<AuditRetention> {
   return { ...DEFAULT_AUDIT_RETENTION, ...definedOnly(options.auditRetention ?? {}) };

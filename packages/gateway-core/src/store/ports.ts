@@ -6,6 +6,7 @@
  */
 
 import type { AuditEntry, AuditPage, AuditQuery } from './audit-records.js';
+import type { UsageCell, UsageRange } from './usage-records.js';
 
 export interface AgentRecord {
   agentId: string;
@@ -220,6 +221,18 @@ export interface AuditLog {
   query(query: AuditQuery): Promise<AuditPage>;
 }
 
+/**
+ * Usage over time (`usage-records.ts`): hourly counters per agent, tool,
+ * downstream and outcome, added to as calls happen and kept for
+ * `StoreOptions.usageRetentionDays` days (whole UTC days).
+ */
+export interface UsageStore {
+  /** Adds each cell's counters to its hour's (several cells of one identity add up). */
+  add(cells: readonly UsageCell[]): Promise<void>;
+  /** One cell per identity and hour in the range, in no particular order; nothing of hours past retention. */
+  read(range: UsageRange): Promise<UsageCell[]>;
+}
+
 /** One earlier response the semantic tier can compare a new call with. */
 export interface SemanticCandidate {
   /** Exact-tier key of the cached response this candidate stands for. */
@@ -337,6 +350,7 @@ export interface GatewayStore {
   readonly sessions: SessionStore;
   readonly streams: StreamStore;
   readonly audit: AuditLog;
+  readonly usage: UsageStore;
   readonly cache: ResponseCache;
   readonly toolRegistryState: GenerationCounter;
   /** Bumped by every successful write through the gateway; part of every cache key. */

@@ -10,6 +10,7 @@ import type { AgentRecord, GatewayStore, Reservation } from '../store/ports.js';
 import { describeAuditCacheContract } from './store-contract-audit-cache.js';
 import { eventually } from './eventually.js';
 import { describeRateLimitContract } from './store-contract-rate-limit.js';
+import { describeUsageContract } from './store-contract-usage.js';
 
 export type StoreFactory = (options: StoreOptions) => Promise<GatewayStore>;
 
@@ -589,5 +590,6 @@ export function describeStoreContract(adapter: string, createStore: StoreFactory
 
     describeAuditCacheContract(createStore, options.auditOrder ?? 'append');
     describeRateLimitContract(createStore);
+    describeUsageContract(createStore);
   });
 }

@@ -32,6 +32,36 @@ describe('buildToolRegistry', () => {
     expect(registry.get('nope')).toBeUndefined();
   });
 
+  it('never serves description: null, however deep, and lets a nullable input take null (issue 29)', () => {
+    const nullable = {
+      ...getCustomer,
+      name: 'noted',
+      httpMethod: 'POST',
+      routePattern: '/notes',
+      allowWrite: true,
+      parameterSources: { note: 'body', address: 'body', tags: 'body' },
+      inputSchema: {
+        type: 'object',
+        properties: {
+          note: { type: ['string', 'null'], description: null },
+          address: { type: 'object', description: null, properties: { zip: { type: 'string', description: null } }, required: [] },
+          tags: { type: 'array', description: null, items: { type: 'string', description: null } },
+        },
+        required: ['note'],
+      },
+    };
+    const { registry, problems } = registryOf(nullable);
+    expect(problems).toEqual([]);
+    const tool = registry.get('noted')!;
+    expect(JSON.stringify(tool.inputSchema)).not.toContain('"description":null');
+    expect(tool.inputSchema.properties).toEqual({
+      note: { type: ['string', 'null'] },
+      address: { type: 'object', properties: { zip: { type: 'string' } }, required: [] },
+      tags: { type: 'array', items: { type: 'string' } },
+    });
+    expect(tool.validateArguments({ note: null })).toBe(true);
+  });
+
   it('leaves out a tool whose input schema ajv cannot compile, naming it', () => {
     const broken = { ...getCustomer, name: 'broken', inputSchema: { ...getCustomer.inputSchema, properties: { ...getCustomer.inputSchema.properties, expand: { type: 'boolen', description: null } } } };
     const { registry, problems } = registryOf(getCustomer, broken);

@@ -131,19 +131,27 @@ class Compilers {
 
 /**
  * The schema as enforced: `description: null` (allowed by contract 2.5, invalid
- * JSON Schema) is dropped, and unknown arguments are refused unless the
+ * JSON Schema) is dropped wherever it is, nested properties and items too, so
+ * no MCP client is ever shown one; and unknown arguments are refused unless the
  * definition says otherwise: an argument the tool does not declare is most
  * likely a misspelt one, and forwarding without it would silently change the
  * call, so the agent is told instead.
  */
 function effectiveInputSchema(schema: InputSchema): ToolInputSchema {
-  const properties = Object.fromEntries(
-    Object.entries(schema.properties).map(([name, property]) => {
-      const { description, ...rest } = property;
-      return [name, description == null ? rest : { ...rest, description }];
-    }),
-  );
-  return { additionalProperties: false, ...schema, properties, required: schema.required };
+  const properties = Object.fromEntries(Object.entries(schema.properties).map(([name, property]) => [name, withoutNullDescriptions(property)]));
+  return { additionalProperties: false, ...schema, properties, required: schema.required } as ToolInputSchema;
+}
+
+/** A copy of a schema fragment without any `description: null`; the tree is a tool author's, so plain JSON. */
+function withoutNullDescriptions<T>(value: T): T {
+  if (Array.isArray(value)) return value.map(withoutNullDescriptions) as T;
+  if (typeof value !== 'object' || value === null) return value;
+  const copy: Record<string, unknown> = {};
+  for (const [keyword, inner] of Object.entries(value)) {
+    if (keyword === 'description' && inner === null) continue;
+    copy[keyword] = withoutNullDescriptions(inner);
+  }
+  return copy as T;
 }
 
 function indexOf(schemaJson: unknown, name: string): number {

@@ -1,7 +1,7 @@
 import { Node, type ParameterDeclaration, type Type, type TypeNode } from 'ts-morph';
 import type { FrameworkBinding, ParameterBinding, ScalarKind } from '../manifest.js';
 import type { InputCandidate } from '../schema/assemble-inputs.js';
-import { toInputProperty, type JsonSchema } from '../schema/json-schema-property.js';
+import { toInputProperty, withNullType, type JsonSchema } from '../schema/json-schema-property.js';
 import { DiagnosticCode } from './diagnostics.js';
 import { isLibraryType, propertiesOf, shapeOf, type ShapeContext } from './json-shape.js';
 
@@ -61,12 +61,10 @@ export function classifyParameter(parameter: ParameterDeclaration, context: Acti
   }
   const name = nameNode.getText();
   const description = context.paramDocs.get(name) ?? null;
-  const input = (source: InputCandidate['source'], schema: JsonSchema, required: boolean): InputCandidate => ({
-    name,
-    source,
-    property: toInputProperty(description === null ? schema : { ...schema, description }),
-    required,
-  });
+  const input = (source: InputCandidate['source'], schema: JsonSchema, required: boolean): InputCandidate => {
+    const typed = shape.acceptsNull ? withNullType(schema) : schema;
+    return { name, source, property: toInputProperty(description === null ? typed : { ...typed, description }), required };
+  };
 
   if (marker === 'route' || (marker === null && context.routeParams.has(name))) {
     if (!context.routeParams.has(name)) {
@@ -106,7 +104,7 @@ function wholeBody(parameter: ParameterDeclaration, type: Type, optional: boolea
   const inputs = read.properties.map(({ name, shape, optional: propertyOptional, description }) => ({
     name,
     source: 'body' as const,
-    property: toInputProperty(description === null ? shape.schema : { ...shape.schema, description }),
+    property: toInputProperty(describedAs(shape.acceptsNull ? withNullType(shape.schema) : shape.schema, description)),
     // A nullable body parameter makes all its properties optional (contract 4.6 rule 4).
     required: !optional && !propertyOptional,
   }));
@@ -203,4 +201,8 @@ function fail(code: DiagnosticCode, message: string): Classification {
 
 function unbindable(reason: string): Classification {
   return fail(DiagnosticCode.UnbindableParameter, reason);
+}
+
+function describedAs(schema: JsonSchema, description: string | null): JsonSchema {
+  return description === null ? schema : { ...schema, description };
 }

@@ -10,7 +10,7 @@ import type { KitSymbols } from './kit-symbols.js';
  * decision as the endpoint form). `kind` tells the runtime how to convert.
  */
 export type Shape =
-  | { ok: true; kind: ValueKind; schema: JsonSchema; nullable: boolean }
+  | { ok: true; kind: ValueKind; schema: JsonSchema; nullable: boolean; acceptsNull: boolean }
   | { ok: false; reason: string };
 
 export interface ShapeContext {
@@ -35,8 +35,10 @@ export function shapeOf(type: Type, context: ShapeContext, seen: ReadonlySet<Typ
   const members = type.isUnion() ? type.getUnionTypes() : [type];
   const core = members.filter((member) => !member.isNull() && !member.isUndefined());
   const nullable = core.length < members.length;
+  // `| null` (not only `| undefined`): the input's type says null may be sent.
+  const acceptsNull = members.some((member) => member.isNull());
   const shape = coreShape(core, context, seen);
-  return shape.ok ? { ...shape, nullable } : shape;
+  return shape.ok ? { ...shape, nullable, acceptsNull } : shape;
 }
 
 type CoreShape = { ok: true; kind: ValueKind; schema: JsonSchema } | { ok: false; reason: string };

@@ -17,11 +17,20 @@ export interface RemoteKeyOptions {
 }
 
 /**
+ * An assertion naming a key the set lacks fetches the set again at once, at
+ * most this often. jose's own refetch for an unknown key waits out a 30 s
+ * cooldown after each fetch: a development gateway restarted with new keys
+ * was refused for those 30 s. Bounded, so made-up key ids cannot make every
+ * request a fetch.
+ */
+export const UNKNOWN_KEY_REFETCH_MS = 5_000;
+
+/**
  * A key getter for jwtVerify. From a URL, jose's remote set: fetched on
- * first use, again after `cacheSeconds`, and at once (at most every 30 s)
- * when an assertion names a key it does not know. When a fetch fails, the
- * set fetched last still answers: the gateway publishes each key before it
- * signs with it, so a set a little old still holds the keys in use.
+ * first use, again after `cacheSeconds`, and at once when an assertion names
+ * a key it does not know (at most every `UNKNOWN_KEY_REFETCH_MS`). When a
+ * fetch fails, the set fetched last still answers: the gateway publishes each
+ * key before it signs with it, so a set a little old still holds the keys in use.
  */
 export function keySource(keys: GatewayKeys, options: RemoteKeyOptions): JWTVerifyGetKey {
   if (typeof keys === 'function') return keys;
@@ -31,9 +40,30 @@ export function keySource(keys: GatewayKeys, options: RemoteKeyOptions): JWTVeri
 
 function remote(url: URL, options: RemoteKeyOptions): JWTVerifyGetKey {
   const fetched = createRemoteJWKSet(url, { cacheMaxAge: options.cacheSeconds * 1000 });
-  return async (header, token) => {
+  let forcedAt = -Infinity;
+  let forcing: Promise<void> | null = null;
+  /** One refetch for an unknown key, shared by the calls that wait for it; false when the bound says not now. */
+  const refetchForUnknownKey = async (): Promise<boolean> => {
+    if (!forcing) {
+      if (Date.now() - forcedAt < UNKNOWN_KEY_REFETCH_MS) return false;
+      forcedAt = Date.now();
+      forcing = fetched.reload().finally(() => (forcing = null));
+    }
+    await forcing;
+    return true;
+  };
+  const lookUp = async (header: Parameters<JWTVerifyGetKey>[0], token: Parameters<JWTVerifyGetKey>[1]) => {
     try {
       return await fetched(header, token);
+    } catch (error) {
+      // jose refetched already unless it is cooling down from its last fetch.
+      if (error instanceof errors.JWKSNoMatchingKey && fetched.coolingDown && (await refetchForUnknownKey())) return fetched(header, token);
+      throw error;
+    }
+  };
+  return async (header, token) => {
+    try {
+      return await lookUp(header, token);
     } catch (error) {
       if (!isFetchFailure(error)) throw error;
       const last = fetched.jwks();

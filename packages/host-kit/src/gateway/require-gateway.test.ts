@@ -310,6 +310,25 @@ describe('requireGateway with the JWKS URL', () => {
     }
   });
 
+  it('fetches at once when an assertion names a key the set lacks (a restarted dev gateway), and not again for every unknown key (issue 29)', async () => {
+    const before = await signingKey('k-before-restart');
+    const after = await signingKey('k-after-restart');
+    served = () => ({ status: 200, body: { keys: [before.jwk] } });
+    fetches = 0;
+    const reasons: RefusalReason[] = [];
+    const app = sampleApp({ jwks: url, onRefusal: ({ reason }) => reasons.push(reason) });
+    expect((await call(app, '/orders/1', await assertion({}, before))).status).toBe(200);
+    // The gateway restarts with new keys: its very next call passes, well within jose's 30 s cooldown.
+    served = () => ({ status: 200, body: { keys: [after.jwk] } });
+    expect((await call(app, '/orders/1', await assertion({}, after))).status).toBe(200);
+    expect(fetches).toBe(2);
+    // Made-up key ids right after: refused without a fetch each (at most one forced fetch per interval).
+    const stranger = await signingKey('k-stranger');
+    for (let i = 0; i < 5; i++) expect((await call(app, '/orders/1', await assertion({}, stranger))).status).toBe(401);
+    expect(fetches).toBe(2);
+    expect(reasons).toEqual(['unknown-key', 'unknown-key', 'unknown-key', 'unknown-key', 'unknown-key']);
+  });
+
   it('answers 503 when the keys were never fetched and cannot be', async () => {
     served = () => ({ status: 500, body: { error: 'down' } });
     const reasons: RefusalReason[] = [];

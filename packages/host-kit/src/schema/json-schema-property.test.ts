@@ -10,8 +10,8 @@ describe('toInputProperty', () => {
     [{ type: 'string', enum: ['a', 'b'] }, 'string'],
     [{}, 'string'],
     [{ anyOf: [{ type: 'string' }, { type: 'integer' }] }, 'string'],
-    [{ type: 'null' }, 'string'],
-  ])('maps the scalar %j to %s with nothing else', (fragment, type) => {
+    [{ type: 'null' }, ['string', 'null']],
+  ])('maps the scalar %j to %j with nothing else', (fragment, type) => {
     expect(toInputProperty(fragment)).toEqual({ type, description: null });
   });
 
@@ -20,14 +20,14 @@ describe('toInputProperty', () => {
     expect(toInputProperty({ type: 'integer' }).description).toBeNull();
   });
 
-  it('maps a nullable type like its underlying type, in both JSON Schema spellings', () => {
-    expect(toInputProperty({ type: ['integer', 'null'], description: 'd' })).toEqual({ type: 'integer', description: 'd' });
+  it('maps a nullable type like its underlying type with null beside it, in both JSON Schema spellings', () => {
+    expect(toInputProperty({ type: ['integer', 'null'], description: 'd' })).toEqual({ type: ['integer', 'null'], description: 'd' });
     expect(toInputProperty({ anyOf: [{ type: 'boolean', description: 'inner' }, { type: 'null' }] })).toEqual({
-      type: 'boolean',
+      type: ['boolean', 'null'],
       description: 'inner',
     });
     expect(toInputProperty({ anyOf: [{ type: 'number', description: 'inner' }, { type: 'null' }], description: 'outer' })).toEqual({
-      type: 'number',
+      type: ['number', 'null'],
       description: 'outer',
     });
   });
@@ -42,7 +42,7 @@ describe('toInputProperty', () => {
     const address = { type: 'object', properties: { zip: { type: 'string' } }, required: [] };
     expect(toInputProperty(address)).toEqual({ ...address, description: null });
     expect(toInputProperty({ anyOf: [{ type: 'array', items: { type: 'string' } }, { type: 'null' }] })).toEqual({
-      type: 'array',
+      type: ['array', 'null'],
       items: { type: 'string' },
       description: null,
     });

@@ -9,19 +9,26 @@ const STRUCTURED_TYPES = new Set(['array', 'object']);
 /**
  * One input's schema per contract 4.6 rule 3: `integer`, `number` and `boolean`
  * stay, every other scalar becomes `string`, and a nullable type maps like
- * its underlying type. Arrays and nested objects keep their JSON Schema shape
- * (`items`, `properties`, ...): an agent told "string" would send a string
- * where the API expects a structure.
+ * its underlying type with `null` beside it (`["string", "null"]`), so the
+ * gateway lets an agent send the `null` the handler accepts. Arrays and
+ * nested objects keep their JSON Schema shape (`items`, `properties`, ...):
+ * an agent told "string" would send a string where the API expects a structure.
  */
 export function toInputProperty(fragment: JsonSchema): InputProperty {
   const underlying = withoutNull(fragment);
   const description = describe(fragment) ?? describe(underlying) ?? null;
   const type = singleType(underlying);
+  const typed = (name: string): string | string[] => (isNullable(fragment) ? [name, 'null'] : name);
   if (type !== null && STRUCTURED_TYPES.has(type)) {
     const { $schema: _schema, anyOf: _anyOf, description: _description, ...shape } = underlying;
-    return { ...(withoutImplicitIntegerBounds(shape) as JsonSchema), type, description };
+    return { ...(withoutImplicitIntegerBounds(shape) as JsonSchema), type: typed(type), description } as InputProperty;
   }
-  return { type: type !== null && SCALAR_TYPES.has(type) ? type : 'string', description };
+  return { type: typed(type !== null && SCALAR_TYPES.has(type) ? type : 'string'), description } as InputProperty;
+}
+
+/** The schema with `null` allowed beside its one type (a TypeScript `T | null`). */
+export function withNullType(schema: JsonSchema): JsonSchema {
+  return typeof schema.type === 'string' ? { ...schema, type: [schema.type, 'null'] } : schema;
 }
 
 /** Whether the fragment admits `null`: `type: [T, 'null']` or `anyOf` with a null member. */

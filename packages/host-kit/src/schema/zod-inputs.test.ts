@@ -40,9 +40,13 @@ describe('zodObjectInputs', () => {
     expect(required).toEqual({ required: true, optional: false, nullable: false, defaulted: false });
   });
 
-  it('maps a nullable property like its underlying type', () => {
+  it('maps a nullable property like its underlying type with null beside it, and keeps optional apart', () => {
     const [input] = zodObjectInputs(z.object({ limit: z.int().nullable().describe('Page size') }), 'query');
-    expect(input?.property).toEqual({ type: 'integer', description: 'Page size' });
+    expect(input?.property).toEqual({ type: ['integer', 'null'], description: 'Page size' });
+    const [note] = zodObjectInputs(z.object({ note: z.string().nullable() }), 'body');
+    expect(note?.property.type).toEqual(['string', 'null']);
+    const [optional] = zodObjectInputs(z.object({ note: z.string().optional() }), 'body');
+    expect(optional).toMatchObject({ property: { type: 'string' }, required: false });
   });
 
   it('keeps arrays and nested objects in their JSON Schema shape', () => {

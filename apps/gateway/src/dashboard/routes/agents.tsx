@@ -1,4 +1,4 @@
-import type { AgentRecord, AgentService } from '@tollgate/gateway-core';
+import type { AgentRecord, AgentService, AuditLog, BudgetView } from '@tollgate/gateway-core';
 import { Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
@@ -10,10 +10,15 @@ import { notice } from '../notices.js';
 import { allowlistChoices } from '../tool-library.js';
 import type { AgentFormValues } from '../views/agent-form.js';
 import { AgentPage, AgentsPage, DeleteAgentPage, type AgentWithBudget } from '../views/agents.js';
+import { AgentUsage } from '../views/agent-usage.js';
+import type { UsageReader } from '../../usage-reader.js';
 
 export interface AgentsDeps {
   agents: AgentService;
   catalog: Pick<ToolCatalog, 'definitions' | 'scopes' | 'downstreams'>;
+  /** For the agent page's usage section. */
+  usage: UsageReader;
+  auditLog: AuditLog;
 }
 
 /** A refused form, shown again with what was typed. */
@@ -46,7 +51,8 @@ async function listPage(deps: AgentsDeps, c: DashboardContext, createForm?: Refu
 
 async function agentPage(deps: AgentsDeps, c: DashboardContext, agentId: string, status: ContentfulStatusCode = 200, editForm?: RefusedForm) {
   const [agent, budget] = await Promise.all([deps.agents.get(agentId), deps.agents.budget(agentId)]);
-  const props = { csrfToken: c.get('csrfToken'), agent, budget, toolNames: allowlistChoices(deps.catalog.definitions(), deps.catalog.downstreams()), knownScopes: deps.catalog.scopes(), notice: notice(c) };
+  const usage = await agentUsageSection(deps, agentId, budget);
+  const props = { csrfToken: c.get('csrfToken'), agent, budget, toolNames: allowlistChoices(deps.catalog.definitions(), deps.catalog.downstreams()), knownScopes: deps.catalog.scopes(), notice: notice(c), usage };
   return c.html(<AgentPage {...props} {...(editForm ? { editForm } : {})} />, status);
 }
 
@@ -98,4 +104,18 @@ async function confirmDelete(deps: AgentsDeps, c: DashboardContext, agentId: str
 async function deleteAgent(deps: AgentsDeps, c: DashboardContext, agentId: string) {
   await deps.agents.delete(agentId, actor(c));
   return c.redirect('/dashboard/agents?done=deleted', 303);
+}
+
+const TOKEN_ISSUES_READ = 100;
+
+/** The agent's usage section: today's spend and pace, 30 days of history, last seen, tokens issued. */
+async function agentUsageSection(deps: AgentsDeps, agentId: string, budget: BudgetView) {
+  const now = Date.now();
+  const [[history], [recent], issued] = await Promise.all([
+    deps.usage.reports({ agentId, interval: 'day', from: new Date(now - 29 * 24 * 3600_000).toISOString() }, [undefined]),
+    deps.usage.reports({ agentId, interval: 'hour', from: new Date(now - 7 * 24 * 3600_000).toISOString() }, [undefined]),
+    deps.auditLog.query({ agentId, outcome: 'agent.token-issued', limit: TOKEN_ISSUES_READ }),
+  ]);
+  const tokensIssued = { count: issued.records.length, latest: issued.records[0]?.time ?? null, more: issued.nextCursor !== null };
+  return <AgentUsage budget={budget} history={history!} recent={recent!} tokensIssued={tokensIssued} now={now} />;
 }

@@ -5,6 +5,7 @@ import type { DashboardContext, DashboardEnv } from '../env.js';
 import { queryText } from '../query-text.js';
 import { toolNames } from '../tool-library.js';
 import { AuditPage, type AuditFilters } from '../views/audit.js';
+import { agentIdOf, exportStream } from '../audit-export.js';
 
 export interface AuditDeps {
   agents: AgentService;
@@ -20,14 +21,17 @@ const MANAGEMENT_OUTCOMES = ['agent.created', 'agent.updated', 'agent.deleted', 
 export function auditPages(deps: AuditDeps): Hono<DashboardEnv> {
   const app = new Hono<DashboardEnv>();
   app.get('/audit', (c) => auditPage(deps, c));
+  app.get('/audit/export', (c) => exportAudit(deps, c));
   return app;
 }
 
 async function auditPage(deps: AuditDeps, c: DashboardContext) {
   const filters: AuditFilters = { agent: queryText(c, 'agent'), tool: queryText(c, 'tool'), outcome: queryText(c, 'outcome') };
   const before = c.req.query('before');
-  const query = auditQuery(filters, before);
-  const [page, list] = await Promise.all([deps.auditLog.query(query), deps.agents.list()]);
+  const list = await deps.agents.list();
+  // An agent's label works as well as its id.
+  const query = auditQuery({ ...filters, agent: agentIdOf(filters.agent, list) }, before);
+  const page = await deps.auditLog.query(query);
   const props = {
     csrfToken: c.get('csrfToken'),
     filters,
@@ -52,4 +56,29 @@ function auditQuery(filters: AuditFilters, before: string | undefined): AuditQue
   };
   checkAuditQuery(query);
   return query;
+}
+
+/** A datetime-local or ISO time as epoch ms (a time without a zone is UTC); undefined when blank or unreadable. */
+function timeFilter(value: string): number | undefined {
+  if (value === '') return undefined;
+  const ms = Date.parse(/T\d{2}:\d{2}(:\d{2})?$/.test(value) ? `${value}Z` : value);
+  return Number.isNaN(ms) ? undefined : ms;
+}
+
+/** `GET /dashboard/audit/export?format=jsonl|csv&agent=&tool=&outcome=&from=&to=`: the filtered range as a download, streamed and bounded. */
+async function exportAudit(deps: AuditDeps, c: DashboardContext) {
+  const format = c.req.query('format') === 'csv' ? 'csv' : 'jsonl';
+  const list = await deps.agents.list();
+  const agentId = agentIdOf(queryText(c, 'agent'), list);
+  const [tool, outcome] = [queryText(c, 'tool'), queryText(c, 'outcome')];
+  const [from, to] = [timeFilter(queryText(c, 'from')), timeFilter(queryText(c, 'to'))];
+  const filters = { ...(agentId ? { agentId } : {}), ...(tool ? { tool } : {}), ...(outcome ? { outcome } : {}), ...(from !== undefined ? { from } : {}), ...(to !== undefined ? { to } : {}) };
+  const stream = exportStream(deps.auditLog, filters, format, new Map(list.map((agent) => [agent.agentId, agent.label])));
+  return new Response(stream, {
+    headers: {
+      'Content-Type': format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson; charset=utf-8',
+      'Content-Disposition': `attachment; filename="tollgate-audit.${format === 'csv' ? 'csv' : 'jsonl'}"`,
+      'Cache-Control': 'no-store',
+    },
+  });
 }

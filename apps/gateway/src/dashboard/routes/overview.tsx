@@ -1,4 +1,4 @@
-import type { AgentService, AuditLog } from '@tollgate/gateway-core';
+import { InvalidInputError, type AgentService, type AuditLog } from '@tollgate/gateway-core';
 import { Hono } from 'hono';
 import type { Readiness } from '../../readiness.js';
 import type { ToolCatalog } from '../../registry/tool-catalog.js';
@@ -6,6 +6,9 @@ import type { DashboardContext, DashboardEnv } from '../env.js';
 import { downstreamViews, type BreakerOf } from '../downstream-views.js';
 import { lastHourStats } from '../overview-stats.js';
 import { OverviewPage } from '../views/overview.js';
+import type { UsageReader } from '../../usage-reader.js';
+import { usageRangeOf } from '../usage-range.js';
+import { UsageOverview } from '../views/usage-overview.js';
 
 export interface OverviewDeps {
   agents: AgentService;
@@ -13,6 +16,7 @@ export interface OverviewDeps {
   catalog: Pick<ToolCatalog, 'downstreams'>;
   readiness: Pick<Readiness, 'report'>;
   breakerOf: BreakerOf;
+  usage: UsageReader;
 }
 
 /** `/dashboard` itself: is the gateway healthy, and what did it do in the last hour. */
@@ -23,7 +27,21 @@ export function overviewPages(deps: OverviewDeps): Hono<DashboardEnv> {
 }
 
 async function showOverview(deps: OverviewDeps, c: DashboardContext) {
-  const [readiness, stats, list] = await Promise.all([deps.readiness.report(), lastHourStats(deps.auditLog), deps.agents.list()]);
+  const [readiness, stats, list, usage] = await Promise.all([deps.readiness.report(), lastHourStats(deps.auditLog), deps.agents.list(), usageSection(deps, c)]);
   const labels = new Map(list.map((agent) => [agent.agentId, agent.label]));
-  return c.html(<OverviewPage csrfToken={c.get('csrfToken')} readiness={readiness} downstreams={downstreamViews(deps)} stats={stats} labels={labels} />);
+  return c.html(<OverviewPage csrfToken={c.get('csrfToken')} readiness={readiness} downstreams={downstreamViews(deps)} stats={stats} labels={labels} usage={usage} />);
+}
+
+/** The usage charts of the range the page asks for; a range the reader refuses is said on the page, not a 500. */
+async function usageSection(deps: OverviewDeps, c: DashboardContext) {
+  const range = usageRangeOf(c.req.query(), Date.now());
+  try {
+    const [overall, byAgent, byTool, byDownstream, byOutcome] = await deps.usage.reports(range.params, [undefined, 'agent', 'tool', 'downstream', 'outcome']);
+    return <UsageOverview range={range} overall={overall!} byAgent={byAgent!} byTool={byTool!} byDownstream={byDownstream!} byOutcome={byOutcome!} />;
+  } catch (error) {
+    if (!(error instanceof InvalidInputError)) throw error;
+    const reason = error.fields.map((field) => `${field.path} ${field.message}`).join('; ');
+    const empty = { from: '', to: '', interval: 'hour' as const, groupBy: null, buckets: [], totals: [], labels: {} };
+    return <UsageOverview range={range} overall={empty} byAgent={empty} byTool={empty} byDownstream={empty} byOutcome={empty} problem={`This range cannot be shown: ${reason}.`} />;
+  }
 }

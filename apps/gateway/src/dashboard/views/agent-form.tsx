@@ -106,7 +106,7 @@ export function AgentForm({ id, action, submitLabel, csrfToken, values, toolName
         <legend>Tools</legend>
         <p class="check">
           <input type="radio" id={`${id}-all-tools`} name="toolAccess" value="all" checked={values.allowedTools === null} />{' '}
-          <label for={`${id}-all-tools`}>All tools (scopes and the write rule still apply)</label>
+          <label for={`${id}-all-tools`}>All tools (scopes and the write rule still apply: a tool that writes without allowWrite is refused even when checked)</label>
         </p>
         <p class="check">
           <input type="radio" id={`${id}-some-tools`} name="toolAccess" value="selected" checked={values.allowedTools !== null} />{' '}

@@ -1,3 +1,4 @@
+import type { Child } from 'hono/jsx';
 import type { AgentRecord, BudgetView } from '@tollgate/gateway-core';
 import type { FieldError } from '../agent-form.js';
 import { AgentForm, type AgentFormValues } from './agent-form.js';
@@ -75,6 +76,8 @@ export interface AgentPageProps {
   knownScopes: string[];
   notice: string | null;
   editForm?: { values: AgentFormValues; errors: FieldError[] };
+  /** The usage section (spend and pace today, history, last seen, tokens issued). */
+  usage?: Child;
 }
 
 export function agentFormValues(agent: AgentRecord): AgentFormValues {
@@ -106,7 +109,7 @@ export function rateLimitText(agent: AgentRecord): string {
   return agent.rateLimit ? `${formatNumber(agent.rateLimit.callsPerMinute)} calls/min, burst ${formatNumber(agent.rateLimit.burst)}` : 'none';
 }
 
-export function AgentPage({ csrfToken, agent, budget, toolNames, knownScopes, notice, editForm }: AgentPageProps) {
+export function AgentPage({ csrfToken, agent, budget, toolNames, knownScopes, notice, editForm, usage }: AgentPageProps) {
   const base = `/dashboard/agents/${agent.agentId}`;
   return (
     <Page title={agent.label} session={{ section: 'agents', csrfToken }}>
@@ -114,6 +117,7 @@ export function AgentPage({ csrfToken, agent, budget, toolNames, knownScopes, no
         <a href="/dashboard/agents">← All agents</a>
       </p>
       <Notice message={notice} />
+      {usage}
       <div class="panels">
         <section class="card" aria-labelledby="state-heading">
           <h2 id="state-heading">

@@ -69,7 +69,7 @@ export function AuditPage({ csrfToken, filters, records, nextCursor, paged, agen
     <Page title="Audit" session={{ section: 'audit', csrfToken }}>
       <form method="get" action="/dashboard/audit" class="card filters" aria-label="Filter the audit trail">
         <div class="field">
-          <label for="filter-agent">Agent id</label>
+          <label for="filter-agent">Agent (label or id)</label>
           <input id="filter-agent" name="agent" type="text" list="agent-ids" value={filters.agent} />
           <datalist id="agent-ids">
             {agentIds.map(({ agentId, label }) => (
@@ -103,6 +103,28 @@ export function AuditPage({ csrfToken, filters, records, nextCursor, paged, agen
             Clear
           </a>
         </div>
+      </form>
+      <form method="get" action="/dashboard/audit/export" class="card filters" aria-label="Export the audit trail">
+        <input type="hidden" name="agent" value={filters.agent} />
+        <input type="hidden" name="tool" value={filters.tool} />
+        <input type="hidden" name="outcome" value={filters.outcome} />
+        <div class="field">
+          <label for="export-from">From (UTC)</label>
+          <input id="export-from" name="from" type="datetime-local" />
+        </div>
+        <div class="field">
+          <label for="export-to">To (UTC)</label>
+          <input id="export-to" name="to" type="datetime-local" />
+        </div>
+        <div class="actions">
+          <button type="submit" name="format" value="jsonl" class="secondary">
+            Export JSON Lines
+          </button>
+          <button type="submit" name="format" value="csv" class="secondary">
+            Export CSV
+          </button>
+        </div>
+        <p class="hint">The records matching the filters above, newest first, at most 10,000.</p>
       </form>
       {records.length === 0 ? (
         <p class="muted">No audit records {paged ? 'on this page' : 'match'}.</p>

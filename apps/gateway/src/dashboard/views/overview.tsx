@@ -1,3 +1,4 @@
+import type { Child } from 'hono/jsx';
 import type { ReadinessReport } from '../../readiness.js';
 import type { HourStats } from '../overview-stats.js';
 import { DownstreamRows, type DownstreamView } from './downstreams.js';
@@ -12,13 +13,16 @@ export interface OverviewProps {
   stats: HourStats;
   /** Agent labels by id, for the top-agents table. */
   labels: Map<string, string>;
+  /** The usage charts over the chosen range. */
+  usage: Child;
 }
 
 const STATUS_HEALTH: Record<ReadinessReport['status'], Health> = { Healthy: 'ok', Degraded: 'warn', Unhealthy: 'danger' };
 
-export function OverviewPage({ csrfToken, readiness, downstreams, stats, labels }: OverviewProps) {
+export function OverviewPage({ csrfToken, readiness, downstreams, stats, labels, usage }: OverviewProps) {
   return (
     <Page title="Overview" session={{ section: 'overview', csrfToken }}>
+      {usage}
       <section aria-labelledby="hour-heading">
         <h2 id="hour-heading">
           Last hour <span class="muted">(since <Time iso={stats.since.toISOString()} />)</span>

@@ -1,5 +1,5 @@
 import type { ToolDefinition } from '@tollgate/gateway-core';
-import { matchesToolFilter, toolParameters, toolSearchText, type ToolGroup } from '../tool-library.js';
+import { matchesToolFilter, toolParameters, toolSearchText, writeGuardOf, type ToolGroup } from '../tool-library.js';
 import { DownstreamRows, type DownstreamView } from './downstreams.js';
 import { Alert, CsrfField, Notice, Page } from './layout.js';
 import { Badge, formatNumber } from './parts.js';
@@ -80,7 +80,7 @@ function ToolCard({ tool, hidden }: { tool: ToolDefinition; hidden: boolean }) {
         </h3>
         <span class="verb">{tool.httpMethod}</span>
         <code>{tool.routePattern}</code>
-        {tool.allowWrite ? <Badge health="warn">writes</Badge> : <Badge health="ok">read-only</Badge>}
+        <WriteBadge tool={tool} />
       </header>
       <p>{tool.description}</p>
       <dl class="facts">
@@ -166,5 +166,18 @@ export function RankedSearch({ need, names }: { need: string; names: string[] | 
         </ol>
       )}
     </form>
+  );
+}
+
+/** The write guard as it acts: a POST without allowWrite is blocked for everyone, not read-only. */
+function WriteBadge({ tool }: { tool: ToolDefinition }) {
+  const guard = writeGuardOf(tool);
+  if (guard === 'read-only') return <Badge health="ok">read-only</Badge>;
+  if (guard === 'writes') return <Badge health="warn">writes</Badge>;
+  return (
+    <>
+      <Badge health="danger">write, blocked</Badge>
+      <span class="hint"> {tool.httpMethod} without allowWrite: refused for every agent and not listed to them</span>
+    </>
   );
 }

@@ -1,4 +1,4 @@
-import { auditRetention, DEFAULT_MEMORY_CACHE_MAX_ENTRIES, DEFAULT_RESERVATION_TTL_MS, type StoreOptions } from '../options.js';
+import { auditRetention, DEFAULT_MEMORY_CACHE_MAX_ENTRIES, DEFAULT_RESERVATION_TTL_MS, usageRetentionDays, type StoreOptions } from '../options.js';
 import type { GatewayStore } from '../ports.js';
 import { MemoryAgentStore } from './agents.js';
 import { MemoryAuditLog } from './audit.js';
@@ -11,6 +11,7 @@ import { MemoryGenerationCounter } from './generation-counter.js';
 import { MemoryAttemptCounter } from './attempts.js';
 import { MemoryRateLimiter } from './rate-limits.js';
 import { MemoryChangeFeed } from './changes.js';
+import { MemoryUsageStore } from './usage.js';
 
 /**
  * The embedded store: everything in this process's memory. Right for one
@@ -26,6 +27,7 @@ export function createMemoryStore(options: StoreOptions = {}): GatewayStore {
     sessions: new MemorySessionStore(clock),
     streams: new MemoryStreamStore(clock),
     audit: new MemoryAuditLog(auditRetention(options), clock),
+    usage: new MemoryUsageStore(usageRetentionDays(options), clock),
     cache: new MemoryResponseCache(options.memoryCacheMaxEntries ?? DEFAULT_MEMORY_CACHE_MAX_ENTRIES, clock),
     toolRegistryState: new MemoryGenerationCounter(),
     cacheGeneration: new MemoryGenerationCounter(),

@@ -1,5 +1,5 @@
 import { ConfigError } from '../../errors.js';
-import { auditRetention, DEFAULT_RESERVATION_TTL_MS, type StoreOptions } from '../options.js';
+import { auditRetention, DEFAULT_RESERVATION_TTL_MS, usageRetentionDays, type StoreOptions } from '../options.js';
 import type { GatewayStore } from '../ports.js';
 import { parseRedisAddress } from './address.js';
 import { AgentReads } from './agent-reads.js';
@@ -16,6 +16,7 @@ import { RedisGenerationCounter, ShardedGenerationCounter } from './generation-c
 import { RedisAttemptCounter } from './attempts.js';
 import { RedisRateLimiter } from './rate-limits.js';
 import { RedisChangeFeed } from './changes.js';
+import { RedisUsageStore } from './usage.js';
 
 export const DEFAULT_KEY_PREFIX = 'tollgate:';
 
@@ -57,6 +58,7 @@ export async function createRedisStore(url: string, options: StoreOptions = {}):
     sessions: new RedisSessionStore(client, keys),
     streams,
     audit: new RedisAuditLog(client, keys, auditRetention(options), connection.cluster),
+    usage: new RedisUsageStore(client, keys, usageRetentionDays(options)),
     cache: new RedisResponseCache(client, keys),
     toolRegistryState: new RedisGenerationCounter(client, keys.toolRegistryGeneration()),
     cacheGeneration: new ShardedGenerationCounter(client, Array.from({ length: keys.shards }, (_, shard) => keys.cacheGeneration(shard))),

@@ -100,6 +100,20 @@ export class Keys {
     return `${this.prefix}audit:written:{${tag}}:${writeId}`;
   }
 
+  /**
+   * Usage counters of one agent's UTC day (hash, fields per hour and cell).
+   * Tagged by agent and day, not by agent alone: the busy days of a busy
+   * agent spread over the masters, and one read returns a day's 24 hours.
+   */
+  usageDay(agentId: string, day: string): string {
+    return `${this.prefix}usage:{${agentId}:${day}}`;
+  }
+
+  /** The agents with usage on a UTC day; written once per agent and day by each instance. */
+  usageAgents(day: string): string {
+    return `${this.prefix}usage:agents:${day}`;
+  }
+
   /** A cached response (exact tier). */
   cachedResponse(key: string): string {
     return `${this.prefix}cache:r:${key}`;

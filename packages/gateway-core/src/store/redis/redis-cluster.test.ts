@@ -70,6 +70,13 @@ describe.runIf(available)('Redis Cluster store', () => {
         expect(perMaster.every((count) => count === 5 || count === 6), perMaster.join()).toBe(true);
       }
     });
+    it("spreads usage counters by agent and day: no one key (or master) takes every call's counters", () => {
+      const keys = new Keys('tollgate:', CLUSTER_SHARDS);
+      const agents = Array.from({ length: 30 }, (_, i) => `agt_${i}`);
+      const masterOf = (key: string) => cluster.nodes.findIndex((node) => keySlot(key) >= node.slots[0] && keySlot(key) <= node.slots[1]);
+      expect(new Set(agents.map((agent) => masterOf(keys.usageDay(agent, '2030-01-01')))).size).toBe(cluster.nodes.length);
+      expect(new Set(['2030-01-01', '2030-01-02', '2030-01-03', '2030-01-04'].map((day) => keySlot(keys.usageDay('agt_x', day)))).size).toBe(4);
+    });
   });
 
   describe('shared by several gateway instances', () => {
