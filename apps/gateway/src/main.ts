@@ -3,7 +3,6 @@ import type { Server } from 'node:http';
 import { ConfigError } from '@tollgate/gateway-core';
 import { serveHandedConnections } from './cluster/connection-handoff.js';
 import { superviseWorkers } from './cluster/supervisor.js';
-import type { Server } from 'node:http';
 import { composeGateway, GATEWAY_VERSION, type Gateway } from './compose.js';
 import { withConfigKeys, type GatewayConfig } from './config/gateway-config.js';
 import { loadGatewayConfig } from './config/load.js';
