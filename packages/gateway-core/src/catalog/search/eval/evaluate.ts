@@ -19,6 +19,19 @@ export interface SearchEvaluation {
   misses: Array<{ q: string; answers: string[]; found: string[] }>;
 }
 
+/**
+ * The labelled questions split for tuning: every third one (positions 2, 5,
+ * 8, …) is held out, the rest tune the ranking's settings. A change is kept
+ * for what it does on `tune`; `heldOut` shows whether it carries over to
+ * questions it was not chosen on.
+ */
+export function splitForTuning<Question>(questions: readonly Question[]): { tune: Question[]; heldOut: Question[] } {
+  return {
+    tune: questions.filter((_, position) => position % 3 !== 2),
+    heldOut: questions.filter((_, position) => position % 3 === 2),
+  };
+}
+
 /** Runs each question once through `search` and scores the ranking against the labels. */
 export async function evaluateSearch(
   index: ToolSearchIndex,

@@ -4,7 +4,7 @@ import { describe, it } from 'vitest';
 import { LocalEmbeddingModel } from '../../../embedding/local-model.js';
 import type { EmbeddingModel } from '../../../embedding/port.js';
 import { ToolSearchIndex } from '../tool-search-index.js';
-import { evaluateSearch, type SearchEvaluation } from './evaluate.js';
+import { evaluateSearch, splitForTuning, type LabelledQuestion, type SearchEvaluation } from './evaluate.js';
 import githubQuestions from './github-questions.json' with { type: 'json' };
 import { githubCatalog } from './github-tools.js';
 
@@ -23,7 +23,7 @@ describe.skipIf(!process.env.SEARCH_BENCH)('search ranking benchmark', () => {
     const catalog = githubCatalog();
     const importMs = performance.now() - started;
     const labelled = githubQuestions.map((question) => ({ q: question.q, answers: question.answers.map(catalog.toolNameOf) }));
-    const runs: Array<{ ranking: string; buildMs: number } & Omit<SearchEvaluation, 'misses'> & { misses: number }> = [];
+    const runs: Array<{ ranking: string; buildMs: number } & Omit<SearchEvaluation, 'misses'> & { misses: number; splits: Splits }> = [];
     const lexical = new ToolSearchIndex();
     let at = performance.now();
     lexical.sync(catalog.tools);
@@ -31,7 +31,7 @@ describe.skipIf(!process.env.SEARCH_BENCH)('search ranking benchmark', () => {
     // Twice: the first pass warms the JIT, the second is what a running gateway sees.
     await evaluateSearch(lexical, labelled);
     const lexicalResult = await evaluateSearch(lexical, labelled);
-    runs.push({ ranking: 'lexical (BM25+, default)', buildMs: lexicalBuildMs, ...lexicalResult, misses: lexicalResult.misses.length });
+    runs.push({ ranking: 'lexical (BM25+, default)', buildMs: lexicalBuildMs, ...lexicalResult, misses: lexicalResult.misses.length, splits: await splitRecall(lexical, labelled) });
     at = performance.now();
     const reloaded = catalog.tools.map((tool, position) => (position % 100 === 0 ? { ...tool, definition: { ...tool.definition, description: `${tool.definition.description} (changed)` } } : tool));
     lexical.sync(reloaded);
@@ -55,11 +55,12 @@ describe.skipIf(!process.env.SEARCH_BENCH)('search ranking benchmark', () => {
       index.sync(catalog.tools);
       await index.vectorsReady();
       const buildMs = performance.now() - at;
-      const result = await evaluateSearch(index, labelled, async (searched, query) => {
+      const mixed = async (searched: ToolSearchIndex, query: string) => {
         memo.delete(query);
         return (await searched.search(query, { limit: 5 })).map((found) => found.tool);
-      });
-      runs.push({ ranking: `lexical + ${local.name} at ${semanticWeight}`, buildMs, ...result, misses: result.misses.length });
+      };
+      const result = await evaluateSearch(index, labelled, mixed);
+      runs.push({ ranking: `lexical + ${local.name} at ${semanticWeight}`, buildMs, ...result, misses: result.misses.length, splits: await splitRecall(index, labelled, mixed) });
     }
     await local.close();
     const report = { measuredAt: new Date().toISOString(), tools: catalog.tools.length, questions: labelled.length, importMs, incrementalReloadOf13Ms: incrementalMs, runs };
@@ -67,3 +68,15 @@ describe.skipIf(!process.env.SEARCH_BENCH)('search ranking benchmark', () => {
     writeFileSync(new URL('./search-bench-results.json', import.meta.url), `${JSON.stringify(report, null, 1)}\n`);
   });
 });
+
+type Splits = Record<'tune' | 'heldOut', { recallAt1: number; recallAt5: number }>;
+
+/** Recall on the tune split and on the questions held out of tuning (see `splitForTuning`). */
+async function splitRecall(index: ToolSearchIndex, labelled: LabelledQuestion[], search?: Parameters<typeof evaluateSearch>[2]): Promise<Splits> {
+  const { tune, heldOut } = splitForTuning(labelled);
+  const recall = async (questions: LabelledQuestion[]) => {
+    const { recallAt1, recallAt5 } = await evaluateSearch(index, questions, search);
+    return { recallAt1, recallAt5 };
+  };
+  return { tune: await recall(tune), heldOut: await recall(heldOut) };
+}

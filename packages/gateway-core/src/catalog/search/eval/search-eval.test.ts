@@ -4,7 +4,7 @@ import { countTokens } from '../../../tokens/count.js';
 import { buildToolRegistry } from '../../../tools/registry.js';
 import { ToolSearchMode } from '../search-mode.js';
 import { ToolSearchIndex } from '../tool-search-index.js';
-import { evaluateSearch, type LabelledQuestion } from './evaluate.js';
+import { evaluateSearch, splitForTuning, type LabelledQuestion } from './evaluate.js';
 import githubQuestions from './github-questions.json' with { type: 'json' };
 import { githubCatalog } from './github-tools.js';
 import sampleQuestions from './sample-questions.json' with { type: 'json' };
@@ -12,15 +12,15 @@ import sampleSchema from './sample-tools.json' with { type: 'json' };
 
 /**
  * The labelled evaluation of search_tools' ranking (issue 28), as CI runs
- * it: fails when recall falls below what the committed ranking reaches.
- * The issue's targets are recall@5 0.95 and recall@1 0.75; the committed
- * ranking reaches 0.91 and 0.74 on the GitHub set (README "Search mode"),
- * so the thresholds guard that level until the ranking closes the gap.
- * Timing is measured (eval-results.json, bench) but not asserted: this
- * machine is shared, and a wall-clock bound here would fail under load.
+ * it: fails when recall falls below the thresholds. The issue's targets are
+ * recall@5 0.95 and recall@1 0.75. The committed ranking reaches 0.942 and
+ * 0.787 on the GitHub set (README "Search mode"): recall@1 is held at the
+ * target, recall@5 at what is reached, below the target.
+ * Timing is measured (search-bench.test.ts) but not asserted: this machine
+ * is shared, and a wall-clock bound here would fail under load.
  */
-const GITHUB_RECALL_AT_5 = 0.9;
-const GITHUB_RECALL_AT_1 = 0.72;
+const GITHUB_RECALL_AT_5 = 0.94;
+const GITHUB_RECALL_AT_1 = 0.75;
 const SAMPLE_RECALL_AT_5 = 1;
 const SAMPLE_RECALL_AT_1 = 0.8;
 /** What an agent in search mode pays for its tools/list, in o200k tokens. */
@@ -50,6 +50,12 @@ describe('search_tools ranking on the labelled sets', { timeout: 60_000 }, () =>
   it(`GitHub's API: recall@5 >= ${GITHUB_RECALL_AT_5}, recall@1 >= ${GITHUB_RECALL_AT_1}`, async () => {
     const result = await evaluateSearch(index, github);
     console.info(JSON.stringify({ ...result, misses: result.misses.length }));
+    // Reported, not asserted: how the settings chosen on the tune split do on the questions held out of tuning.
+    const { tune, heldOut } = splitForTuning(github);
+    for (const [split, questions] of [['tune', tune], ['held out', heldOut]] as const) {
+      const { recallAt1, recallAt5 } = await evaluateSearch(index, questions);
+      console.info(`${split} (${questions.length} questions): recall@5 ${recallAt5.toFixed(3)}, recall@1 ${recallAt1.toFixed(3)}`);
+    }
     expect(result.recallAt5).toBeGreaterThanOrEqual(GITHUB_RECALL_AT_5);
     expect(result.recallAt1).toBeGreaterThanOrEqual(GITHUB_RECALL_AT_1);
   });
