@@ -53,7 +53,7 @@ export type { ServerInfo } from './protocol/initialize.js';
 
 // Agents and tokens.
 export { AgentService } from './agents/agent-service.js';
-export { labelProblem, scopeProblem, subjectProblem, showInvisible } from './agents/agent-input.js';
+export { labelProblem, scopeProblem, subjectProblem, showInvisible } from './auth/identifiers.js';
 export type { AgentServiceOptions, NewAgent, BudgetView, AuthenticatedAgent, Actor, PendingBudgetWrites } from './agents/agent-service.js';
 export { TokenService, MAX_TOKEN_LIFETIME_DAYS } from './auth/token-service.js';
 export { MIN_SIGNING_KEY_BYTES, checkSigningKey } from './signing-key.js';

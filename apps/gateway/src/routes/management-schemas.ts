@@ -6,7 +6,7 @@ import { z } from 'zod';
  * an unknown field is most likely a typo, and silently ignoring it would
  * leave the agent configured differently from what the caller meant.
  * What a label, a scope or an identity's subject may contain is judged by the
- * AgentService (gateway-core's agents/agent-input.ts), whichever way it
+ * AgentService (gateway-core's auth/identifiers.ts), whichever way it
  * enters (this API, the dashboard, provisioning); here only their shape.
  */
 const label = z.string().trim();

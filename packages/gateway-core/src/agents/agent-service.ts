@@ -5,7 +5,7 @@ import { InvalidInputError, NotFoundError, UnauthorizedError } from '../errors.j
 import type { AgentPatch, AgentRecord, ExternalSubject, GatewayStore, RateLimit } from '../store/ports.js';
 import { nextUtcMidnight } from '../time.js';
 import { newAgentId } from './agent-id.js';
-import { checkAgentIdentifiers, newIdentities } from './agent-input.js';
+import { checkAgentIdentifiers, newIdentities } from '../auth/identifiers.js';
 import { ExternalAgents } from './external-agents.js';
 
 export interface NewAgent {

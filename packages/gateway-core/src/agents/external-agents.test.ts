@@ -8,7 +8,7 @@ import { TokenService } from '../auth/token-service.js';
 import { InvalidInputError, SubjectTakenError, UnauthorizedError } from '../errors.js';
 import { createMemoryStore } from '../store/memory/index.js';
 import type { AgentRecord, ExternalSubject } from '../store/ports.js';
-import { labelProblem } from './agent-input.js';
+import { labelProblem } from '../auth/identifiers.js';
 import { AgentService } from './agent-service.js';
 import { ExternalAgents } from './external-agents.js';
 

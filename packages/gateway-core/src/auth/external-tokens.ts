@@ -1,5 +1,5 @@
 import { decodeJwt, type JWTPayload } from 'jose';
-import { scopeProblem, subjectProblem } from '../agents/agent-input.js';
+import { scopeProblem, subjectProblem } from './identifiers.js';
 import { UnauthorizedError } from '../errors.js';
 import { DEFAULT_JWKS_COOLDOWN_SECONDS, DEFAULT_JWKS_MAX_STALE_SECONDS, DEFAULT_KEY_FETCH_TIMEOUT_MS, IssuerKeys } from './issuer-keys.js';
 import { invalid } from './jwt-refusal.js';

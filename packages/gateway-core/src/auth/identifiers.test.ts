@@ -4,8 +4,8 @@ import { ExternalTokens } from '../auth/external-tokens.js';
 import { TokenService } from '../auth/token-service.js';
 import { InvalidInputError } from '../errors.js';
 import { createMemoryStore } from '../store/memory/index.js';
-import { labelProblem, scopeProblem, subjectProblem } from './agent-input.js';
-import { AgentService } from './agent-service.js';
+import { labelProblem, scopeProblem, subjectProblem } from './identifiers.js';
+import { AgentService } from '../agents/agent-service.js';
 
 const IDP = 'https://idp.example.com';
 
