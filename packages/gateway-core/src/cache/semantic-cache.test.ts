@@ -257,12 +257,13 @@ describe('SemanticCache', () => {
   });
 
   it('forgets an entry after its TTL, per tool or by default', async () => {
-    const cache = cacheWith({ ttlMs: 60_000, tools: { searchProducts: { ttlMs: 200 } } });
-    // The long-lived one first: its embedding, slow on a loaded machine, must not eat the short TTL.
+    // The store's clock, not the wall's: an embedding slow on a loaded machine must not eat the short TTL.
+    let now = Date.now();
+    const cache = new SemanticCache({ cache: createMemoryStore({ clock: () => now }).cache, model, ttlMs: 60_000, tools: { searchProducts: { ttlMs: 200 } } });
     await stored(cache, productReviews, { productId: 1, question: 'is it any good' }, 'long-lived');
     await stored(cache, searchProducts, boots, 'short-lived');
     expect(await cache.lookup(searchProducts, boots, AGENT)).toMatchObject({ tier: 'exact' });
-    await sleep(300);
+    now += 300;
     expect(await cache.lookup(searchProducts, boots, AGENT)).toBeNull();
     expect(await cache.lookup(searchProducts, bootsParaphrase, AGENT)).toBeNull();
     expect(await cache.lookup(productReviews, { productId: 1, question: 'is it any good' }, AGENT)).toMatchObject({ text: 'long-lived' });
