@@ -29,6 +29,8 @@ const LAYERS = [
   'cache',
   'agents',
   'usage',
+  // Tool sources and search over them (OpenAPI import, search mode): tools, forward and embedding below, the MCP service above.
+  'catalog',
   'pipeline',
   'mcp',
   'testing',
