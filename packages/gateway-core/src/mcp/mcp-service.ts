@@ -446,6 +446,8 @@ export class McpService {
   /** The agent a request's token names, when the token checks out (no store read). */
   async #verifiedAgentId(request: McpPost): Promise<string | undefined> {
     if (request.claims) return request.claims.agentId;
+    // Refused by the transport's check already: not verified twice (a hanging issuer would cost its timeout again).
+    if (request.refusal !== undefined) return undefined;
     const verified = await this.verifyCredentials(request.authorization);
     return verified.ok ? verified.claims.agentId : undefined;
   }
