@@ -5,7 +5,7 @@ import { defineConfig } from 'vitest/config';
 // and start the built artifacts, so `pnpm test` builds first.
 export default defineConfig({
   test: {
-    projects: ['packages/*', 'apps/*', 'bench/vitest.config.mjs'],
+    projects: ['packages/*', 'apps/*', 'bench/vitest.config.mjs', 'scripts/vitest.config.mjs'],
     // The JSON report feeds the one-line summary CI prints (scripts/test-summary.mjs).
     reporters: ['default', ['json', { outputFile: 'test-results/vitest.json' }]],
   },

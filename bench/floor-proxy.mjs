@@ -15,7 +15,7 @@
 // No auth, session, allowlist, argument validation, privacy patterns, token
 // counting, rate limit, cap, metrics or call record. If this process alone
 // costs near 2× the bare proxy, the gateway's ≤ 2× target leaves nothing for
-// those steps (README, "What the floor says").
+// those steps (docs/decisions/issue-19-floor-proxy.md).
 import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';

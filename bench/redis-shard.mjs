@@ -1,7 +1,7 @@
 // What one Redis shard (one redis-server, or one master of a cluster) can
 // carry: Redis's own CPU time per tools/call, for the store operations one
 // call makes, through the real store adapter. Feeds the capacity model in the
-// README ("Redis Cluster and capacity").
+// docs/operations/capacity.md.
 //
 //   node bench/redis-shard.mjs [--seconds 4] [--batch 14] [--agents 1000] [--all-rows]
 //

@@ -28,7 +28,7 @@ interface CliRun {
 }
 
 /**
- * Client matrix, MCP Inspector CLI 2.12: the command the README shows
+ * Client matrix, MCP Inspector CLI 2.12: the command docs/guide/clients.md shows
  * (`--cli <url> --transport http --header "Authorization: Bearer ..."`), one
  * process per question, its stdout read as its users read it.
  */

@@ -26,7 +26,7 @@ import { eventually } from './support/processes.js';
 const MCP_REMOTE_BIN = binOf('mcp-remote', 'mcp-remote');
 
 /**
- * Client matrix, `mcp-remote` 0.15 as a stdio bridge: the command the README
+ * Client matrix, `mcp-remote` 0.15 as a stdio bridge: the command docs/guide/clients.md
  * gives stdio-only hosts (`npx mcp-remote <url> --header "Authorization:
  * Bearer ..."`), run with this Node, and the official SDK's `Client` over
  * `StdioClientTransport` playing the host (Claude Desktop and the like).

@@ -54,7 +54,7 @@ const NO_INPUT = 'a downstream HTTP API answers one HTTP response and cannot ask
  * gateway serves tools only, each one an HTTP endpoint of the downstream API
  * that answers once with JSON: it declares no resources, prompts, logging or
  * completions capability, and it has nothing that could send the client a
- * notification or a request in the middle of a call. The README lists these.
+ * notification or a request in the middle of a call. docs/reference/conformance.md lists these.
  */
 const NOT_APPLICABLE: Record<string, string> = {
   'logging-set-level': 'logging: the gateway declares no logging capability',

@@ -23,7 +23,7 @@ interface CliRun {
 }
 
 /**
- * MCP Inspector CLI smoke test: the command a user pastes from the README
+ * MCP Inspector CLI smoke test: the command a user pastes from docs/guide/clients.md
  * (`npx @modelcontextprotocol/inspector --cli <url>/mcp --transport http
  * --header "Authorization: Bearer ..."`) lists and calls tools through real
  * agent authentication.

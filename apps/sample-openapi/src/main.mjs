@@ -6,7 +6,7 @@
 //
 // Unlike the host-kit sample, it does not check the gateway's signed
 // assertion, so it listens on 127.0.0.1 only; a real service behind the
-// gateway verifies it (see docs/contract.md) or accepts calls from the gateway alone.
+// gateway verifies it (see docs/reference/contract.md) or accepts calls from the gateway alone.
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 

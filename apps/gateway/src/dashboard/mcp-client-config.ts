@@ -1,6 +1,6 @@
 /**
  * The `mcpServers` block desktop MCP clients (Claude Desktop, Cursor, VS Code…)
- * take, as the README documents it, ready to paste.
+ * take, as docs/guide/clients.md documents it, ready to paste.
  */
 export function mcpClientConfig(gatewayOrigin: string, token: string): string {
   const server = { type: 'http', url: `${gatewayOrigin}/mcp`, headers: { Authorization: `Bearer ${token}` } };

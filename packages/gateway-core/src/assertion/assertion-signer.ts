@@ -40,7 +40,7 @@ interface SigningKey extends PeriodKey {
  * The compact JWS is assembled here and signed with node:crypto's one-shot
  * `sign`: a few microseconds of JSON and base64 around the signature, where
  * jose's SignJWT goes through WebCrypto's asynchronous job queue and costs
- * two to three times the CPU per call (docs/behaviour.md). Verifiers use
+ * two to three times the CPU per call (docs/reference/behaviour.md). Verifiers use
  * jose; the tests check that it accepts what is signed here.
  */
 export class GatewayAssertionSigner {

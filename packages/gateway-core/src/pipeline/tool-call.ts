@@ -135,7 +135,7 @@ interface Answer {
 }
 
 /**
- * One tools/call after authentication and session checks (docs/contract.md,
+ * One tools/call after authentication and session checks (docs/reference/contract.md,
  * the pipeline): authorize → validate arguments → rate limit → reserve budget → cache
  * lookup → forward (breaker, retries, timeout) → privacy filter → cap to what
  * was reserved → settle. Reads top-down; each step throws the typed error of
@@ -252,7 +252,7 @@ function parsed(answer: Answer): unknown {
  * JSON, so the value is reused; cut, the (capped) text is parsed. A large
  * answer's value never reached this thread: its text is parsed when it is
  * small (a cut one mostly is), and is sent alone (null) when parsing and
- * serializing it again would hold the event loop (docs/behaviour.md).
+ * serializing it again would hold the event loop (docs/reference/behaviour.md).
  */
 function parsedValue(deps: ToolCallDeps, answer: Answer, capped: CappedResponse): { value: unknown } | null | undefined {
   if (answer.capped === undefined) return capped.truncated ? undefined : { value: answer.value ?? null };

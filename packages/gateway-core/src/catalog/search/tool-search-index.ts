@@ -25,7 +25,7 @@ export interface ToolSearchIndexOptions {
    * model refuses, the ranking is lexical alone.
    */
   embedding?: EmbeddingModel;
-  /** Share of the score from the embedding, 0..1 (see the evaluation in README "Search mode"). */
+  /** Share of the score from the embedding, 0..1 (see the evaluation in docs/guide/search-mode.md). */
   semanticWeight?: number;
   /** Field boosts of the lexical ranking. */
   boosts?: Partial<Record<(typeof DOCUMENT_FIELDS)[number], number>>;
@@ -38,7 +38,7 @@ export interface ToolSearchIndexOptions {
 }
 
 /**
- * Chosen on the labelled set (catalog/search/eval, README "Search mode"):
+ * Chosen on the labelled set (catalog/search/eval, docs/guide/search-mode.md):
  * the summary says what a tool does; names repeat words of every sibling
  * (`…-for-repo`), and parameters mostly `owner`, `repo`, `per_page`.
  */

@@ -9,7 +9,7 @@ import githubQuestions from './github-questions.json' with { type: 'json' };
 import { githubCatalog } from './github-tools.js';
 
 /**
- * The measurements behind the ranking's settings (README "Search mode"):
+ * The measurements behind the ranking's settings (docs/guide/search-mode.md):
  * lexical alone, and mixed with the local embedding model at several
  * weights; build time, recall and per-search latency. Minutes of CPU, so
  * not part of CI: `SEARCH_BENCH=1 pnpm exec vitest run <this file>` writes

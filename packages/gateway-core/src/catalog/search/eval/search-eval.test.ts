@@ -14,7 +14,7 @@ import sampleSchema from './sample-tools.json' with { type: 'json' };
  * The labelled evaluation of search_tools' ranking (issue 28), as CI runs
  * it: fails when recall falls below the thresholds. The issue's targets are
  * recall@5 0.95 and recall@1 0.75. The committed ranking reaches 0.942 and
- * 0.787 on the GitHub set (README "Search mode"): recall@1 is held at the
+ * 0.787 on the GitHub set (docs/guide/search-mode.md): recall@1 is held at the
  * target, recall@5 at what is reached, below the target.
  * Timing is measured (search-bench.test.ts) but not asserted: this machine
  * is shared, and a wall-clock bound here would fail under load.
