@@ -27,7 +27,7 @@ describe('judge', () => {
   it('judges each CPU target by its ratio to the floor proxy, at the boundary included, never by the rounded ratio', () => {
     const lines = judge(results({ floor: 200, gateway: 300, stateless: 290, hit: 200, peer: 600, v2Peer: 301 }));
     for (const start of ['CPU per call: gateway (cache off, MCP 2025)', 'CPU per call: gateway (cache off, MCP 2026-07-28)', 'CPU per call: cache hit', 'CPU per call: SDK peer', 'CPU per call: SDK v2 peer']) expect(verdict(lines, start).pass).toBe(true);
-    const over = judge(results({ floor: 200, gateway: 301, stateless: 302, hit: 203, peer: 603, v2Peer: 302 }));
+    const over = judge(results({ floor: 200, gateway: 301, stateless: 302, hit: 204, peer: 603, v2Peer: 302 }));
     expect(verdict(over, 'CPU per call: gateway (cache off, MCP 2025)')).toMatchObject({ pass: false, value: 1.51 });
     expect(verdict(over, 'CPU per call: gateway (cache off, MCP 2026-07-28)')).toMatchObject({ pass: false, value: 1.51 });
     expect(verdict(over, 'CPU per call: cache hit')).toMatchObject({ pass: false, value: 1.02 });
