@@ -2,10 +2,19 @@
 // downstream, a bare Node proxy and a hand-written SDK proxy, in one run on
 // this machine.
 //
-//   node bench/run.mjs [--profile] [--calls 3000] [--rounds 3] [--connections 16] [--warmup 2] [--pairs 2000] [--workers 2]
+//   node bench/run.mjs [--profile] [--quick] [--out <name>] [--calls 3000] [--rounds 3] [--connections 16] [--warmup 2] [--pairs 2000] [--workers 2]
+//
+// --quick (or BENCH_QUICK=1) shortens the run to a few minutes on a busy
+// machine: 1,500 calls per round, 600 latency pairs, no Gw:Http:Workers row,
+// no semantic-cache evaluation; every target is still judged, on 3 rounds.
+// Its result goes to bench/results/quick-<timestamp>.json (or <name>.json
+// with --out), never to latest.json, which only a full run writes.
 //
 // Starts the echo downstream, the bare proxy, the floor proxy (cache off and
-// FLOOR_MODE=hit, each on a redis-server of its own), the SDK peer and three BUILT
+// FLOOR_MODE=hit, each on a redis-server of its own), the SDK peer, the v2 SDK
+// peer (createMcpHandler, stateless, loaded with 2026-07-28 calls), a BUILT
+// gateway on a 3-master Redis Cluster (cache off; the masters' CPU per call
+// beside it, as one redis-server's beside the others) and three BUILT
 // gateways (production mode, LOG_LEVEL=warn, auth + budget + privacy + cap +
 // audit on every call), each on a redis-server of its own so Redis's counters
 // are that gateway's alone: cache off, cache on (hits), and cache off with
@@ -20,7 +29,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { startRedisServer } from '@tollgate/gateway-core/testing';
+import { startRedisCluster, startRedisServer } from '@tollgate/gateway-core/testing';
 import { CLOCK_TICKS, cpuPerCall, processTree } from './lib/cpu.mjs';
 import { addedLatencies, addedLatency } from './lib/latency.mjs';
 import { throughput, UNIQUE_ID } from './lib/load.mjs';
@@ -40,11 +49,13 @@ const GATEWAY_NODE_OPTIONS = imageNodeOptions(here('../Dockerfile'));
 const RESULTS_DIR = here('./results/');
 const PROFILES_DIR = here('./results/profiles/');
 /** The whole run must end within this, whatever hangs. */
-const DEADLINE_MS = 8 * 60_000;
+const DEADLINE_MS = 12 * 60_000;
 
 const { values: args } = parseArgs({
   options: {
     profile: { type: 'boolean', default: false },
+    quick: { type: 'boolean', default: process.env.BENCH_QUICK === '1' },
+    out: { type: 'string' },
     calls: { type: 'string', default: '3000' },
     rounds: { type: 'string', default: '3' },
     warmup: { type: 'string', default: '2' },
@@ -53,7 +64,11 @@ const { values: args } = parseArgs({
     workers: { type: 'string', default: '2' },
   },
 });
+// --quick: what it shortens, unless the same option is given explicitly.
+const QUICK = { calls: '1500', pairs: '600', warmup: '1', workers: '0' };
+if (args.quick) for (const [name, value] of Object.entries(QUICK)) if (!process.argv.some((arg) => arg.startsWith(`--${name}`))) args[name] = value;
 const settings = {
+  quick: args.quick,
   connections: Number(args.connections),
   /** Calls measured per target and round after its warm-up (the same load for every process). */
   calls: Number(args.calls),
@@ -88,8 +103,8 @@ async function main() {
   const downstream = await startNode('echo downstream', [here('./echo-downstream.mjs')], { env: { PORT: '0' }, ready: listeningLine });
   const signingKey = randomBytes(32).toString('hex');
   const adminKey = randomBytes(32).toString('hex');
-  const gatewayAt = async (name, { cache, workers = 1 }) => {
-    const redis = await startRedisServer();
+  const gatewayAt = async (name, { cache, workers = 1, cluster = false }) => {
+    const redis = cluster ? await startRedisCluster() : await startRedisServer();
     onStop(() => redis.stop());
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
@@ -112,28 +127,36 @@ async function main() {
     };
     // Ready = store answers and the embedding model is loaded (contract 2.6).
     const gateway = await startNode(name, [...nodeFlags, GATEWAY_MAIN], { env, ready: answers(url, '/health/ready'), timeoutMs: 90_000 });
+    if (cluster) {
+      // Every master's redis-server, for its CPU per call; no round-trip counts (they are one server's).
+      const pids = await Promise.all(redis.nodes.map(async (node) => (await redisCounters(node.port)).pid));
+      return { ...gateway, redis: { pids } };
+    }
     const counters = await redisCounters(redis.port);
-    return { ...gateway, redis: { port: redis.port, pid: counters.pid, probe: await probeCost(redis.port) } };
+    return { ...gateway, redis: { port: redis.port, pid: counters.pid, pids: [counters.pid], probe: await probeCost(redis.port) } };
   };
   // The bare proxy plus only the work issue 19's target mandates on every call (floor-proxy.mjs): what the target leaves.
   const floorAt = async (name, mode) => {
     const floor = await startFloorProxy(name, downstream.url, { mode });
     return { ...floor, redis: { pid: (await redisCounters(floor.redis.port)).pid } };
   };
-  const [bare, floor, floorHit, peer, gatewayOff, gatewayOn, gatewayWorkers] = await Promise.all([
+  const [bare, floor, floorHit, peer, v2Peer, gatewayOff, gatewayOn, gatewayWorkers] = await Promise.all([
     startNode('bare proxy', [here('./bare-proxy.mjs')], { env: { PORT: '0', DOWNSTREAM_URL: downstream.url }, ready: listeningLine }),
     floorAt('floor proxy'),
     floorAt('floor proxy (hit)', 'hit'),
     startNode('sdk peer', [here('./sdk-peer.mjs')], { env: { PORT: '0', DOWNSTREAM_URL: downstream.url }, ready: listeningLine }),
+    startNode('sdk v2 peer', [here('./sdk-v2-peer.mjs')], { env: { PORT: '0', DOWNSTREAM_URL: downstream.url }, ready: listeningLine }),
     gatewayAt('gateway-cache-off', { cache: false }),
     gatewayAt('gateway-cache-on', { cache: true }),
     settings.workers > 1 ? gatewayAt(`gateway-workers-${settings.workers}`, { cache: false, workers: settings.workers }) : undefined,
   ]);
 
-  const gateways = { off: gatewayOff, on: gatewayOn, ...(gatewayWorkers && { workers: gatewayWorkers }) };
+  // The cluster alone, after the rest: its set-up (MEET, slots, a connection per master) timed out under the burst of every start at once.
+  const gatewayCluster = await gatewayAt('gateway-cluster', { cache: false, cluster: true });
+  const gateways = { off: gatewayOff, on: gatewayOn, cluster: gatewayCluster, ...(gatewayWorkers && { workers: gatewayWorkers }) };
   const tokens = {};
   for (const [key, gateway] of Object.entries(gateways)) tokens[key] = await agentToken(gateway.url, adminKey);
-  const agents = { direct: keepAliveAgent(), bare: keepAliveAgent(), floor: keepAliveAgent(), floorHit: keepAliveAgent(), off: keepAliveAgent(), on: keepAliveAgent(), peer: keepAliveAgent(), workers: keepAliveAgent(), stateless: keepAliveAgent() };
+  const agents = { direct: keepAliveAgent(), bare: keepAliveAgent(), floor: keepAliveAgent(), floorHit: keepAliveAgent(), off: keepAliveAgent(), on: keepAliveAgent(), peer: keepAliveAgent(), v2Peer: keepAliveAgent(), cluster: keepAliveAgent(), workers: keepAliveAgent(), stateless: keepAliveAgent() };
   const sessions = {
     bare: await openSession(bare.url, undefined, agents.bare),
     floor: await openSession(floor.url, undefined, agents.floor),
@@ -158,7 +181,10 @@ async function main() {
   // MCP 2026-07-28 on the cache-off gateway: the same call with no session, beside its 2025 calls (issue 26).
   const statelessCall = (id = 1, rpcId = 1) => exchange(`${gatewayOff.url}/mcp`, { method: 'POST', agent: agents.stateless, headers: statelessHeaders(tokens.off), body: statelessToolCallBody(id, rpcId) });
   expected.stateless = await statelessCall(1, UNIQUE_ID);
-  for (const key of ['bare', 'floor', 'floorHit', 'peer', 'stateless', ...Object.keys(gateways)]) toolAnswer(expected[key]);
+  // The v2 SDK peer serves 2026-07-28 calls as its stateless entry is meant to: no session, the envelope in each call.
+  const v2PeerCall = (id = 1, rpcId = 1) => exchange(`${v2Peer.url}/mcp`, { method: 'POST', agent: agents.v2Peer, headers: statelessHeaders(), body: statelessToolCallBody(id, rpcId) });
+  expected.v2Peer = await v2PeerCall(1, UNIQUE_ID);
+  for (const key of ['bare', 'floor', 'floorHit', 'peer', 'v2Peer', 'stateless', ...Object.keys(gateways)]) toolAnswer(expected[key]);
   const privacyFilter = JSON.stringify(toolAnswer(expected.off)).includes('@example.') ? 'off (addresses passed through)' : 'on (addresses redacted)';
   log(`every target answers; privacy filter in the gateway: ${privacyFilter}`);
   if (gatewayWorkers) await untilEveryWorkerServes(() => call(gatewayWorkers.url, false, sessions.workers, tokens.workers));
@@ -177,37 +203,42 @@ async function main() {
 
   const direct = async () => ok(await exchange(directItem, { agent: agents.direct }));
   const bareCall = async () => ok(await call(bare.url, agents.bare, sessions.bare));
-  log(`added latency: ${settings.warmupPairs} warm-up + ${settings.pairs} rounds of direct, bare proxy and gateway (cache off)`);
-  const latency = await addedLatencies({ direct, targets: { bareProxy: bareCall, gatewayCacheOff: gatewayCall('off') }, pairs: settings.pairs, warmup: settings.warmupPairs });
+  // The floor proxy in the same rounds as the gateway: the latency targets are the gateway's added latency over the floor's.
+  const floorCall = async () => ok(await call(floor.url, agents.floor, sessions.floor));
+  log(`added latency: ${settings.warmupPairs} warm-up + ${settings.pairs} rounds of direct, bare proxy, floor proxy and gateway (cache off)`);
+  const latency = await addedLatencies({ direct, targets: { bareProxy: bareCall, floorProxy: floorCall, gatewayCacheOff: gatewayCall('off') }, pairs: settings.pairs, warmup: settings.warmupPairs });
   log(`added latency: cache hit, cache miss, SDK peer and floor proxy (${settings.sidePairs} pairs each)`);
   let missId = 1_000_000;
   latency.gatewayCacheHit = await addedLatency({ direct, through: gatewayCall('on'), pairs: settings.sidePairs, warmup: 50 });
   latency.gatewayCacheMiss = await addedLatency({ direct, through: async () => ok(await call(gatewayOn.url, agents.on, sessions.on, tokens.on, missId++)), pairs: settings.sidePairs, warmup: 50 });
   latency.sdkPeer = await addedLatency({ direct, through: async () => ok(await call(peer.url, agents.peer, sessions.peer)), pairs: settings.sidePairs, warmup: 50 });
   latency.gatewayStateless = await addedLatency({ direct, through: async () => ok(await statelessCall()), pairs: settings.sidePairs, warmup: 50 });
-  latency.floorProxy = await addedLatency({ direct, through: async () => ok(await call(floor.url, agents.floor, sessions.floor)), pairs: settings.sidePairs, warmup: 50 });
+  latency.gatewayCluster = await addedLatency({ direct, through: gatewayCall('cluster'), pairs: settings.sidePairs, warmup: 50 });
   for (const agent of Object.values(agents)) agent.destroy();
 
   const load = { connections: settings.connections, calls: settings.calls, warmupSec: settings.warmupSec, maxSec: settings.maxSecPerTarget };
   const mcpLoad = (url, sessionId, bearer, reply) => ({ ...load, url: `${url}/mcp`, method: 'POST', headers: sessionHeaders(sessionId, bearer), body: toolCallBody(1, UNIQUE_ID), uniqueIds: true, expectBody: reply.text });
   const ours = () => processTree(process.pid);
-  const cpuOf = (underTest, redisPid) => cpuPerCall({ underTest, ours, context: { downstream: () => [downstream.pid], ...(redisPid && { redis: () => [redisPid] }) } });
+  const cpuOf = (underTest, redisPids) => cpuPerCall({ underTest, ours, context: { downstream: () => [downstream.pid], ...(redisPids && { redis: () => redisPids }) } });
   const gatewayRow = (gateway, key) => [
     mcpLoad(gateway.url, sessions[key], tokens[key], expected[key]),
     // A cluster primary and its workers together; a single process is its own tree.
-    { cpu: cpuOf(() => processTree(gateway.pid), gateway.redis.pid), store: storeCostHook(gateway.redis.port, gateway.redis.probe) },
+    { cpu: cpuOf(() => processTree(gateway.pid), gateway.redis.pids), ...(gateway.redis.port && { store: storeCostHook(gateway.redis.port, gateway.redis.probe) }) },
   ];
   const rows = [
     ['direct', { ...load, url: directItem, expectBody: expected.direct }, { cpu: cpuOf(() => [downstream.pid]) }],
     ['bareProxy', mcpLoad(bare.url, sessions.bare, undefined, expected.bare), { cpu: cpuOf(() => [bare.pid]) }],
     // Its own process only, as the bare proxy; its redis-server's share is context, as for the gateways.
-    ['floorProxy', mcpLoad(floor.url, sessions.floor, undefined, expected.floor), { cpu: cpuOf(() => [floor.pid], floor.redis.pid) }],
-    ['floorHit', mcpLoad(floorHit.url, sessions.floorHit, undefined, expected.floorHit), { cpu: cpuOf(() => [floorHit.pid], floorHit.redis.pid) }],
+    ['floorProxy', mcpLoad(floor.url, sessions.floor, undefined, expected.floor), { cpu: cpuOf(() => [floor.pid], [floor.redis.pid]) }],
+    ['floorHit', mcpLoad(floorHit.url, sessions.floorHit, undefined, expected.floorHit), { cpu: cpuOf(() => [floorHit.pid], [floorHit.redis.pid]) }],
     ['sdkPeer', mcpLoad(peer.url, sessions.peer, undefined, expected.peer), { cpu: cpuOf(() => [peer.pid]) }],
+    ['sdkV2Peer', { ...load, url: `${v2Peer.url}/mcp`, method: 'POST', headers: statelessHeaders(), body: statelessToolCallBody(1, UNIQUE_ID), uniqueIds: true, expectBody: expected.v2Peer.text }, { cpu: cpuOf(() => [v2Peer.pid]) }],
     ['gatewayCacheOff', ...gatewayRow(gatewayOff, 'off')],
     ['gatewayCacheOn', ...gatewayRow(gatewayOn, 'on')],
     // The cache-off gateway again, its calls at 2026-07-28: no session read.
-    ['gatewayStateless', { ...load, url: `${gatewayOff.url}/mcp`, method: 'POST', headers: statelessHeaders(tokens.off), body: statelessToolCallBody(1, UNIQUE_ID), uniqueIds: true, expectBody: expected.stateless.text }, { cpu: cpuOf(() => processTree(gatewayOff.pid), gatewayOff.redis.pid) }],
+    ['gatewayStateless', { ...load, url: `${gatewayOff.url}/mcp`, method: 'POST', headers: statelessHeaders(tokens.off), body: statelessToolCallBody(1, UNIQUE_ID), uniqueIds: true, expectBody: expected.stateless.text }, { cpu: cpuOf(() => processTree(gatewayOff.pid), gatewayOff.redis.pids) }],
+    // The same gateway build and settings on a 3-master Redis Cluster: the masters' CPU per call summed beside it.
+    ['gatewayCluster', ...gatewayRow(gatewayCluster, 'cluster')],
     ...(gatewayWorkers ? [['gatewayWorkers', ...gatewayRow(gatewayWorkers, 'workers')]] : []),
   ];
   log(`load: ${settings.rounds} rounds of ${rows.length} targets, ${settings.connections} connections, warm-up + ${settings.calls} calls each`);
@@ -228,8 +259,10 @@ async function main() {
     floorProxy: await memoryOf(floor.pid),
     floorHit: await memoryOf(floorHit.pid),
     sdkPeer: await memoryOf(peer.pid),
+    sdkV2Peer: await memoryOf(v2Peer.pid),
     gatewayCacheOff: await memoryOf(gatewayOff.pid),
     gatewayCacheOn: await memoryOf(gatewayOn.pid),
+    gatewayCluster: await memoryOf(gatewayCluster.pid),
   };
   if (gatewayWorkers) memory.gatewayWorkers = await clusterMemory(gatewayWorkers.pid);
   await stopAll();
@@ -242,7 +275,7 @@ async function main() {
     settings: {
       ...settings,
       privacyFilter,
-      store: 'redis-server (loopback), one per gateway and one per floor proxy',
+      store: 'redis-server (loopback), one per gateway and one per floor proxy; the cluster row on 3 masters (loopback, no replicas)',
       mode: 'production',
       pipeline: 'auth, session, allowlist/scopes, argument validation, budget reservation, forward, privacy filter, token cap, settle, audit',
       cpu: 'utime + stime of /proc/<pid>/stat (every thread; a cluster primary and its workers summed), over the measured calls, divided by them',
@@ -254,8 +287,10 @@ async function main() {
     memory,
   };
   // In-process and after the load, so it never competes with the timed rows.
-  log('semantic cache: evaluation set and a replayed workload with the local model');
-  results.semanticCache = await semanticCacheQuality();
+  if (!settings.quick) {
+    log('semantic cache: evaluation set and a replayed workload with the local model');
+    results.semanticCache = await semanticCacheQuality();
+  }
   results.verdicts = judge(results);
   results.floorLeaves = floorLeaves(results);
 
@@ -264,10 +299,11 @@ async function main() {
   process.stdout.write(`\n${tables}\n\nmachine: ${results.machine.cpus} cores (${results.machine.cpuModel}), load average before ${results.machine.loadAvgBefore.join(' ')}, after ${results.machine.loadAvgAfter.join(' ')}\n`);
   await mkdir(RESULTS_DIR, { recursive: true });
   const json = `${JSON.stringify(results, null, 2)}\n`;
-  const file = `${RESULTS_DIR}${stamp(startedAt)}.json`;
+  const file = `${RESULTS_DIR}${args.out ?? (settings.quick ? `quick-${stamp(startedAt)}` : stamp(startedAt))}.json`;
   await writeFile(file, json);
-  await writeFile(`${RESULTS_DIR}latest.json`, json);
-  log(`results written to ${file} and bench/results/latest.json`);
+  // latest.json is what the docs quote: only a full run replaces it.
+  if (!settings.quick) await writeFile(`${RESULTS_DIR}latest.json`, json);
+  log(`results written to ${file}${settings.quick ? '' : ' and bench/results/latest.json'}`);
 }
 
 /** NODE_OPTIONS of the Dockerfile's `gateway` stage (its ENV line), or '' when it sets none. */

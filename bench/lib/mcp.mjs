@@ -50,7 +50,7 @@ export const statelessToolCallBody = (id, rpcId = 1) =>
     params: { name: 'get_item', arguments: { id }, _meta: { 'io.modelcontextprotocol/protocolVersion': STATELESS_VERSION, 'io.modelcontextprotocol/clientCapabilities': {} } },
   });
 
-/** Headers of a 2026-07-28 tools/call of get_item (no Mcp-Session-Id). */
+/** Headers of a 2026-07-28 tools/call of get_item (no Mcp-Session-Id; the agent's token for the gateway). */
 export function statelessHeaders(token) {
   return {
     'Content-Type': 'application/json',
@@ -58,7 +58,7 @@ export function statelessHeaders(token) {
     'MCP-Protocol-Version': STATELESS_VERSION,
     'Mcp-Method': 'tools/call',
     'Mcp-Name': 'get_item',
-    Authorization: `Bearer ${token}`,
+    ...(token && { Authorization: `Bearer ${token}` }),
   };
 }
 

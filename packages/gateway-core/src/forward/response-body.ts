@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import { MAX_PRUNE_DEPTH } from '../tokens/prune.js';
 import { DownstreamCallError } from '../errors.js';
+import { opensAtMost } from '../util/json-opens.js';
 
 /**
  * Reads the body, refusing more than `limitBytes` so a runaway downstream
@@ -68,7 +69,8 @@ export function decodeBody(raw: Buffer, contentType: string | undefined): unknow
   const text = raw.toString('utf8');
   if (text.length === 0) return null;
   if (!/\bjson\b/i.test(contentType ?? '')) return text;
-  if (nestingExceeds(text, MAX_PRUNE_DEPTH)) {
+  // Most answers open far fewer brackets than the limit, which bounds their depth: no character-by-character walk then.
+  if (!opensAtMost(text, MAX_PRUNE_DEPTH) && nestingExceeds(text, MAX_PRUNE_DEPTH)) {
     throw new DownstreamCallError(`Downstream JSON nests deeper than ${MAX_PRUNE_DEPTH} levels`, {
       reason: 'response-too-deep',
       limitDepth: MAX_PRUNE_DEPTH,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { describeError, type GatewayError, InvalidInputError, InvalidRequestError, ParseError } from '../errors.js';
+import { opensAtMost } from '../util/json-opens.js';
 
 /**
  * JSON-RPC 2.0 messages as MCP uses them: ids are strings or integers, params
@@ -152,19 +153,6 @@ function wellFormed(value: Record<string, unknown>, id: JsonRpcId | undefined): 
   }
   const message: JsonRpcRequest = hasParams ? { jsonrpc: '2.0', id, method, params: params as JsonRpcParams } : { jsonrpc: '2.0', id, method };
   return { kind: 'request', message };
-}
-
-/**
- * Whether JSON text opens at most `limit` objects and arrays: each level of
- * its nesting opens one, so it then nests no deeper than `limit` (brackets
- * inside strings only make the count larger). Most messages open a handful,
- * and finding them in the text costs a fraction of walking the parsed value.
- */
-function opensAtMost(text: string, limit: number): boolean {
-  let count = 0;
-  for (let at = text.indexOf('{'); at !== -1; at = text.indexOf('{', at + 1)) if (++count > limit) return false;
-  for (let at = text.indexOf('['); at !== -1; at = text.indexOf('[', at + 1)) if (++count > limit) return false;
-  return true;
 }
 
 /**
