@@ -32,7 +32,7 @@ export interface ToolSearchIndexOptions {
   boosts?: Partial<Record<(typeof DOCUMENT_FIELDS)[number], number>>;
   /** BM25+ parameters (minisearch's defaults: k 1.2, b 0.7, d 0.5). */
   bm25?: { k: number; b: number; d: number };
-  /** Words of at least this many letters also match longer words they begin (0: never). */
+  /** Query words of at least this many letters also match longer words they begin. Default `DEFAULT_PREFIX_LENGTH` (4); 0: never. */
   prefixLength?: number;
   /** Score multiplier for a tool whose HTTP method does what the query's leading verb asks (1: method ignored). */
   intentBoost?: number;
