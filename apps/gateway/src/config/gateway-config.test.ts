@@ -200,7 +200,7 @@ describe('cache settings', () => {
       Gw__Cache__Tools__search_products__TtlSeconds: '60',
       Gw__Cache__Tools__get_customer__Enabled: 'false',
     }).config;
-    expect(cache).toMatchObject({ enabled: true, semantic: false, similarityThreshold: 0.9, ttlMs: 300_000 });
+    expect(cache).toMatchObject({ enabled: true, semantic: false, similarityThreshold: 0.88, ttlMs: 300_000 });
     expect(cache.tools).toEqual({ search_products: { ttlMs: 60_000 }, get_customer: { enabled: false } });
   });
 

@@ -11,6 +11,7 @@ import { isRedisServerAvailable, startRedisServer, type RedisServer } from '../t
 import { sha256Hex } from '../crypto/sha256.js';
 import { canonicalJson } from '../util/canonical-json.js';
 import { normalizeText } from './arguments.js';
+import { disagreement } from './semantic-guard.js';
 import { DEFAULT_SIMILARITY_THRESHOLD, exactKey, SemanticCache, type CacheableTool, type SemanticCacheOptions } from './semantic-cache.js';
 
 const searchProducts: CacheableTool = {
@@ -77,7 +78,7 @@ describe('the similarity threshold, measured with the local model', () => {
     ['orders that were shipped late last week', 'orders that were cancelled last week'],
   ];
 
-  it(`keeps every non-paraphrase below ${DEFAULT_SIMILARITY_THRESHOLD} and lets close paraphrases through`, async () => {
+  it(`keeps every non-paraphrase below ${DEFAULT_SIMILARITY_THRESHOLD} or refused by the guard, and lets close paraphrases through`, async () => {
     const score = async ([a, b]: [string, string]) => {
       const [va, vb] = await model.embed([normalizeText(a), normalizeText(b)]);
       return cosineSimilarity(va!, vb!);
@@ -95,7 +96,11 @@ describe('the similarity threshold, measured with the local model', () => {
     }
     console.log(`cosine similarity, threshold ${DEFAULT_SIMILARITY_THRESHOLD}:\n${rows.join('\n')}`);
 
-    expect(Math.max(...differentScores)).toBeLessThan(DEFAULT_SIMILARITY_THRESHOLD);
+    // Since 0.88 (issue 28) the threshold alone no longer parts "boots for women" from "men's boots"
+    // (0.884): the guard's opposites do, as they do for the product set's 126 pairs that similarity alone
+    // would serve. What must hold is that the cache serves none of them.
+    const servable = different.filter((pair, index) => differentScores[index]! >= DEFAULT_SIMILARITY_THRESHOLD && disagreement(pair[0], pair[1]) === null);
+    expect(servable).toEqual([]);
     expect(paraphraseScores[0]).toBeGreaterThanOrEqual(DEFAULT_SIMILARITY_THRESHOLD);
     // The trade-off, stated: looser paraphrases miss rather than risk a wrong answer.
     expect(paraphraseScores.filter((s) => s >= DEFAULT_SIMILARITY_THRESHOLD).length).toBeLessThan(paraphrases.length);

@@ -90,6 +90,25 @@ describe('disagreement', () => {
 });
 
 describe('textFacts', () => {
+  it('refuses another grouping, another period of grouping, early for late, accepting for offering (issue 28, fresh pairs)', () => {
+    expect(refused('revenue by month for 2025', 'revenue by week for 2025')).not.toBeNull();
+    expect(refused('orders shipped late in October', 'orders shipped early in October')).not.toBeNull();
+    expect(refused('do you offer gift cards', 'do you accept gift cards')).not.toBeNull();
+    expect(refused('vpn by nordvpn', 'vpn by expressvpn')).not.toBeNull();
+    expect(refused('revenue by region', 'revenue by country')).not.toBeNull();
+  });
+
+  it('lets the same grouping through in other words', () => {
+    for (const [a, b] of [
+      ['revenue by month for 2025', 'monthly revenue for 2025'],
+      ['weekly signups for the past 8 weeks', 'signups per week for the past 8 weeks'],
+      ['inventory value per warehouse', 'inventory value by warehouse'],
+      ['revenue split by payment method', 'revenue broken down by payment method'],
+    ]) {
+      expect(refused(a!, b!), `${a} | ${b}`).toBeNull();
+    }
+  });
+
   it('reads quantities in digits and words, with unit and comparative', () => {
     expect(textFacts('mice under $39.50 with at least two buttons').quantities).toEqual(['ge 2 button', 'lt 39.5 usd']);
     expect(textFacts('between 10 and 20 kg').quantities).toEqual(['20 kg', 'between 10']);

@@ -102,6 +102,9 @@ export function textFacts(text: string, significantTerms: readonly SignificantTe
       continue;
     }
     const word = words[i]!;
+    const grouping = groupingAt(words, i);
+    if (grouping) facts.entities.push(grouping);
+    if (GRANULARITY[word]) facts.entities.push(`time:every-${GRANULARITY[word]}`);
     if (/\d/.test(word) || MONTHS_AND_DAYS.has(word)) facts.entities.push(MONTHS_AND_DAYS.get(word) ?? word);
   }
   if (pendingRelation !== null) facts.relations.push(pendingRelation.relation);
@@ -430,6 +433,36 @@ function timeAt(words: string[], i: number): { name: string; length: number } | 
   return null;
 }
 
+/**
+ * A period named alone is the step of a series ("revenue by month", "per
+ * week"), the same as the adverb ("monthly", "weekly"): `time:every-…`,
+ * whichever way it is said. A period with a number ("30 days") is a
+ * quantity, one with a qualifier ("last month") a time, both read before.
+ */
+const GRANULARITY: Record<string, string> = { hour: 'hour', hours: 'hour', day: 'day', days: 'day', week: 'week', weeks: 'week', month: 'month', months: 'month', quarter: 'quarter', quarters: 'quarter', year: 'year', years: 'year' };
+
+// ---------------------------------------------------------------- groupings
+
+/** Words that say what follows is a grouping or a maker: "revenue by region", "cost per customer", "mice by Logitech". */
+const GROUPING_WORDS = new Set(['by', 'per']);
+
+/**
+ * What a text groups by, or who made what it asks for: the word after "by"
+ * or "per" (`by:region`). Two reports grouped differently ("revenue by
+ * region" and "by country") or two makers ("vpn by nordvpn", lower case, so
+ * no name to the entity rule) are different questions however close their
+ * vectors; "by" and "per" say the same. A period after them is a
+ * granularity instead (GRANULARITY).
+ */
+function groupingAt(words: string[], i: number): string | null {
+  if (!GROUPING_WORDS.has(words[i]!)) return null;
+  let k = i + 1;
+  while (k < words.length && STOP_WORDS.has(words[k]!)) k++;
+  const next = words[k];
+  if (next === undefined || GRANULARITY[next] || /\d/.test(next) || !/^\p{L}/u.test(next)) return null;
+  return `by:${stem(next)}`;
+}
+
 // ---------------------------------------------------------------- marked terms
 
 /**
@@ -515,6 +548,10 @@ const OPPOSITES: readonly (readonly string[])[] = [
   ['decrease', 'decreasing', 'falling', 'declining'],
   ['left'],
   ['right'],
+  // Issue 28's fresh pairs: "shipped late" / "shipped early", "do you accept" / "do you offer" were served.
+  ['early', 'earlier'],
+  ['late', 'later', 'delayed', 'overdue'],
+  ['accept', 'accepts', 'accepted', 'accepting'],
   ['day', 'daytime'],
   ['night', 'nighttime'],
   ['summer'],

@@ -12,10 +12,12 @@ const sets = { products: read('./semantic-pairs.json'), support: read('./support
  * kinds of free text (product searches, support questions, report
  * requests), with the gateway's local model and default threshold. Wrong
  * answers fail the build; recall is reported, with a floor at what the
- * committed model and guard reach (measured at threshold 0.90: products
- * 0.581, support 0.44, reports 0.36, all three 0.531 ≥ the issue's 0.50).
+ * committed model and guard reach (measured at threshold 0.88: products
+ * 0.651, support 0.676, reports 0.486, all three 0.626 ≥ the issue's 0.50).
+ * The support and report sets hold 37 + 37 pairs each: 25 + 25 of the first
+ * round and 12 + 12 written in the second before measuring.
  */
-const RECALL_FLOOR: Record<keyof typeof sets, number> = { products: 0.58, support: 0.44, reports: 0.36 };
+const RECALL_FLOOR: Record<keyof typeof sets, number> = { products: 0.65, support: 0.67, reports: 0.48 };
 /** The issue's target over the three sets together. */
 const OVERALL_RECALL = 0.5;
 
@@ -27,8 +29,8 @@ beforeAll(async () => {
 describe('semantic cache recall by kind of text', () => {
   it('has at least 60 should-hit and 60 must-not-hit pairs beside the product searches', () => {
     const extra = [...sets.support.pairs, ...sets.reports.pairs];
-    expect(extra.filter((pair) => pair.label === 'hit').length).toBeGreaterThanOrEqual(50);
-    expect(extra.filter((pair) => pair.label === 'miss').length).toBeGreaterThanOrEqual(50);
+    expect(extra.filter((pair) => pair.label === 'hit').length).toBeGreaterThanOrEqual(60);
+    expect(extra.filter((pair) => pair.label === 'miss').length).toBeGreaterThanOrEqual(60);
   });
 
   it(`serves at least ${OVERALL_RECALL} of all paraphrases, and no wrong answer`, async () => {

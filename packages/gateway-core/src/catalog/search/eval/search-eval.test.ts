@@ -6,20 +6,22 @@ import { ToolSearchMode } from '../search-mode.js';
 import { ToolSearchIndex } from '../tool-search-index.js';
 import { evaluateSearch, splitForTuning, type LabelledQuestion } from './evaluate.js';
 import githubQuestions from './github-questions.json' with { type: 'json' };
+import freshQuestions from './github-questions-fresh.json' with { type: 'json' };
 import { githubCatalog } from './github-tools.js';
 import sampleQuestions from './sample-questions.json' with { type: 'json' };
 import sampleSchema from './sample-tools.json' with { type: 'json' };
 
 /**
  * The labelled evaluation of search_tools' ranking (issue 28), as CI runs
- * it: fails when recall falls below the thresholds. The issue's targets are
- * recall@5 0.95 and recall@1 0.75. The committed ranking reaches 0.942 and
- * 0.787 on the GitHub set (docs/guide/search-mode.md): recall@1 is held at the
- * target, recall@5 at what is reached, below the target.
+ * it: fails when recall falls below the issue's targets, recall@5 0.95 and
+ * recall@1 0.75, on the whole GitHub set: the 207 questions of the first
+ * round and the 60 fresh ones written before the second round's tuning
+ * (github-questions-fresh.json). The committed ranking reaches 0.959 and
+ * 0.809 there (docs/guide/search-mode.md); the splits are reported beside it.
  * Timing is measured (search-bench.test.ts) but not asserted: this machine
  * is shared, and a wall-clock bound here would fail under load.
  */
-const GITHUB_RECALL_AT_5 = 0.94;
+const GITHUB_RECALL_AT_5 = 0.95;
 const GITHUB_RECALL_AT_1 = 0.75;
 const SAMPLE_RECALL_AT_5 = 1;
 const SAMPLE_RECALL_AT_1 = 0.8;
@@ -30,7 +32,10 @@ const SEARCH_MODE_LIST_TOKENS = 1_500;
 describe('search_tools ranking on the labelled sets', { timeout: 60_000 }, () => {
   const catalog = githubCatalog();
   const tools = catalog.tools;
-  const github: LabelledQuestion[] = githubQuestions.map((question) => ({ q: question.q, answers: question.answers.map(catalog.toolNameOf) }));
+  const labelled = (questions: typeof githubQuestions): LabelledQuestion[] => questions.map((question) => ({ q: question.q, answers: question.answers.map(catalog.toolNameOf) }));
+  const firstRound = labelled(githubQuestions);
+  const fresh = labelled(freshQuestions);
+  const github = [...firstRound, ...fresh];
   const index = new ToolSearchIndex();
   const started = performance.now();
   index.sync(tools);
@@ -50,9 +55,10 @@ describe('search_tools ranking on the labelled sets', { timeout: 60_000 }, () =>
   it(`GitHub's API: recall@5 >= ${GITHUB_RECALL_AT_5}, recall@1 >= ${GITHUB_RECALL_AT_1}`, async () => {
     const result = await evaluateSearch(index, github);
     console.info(JSON.stringify({ ...result, misses: result.misses.length }));
-    // Reported, not asserted: how the settings chosen on the tune split do on the questions held out of tuning.
-    const { tune, heldOut } = splitForTuning(github);
-    for (const [split, questions] of [['tune', tune], ['held out', heldOut]] as const) {
+    // Reported, not asserted: how the settings chosen on the tune split do on the questions held out of
+    // tuning, and on the fresh ones no setting was chosen on.
+    const { tune, heldOut } = splitForTuning(firstRound);
+    for (const [split, questions] of [['tune', tune], ['held out', heldOut], ['fresh', fresh]] as const) {
       const { recallAt1, recallAt5 } = await evaluateSearch(index, questions);
       console.info(`${split} (${questions.length} questions): recall@5 ${recallAt5.toFixed(3)}, recall@1 ${recallAt1.toFixed(3)}`);
     }
