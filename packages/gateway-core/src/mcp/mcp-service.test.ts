@@ -41,6 +41,7 @@ async function setup(
   const store = createMemoryStore({ clock: () => now });
   let lookups = 0;
   const sessions: SessionStore = {
+    newSessionId: (agentId) => store.sessions.newSessionId(agentId),
     create: (session, ttl, max) => store.sessions.create(session, ttl, max),
     touch: (id, ttl) => {
       lookups += 1;

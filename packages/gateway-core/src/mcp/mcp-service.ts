@@ -574,7 +574,7 @@ export class McpService {
   async #initialize(caller: McpCaller, request: JsonRpcRequest): Promise<McpAnswer> {
     const parsed = parseInitializeParams(request.params);
     const result = buildInitializeResult({ requestedVersion: parsed.protocolVersion, serverInfo: this.#options.serverInfo });
-    const sessionId = randomBytes(24).toString('base64url');
+    const sessionId = this.#options.sessions.newSessionId(caller.agent.agentId);
     const createdAt = (this.#options.clock?.() ?? new Date()).toISOString();
     await this.#options.sessions.create(
       { sessionId, agentId: caller.agent.agentId, protocolVersion: result.protocolVersion, clientInfo: parsed.clientInfo, createdAt },

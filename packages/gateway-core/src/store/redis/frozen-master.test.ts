@@ -91,7 +91,7 @@ describe.runIf(isRedisServerAvailable())('one frozen master of a Redis Cluster',
       const sessionId = store.sessions.newSessionId(agentId);
       expect(sessionId).toMatch(/^[A-Za-z0-9_-]{32}$/);
       expect(keySlot(keys.session(sessionId))).toBe(keySlot(keys.agent(agentId)));
-      await store.sessions.create({ sessionId, agentId, protocolVersion: '2025-11-25', createdAt: noon.toISOString() }, 60_000, 10);
+      await store.sessions.create({ sessionId, agentId, protocolVersion: '2025-11-25', clientInfo: { name: 'test', version: '1' }, createdAt: noon.toISOString() }, 60_000, 10);
       expect(await store.sessions.touch(sessionId, 60_000)).toMatchObject({ agentId });
     }
   });
