@@ -132,7 +132,7 @@ function clusterConnection(cluster: ClusterClient, health: MasterHealth, options
           if (!client?.isReady || health.isAway(master.address)) throw new Error('unreachable');
           const info = String(
             await command(cluster, () => client.sendCommand(['CLUSTER', 'INFO'])).catch((error: unknown) => {
-              if (error instanceof StoreUnavailableError) health.markAway(master.address);
+              if (error instanceof StoreUnavailableError) health.suspect([master.address]);
               throw error;
             }),
           );

@@ -23,9 +23,10 @@ const MAX_RETRY_MS = 1_000;
  * fails by itself. The agents stored on the other masters never wait on it.
  *
  * A master is counted away when a PING sent to it gets no answer within
- * `suspectMs`; such a PING is sent when a command for it has waited
- * `suspectMs` (or, when the command's keys are not known, to every master:
- * the healthy ones answer it at once), and readiness may count one away too.
+ * `suspectMs` while another master answers one sent after it; such a PING is
+ * sent when a command for it has waited `suspectMs` (or, when the command's
+ * keys are not known, to every master: the healthy ones answer it at once),
+ * or when readiness found it not answering.
  * Then one PING at a time asks it again: a frozen master answers the PING
  * that waits there the moment it thaws, and a restarted one is asked again
  * with backoff until its connection is back. Nothing else is sent to it
@@ -73,12 +74,6 @@ export class MasterHealth {
     for (const address of masters ?? this.cluster.masters.map((master) => master.address)) this.#ask(address);
   }
 
-  /** Readiness found the master not answering. */
-  markAway(address: string): void {
-    this.#countAway(address);
-    this.#ask(address);
-  }
-
   close(): void {
     this.#closed = true;
   }
@@ -109,17 +104,12 @@ export class MasterHealth {
     }
   }
 
-  /** Whether the master answers a PING; counted away meanwhile if the answer takes longer than `suspectMs`. */
+  /** Whether the master answers a PING; counted away meanwhile if the answer takes longer than `suspectMs` (see `#awayIfOthersAnswer`). */
   async #answers(node: MasterNode): Promise<boolean> {
     const client = node.client;
     if (!client?.isReady) return false;
     let answered = false;
-    const late = setTimeout(() => {
-      // After the poll phase: an answer already on the socket (a loaded event loop, not a frozen master) is read first.
-      setImmediate(() => {
-        if (!answered) this.#countAway(node.address);
-      });
-    }, this.suspectMs).unref();
+    const late = setTimeout(() => void this.#awayIfOthersAnswer(node.address, () => answered), this.suspectMs).unref();
     try {
       await client.ping();
       return true;
@@ -129,5 +119,21 @@ export class MasterHealth {
       answered = true;
       clearTimeout(late);
     }
+  }
+
+  /**
+   * Counts a master away once another master answers a PING sent after this
+   * one's went unanswered: a gateway (or a host) too busy to read any answer
+   * in time says nothing about one master, and must not refuse every agent.
+   * With no other master to compare with, none is counted away here: the
+   * command timeout still applies.
+   */
+  async #awayIfOthersAnswer(address: string, answered: () => boolean): Promise<void> {
+    const others = this.cluster.masters.filter((master) => master.address !== address && !this.#away.has(master.address) && master.client?.isReady);
+    const someoneAnswered = await Promise.any(others.map((master) => master.client!.ping())).then(
+      () => true,
+      () => false,
+    );
+    if (someoneAnswered && !answered()) this.#countAway(address);
   }
 }
