@@ -66,11 +66,14 @@ export class Keys {
   }
 
   /**
-   * A session, in its agent's slot: a session id begins with a hash tag of
-   * the agent's slot (`RedisSessionStore.newSessionId`), so an agent's
-   * session is on the master that holds the agent, found by its id alone.
+   * A session, on a cluster in its agent's slot: a session id begins with a
+   * hash tag of the agent's slot (`RedisSessionStore.newSessionId`), so an
+   * agent's session is on the master that holds the agent, found by its id
+   * alone. One server keeps the plain key (no slots: nothing to gain, and its
+   * sessions outlive an upgrade).
    */
   session(sessionId: string): string {
+    if (this.shards === 1) return `${this.prefix}session:${sessionId}`;
     return `${this.prefix}session:{${sessionId.slice(0, SESSION_TAG_LENGTH)}}${sessionId.slice(SESSION_TAG_LENGTH)}`;
   }
 

@@ -18,8 +18,8 @@ import { keySlot, tagForSlot } from './slots.js';
  * idle TTL; with different ones, a session last touched on an instance with
  * a longer TTL looks fresher than it is.
  *
- * A session's key is in its agent's slot (its id begins with a tag of that
- * slot: `newSessionId`), so on a Redis Cluster a session lives on its
+ * On a Redis Cluster a session's key is in its agent's slot (its id begins
+ * with a tag of that slot: `newSessionId`), so a session lives on its
  * agent's master and a master away never fails a call of an agent it does
  * not hold. Ids made before that (random throughout) may sit in another slot
  * than their set, so no one script reads their PTTLs. Creating a session therefore writes it first, then adds its id to
