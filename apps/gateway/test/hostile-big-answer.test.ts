@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { bigRecords, plainGetTool } from '@tollgate/gateway-core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAgentWithToken, openRawSession, rawCall, type TestAgent } from './support/mcp.js';
 import { startPair, type Pair } from './support/pair.js';
@@ -11,20 +12,8 @@ const LIMIT_BYTES = 9 * 1024 * 1024;
 const MARGIN_MS = 50;
 /** What the typical (median) small call may gain while big answers are processed. */
 const FEW_MS = 5;
-/** Issue 25 finding 11: what an 8.5 MB answer in flight may add to another agent's slowest call (median over rounds). */
-const ADDED_MS = 50;
 
-const tool = (name: string, routePattern: string) => ({
-  name,
-  description: `${name} (issue 15 item 3)`,
-  allowWrite: false,
-  maxResponseTokens: 2000,
-  requiredScopes: [],
-  httpMethod: 'GET',
-  routePattern,
-  parameterSources: {},
-  inputSchema: { type: 'object', properties: {}, required: [] },
-});
+const tool = (name: string, routePattern: string) => plainGetTool(name, routePattern, `${name} (issue 15 item 3)`);
 
 const TOOLS = [
   tool('get_small', '/small'),
@@ -33,18 +22,6 @@ const TOOLS = [
   tool('get_oversized', '/oversized'),
   tool('get_declared_oversized', '/declared-oversized'),
 ];
-
-/** About 8.5 MB of customer records: the shape a list endpoint answers with. */
-function bigRecords(bytes: number): Buffer {
-  const items = [];
-  let size = 0;
-  for (let id = 0; size < bytes; id++) {
-    const item = { id, name: `Customer number ${id}`, email: `user${id}@example.com`, note: 'Lorem ipsum dolor sit amet, consectetur adipiscing elit', tags: ['a', 'b'], score: id * 1.5 };
-    items.push(item);
-    size += JSON.stringify(item).length + 1;
-  }
-  return Buffer.from(JSON.stringify({ items }));
-}
 
 /** One object with 200,000 keys. */
 function wideObject(): Buffer {
@@ -60,11 +37,12 @@ function wideObject(): Buffer {
  * length past it and then stalls, so only a gateway that believes the header
  * answers before its timeout.
  */
-async function startBigDownstream(): Promise<{ url: string; server: Server; big: Buffer }> {
+async function startBigDownstream(): Promise<{ url: string; server: Server; big: Buffer; bigSent: () => Promise<void> }> {
   const big = bigRecords(8.5 * 1000 * 1000);
   const wide = wideObject();
   const chunk = Buffer.alloc(1024 * 1024, 'x');
   const stalled = new Set<ServerResponse>();
+  let onBigSent: Array<() => void> = [];
   const server = createServer((request, response) => {
     const json = (body: Buffer | string) => response.writeHead(200, { 'Content-Type': 'application/json' }).end(body);
     switch (request.url) {
@@ -72,8 +50,12 @@ async function startBigDownstream(): Promise<{ url: string; server: Server; big:
         return json(JSON.stringify(TOOLS));
       case '/small':
         return json('{"ok":true,"item":{"id":1,"name":"widget"}}');
-      case '/big':
+      case '/big': {
+        const waiting = onBigSent;
+        onBigSent = [];
+        response.once('finish', () => waiting.forEach((resolve) => resolve()));
         return json(big);
+      }
       case '/wide':
         return json(wide);
       case '/oversized': {
@@ -94,7 +76,9 @@ async function startBigDownstream(): Promise<{ url: string; server: Server; big:
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   server.on('close', () => stalled.forEach((response) => response.destroy()));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server, big };
+  // Resolves once the next /big answer is written whole (handed to the socket): the gateway has it, or nearly.
+  const bigSent = () => new Promise<void>((resolve) => onBigSent.push(resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server, big, bigSent };
 }
 
 interface Session {
@@ -193,28 +177,23 @@ describe('a big downstream answer (dist/main.js)', () => {
     // The next test bounds the slowest call as a median over rounds against calls alone.
   }, 45_000);
 
-  it("adds at most 50 ms to another agent's slowest call while an 8.5 MB answer is in flight (issue 25 finding 11)", async () => {
-    for (let i = 0; i < 5; i++) await call(url, smallCaller, 'get_small');
-    const slowestDuring: number[] = [];
-    const slowestAlone: number[] = [];
-    for (let round = 0; round < 5; round++) {
-      // Small calls back to back while one big answer is read, processed and sent...
-      let bigDone = false;
-      const big = call(url, bigCaller, 'get_big').finally(() => (bigDone = true));
-      const during: number[] = [];
-      while (!bigDone && during.length < 40) during.push((await call(url, smallCaller, 'get_small')).ms);
-      await big;
-      // ...and as many alone: the slowest of equally many calls, with and without the big answer.
-      const alone: number[] = [];
-      while (alone.length < during.length) alone.push((await call(url, smallCaller, 'get_small')).ms);
-      slowestDuring.push(Math.max(...during));
-      slowestAlone.push(Math.max(...alone));
+  it("answers another agent's call while an 8.5 MB answer is processed, not after it (issue 25 finding 11)", async () => {
+    // The small call leaves once the downstream has written the whole big answer, so the gateway is decoding,
+    // filtering and capping it meanwhile (hundreds of ms of work for 8.5 MB). On the event loop, that work would
+    // hold the small call until the big reply had gone; off it, the small call (a few ms) is answered first.
+    // An order of events, not a wall time: what it adds in ms is measured by `node bench/big-answer.mjs`.
+    for (let round = 0; round < 3; round++) {
+      const finished: string[] = [];
+      const sent = downstream.bigSent();
+      const big = call(url, bigCaller, 'get_big').finally(() => finished.push('big'));
+      await sent;
+      const small = await call(url, smallCaller, 'get_small');
+      finished.push('small');
+      expect(small.reply.message.result.isError).toBeFalsy();
+      expect((await big).reply.message.result.isError).toBeFalsy();
+      expect(finished, `round ${round}`).toEqual(['small', 'big']);
     }
-    const added = percentile(slowestDuring, 0.5) - percentile(slowestAlone, 0.5);
-    console.log(`slowest small call per round (ms): with an 8.5 MB answer ${JSON.stringify(slowestDuring.map(Math.round))}, alone ${JSON.stringify(slowestAlone.map(Math.round))}; median added ${Math.round(added)} ms`);
-    // Medians over rounds: a round the machine's other load hit, with or without the big answer, does not decide.
-    expect(added).toBeLessThanOrEqual(ADDED_MS);
-  }, 120_000);
+  }, 60_000);
 
   it('refuses an answer streamed past Gw:Downstream:MaxResponseBytes as a downstream error', async () => {
     const { reply } = await call(url, bigCaller, 'get_oversized');

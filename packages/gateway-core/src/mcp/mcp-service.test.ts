@@ -6,7 +6,7 @@ import { DownstreamCallError, StoreUnavailableError } from '../errors.js';
 import type { Forwarder } from '../forward/forwarder.js';
 import { SettlementQueue } from '../pipeline/settlement-queue.js';
 import { createMemoryStore } from '../store/memory/index.js';
-import type { SessionStore } from '../store/ports.js';
+import type { SessionStore, StreamStore } from '../store/ports.js';
 import { createOrder, getCustomer } from '../testing/tool-fixtures.js';
 import { buildToolRegistry } from '../tools/registry.js';
 import { McpService, streamedMessage, type McpAnswer, type McpPost, type McpReply } from './mcp-service.js';
@@ -34,6 +34,8 @@ async function setup(
     resumeWindowMs?: number;
     maxSessionsPerAgent?: number;
     maxConcurrentCallsPerAgent?: number;
+    /** Wraps the memory store's kept stream answers (e.g. to refuse the keep). */
+    streams?: (streams: StreamStore) => StreamStore;
   } = {},
 ) {
   let now = Date.parse('2025-05-01T12:00:00Z');
@@ -41,6 +43,7 @@ async function setup(
   const store = createMemoryStore({ clock: () => now });
   let lookups = 0;
   const sessions: SessionStore = {
+    newSessionId: (agentId) => store.sessions.newSessionId(agentId),
     create: (session, ttl, max) => store.sessions.create(session, ttl, max),
     touch: (id, ttl) => {
       lookups += 1;
@@ -62,7 +65,7 @@ async function setup(
     audit: (event) => audited.push(event),
     isReady: async () => options.ready ?? true,
     errorDelivery: options.errorDelivery,
-    streams: store.streams,
+    streams: options.streams ? options.streams(store.streams) : store.streams,
     resumeWindowMs: options.resumeWindowMs,
     maxSessionsPerAgent: options.maxSessionsPerAgent,
     maxConcurrentCallsPerAgent: options.maxConcurrentCallsPerAgent,
@@ -539,6 +542,40 @@ describe('McpService resumable streams', () => {
     // A client that already had the answer gets nothing more.
     const after = await service.resume({ authorization: token, sessionId, protocolVersion: undefined, lastEventId: `${reply.streamId}:1` });
     expect(after.kind === 'resumed' && (await after.answer)).toBeNull();
+  });
+
+  it('keeps or does not charge: an answer the store refuses to keep for a client that left is not charged, and audited so once (issue 25, finding 1)', async () => {
+    const { forwarder, release } = slowDownstream();
+    const refusing = (streams: StreamStore): StreamStore => ({ ...streams, keep: () => Promise.reject(new StoreUnavailableError('The store is unavailable: test')), watch: streams.watch.bind(streams), get: streams.get.bind(streams) });
+    const { service, tokenFor, audited, usage } = await setup({ forwarder, streams: refusing, settled: true });
+    const { token, agentId } = await tokenFor('alice');
+    const { sessionId } = await initialize(service, token, '2025-11-25');
+    const gone = new AbortController();
+    const reply = await service.post({ authorization: token, sessionId, protocolVersion: undefined, body: call, signal: gone.signal });
+    if (reply.kind !== 'pending' || !reply.streamId) throw new Error('expected a resumable call');
+    gone.abort();
+    release();
+    await reply.answer;
+    await vi.waitFor(() => expect(audited.filter((event) => event.kind === 'tool-call')).toHaveLength(1));
+    expect(audited.filter((event) => event.kind === 'tool-call')).toEqual([expect.objectContaining({ outcome: 'client-gone', agentId, tokensCharged: 0 })]);
+    expect(await usage(agentId)).toMatchObject({ used: 0, reserved: 0 });
+  });
+
+  it('charges an answer kept for a client that left, once (issue 25, finding 1)', async () => {
+    const { forwarder, release } = slowDownstream();
+    const { service, tokenFor, audited, usage } = await setup({ forwarder, settled: true });
+    const { token, agentId } = await tokenFor('alice');
+    const { sessionId } = await initialize(service, token, '2025-11-25');
+    const gone = new AbortController();
+    const reply = await service.post({ authorization: token, sessionId, protocolVersion: undefined, body: call, signal: gone.signal });
+    if (reply.kind !== 'pending' || !reply.streamId) throw new Error('expected a resumable call');
+    gone.abort();
+    release();
+    await reply.answer;
+    const calls = audited.filter((event) => event.kind === 'tool-call');
+    expect(calls).toEqual([expect.objectContaining({ outcome: 'ok', agentId })]);
+    expect((await usage(agentId)).used).toBe((calls[0] as { tokensCharged: number }).tokensCharged);
+    expect((await usage(agentId)).used).toBeGreaterThan(0);
   });
 
   it('answers stream-gone for its request when nothing was kept in the window; refuses another session’s stream at once', async () => {

@@ -25,7 +25,7 @@ import { callTool, type ToolCallDeps, type ToolCallFailure, type ToolCallReport 
 import { buildInitializeResult, parseInitializeParams, type ServerInfo } from '../protocol/initialize.js';
 import { jsonRpcErrorFrom, jsonRpcResult, parseJsonRpcBody, type IncomingMessage, type JsonRpcId, type JsonRpcRequest, type JsonRpcResponse } from '../protocol/jsonrpc.js';
 import { isAtLeast, protocolVersionForRequest, type ProtocolVersion } from '../protocol/protocol-version.js';
-import { buildToolErrorResult } from '../protocol/tool-result.js';
+import { buildToolErrorResult, type ToolCallResult } from '../protocol/tool-result.js';
 import { eraOf, type Era } from '../protocol/envelope.js';
 import { checkParamHeaders, paramHeadersOf, type ParamHeader } from '../protocol/param-headers.js';
 import type { AgentRecord, ExternalSubject, SessionRecord, SessionStore, StreamStore } from '../store/ports.js';
@@ -206,6 +206,8 @@ interface McpCaller {
   rateAhead?: EarlyRateTake | null;
   /** A tools/call's exact-tier cache read, sent with the agent's reads; used only once every check has passed. */
   cacheAhead?: CachePeek | null;
+  /** A resumable call's: keeps its answer before it is charged (see `ToolCallContext.keepAnswer`). */
+  keepAnswer?: (result: ToolCallResult) => Promise<boolean>;
 }
 
 interface McpSession {
@@ -369,9 +371,11 @@ export class McpService {
       return { kind: 'pending', answer: this.#toolCall(caller, scope, request, record, reservedAhead, virtual) };
     }
     const streamId = this.#streamIds.issue(request.id, session.record.sessionId);
-    const answer = this.#toolCall({ ...caller, signal: undefined }, scope, request, record, reservedAhead, virtual);
-    const streamStarted = streams.keepIfLost(streamId, session.record.sessionId, caller.signal, answer.then(streamedMessage));
-    return { kind: 'pending', answer, streamId, streamStarted };
+    const keeper = streams.keeper(streamId, session.record.sessionId, caller.signal);
+    const keepAnswer = (result: ToolCallResult) => keeper.keepCharged(jsonRpcResult(request.id, result));
+    const answer = this.#toolCall({ ...caller, signal: undefined, keepAnswer }, scope, request, record, reservedAhead, virtual);
+    keeper.keepIfLost(answer.then(streamedMessage));
+    return { kind: 'pending', answer, streamId, streamStarted: keeper.streamStarted };
   }
 
   /**
@@ -574,7 +578,7 @@ export class McpService {
   async #initialize(caller: McpCaller, request: JsonRpcRequest): Promise<McpAnswer> {
     const parsed = parseInitializeParams(request.params);
     const result = buildInitializeResult({ requestedVersion: parsed.protocolVersion, serverInfo: this.#options.serverInfo });
-    const sessionId = randomBytes(24).toString('base64url');
+    const sessionId = this.#options.sessions.newSessionId(caller.agent.agentId);
     const createdAt = (this.#options.clock?.() ?? new Date()).toISOString();
     await this.#options.sessions.create(
       { sessionId, agentId: caller.agent.agentId, protocolVersion: result.protocolVersion, clientInfo: parsed.clientInfo, createdAt },
@@ -595,7 +599,7 @@ export class McpService {
       if (virtual?.kind === 'call_tool' && ahead) record.cameThrough('call_tool');
       return callTool(
         this.#options.toolCall,
-        { agent: caller.agent, tokenScopes: caller.tokenScopes, canStepUp: caller.external !== undefined, protocolVersion: scope.protocolVersion, signal: running.signal, ...sentAhead },
+        { agent: caller.agent, tokenScopes: caller.tokenScopes, canStepUp: caller.external !== undefined, protocolVersion: scope.protocolVersion, signal: running.signal, keepAnswer: caller.keepAnswer, ...sentAhead },
         { name: params.name, arguments: params.arguments },
       );
     };

@@ -31,16 +31,34 @@ describe('ResumableStreams', () => {
     const { store } = countingStore();
     const streams = new ResumableStreams(store, 60_000);
     let ready!: (message: typeof ANSWER) => void;
-    const streamStarted = streams.keepIfLost('stream-2', 'session-a', new AbortController().signal, new Promise((resolve) => (ready = resolve)));
-    streamStarted();
+    const keeper = streams.keeper('stream-2', 'session-a', new AbortController().signal);
+    keeper.keepIfLost(new Promise((resolve) => (ready = resolve)));
+    keeper.streamStarted();
     ready(ANSWER);
     await expect.poll(() => store.get('stream-2')).toEqual({ sessionId: 'session-a', message: JSON.stringify(ANSWER) });
     // Not started and not gone: delivered in its stream, nothing kept.
     const delivered = Promise.resolve(ANSWER);
-    streams.keepIfLost('stream-3', 'session-a', new AbortController().signal, delivered);
+    streams.keeper('stream-3', 'session-a', new AbortController().signal).keepIfLost(delivered);
     await delivered;
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(await store.get('stream-3')).toBeNull();
+  });
+
+  it('keeps a charged answer before it is charged; says nobody reads it only when the client left and the store refused it (issue 25, finding 1)', async () => {
+    const { store } = countingStore();
+    const refusing = { ...store, keep: () => Promise.reject(new Error('store down')) };
+    const gone = new AbortController();
+    gone.abort();
+    // Still connected and not streamed: the reply carries it, nothing kept.
+    expect(await new ResumableStreams(refusing, 60_000).keeper('s-1', 'session-a', new AbortController().signal).keepCharged(ANSWER)).toBe(true);
+    // Gone and kept: charged; gone and refused: not.
+    expect(await new ResumableStreams(store, 60_000).keeper('s-2', 'session-a', gone.signal).keepCharged(ANSWER)).toBe(true);
+    expect(await store.get('s-2')).toEqual({ sessionId: 'session-a', message: JSON.stringify(ANSWER) });
+    expect(await new ResumableStreams(refusing, 60_000).keeper('s-3', 'session-a', gone.signal).keepCharged(ANSWER)).toBe(false);
+    // Streamed to a connection that still looks open: sent there, so charged though not kept.
+    const streamed = new ResumableStreams(refusing, 60_000).keeper('s-4', 'session-a', new AbortController().signal);
+    streamed.streamStarted();
+    expect(await streamed.keepCharged(ANSWER)).toBe(true);
   });
 
   it('stops waiting when its client leaves', async () => {

@@ -23,21 +23,38 @@ export class ResumableStreams {
   ) {}
 
   /**
-   * Keeps `message` for a resume when the client has gone by the time it is
-   * ready, or once its stream started: returns the function the transport
-   * calls when it sends the priming event. From then on the client holds an
+   * Keeps a call's answer for a resume when the client has gone by the time
+   * it is ready, or once its stream started. From then on the client holds an
    * event id it can resume with, and the answer is kept whatever the socket
-   * seems to say: a drop behind a proxy or a NAT shows only at a later write,
-   * when the answer is already charged and would be lost.
+   * seems to say: a drop behind a proxy or a NAT shows only at a later write.
+   * `keepCharged` is the pipeline's `keepAnswer`: a charged answer is kept
+   * before it is charged, and not charged when the client has left and the
+   * store refused it (issue 25, finding 1). `keepIfLost` keeps what the call
+   * answered otherwise (a refusal, a failure) the same way, once.
+   * `streamStarted` is what the transport calls when it sends the priming event.
    */
-  keepIfLost(streamId: string, sessionId: string, clientGone: AbortSignal | undefined, message: Promise<JsonRpcResponse>): () => void {
+  keeper(streamId: string, sessionId: string, clientGone: AbortSignal | undefined): StreamKeeper {
     let streamStarted = false;
-    void message.then(async (ready) => {
-      if (!streamStarted && !clientGone?.aborted) return;
-      // Not kept (store down): the resume answers stream-gone when its window ends.
-      await this.store.keep(streamId, { sessionId, message: JSON.stringify(ready) }, this.windowMs).catch(() => undefined);
-    });
-    return () => void (streamStarted = true);
+    let kept = false;
+    const lost = () => streamStarted || clientGone?.aborted === true;
+    const keep = async (message: JsonRpcResponse): Promise<boolean> => {
+      kept = true;
+      try {
+        await this.store.keep(streamId, { sessionId, message: JSON.stringify(message) }, this.windowMs);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    return {
+      streamStarted: () => void (streamStarted = true),
+      // Not kept: read only if the stream is still there to carry it.
+      keepCharged: async (message) => !lost() || (await keep(message)) || !clientGone?.aborted,
+      keepIfLost: (message) => {
+        // Not kept (store down): the resume answers stream-gone when its window ends.
+        void message.then((ready) => (lost() && !kept ? keep(ready) : undefined));
+      },
+    };
   }
 
   /**
@@ -101,4 +118,13 @@ class Notice {
     clearTimeout(this.#timer);
     this.clientGone?.removeEventListener('abort', this.fire);
   }
+}
+
+/** One resumable call's answer, kept for a resume when its client may not get it (see `ResumableStreams.keeper`). */
+export interface StreamKeeper {
+  streamStarted(): void;
+  /** Keeps a charged answer before it is charged when the client may not get it; false: nobody will read it. */
+  keepCharged(message: JsonRpcResponse): Promise<boolean>;
+  /** Keeps the call's final answer, unless it was kept already, when the client may not get it. */
+  keepIfLost(message: Promise<JsonRpcResponse>): void;
 }

@@ -16,6 +16,9 @@ const ENVELOPE = { 'io.modelcontextprotocol/protocolVersion': VERSION, 'io.model
 
 /** A session store that fails the test on any use: the stateless era must not read or write one. */
 const noSessions: SessionStore = {
+  newSessionId: () => {
+    throw new Error('session id made');
+  },
   create: () => Promise.reject(new Error('session created')),
   touch: () => Promise.reject(new Error('session read')),
   delete: () => Promise.reject(new Error('session deleted')),

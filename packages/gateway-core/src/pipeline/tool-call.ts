@@ -73,6 +73,14 @@ export interface ToolCallContext {
   rateTakenAhead?: EarlyRateTake | null;
   /** The exact-tier cache read started alongside authentication; the cache step uses it only for this very call. */
   cacheAhead?: CachePeek | null;
+  /**
+   * Called with an answer before it is charged, when its delivery is not the
+   * reply's alone (a resumable stream): false means nobody will read it (the
+   * client left and the store refused to keep it for a resume), so it is not
+   * charged and the call ends client-gone: kept or not charged, never both
+   * lost and charged.
+   */
+  keepAnswer?: (result: ToolCallResult) => Promise<boolean>;
 }
 
 export interface ToolCallParams {
@@ -207,20 +215,20 @@ async function runPipeline(
     });
     // Nobody will read this answer (the client left before it was ready): nothing is charged for it.
     if (caller.signal?.aborted) throw asClientGone(caller.signal);
+    const result =
+      answer.unparsed && !capped.truncated
+        ? buildToolCallResultFromJson(capped.text, caller.protocolVersion)
+        : buildToolCallResult(capped.text, caller.protocolVersion, parsedValue(deps, answer, capped));
+    if (caller.keepAnswer && !(await caller.keepAnswer(result))) {
+      throw new ClientGoneError('The client left and its answer could not be kept for a resume: nothing was charged');
+    }
     await inSpan(SPAN_NAMES.budgetSettle, async (span) => {
       span.setAttribute(ATTR.tokensCharged, capped.tokens);
       if (deps.settlements) deps.settlements.settle(reservation, capped.tokens);
       else await deps.budget.settle(reservation, capped.tokens);
     });
     facts.tokensCharged = capped.tokens;
-    return {
-      result:
-        answer.unparsed && !capped.truncated
-          ? buildToolCallResultFromJson(capped.text, caller.protocolVersion)
-          : buildToolCallResult(capped.text, caller.protocolVersion, parsedValue(deps, answer, capped)),
-      truncated: capped.truncated,
-      ...facts,
-    };
+    return { result, truncated: capped.truncated, ...facts };
   } catch (error) {
     if (deps.settlements) deps.settlements.release(reservation);
     else await deps.budget.release(reservation).catch(() => undefined);

@@ -194,6 +194,12 @@ export interface SessionRecord {
  */
 export interface SessionStore {
   /**
+   * A new, unguessable session id for the agent, 32 url-safe characters. A
+   * store may shape it to keep the session beside its agent (a Redis Cluster:
+   * the same slot, so the same master).
+   */
+  newSessionId(agentId: string): string;
+  /**
    * Stores the session and, when its agent already holds `maxPerAgent` live
    * sessions, ends the least recently used ones so the agent holds exactly
    * `maxPerAgent` with this one. One atomic step across instances. Returns the

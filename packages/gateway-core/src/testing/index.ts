@@ -7,7 +7,8 @@
  * - `describeStoreContract`: the contract every GatewayStore adapter passes
  *   (the memory and Redis adapters run it); it declares vitest suites, so
  *   it needs vitest in the consumer's tests (imported, never bundled).
- * - Tool definitions and an agent record for pipeline tests.
+ * - Tool definitions and an agent record for pipeline tests; a plain GET tool
+ *   and a big list answer for tests and bench scenarios with their own downstream.
  * - `evaluateSemanticCache` / `replayWorkload`: the semantic tier measured on
  *   a labelled set of pairs (the repository's is
  *   `src/cache/eval/semantic-pairs.json`), for tests and the bench.
@@ -15,7 +16,7 @@
 export { startRedisServer, isRedisServerAvailable, type RedisServer, type RedisServerOptions } from './redis-server.js';
 export { startRedisCluster, type RedisCluster, type RedisClusterNode, type RedisClusterOptions } from './redis-cluster.js';
 export { describeStoreContract, type StoreContractOptions, type StoreFactory } from './store-contract.js';
-export { getCustomer, createOrder, deleteCustomer, archiveCustomer, testAgent } from './tool-fixtures.js';
+export { getCustomer, createOrder, deleteCustomer, archiveCustomer, testAgent, plainGetTool, bigRecords } from './tool-fixtures.js';
 export {
   evaluateSemanticCache,
   replayWorkload,

@@ -72,3 +72,29 @@ export function testAgent(overrides: Partial<AgentRecord> = {}, at = new Date('2
     ...overrides,
   };
 }
+
+/** A GET tool without parameters, as served at /gw/schema: for tests and bench scenarios with a downstream of their own. */
+export function plainGetTool(name: string, routePattern: string, description: string = name) {
+  return {
+    name,
+    description,
+    allowWrite: false,
+    maxResponseTokens: 2000,
+    requiredScopes: [],
+    httpMethod: 'GET',
+    routePattern,
+    parameterSources: {},
+    inputSchema: { type: 'object', properties: {}, required: [] },
+  };
+}
+
+/** About `bytes` of customer records as JSON, the shape a list endpoint answers with (e-mail addresses included, for the privacy filter). */
+export function bigRecords(bytes: number): Buffer {
+  const items = [];
+  for (let id = 0, size = 0; size < bytes; id++) {
+    const item = { id, name: `Customer number ${id}`, email: `user${id}@example.com`, note: 'Lorem ipsum dolor sit amet, consectetur adipiscing elit', tags: ['a', 'b'], score: id * 1.5 };
+    items.push(item);
+    size += JSON.stringify(item).length + 1;
+  }
+  return Buffer.from(JSON.stringify({ items }));
+}

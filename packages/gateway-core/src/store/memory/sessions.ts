@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { SessionRecord, SessionStore } from '../ports.js';
 
 interface Entry {
@@ -21,6 +22,10 @@ export class MemorySessionStore implements SessionStore {
 
   constructor(clock: () => number) {
     this.#clock = clock;
+  }
+
+  newSessionId(): string {
+    return randomBytes(24).toString('base64url');
   }
 
   async create(session: SessionRecord, idleTtlMs: number, maxPerAgent: number): Promise<string[]> {

@@ -59,14 +59,18 @@ export class AgentReads {
     this.#pending = new Map();
     for (const [agentId, reads] of pending) {
       if (reads.record.length > 0 && reads.generation.length > 0) this.#both(agentId, reads);
-      else if (reads.record.length > 0) settle(reads.record, command(this.client, () => this.client.hGetAll(this.keys.agent(agentId))));
-      else settle(reads.generation, command(this.client, () => this.client.get(this.keys.generation(agentId))));
+      else if (reads.record.length > 0) settle(reads.record, this.#read(this.keys.agent(agentId), (key) => this.client.hGetAll(key)));
+      else settle(reads.generation, this.#read(this.keys.generation(agentId), (key) => this.client.get(key)));
     }
+  }
+
+  #read<T>(key: string, read: (key: string) => Promise<T>): Promise<T> {
+    return command(this.client, () => read(key), key);
   }
 
   #both(agentId: string, reads: PendingReads): void {
     const keys = [this.keys.agent(agentId), this.keys.generation(agentId)];
-    const reply = command(this.client, () => RECORD_AND_GENERATION.run(this.client, keys, [])) as Promise<[string[], string | null]>;
+    const reply = command(this.client, () => RECORD_AND_GENERATION.run(this.client, keys, []), keys) as Promise<[string[], string | null]>;
     settle(reads.record, reply.then(([pairs]) => pairsToObject(pairs)));
     settle(reads.generation, reply.then(([, generation]) => generation));
   }

@@ -125,7 +125,8 @@ export class RedisAgentStore implements AgentStore {
   }
 
   async findByExternalSubject(subject: ExternalSubject): Promise<string | null> {
-    const owner = await command(this.client, () => this.client.get(this.keys.externalSubject(subjectKey(subject))));
+    const key = this.keys.externalSubject(subjectKey(subject));
+    const owner = await command(this.client, () => this.client.get(key), key);
     return owner !== null && (await this.#confirms(owner, subject)) ? owner : null;
   }
 
@@ -134,7 +135,8 @@ export class RedisAgentStore implements AgentStore {
   }
 
   async #subjectsOf(agentId: string): Promise<ExternalSubject[]> {
-    const stored = await command(this.client, () => this.client.hGet(this.keys.agent(agentId), 'externalSubjects'));
+    const key = this.keys.agent(agentId);
+    const stored = await command(this.client, () => this.client.hGet(key, 'externalSubjects'), key);
     return stored ? (JSON.parse(stored) as ExternalSubject[]) : [];
   }
 

@@ -133,7 +133,7 @@ export class RedisBudgetLedger implements BudgetLedger {
     try {
       reply = (await command(this.client, () =>
         RESERVE.run(this.client, [key], [args.dailyBudget, args.wanted, args.minimum, now.getTime(), field(id), expiresAtMs, keyTtlMs(now)]),
-      )) as [number, number, number?];
+      key)) as [number, number, number?];
     } catch (error) {
       // No answer (a timeout, a dropped connection): the script may still run, now or when a frozen Redis wakes up.
       // Past the reservation's lifetime (by this process's clock: `now` may be any date) it lapses by itself.
@@ -148,33 +148,33 @@ export class RedisBudgetLedger implements BudgetLedger {
   async settle(reservation: Reservation, used: number): Promise<boolean> {
     assertTokenCount('used', used);
     const key = this.keys.budgetDay(reservation.agentId, reservation.day);
-    const settled = (await command(this.client, () => SETTLE.run(this.client, [key], [field(reservation.id), used]))) === 1;
+    const settled = (await command(this.client, () => SETTLE.run(this.client, [key], [field(reservation.id), used]), key)) === 1;
     if (settled) this.#freed.emit(reservation.agentId);
     return settled;
   }
 
   async release(reservation: Reservation): Promise<boolean> {
     const key = this.keys.budgetDay(reservation.agentId, reservation.day);
-    const released = (await command(this.client, () => this.client.hDel(key, field(reservation.id)))) === 1;
+    const released = (await command(this.client, () => this.client.hDel(key, field(reservation.id)), key)) === 1;
     if (released) this.#freed.emit(reservation.agentId);
     return released;
   }
 
   async usage(agentId: string, now: Date): Promise<BudgetUsage> {
     const day = utcDay(now);
-    const [used, reserved] = (await command(this.client, () =>
-      USAGE.run(this.client, [this.keys.budgetDay(agentId, day)], [now.getTime()]),
-    )) as [number, number];
+    const key = this.keys.budgetDay(agentId, day);
+    const [used, reserved] = (await command(this.client, () => USAGE.run(this.client, [key], [now.getTime()]), key)) as [number, number];
     return { day, used, reserved };
   }
 
   async reset(agentId: string, now: Date): Promise<void> {
-    await command(this.client, () => RESET.run(this.client, [this.keys.budgetDay(agentId, utcDay(now))], [keyTtlMs(now)]));
+    const key = this.keys.budgetDay(agentId, utcDay(now));
+    await command(this.client, () => RESET.run(this.client, [key], [keyTtlMs(now)]), key);
     this.#freed.emit(agentId);
   }
 
   async #abandon(key: string, id: string, expiresAtMs: number, now: Date): Promise<void> {
-    await command(this.client, () => ABANDON.run(this.client, [key], [field(id), expiresAtMs, keyTtlMs(now)]));
+    await command(this.client, () => ABANDON.run(this.client, [key], [field(id), expiresAtMs, keyTtlMs(now)]), key);
   }
 
   /** This instance's own writes only; other instances' settlements are found by reserving again. */

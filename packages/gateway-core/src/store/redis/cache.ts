@@ -39,15 +39,18 @@ export class RedisResponseCache implements ResponseCache {
   ) {}
 
   async get(key: string): Promise<string | null> {
-    return command(this.client, () => this.client.get(this.keys.cachedResponse(key)));
+    const stored = this.keys.cachedResponse(key);
+    return command(this.client, () => this.client.get(stored), stored);
   }
 
   async set(key: string, text: string, ttlMs: number): Promise<void> {
-    await command(this.client, () => this.client.set(this.keys.cachedResponse(key), text, { expiration: { type: 'PX', value: ttlMs } }));
+    const stored = this.keys.cachedResponse(key);
+    await command(this.client, () => this.client.set(stored, text, { expiration: { type: 'PX', value: ttlMs } }), stored);
   }
 
   async candidates(groupKey: string): Promise<SemanticCandidate[]> {
-    const fields = await command(this.client, () => this.client.hGetAll(this.keys.cacheCandidates(groupKey)));
+    const key = this.keys.cacheCandidates(groupKey);
+    const fields = await command(this.client, () => this.client.hGetAll(key), key);
     const now = Date.now();
     const live: SemanticCandidate[] = [];
     for (const [responseKey, value] of Object.entries(fields)) {
@@ -61,9 +64,8 @@ export class RedisResponseCache implements ResponseCache {
   async addCandidate(groupKey: string, candidate: SemanticCandidate, ttlMs: number, maxCandidates: number): Promise<void> {
     const now = Date.now();
     const value = `${now + ttlMs}:${encodeVector(candidate.vector)}`;
-    await command(this.client, () =>
-      ADD_CANDIDATE.run(this.client, [this.keys.cacheCandidates(groupKey)], [candidate.responseKey, value, now, maxCandidates, ttlMs]),
-    );
+    const key = this.keys.cacheCandidates(groupKey);
+    await command(this.client, () => ADD_CANDIDATE.run(this.client, [key], [candidate.responseKey, value, now, maxCandidates, ttlMs]), key);
   }
 }
 

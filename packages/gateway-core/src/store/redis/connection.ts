@@ -3,6 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { StoreUnavailableError } from '../../errors.js';
 import { PartialStoreOutage } from '../partial-outage.js';
 import type { RedisAddress } from './address.js';
+import { MasterHealth } from './master-health.js';
 
 type SingleClient = ReturnType<typeof newClient>;
 type ClusterClient = ReturnType<typeof newCluster>;
@@ -44,9 +45,25 @@ export function reconnectDelay(retries: number): number {
  * once, the others go on until the cluster itself says it is down.
  */
 export function createConnection(address: RedisAddress, options: ConnectionOptions): RedisConnection {
-  const connection = address.kind === 'single' ? singleConnection(address.url, options) : clusterConnection(address, options);
-  watchdogs.set(connection.client, new CommandWatchdog(options.commandTimeoutMs));
-  return connection;
+  if (address.kind === 'single') {
+    const connection = singleConnection(address.url, options);
+    watchdogs.set(connection.client, new CommandWatchdog(options.commandTimeoutMs));
+    return connection;
+  }
+  const cluster = newCluster(address, options);
+  const health = new MasterHealth(cluster, suspectAfterMs(options.commandTimeoutMs));
+  watchdogs.set(cluster, new CommandWatchdog(options.commandTimeoutMs, health));
+  return clusterConnection(cluster, health, options);
+}
+
+/**
+ * How long a command waits before its master is asked whether it answers
+ * (and as long again for that answer): short, so an agent on a frozen master
+ * is refused about a second after the freeze rather than after the command
+ * timeout; well above a healthy master's slowest answer.
+ */
+export function suspectAfterMs(commandTimeoutMs: number): number {
+  return Math.min(500, Math.max(1, Math.floor(commandTimeoutMs / 4)));
 }
 
 /** Report an outage once, not once per reconnection attempt (or per master). */
@@ -93,8 +110,7 @@ function newClient(url: string, options: ConnectionOptions) {
   });
 }
 
-function clusterConnection(address: Extract<RedisAddress, { kind: 'cluster' }>, options: ConnectionOptions): RedisConnection {
-  const cluster = newCluster(address, options);
+function clusterConnection(cluster: ClusterClient, health: MasterHealth, options: ConnectionOptions): RedisConnection {
   const report = reportOnce(options);
   cluster.on('node-ready', report.recovered);
   cluster.on('error', report.error);
@@ -112,8 +128,14 @@ function clusterConnection(address: Extract<RedisAddress, { kind: 'cluster' }>, 
       const answers = await Promise.allSettled(
         masters.map(async (master) => {
           const client = master.client;
-          if (!client?.isReady) throw new Error('unreachable');
-          const info = String(await command(cluster, () => client.sendCommand(['CLUSTER', 'INFO'])));
+          // Known away: its own probe notices its return; a check here would only wait out the timeout again.
+          if (!client?.isReady || health.isAway(master.address)) throw new Error('unreachable');
+          const info = String(
+            await command(cluster, () => client.sendCommand(['CLUSTER', 'INFO'])).catch((error: unknown) => {
+              if (error instanceof StoreUnavailableError) health.suspect([master.address]);
+              throw error;
+            }),
+          );
           if (!info.includes('cluster_state:ok')) throw new Error('cluster down');
         }),
       );
@@ -123,6 +145,7 @@ function clusterConnection(address: Extract<RedisAddress, { kind: 'cluster' }>, 
     },
     async close() {
       closed = true;
+      health.close();
       if (!cluster.isOpen) return;
       const reachable = cluster.masters.every((master) => master.client?.isReady);
       if (cluster.isReady && reachable) await cluster.close();
@@ -170,19 +193,34 @@ async function connectCluster(cluster: ClusterClient, closed: () => boolean): Pr
  * command then builds a TimeoutError seconds later, answered or not, a
  * measurable share of the gateway's CPU under load. One sweep over the
  * commands in flight does the same job for all of them.
+ *
+ * On a cluster it also keeps each master's commands apart (`MasterHealth`):
+ * a command whose keys live on a master counted away fails at once, one
+ * that has waited long gets its masters asked whether they answer, and when
+ * a master is counted away the commands waiting on it are given up then.
  */
 class CommandWatchdog {
-  readonly #pending = new Set<{ startedAt: number; fail: (error: Error) => void }>();
+  readonly #pending = new Set<PendingCommand>();
+  readonly #suspectMs: number;
   #sweeper: NodeJS.Timeout | undefined;
 
-  constructor(private readonly timeoutMs: number) {}
+  constructor(
+    private readonly timeoutMs: number,
+    private readonly health?: MasterHealth,
+  ) {
+    this.#suspectMs = health ? suspectAfterMs(timeoutMs) : Infinity;
+    health?.onAway((address) => this.#giveUp(address));
+  }
 
   /** `send`'s answer, or its failure (or the timeout's) as `failure` makes it: one promise per command. */
-  run<T>(send: () => Promise<T>, failure: (error: unknown) => unknown): Promise<T> {
+  run<T>(send: () => Promise<T>, failure: (error: unknown) => unknown, route?: RouteKeys): Promise<T> {
+    const masters = route === undefined ? undefined : this.health?.mastersOf(route);
+    const refusal = masters && this.health?.refusal(masters);
+    if (refusal) return Promise.reject(refusal);
     return new Promise<T>((resolve, reject) => {
-      const entry = { startedAt: performance.now(), fail: (error: Error) => reject(failure(error)) };
+      const entry: PendingCommand = { startedAt: performance.now(), masters, suspected: false, fail: (error: Error) => reject(failure(error)) };
       this.#pending.add(entry);
-      this.#sweeper ??= setInterval(() => this.#sweep(), Math.min(100, this.timeoutMs)).unref();
+      this.#sweeper ??= setInterval(() => this.#sweep(), Math.min(100, this.timeoutMs, this.#suspectMs)).unref();
       const settled = (): boolean => this.#pending.delete(entry);
       let sent: Promise<T>;
       try {
@@ -211,14 +249,41 @@ class CommandWatchdog {
       this.#sweeper = undefined;
       return;
     }
-    const overdue = performance.now() - this.timeoutMs;
+    const now = performance.now();
+    const overdue = now - this.timeoutMs;
+    const suspect = now - this.#suspectMs;
     for (const entry of this.#pending) {
-      if (entry.startedAt > overdue) continue;
+      if (entry.startedAt <= overdue) {
+        this.#pending.delete(entry);
+        entry.fail(new Error(`no answer within ${this.timeoutMs} ms`));
+      } else if (entry.startedAt <= suspect && !entry.suspected) {
+        entry.suspected = true;
+        this.health?.suspect(entry.masters);
+      }
+    }
+  }
+
+  /** The commands waiting on a master counted away: failed now, as they would be at the timeout. */
+  #giveUp(address: string): void {
+    for (const entry of this.#pending) {
+      if (!entry.masters?.includes(address)) continue;
       this.#pending.delete(entry);
-      entry.fail(new Error(`no answer within ${this.timeoutMs} ms`));
+      entry.fail(new Error(`the Redis Cluster master ${address} does not answer`));
     }
   }
 }
+
+interface PendingCommand {
+  startedAt: number;
+  /** The masters of the command's keys, when known. */
+  masters: readonly string[] | undefined;
+  /** Whether its masters were asked already. */
+  suspected: boolean;
+  fail: (error: Error) => void;
+}
+
+/** The key (or keys) a command reads or writes: on a cluster, where it is sent. */
+export type RouteKeys = string | readonly string[];
 
 const watchdogs = new WeakMap<object, CommandWatchdog>();
 
@@ -250,11 +315,12 @@ const OUTAGE_REPLY = /^(CLUSTERDOWN|TRYAGAIN|LOADING|MASTERDOWN)\b/;
  * StoreUnavailableError. An error reply from Redis itself is a bug, not an
  * outage, and is rethrown unchanged, unless it is one of the outage replies.
  * Not async: the watchdog's promise is the command's, one promise less per
- * command on the hot path.
+ * command on the hot path. `route` names the command's keys: on a cluster,
+ * a command whose master is counted away then fails at once.
  */
-export function command<T>(client: RedisClient, run: () => Promise<T>): Promise<T> {
+export function command<T>(client: RedisClient, run: () => Promise<T>, route?: RouteKeys): Promise<T> {
   const watchdog = watchdogs.get(client);
-  if (watchdog) return watchdog.run(run, storeFailure);
+  if (watchdog) return watchdog.run(run, storeFailure, route);
   try {
     return run().catch((error: unknown) => Promise.reject(storeFailure(error)));
   } catch (error) {

@@ -1,6 +1,9 @@
 import { createHash } from 'node:crypto';
 import { shardOf, spreadTags } from './slots.js';
 
+/** The characters of a session id that are its hash tag (see `Keys.session`). */
+export const SESSION_TAG_LENGTH = 3;
+
 /**
  * Every key the Redis adapter touches, in one place, laid out for a Redis
  * Cluster as well as for one server:
@@ -62,8 +65,16 @@ export class Keys {
     return `${this.prefix}rate:{${agentId}}`;
   }
 
+  /**
+   * A session, on a cluster in its agent's slot: a session id begins with a
+   * hash tag of the agent's slot (`RedisSessionStore.newSessionId`), so an
+   * agent's session is on the master that holds the agent, found by its id
+   * alone. One server keeps the plain key (no slots: nothing to gain, and its
+   * sessions outlive an upgrade).
+   */
   session(sessionId: string): string {
-    return `${this.prefix}session:${sessionId}`;
+    if (this.shards === 1) return `${this.prefix}session:${sessionId}`;
+    return `${this.prefix}session:{${sessionId.slice(0, SESSION_TAG_LENGTH)}}${sessionId.slice(SESSION_TAG_LENGTH)}`;
   }
 
   /** Sorted set of one agent's session ids, scored by creation time, for the per-agent cap. */

@@ -48,12 +48,14 @@ export class RedisRateLimiter implements RateLimiter {
   /** `now` is not used: the server's clock decides (see above). */
   async take(agentId: string, limit: RateLimit, _now: Date): Promise<RateLimitTake> {
     checkRateLimit(limit);
-    const wait = await command(this.client, () => TAKE.run(this.client, [this.keyOf(agentId)], [intervalMs(limit), limit.burst]));
+    const key = this.keyOf(agentId);
+    const wait = await command(this.client, () => TAKE.run(this.client, [key], [intervalMs(limit), limit.burst]), key);
     return Number(wait) === 0 ? { ok: true } : { ok: false, retryAfterMs: Number(wait) };
   }
 
   async giveBack(agentId: string, limit: RateLimit, _now: Date): Promise<void> {
     checkRateLimit(limit);
-    await command(this.client, () => GIVE_BACK.run(this.client, [this.keyOf(agentId)], [intervalMs(limit)]));
+    const key = this.keyOf(agentId);
+    await command(this.client, () => GIVE_BACK.run(this.client, [key], [intervalMs(limit)]), key);
   }
 }

@@ -17,10 +17,12 @@ export class RedisRevocationStore implements RevocationStore {
   }
 
   async revokeAll(agentId: string): Promise<number> {
-    return command(this.client, () => this.client.incr(this.keys.generation(agentId)));
+    const key = this.keys.generation(agentId);
+    return command(this.client, () => this.client.incr(key), key);
   }
 
   async forget(agentId: string): Promise<void> {
-    await command(this.client, () => this.client.del(this.keys.generation(agentId)));
+    const key = this.keys.generation(agentId);
+    await command(this.client, () => this.client.del(key), key);
   }
 }

@@ -1,7 +1,9 @@
+import { randomBytes } from 'node:crypto';
 import type { SessionRecord, SessionStore } from '../ports.js';
 import { command, type RedisClient } from './connection.js';
-import type { Keys } from './keys.js';
+import { SESSION_TAG_LENGTH, type Keys } from './keys.js';
 import { LuaScript } from './scripts.js';
+import { keySlot, tagForSlot } from './slots.js';
 
 /*
  * A session is one JSON value under its own id, whose expiry Redis moves on
@@ -16,9 +18,11 @@ import { LuaScript } from './scripts.js';
  * idle TTL; with different ones, a session last touched on an instance with
  * a longer TTL looks fresher than it is.
  *
- * The sessions live in other slots than their agent's set (a session is
- * found by its id alone), so no one script can read their PTTLs on a Redis
- * Cluster. Creating a session therefore writes it first, then adds its id to
+ * On a Redis Cluster a session's key is in its agent's slot (its id begins
+ * with a tag of that slot: `newSessionId`), so a session lives on its
+ * agent's master and a master away never fails a call of an agent it does
+ * not hold. Ids made before that (random throughout) may sit in another slot
+ * than their set, so no one script reads their PTTLs. Creating a session therefore writes it first, then adds its id to
  * the set; only past the cap does it read the PTTL of each id in the set and
  * hand them to a second script, which picks the idlest ids still in the set,
  * removes them there (atomically: two creates racing at the cap never end
@@ -75,13 +79,18 @@ export class RedisSessionStore implements SessionStore {
     private readonly keys: Keys,
   ) {}
 
+  /** The tag of the agent's slot, then 29 random characters (174 bits): 32 characters, as every session id. */
+  newSessionId(agentId: string): string {
+    const tag = tagForSlot(keySlot(this.keys.agent(agentId)));
+    return tag + randomBytes(24).toString('base64url').slice(0, 32 - SESSION_TAG_LENGTH);
+  }
+
   async create(session: SessionRecord, idleTtlMs: number, maxPerAgent: number): Promise<string[]> {
     const index = this.keys.agentSessions(session.agentId);
     // Written before its id joins the set, so every id in the set has had a session to end.
-    await command(this.client, () =>
-      this.client.set(this.keys.session(session.sessionId), JSON.stringify(session), { expiration: { type: 'PX', value: idleTtlMs } }),
-    );
-    const ids = (await command(this.client, () => ADD.run(this.client, [index], [session.sessionId, Date.now(), maxPerAgent]))) as string[] | null;
+    const key = this.keys.session(session.sessionId);
+    await command(this.client, () => this.client.set(key, JSON.stringify(session), { expiration: { type: 'PX', value: idleTtlMs } }), key);
+    const ids = (await command(this.client, () => ADD.run(this.client, [index], [session.sessionId, Date.now(), maxPerAgent]), index)) as string[] | null;
     if (ids === null) return [];
     const ttls = await command(this.client, () => Promise.all(ids.map((id) => this.client.pTTL(this.keys.session(id)))));
     const args = ids.flatMap((id, i) => [id, ttls[i]!]);
@@ -91,11 +100,13 @@ export class RedisSessionStore implements SessionStore {
   }
 
   async touch(sessionId: string, idleTtlMs: number): Promise<SessionRecord | null> {
-    const value = await command(this.client, () => this.client.getEx(this.keys.session(sessionId), { type: 'PX', value: idleTtlMs }));
+    const key = this.keys.session(sessionId);
+    const value = await command(this.client, () => this.client.getEx(key, { type: 'PX', value: idleTtlMs }), key);
     return value === null ? null : (JSON.parse(value) as SessionRecord);
   }
 
   async delete(sessionId: string): Promise<boolean> {
-    return (await command(this.client, () => this.client.del(this.keys.session(sessionId)))) === 1;
+    const key = this.keys.session(sessionId);
+    return (await command(this.client, () => this.client.del(key), key)) === 1;
   }
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { crc16, keySlot, shardOf, SLOT_COUNT, spreadTags } from './slots.js';
+import { crc16, keySlot, shardOf, SLOT_COUNT, spreadTags, tagForSlot } from './slots.js';
 
 describe('cluster slots', () => {
   it("is CRC16/XMODEM, as in the Redis Cluster specification's reference", () => {
@@ -29,5 +29,13 @@ describe('cluster slots', () => {
     expect(shardOf('agt_x', 16)).toBe(shardOf('agt_x', 16));
     expect(new Set(Array.from({ length: 200 }, (_, i) => shardOf(`agt_${i}`, 16))).size).toBe(16);
     expect(shardOf('agt_x', 1)).toBe(0);
+  });
+
+  it('has a three-character tag for every slot', () => {
+    const wrong = Array.from({ length: SLOT_COUNT }, (_, slot) => slot).filter((slot) => {
+      const tag = tagForSlot(slot);
+      return !/^[A-Za-z0-9_-]{3}$/.test(tag) || keySlot(`{${tag}}`) !== slot;
+    });
+    expect(wrong).toEqual([]);
   });
 });

@@ -65,3 +65,38 @@ export function spreadTags(count: number): string[] {
 export function shardOf(id: string, count: number): number {
   return count === 1 ? 0 : crc16(Buffer.from(id)) % count;
 }
+
+const TAG_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+let tagsBySlot: string[] | undefined;
+
+/**
+ * A three-character hash tag (of `TAG_ALPHABET`) whose slot is `slot`: lets
+ * an id made elsewhere (a session's, found by its id alone) carry the slot of
+ * the agent it belongs to. The table is built once, on first use (64³
+ * CRC16s, a few milliseconds); three characters reach every slot.
+ */
+export function tagForSlot(slot: number): string {
+  tagsBySlot ??= buildTagTable();
+  return tagsBySlot[slot]!;
+}
+
+function buildTagTable(): string[] {
+  const table: string[] = new Array(SLOT_COUNT);
+  const step = (crc: number, byte: number) => ((crc << 8) ^ TABLE[((crc >> 8) ^ byte) & 0xff]!) & 0xffff;
+  let found = 0;
+  // The CRC of each prefix is computed once (the tags are ASCII: one byte per character).
+  for (const a of TAG_ALPHABET) {
+    const crcA = step(0, a.charCodeAt(0));
+    for (const b of TAG_ALPHABET) {
+      const crcAB = step(crcA, b.charCodeAt(0));
+      for (const c of TAG_ALPHABET) {
+        const slot = step(crcAB, c.charCodeAt(0)) % SLOT_COUNT;
+        if (table[slot] !== undefined) continue;
+        table[slot] = a + b + c;
+        found++;
+      }
+    }
+  }
+  if (found !== SLOT_COUNT) throw new Error(`three-character tags reach ${found} of ${SLOT_COUNT} slots`);
+  return table;
+}

@@ -28,13 +28,15 @@ export class RedisStreamStore implements StreamStore {
   ) {}
 
   async keep(streamId: string, answer: StreamAnswer, ttlMs: number): Promise<void> {
-    await command(this.client, () => this.client.set(this.keys.stream(streamId), JSON.stringify(answer), { expiration: { type: 'PX', value: ttlMs } }));
+    const key = this.keys.stream(streamId);
+    await command(this.client, () => this.client.set(key, JSON.stringify(answer), { expiration: { type: 'PX', value: ttlMs } }), key);
     // A notice lost (the channel down) costs its resume the wait until its own next read, never the answer.
     await command(this.client, () => this.client.publish(this.keys.streamNotices(), streamId)).catch(() => undefined);
   }
 
   async get(streamId: string): Promise<StreamAnswer | null> {
-    const value = await command(this.client, () => this.client.get(this.keys.stream(streamId)));
+    const key = this.keys.stream(streamId);
+    const value = await command(this.client, () => this.client.get(key), key);
     return value === null ? null : (JSON.parse(value) as StreamAnswer);
   }
 

@@ -91,7 +91,8 @@ export class RedisUsageStore implements UsageStore {
         if (count > 0) args.push(`${at}h${bucket}`, count);
       });
     }
-    return command(this.client, () => ADD.run(this.client, [this.keys.usageDay(first.agentId, dayOf(first.hour))], args));
+    const key = this.keys.usageDay(first.agentId, dayOf(first.hour));
+    return command(this.client, () => ADD.run(this.client, [key], args), key);
   }
 
   /** The end of the cell's day plus retention, in epoch seconds: a day is kept for `retentionDays` days from its start. */
