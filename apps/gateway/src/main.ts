@@ -10,6 +10,7 @@ import { ConfigFileError } from './config/sources.js';
 import { fastPathOf } from './http/mcp-fast-path.js';
 import { httpServer, listen } from './http/node-server.js';
 import { createLogger, type Logger } from './logger.js';
+import { unreachableAtStart } from './registry/reachable-at-start.js';
 import { startTracing } from './observability/tracing.js';
 
 /** Refuses to start with one line per problem and no stack trace. */
@@ -33,6 +34,7 @@ function readConfig(): GatewayConfig {
 
 async function main(): Promise<void> {
   const config = readConfig();
+  await checkDownstreamsAtStart(config);
   // Gw:Http:Workers > 1: this process only supervises; each worker it forks runs the code below.
   if (cluster.isPrimary && config.http.workers > 1) return superviseWorkers(config, createLogger());
   // Before any call is served, so every span is recorded when OTEL_EXPORTER_OTLP_* configures tracing.
@@ -118,6 +120,18 @@ async function checkStoreAtStart(config: GatewayConfig, gateway: Gateway): Promi
     const reason = error instanceof Error ? error.message.replace(/^The store is unavailable: /, '') : String(error);
     refuse([`ConnectionStrings:Store: the Redis it names is not reachable (${reason}): start Redis, or leave it unset for the in-memory store`]);
   }
+}
+
+/**
+ * A first run against a downstream that nothing answers at says so and stops
+ * (development mode only: a deployment in front of many APIs must not
+ * crash-loop because one is down; it starts, retries, and readiness names it).
+ */
+async function checkDownstreamsAtStart(config: GatewayConfig): Promise<void> {
+  // Workers: their primary checked before forking them.
+  if (!config.development || cluster.isWorker) return;
+  const lines = await unreachableAtStart(config.downstreams);
+  if (lines.length > 0) refuse(lines);
 }
 
 /** A port another process holds is one line naming the setting, not an unhandled 'error' event's stack. */

@@ -52,6 +52,28 @@ describe('dashboard audit export (dist/main.js)', () => {
     expect(future).toBe('');
   });
 
+  const page = (query: string) => fetch(`${pair.url}/dashboard/audit?${query}`, { headers: { cookie } }).then((response) => response.text());
+  const listed = (html: string) => (html.match(/data-audit-id=/g) ?? []).length;
+  /** A datetime-local value (UTC), as the page's own form sends it. */
+  const local = (ms: number) => new Date(ms).toISOString().slice(0, 16);
+
+  it('lists only the time range the audit page is given, and hands that range to the export', async () => {
+    const since = local(Date.now() - 10 * 60_000);
+    const until = local(Date.now() + 10 * 60_000);
+    await eventually(() => page(`tool=get_order&from=${since}`), (html) => listed(html) === 3);
+    expect(listed(await page(`tool=get_order&from=${since}&to=${until}`))).toBe(3);
+    const future = await page(`tool=get_order&from=${local(Date.now() + 60 * 60_000)}`);
+    expect(listed(future)).toBe(0);
+    expect(future).toContain('No audit records match');
+    expect(listed(await page(`tool=get_order&to=2000-01-01T00:00`))).toBe(0);
+    // The range is in the filter form, kept for the export (hidden fields) and for the pager's links.
+    const html = await page(`tool=get_order&from=${since}&to=${until}`);
+    expect(html).toMatch(new RegExp(`<input[^>]*id="filter-from"[^>]*value="${since}"`));
+    const exportForm = html.slice(html.indexOf('action="/dashboard/audit/export"'));
+    expect(exportForm).toMatch(new RegExp(`<input type="hidden" name="from" value="${since}"`));
+    expect(exportForm).toMatch(new RegExp(`<input type="hidden" name="to" value="${until}"`));
+  });
+
   it('needs a dashboard session', async () => {
     const response = await fetch(`${pair.url}/dashboard/audit/export?format=csv`, { redirect: 'manual' });
     expect([302, 303, 401]).toContain(response.status);

@@ -35,6 +35,8 @@ describe.runIf(chromiumAvailable('the dashboard usage charts'))('dashboard usage
     const { sessionId } = await openRawSession(pair.url, agent.token);
     for (let i = 0; i < 4; i++) await rawCall(pair.url, agent.token, sessionId, 'tools/call', { name: 'get_order', arguments: { id: 1001 + i } }, 10 + i);
     await rawCall(pair.url, agent.token, sessionId, 'tools/call', { name: 'no_such_tool', arguments: {} }, 20);
+    // An agent mistake on a known tool: it counts against get_order and its downstream, in its class.
+    await rawCall(pair.url, agent.token, sessionId, 'tools/call', { name: 'get_order', arguments: {} }, 21);
     browser = await launchChromium();
     page = await browser.context.newPage();
     consoleErrors = collectConsoleErrors(page);
@@ -101,6 +103,53 @@ describe.runIf(chromiumAvailable('the dashboard usage charts'))('dashboard usage
     expect(consoleErrors.take()).toEqual([]);
   });
 
+  /** The figure of one class of outcome in the page's "How calls ended" table. */
+  const outcomeClassCount = (name: string) => page.locator(`tr[data-outcome-class="${name}"] td`).innerText();
+
+  it("shows one tool's and one downstream's calls, errors by class and latency on pages of their own, at 1,400 px and 390 px", async () => {
+    for (const [size, width] of [
+      [WIDE, 1400],
+      [PHONE, 390],
+    ] as const) {
+      await page.setViewportSize(size);
+      // The tool library's card links to the tool's page.
+      await page.goto(`${pair.url}/dashboard/tools`);
+      await page.locator('article[data-tool="get_order"] a.usage-link').click();
+      await page.waitForURL(/\/dashboard\/tools\/get_order$/);
+      await expect.poll(async () => (await page.reload(), drawnBars(page, 'calls')), { timeout: 15_000 }).toBeGreaterThan(0);
+      expect(await drawnBars(page, 'errors')).toBeGreaterThan(0);
+      expect((await page.locator('svg[data-chart="calls"]').boundingBox())!.width).toBeLessThanOrEqual(width);
+      expect(await page.locator('svg[data-chart="latency"]').screenshot()).toSatisfy((shot: Buffer) => shot.length > 500);
+      expect([await outcomeClassCount('success'), await outcomeClassCount('agent-mistake'), await outcomeClassCount('refusal')]).toEqual(['4', '1', '0']);
+      const tool = await page.locator('main').innerText();
+      expect(tool).toContain('Tool get_order');
+      expect(tool).toContain('Chart reader');
+      expect(tool).toMatch(/Latency p50 \/ p95\s*[\d,.]+ ms \/ [\d,.]+ ms/);
+      await screenshot(page, `usage-tool-${width}`);
+
+      // The downstreams page: one row per downstream, errors split by class, each linking to its own page.
+      await page.getByRole('link', { name: 'Downstreams', exact: true }).first().click();
+      await page.waitForURL(/\/dashboard\/downstreams$/);
+      const row = page.locator('tr[data-group="default"] td');
+      // Name, calls, refused, agent mistakes, downstream failures, gateway failures, tokens, p50 / p95.
+      expect((await row.allInnerTexts()).slice(1, 6)).toEqual(['5', '0', '1', '0', '0']);
+      await screenshot(page, `usage-downstreams-${width}`);
+      await row.first().getByRole('link', { name: 'default' }).click();
+      await page.waitForURL(/\/dashboard\/downstreams\/default$/);
+      expect(await drawnBars(page, 'calls')).toBeGreaterThan(0);
+      const downstream = await page.locator('main').innerText();
+      expect(downstream).toContain('Downstream default');
+      expect(await page.locator('tr[data-group="get_order"] td').first().innerText()).toBe('get_order');
+      expect(await outcomeClassCount('agent-mistake')).toBe('1');
+      await screenshot(page, `usage-downstream-${width}`);
+      expect(consoleErrors.take()).toEqual([]);
+    }
+    // A name that is no tool's or no configured downstream's is no page.
+    expect((await page.goto(`${pair.url}/dashboard/downstreams/elsewhere`))!.status()).toBe(404);
+    expect((await page.goto(`${pair.url}/dashboard/tools/${encodeURIComponent('<script>')}`))!.status()).toBe(404);
+    consoleErrors.take();
+  });
+
   it('shows the same figures as a table without the page script', async () => {
     const plain = await browser.context.newPage();
     const plainErrors = collectConsoleErrors(plain);
@@ -108,6 +157,14 @@ describe.runIf(chromiumAvailable('the dashboard usage charts'))('dashboard usage
     await plain.goto(`${pair.url}/dashboard?range=24h`);
     expect(await plain.locator('figure:has(svg[data-chart="calls"]) table tbody tr').count()).toBe(25);
     expect(await drawnBars(plain, 'calls')).toBeGreaterThan(0);
+    // The tool and downstream pages too: server-rendered, nothing needs the script.
+    for (const path of ['/dashboard/tools/get_order?range=24h', '/dashboard/downstreams/default?range=24h']) {
+      await plain.goto(`${pair.url}${path}`);
+      expect(await plain.locator('figure:has(svg[data-chart="calls"]) table tbody tr').count()).toBe(25);
+      expect(await drawnBars(plain, 'calls')).toBeGreaterThan(0);
+    }
+    await plain.goto(`${pair.url}/dashboard/downstreams`);
+    expect(await plain.locator('tr[data-group="default"]').count()).toBe(1);
     expect(plainErrors.take().filter((error) => !/\/dashboard\/assets\/dashboard\.\w+\.js\)$/.test(error))).toEqual([]);
     await plain.close();
   });

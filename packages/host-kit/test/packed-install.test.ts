@@ -62,7 +62,7 @@ describe('packed tarballs', () => {
     for (const entry of ['index', 'tsup', 'vite']) {
       for (const suffix of ['.js', '.cjs', '.d.ts', '.d.cts']) expect(files).toContain(`dist/${entry}${suffix}`);
     }
-    expect(files).toEqual(expect.arrayContaining(['dist/cli.js', 'README.md', 'package.json']));
+    expect(files).toEqual(expect.arrayContaining(['dist/cli.js', 'bin/host-kit.js', 'README.md', 'package.json']));
     expect(files.filter((file) => /\.test\.|^src\/|^test/.test(file))).toEqual([]);
     const manifest = JSON.parse((await run('tar', ['-xzOf', hostKit, 'package/package.json'])).stdout);
     expect(JSON.stringify(manifest)).not.toContain('workspace:');

@@ -18,6 +18,7 @@ import { overviewPages } from './routes/overview.js';
 import { signInPages } from './routes/sign-in.js';
 import { signOutPages } from './routes/sign-out.js';
 import { toolPages } from './routes/tools.js';
+import { usageDetailPages } from './routes/usage-details.js';
 import { securityHeaders } from './security-headers.js';
 
 export interface DashboardDeps {
@@ -59,6 +60,7 @@ export function dashboardRoutes(deps: DashboardDeps): Hono<DashboardEnv> {
   app.route('/', agentPages(deps));
   app.route('/', agentTokenPages(deps));
   app.route('/', toolPages(deps));
+  app.route('/', usageDetailPages(deps));
   app.route('/', auditPages(deps));
 
   app.notFound(notFoundPage);

@@ -233,8 +233,13 @@ export interface AuditLog {
  * `StoreOptions.usageRetentionDays` days (whole UTC days).
  */
 export interface UsageStore {
-  /** Adds each cell's counters to its hour's (several cells of one identity add up). */
-  add(cells: readonly UsageCell[]): Promise<void>;
+  /**
+   * Adds each cell's counters to its hour's (several cells of one identity
+   * add up). `writeId`: the same id on every send of the same cells; a store
+   * whose write can land after its caller gave up (Redis) writes them once
+   * per id, so a retry of a write that timed out but landed adds nothing.
+   */
+  add(cells: readonly UsageCell[], writeId?: string): Promise<void>;
   /** One cell per identity and hour in the range, in no particular order; nothing of hours past retention. */
   read(range: UsageRange): Promise<UsageCell[]>;
 }

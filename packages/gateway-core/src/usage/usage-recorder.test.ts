@@ -32,17 +32,19 @@ describe('UsageRecorder', () => {
     expect(cells.reduce((sum, c) => sum + c.calls, 0)).toBe(4);
   });
 
-  it('retries only the cells a failed write left unwritten, so no call counts twice', async () => {
+  it('sends a refused write again as it was, under the same write id, and later calls in a write of their own', async () => {
     const inner = createMemoryStore({ clock: () => AT }).usage;
+    const sent: Array<{ writeId: string | undefined; calls: number }> = [];
     let failNext = true;
     const flaky: UsageStore = {
       read: (range) => inner.read(range),
-      async add(cells) {
-        if (!failNext) return inner.add(cells);
-        failNext = false;
-        // The store wrote agt_a's cells and not agt_b's, as the Redis adapter reports a partial write.
-        await inner.add(cells.filter((c) => c.agentId === 'agt_a'));
-        throw Object.assign(new Error('store down'), { unwritten: cells.filter((c) => c.agentId !== 'agt_a') });
+      async add(cells, writeId) {
+        sent.push({ writeId, calls: cells.reduce((sum, c) => sum + c.calls, 0) });
+        if (failNext) {
+          failNext = false;
+          throw new Error('store did not answer');
+        }
+        return inner.add(cells);
       },
     };
     const errors: unknown[] = [];
@@ -51,9 +53,13 @@ describe('UsageRecorder', () => {
     recorder.record(call({ agentId: 'agt_b' }));
     await recorder.flush();
     expect(errors).toHaveLength(1);
-    expect(recorder.pending).toBe(1);
+    expect(recorder.pending).toBe(2);
     recorder.record(call({ agentId: 'agt_b' }));
     await recorder.flush();
+    expect(recorder.pending).toBe(0);
+    expect(sent.map((write) => write.calls)).toEqual([2, 2, 1]);
+    expect(sent[1]!.writeId).toBe(sent[0]!.writeId);
+    expect(sent[2]!.writeId).not.toBe(sent[0]!.writeId);
     const calls = (agentId: string) => inner.read({ ...everything, agentId }).then((cells: UsageCell[]) => cells.reduce((sum, c) => sum + c.calls, 0));
     expect([await calls('agt_a'), await calls('agt_b')]).toEqual([1, 2]);
   });

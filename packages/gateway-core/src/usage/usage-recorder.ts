@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { AuditEvent } from '../audit/trail.js';
 import type { UsageStore } from '../store/ports.js';
 import { addCell, cellKey, emptyLatency, hourStart, latencyBucket, type UsageCell } from '../store/usage-records.js';
@@ -16,16 +17,30 @@ export interface UsageRecorderOptions {
 const RETRY_MIN_MS = 250;
 const RETRY_MAX_MS = 5_000;
 
+/** Write ids: random per process, then a counter, so no two instances' flushes share one. */
+const WRITE_ID_PREFIX = `${randomBytes(9).toString('base64url')}.`;
+let writeCounter = 0;
+
+/** One flush: its cells and the id that makes the store write them once, however often they are sent. */
+interface UsageWrite {
+  id: string;
+  cells: UsageCell[];
+}
+
 /**
  * Keeps usage as calls happen: told every audit event at the point the
  * trail is (so each call counts once, as it is audited once), it adds a
  * tools/call to its hour's cell in memory, and writes the cells that
- * changed a moment later in one store call. A failed write keeps the cells
- * the store did not take and retries them with backoff; `flush` writes
- * everything, for a graceful shutdown.
+ * changed a moment later in one store call. A failed write is sent again
+ * with backoff exactly as it was, under the same write id: a write that timed
+ * out may still have landed (a stalled Redis runs it when it wakes), and the
+ * store then writes nothing the second time. Calls made meanwhile go in a
+ * write of their own. `flush` writes everything, for a graceful shutdown.
  */
 export class UsageRecorder {
   #pending = new Map<string, UsageCell>();
+  /** A write the store refused or did not answer, sent again before anything newer. */
+  #unsent: UsageWrite | null = null;
   readonly #store: UsageStore;
   readonly #onError: (error: unknown) => void;
   readonly #flushDelayMs: number;
@@ -64,16 +79,16 @@ export class UsageRecorder {
     return this.#dropped;
   }
 
-  /** Cells not yet in the store. */
+  /** Cells not yet known to be in the store. */
   get pending(): number {
-    return this.#pending.size;
+    return this.#pending.size + (this.#unsent?.cells.length ?? 0);
   }
 
   #add(cell: UsageCell): void {
     const key = cellKey(cell);
     const held = this.#pending.get(key);
     if (held) addCell(held, cell);
-    else if (this.#pending.size < this.#maxCells) this.#pending.set(key, cell);
+    else if (this.pending < this.#maxCells) this.#pending.set(key, cell);
     else this.#dropped += cell.calls;
   }
 
@@ -99,23 +114,28 @@ export class UsageRecorder {
     return this.#writing;
   }
 
-  /** One store call with every pending cell; null when it took them all, else the backoff before retrying. */
+  /** The unsent write again, then one with every pending cell; null when the store took them all, else the backoff before retrying. */
   async #writeOnce(): Promise<number | null> {
-    if (this.#pending.size === 0) return null;
-    const cells = [...this.#pending.values()];
-    this.#pending = new Map();
     try {
-      await this.#store.add(cells);
+      if (this.#unsent) await this.#send(this.#unsent);
+      if (this.#pending.size > 0) {
+        const write = { id: WRITE_ID_PREFIX + (writeCounter++).toString(36), cells: [...this.#pending.values()] };
+        this.#pending = new Map();
+        this.#unsent = write;
+        await this.#send(write);
+      }
       this.#failures = 0;
       return null;
     } catch (error) {
-      // Cells the store did write are not given back: retrying them would count their calls twice.
-      const unwritten = (error as { unwritten?: UsageCell[] }).unwritten ?? cells;
-      for (const cell of unwritten) this.#add(cell);
       this.#report(error);
       this.#failures += 1;
       return Math.min(RETRY_MIN_MS * 2 ** (this.#failures - 1), RETRY_MAX_MS);
     }
+  }
+
+  async #send(write: UsageWrite): Promise<void> {
+    await this.#store.add(write.cells, write.id);
+    this.#unsent = null;
   }
 
   #report(error: unknown): void {

@@ -1,4 +1,4 @@
-import { checkAuditQuery, TOOL_CALL_OUTCOMES, type AgentService, type AuditLog, type AuditQuery } from '@tollgate/gateway-core';
+import { checkAuditQuery, TOOL_CALL_OUTCOMES, type AgentService, type AuditLog, type AuditPage as AuditRecordsPage, type AuditQuery } from '@tollgate/gateway-core';
 import { Hono } from 'hono';
 import type { ToolCatalog } from '../../registry/tool-catalog.js';
 import type { DashboardContext, DashboardEnv } from '../env.js';
@@ -26,12 +26,13 @@ export function auditPages(deps: AuditDeps): Hono<DashboardEnv> {
 }
 
 async function auditPage(deps: AuditDeps, c: DashboardContext) {
-  const filters: AuditFilters = { agent: queryText(c, 'agent'), tool: queryText(c, 'tool'), outcome: queryText(c, 'outcome') };
+  const filters: AuditFilters = { agent: queryText(c, 'agent'), tool: queryText(c, 'tool'), outcome: queryText(c, 'outcome'), from: queryText(c, 'from'), to: queryText(c, 'to') };
   const before = c.req.query('before');
+  const range = { from: timeFilter(filters.from), to: timeFilter(filters.to) };
   const list = await deps.agents.list();
   // An agent's label works as well as its id.
-  const query = auditQuery({ ...filters, agent: agentIdOf(filters.agent, list) }, before);
-  const page = await deps.auditLog.query(query);
+  const query = auditQuery({ ...filters, agent: agentIdOf(filters.agent, list) }, before ?? cursorAt(range.to));
+  const page = inRange(await deps.auditLog.query(query), range);
   const props = {
     csrfToken: c.get('csrfToken'),
     filters,
@@ -56,6 +57,24 @@ function auditQuery(filters: AuditFilters, before: string | undefined): AuditQue
   };
   checkAuditQuery(query);
   return query;
+}
+
+/** The newest page starts at `to`: a record id is `<ms>-<sequence>`, so `<to>-0` is before every record of that millisecond on. */
+function cursorAt(to: number | undefined): string | undefined {
+  return to === undefined || to <= 0 ? undefined : `${Math.floor(to)}-0`;
+}
+
+/**
+ * The page's records from `from` (inclusive) to `to` (exclusive) by their
+ * time; the first record older than `from` ends the listing (newest first,
+ * so every later one is older still).
+ */
+function inRange(page: AuditRecordsPage, range: { from: number | undefined; to: number | undefined }): AuditRecordsPage {
+  if (range.from === undefined && range.to === undefined) return page;
+  const { from = -Infinity, to = Infinity } = range;
+  const records = page.records.filter((record) => Date.parse(record.time) < to);
+  const kept = records.filter((record) => Date.parse(record.time) >= from);
+  return { records: kept, nextCursor: kept.length < records.length ? null : page.nextCursor };
 }
 
 /** A datetime-local or ISO time as epoch ms (a time without a zone is UTC); undefined when blank or unreadable. */

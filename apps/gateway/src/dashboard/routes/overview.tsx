@@ -1,4 +1,4 @@
-import { InvalidInputError, type AgentService, type AuditLog } from '@tollgate/gateway-core';
+import type { AgentService, AuditLog } from '@tollgate/gateway-core';
 import { Hono } from 'hono';
 import type { Readiness } from '../../readiness.js';
 import type { ToolCatalog } from '../../registry/tool-catalog.js';
@@ -8,6 +8,7 @@ import { lastHourStats } from '../overview-stats.js';
 import { OverviewPage } from '../views/overview.js';
 import type { UsageReader } from '../../usage-reader.js';
 import { usageRangeOf } from '../usage-range.js';
+import { pageUsage } from '../usage-reports.js';
 import { UsageOverview } from '../views/usage-overview.js';
 
 export interface OverviewDeps {
@@ -35,13 +36,7 @@ async function showOverview(deps: OverviewDeps, c: DashboardContext) {
 /** The usage charts of the range the page asks for; a range the reader refuses is said on the page, not a 500. */
 async function usageSection(deps: OverviewDeps, c: DashboardContext) {
   const range = usageRangeOf(c.req.query(), Date.now());
-  try {
-    const [overall, byAgent, byTool, byDownstream, byOutcome] = await deps.usage.reports(range.params, [undefined, 'agent', 'tool', 'downstream', 'outcome']);
-    return <UsageOverview range={range} overall={overall!} byAgent={byAgent!} byTool={byTool!} byDownstream={byDownstream!} byOutcome={byOutcome!} />;
-  } catch (error) {
-    if (!(error instanceof InvalidInputError)) throw error;
-    const reason = error.fields.map((field) => `${field.path} ${field.message}`).join('; ');
-    const empty = { from: '', to: '', interval: 'hour' as const, groupBy: null, buckets: [], totals: [], labels: {} };
-    return <UsageOverview range={range} overall={empty} byAgent={empty} byTool={empty} byDownstream={empty} byOutcome={empty} problem={`This range cannot be shown: ${reason}.`} />;
-  }
+  const { reports, problem } = await pageUsage(deps.usage, range, [undefined, 'agent', 'tool', 'downstream', 'outcome']);
+  const [overall, byAgent, byTool, byDownstream, byOutcome] = reports;
+  return <UsageOverview range={range} overall={overall!} byAgent={byAgent!} byTool={byTool!} byDownstream={byDownstream!} byOutcome={byOutcome!} problem={problem} />;
 }

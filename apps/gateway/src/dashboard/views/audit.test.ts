@@ -24,7 +24,7 @@ const base: AuditRecord = {
 };
 
 const render = (records: AuditRecord[]) =>
-  String(AuditPage({ csrfToken: 't', filters: { agent: '', tool: '', outcome: '' }, records, nextCursor: null, paged: false, agentIds: [], toolNames: [], outcomes: [] }));
+  String(AuditPage({ csrfToken: 't', filters: { agent: '', tool: '', outcome: '', from: '', to: '' }, records, nextCursor: null, paged: false, agentIds: [], toolNames: [], outcomes: [] }));
 
 describe('the audit page', () => {
   it('shows who signed in where, the downstream and the call id of a call made with an OAuth token', () => {

@@ -6,6 +6,9 @@ export interface AuditFilters {
   agent: string;
   tool: string;
   outcome: string;
+  /** datetime-local values (UTC) as typed; '' = no bound. */
+  from: string;
+  to: string;
 }
 
 export interface AuditPageProps {
@@ -97,6 +100,14 @@ export function AuditPage({ csrfToken, filters, records, nextCursor, paged, agen
             ))}
           </select>
         </div>
+        <div class="field">
+          <label for="filter-from">From (UTC)</label>
+          <input id="filter-from" name="from" type="datetime-local" value={filters.from} />
+        </div>
+        <div class="field">
+          <label for="filter-to">To (UTC)</label>
+          <input id="filter-to" name="to" type="datetime-local" value={filters.to} />
+        </div>
         <div class="actions">
           <button type="submit">Apply</button>
           <a class="button secondary" href="/dashboard/audit">
@@ -108,14 +119,8 @@ export function AuditPage({ csrfToken, filters, records, nextCursor, paged, agen
         <input type="hidden" name="agent" value={filters.agent} />
         <input type="hidden" name="tool" value={filters.tool} />
         <input type="hidden" name="outcome" value={filters.outcome} />
-        <div class="field">
-          <label for="export-from">From (UTC)</label>
-          <input id="export-from" name="from" type="datetime-local" />
-        </div>
-        <div class="field">
-          <label for="export-to">To (UTC)</label>
-          <input id="export-to" name="to" type="datetime-local" />
-        </div>
+        <input type="hidden" name="from" value={filters.from} />
+        <input type="hidden" name="to" value={filters.to} />
         <div class="actions">
           <button type="submit" name="format" value="jsonl" class="secondary">
             Export JSON Lines
@@ -124,7 +129,7 @@ export function AuditPage({ csrfToken, filters, records, nextCursor, paged, agen
             Export CSV
           </button>
         </div>
-        <p class="hint">The records matching the filters above, newest first, at most 10,000.</p>
+        <p class="hint">The records matching the filters above (time range included), newest first, at most 10,000.</p>
       </form>
       {records.length === 0 ? (
         <p class="muted">No audit records {paged ? 'on this page' : 'match'}.</p>

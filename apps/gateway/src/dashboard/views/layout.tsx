@@ -3,12 +3,13 @@ import type { Child } from 'hono/jsx';
 import { ENHANCEMENT_SCRIPT, STYLESHEET } from '../assets.js';
 import { FAVICON_PATH } from '../favicon.js';
 
-export type Section = 'overview' | 'agents' | 'tools' | 'audit';
+export type Section = 'overview' | 'agents' | 'tools' | 'downstreams' | 'audit';
 
 const SECTIONS: { id: Section; label: string; href: string }[] = [
   { id: 'overview', label: 'Overview', href: '/dashboard' },
   { id: 'agents', label: 'Agents', href: '/dashboard/agents' },
   { id: 'tools', label: 'Tool library', href: '/dashboard/tools' },
+  { id: 'downstreams', label: 'Downstreams', href: '/dashboard/downstreams' },
   { id: 'audit', label: 'Audit', href: '/dashboard/audit' },
 ];
 

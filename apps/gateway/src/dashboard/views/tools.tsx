@@ -3,6 +3,7 @@ import { matchesToolFilter, toolParameters, toolSearchText, writeGuardOf, type T
 import { DownstreamRows, type DownstreamView } from './downstreams.js';
 import { Alert, CsrfField, Notice, Page } from './layout.js';
 import { Badge, formatNumber } from './parts.js';
+import { toolUsageHref } from './usage-overview.js';
 
 export interface ToolsPageProps {
   csrfToken: string;
@@ -81,6 +82,9 @@ function ToolCard({ tool, hidden }: { tool: ToolDefinition; hidden: boolean }) {
         <span class="verb">{tool.httpMethod}</span>
         <code>{tool.routePattern}</code>
         <WriteBadge tool={tool} />
+        <a class="usage-link" href={toolUsageHref(tool.name)}>
+          Calls, errors, latency
+        </a>
       </header>
       <p>{tool.description}</p>
       <dl class="facts">

@@ -68,7 +68,7 @@ export function RangePicker({ range, action }: { range: UsageRangeChoice; action
   );
 }
 
-function Totals({ figures }: { figures: UsageFigures }) {
+export function Totals({ figures }: { figures: UsageFigures }) {
   return (
     <dl class="stats">
       <div class="stat">
@@ -97,8 +97,21 @@ function Totals({ figures }: { figures: UsageFigures }) {
   );
 }
 
-/** A table of groups (agents, tools, downstreams) with calls, errors, tokens and latency. */
-function GroupTable({ caption, rows, name }: { caption: string; rows: Array<UsageFigures & { group?: string }>; name: (group: string) => unknown }) {
+/** Where a class of errors shows in a table split by class: what the gateway refused, what the agent got wrong, what failed downstream or in the gateway. */
+const ERROR_CLASSES = ['refusal', 'agent-mistake', 'downstream-failure', 'gateway-failure'] as const;
+const ERROR_CLASS_HEADINGS: Record<(typeof ERROR_CLASSES)[number], string> = {
+  refusal: 'Refused',
+  'agent-mistake': 'Agent mistakes',
+  'downstream-failure': 'Downstream failures',
+  'gateway-failure': 'Gateway failures',
+};
+
+/**
+ * A table of groups (agents, tools, downstreams) with calls, errors, tokens
+ * and latency; `splitErrors`: the errors in a column per class, as the
+ * overview's "How calls ended" splits them; `limit`: the first rows only.
+ */
+export function GroupTable({ caption, rows, name, splitErrors = false, limit = 10 }: { caption: string; rows: Array<UsageFigures & { group?: string }>; name: (group: string) => unknown; splitErrors?: boolean; limit?: number }) {
   return (
     <section class="card">
       <h3>{caption}</h3>
@@ -111,17 +124,17 @@ function GroupTable({ caption, rows, name }: { caption: string; rows: Array<Usag
               <tr>
                 <th scope="col">Name</th>
                 <th scope="col">Calls</th>
-                <th scope="col">Errors</th>
+                {splitErrors ? ERROR_CLASSES.map((errorClass) => <th scope="col">{ERROR_CLASS_HEADINGS[errorClass]}</th>) : <th scope="col">Errors</th>}
                 <th scope="col">Tokens</th>
                 <th scope="col">p50 / p95</th>
               </tr>
             </thead>
             <tbody>
-              {rows.slice(0, 10).map((row) => (
-                <tr>
+              {rows.slice(0, limit).map((row) => (
+                <tr data-group={row.group ?? ''}>
                   <td>{name(row.group ?? '')}</td>
                   <td>{formatNumber(row.calls)}</td>
-                  <td>{formatNumber(row.errors)}</td>
+                  {splitErrors ? ERROR_CLASSES.map((errorClass) => <td>{formatNumber(row.outcomes[errorClass])}</td>) : <td>{formatNumber(row.errors)}</td>}
                   <td>{formatNumber(row.tokens)}</td>
                   <td>
                     {ms(row.latencyMs.p50)} / {ms(row.latencyMs.p95)}
@@ -135,6 +148,48 @@ function GroupTable({ caption, rows, name }: { caption: string; rows: Array<Usag
     </section>
   );
 }
+
+/** How the calls of a range ended: per outcome class (errors split into refusals, agent mistakes, downstream and gateway failures), then per outcome. */
+export function OutcomeTables({ total, byOutcome }: { total: UsageFigures | undefined; byOutcome: LabelledUsageReport }) {
+  return (
+    <section class="card">
+      <h3>How calls ended</h3>
+      <table>
+        <tbody>
+          {OUTCOME_CLASSES.map((name) => (
+            <tr data-outcome-class={name}>
+              <th scope="row">{OUTCOME_CLASS_LABELS[name]}</th>
+              <td>{formatNumber(total?.outcomes[name] ?? 0)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <h3>By outcome</h3>
+      <table>
+        <tbody>
+          {byOutcome.totals.map((row) => (
+            <tr>
+              <th scope="row">{outcomeLabel(row.group ?? '')}</th>
+              <td>{formatNumber(row.calls)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </section>
+  );
+}
+
+/** A tool's name linking to its usage page ('' = calls that named no known tool). */
+export function toolLink(tool: string) {
+  return tool === '' ? 'No known tool' : <a class="mono" href={toolUsageHref(tool)}>{tool}</a>;
+}
+
+/** A downstream's name linking to its usage page ('' = calls refused before a tool, so a downstream, was found). */
+export function downstreamLink(name: string) {
+  return name === '' ? 'None (refused before a tool was found)' : <a class="mono" href={`/dashboard/downstreams/${encodeURIComponent(name)}`}>{name}</a>;
+}
+
+export const toolUsageHref = (tool: string) => `/dashboard/tools/${encodeURIComponent(tool)}`;
 
 export function UsageOverview(props: UsageOverviewProps) {
   const { range, overall, byAgent, byTool, byDownstream, byOutcome } = props;
@@ -157,37 +212,14 @@ export function UsageOverview(props: UsageOverviewProps) {
             <BarChart id="latency" title="Latency p95 (ms)" points={series((b) => b.latencyMs.p95 ?? 0)} interval={interval} />
           </div>
           <div class="panels">
-            <section class="card">
-              <h3>How calls ended</h3>
-              <table>
-                <tbody>
-                  {OUTCOME_CLASSES.map((name) => (
-                    <tr>
-                      <th scope="row">{OUTCOME_CLASS_LABELS[name]}</th>
-                      <td>{formatNumber(total.outcomes[name])}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-              <h3>By outcome</h3>
-              <table>
-                <tbody>
-                  {byOutcome.totals.map((row) => (
-                    <tr>
-                      <th scope="row">{outcomeLabel(row.group ?? '')}</th>
-                      <td>{formatNumber(row.calls)}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </section>
+            <OutcomeTables total={total} byOutcome={byOutcome} />
             <GroupTable
               caption="Top agents"
               rows={byAgent.totals}
               name={(id) => (id === '' ? byAgent.labels[id] : <a href={`/dashboard/agents/${id}`}>{byAgent.labels[id] ?? id}</a>)}
             />
-            <GroupTable caption="Top tools" rows={byTool.totals} name={(tool) => (tool === '' ? 'No known tool' : <span class="mono">{tool}</span>)} />
-            <GroupTable caption="Downstreams" rows={byDownstream.totals} name={(name) => (name === '' ? 'None (refused before a tool was found)' : name)} />
+            <GroupTable caption="Top tools" rows={byTool.totals} name={toolLink} />
+            <GroupTable caption="Downstreams" rows={byDownstream.totals} name={downstreamLink} />
           </div>
         </>
       )}

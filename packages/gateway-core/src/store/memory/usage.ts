@@ -14,6 +14,7 @@ export class MemoryUsageStore implements UsageStore {
     private readonly clock: () => number,
   ) {}
 
+  /** No write id is needed here: a write to memory never lands after its caller gave up on it. */
   async add(cells: readonly UsageCell[]): Promise<void> {
     const oldest = this.#oldestKept();
     for (const cell of cells) {

@@ -120,6 +120,11 @@ export class Keys {
     return `${this.prefix}usage:{${agentId}:${day}}`;
   }
 
+  /** A usage write's written-marker, in the slot of the agent's day hash it was added to. */
+  usageWritten(agentId: string, day: string, writeId: string): string {
+    return `${this.prefix}usage:written:{${agentId}:${day}}:${writeId}`;
+  }
+
   /** The agents with usage on a UTC day; written once per agent and day by each instance. */
   usageAgents(day: string): string {
     return `${this.prefix}usage:agents:${day}`;

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StoreUnavailableError } from '../../errors.js';
 import { auditEntry } from '../../testing/audit-fixtures.js';
+import { UsageRecorder } from '../../usage/usage-recorder.js';
 import { eventually } from '../../testing/eventually.js';
 import { isRedisServerAvailable, startRedisServer, type RedisServer } from '../../testing/redis-server.js';
 import type { GatewayStore } from '../ports.js';
@@ -59,5 +60,26 @@ describe.runIf(isRedisServerAvailable())('Redis writes that land after the gatew
     expect(records.map((record) => record.requestId)).toEqual(['three', 'two', 'one']);
     const { records: everything } = await store.audit.query({ limit: 500 });
     expect(everything.filter((record) => record.agentId === agentId)).toHaveLength(3);
+  });
+  it('counts a usage flush once though its first write lands late and the recorder writes it again (issue 29)', async () => {
+    const agentId = `agt_${randomUUID().slice(0, 8)}`;
+    const errors: unknown[] = [];
+    // Now, not noon of a past day: a day past retention expires as it is written.
+    const now = Date.now();
+    const recorder = new UsageRecorder({ store: store.usage, onError: (error) => errors.push(error), clock: () => now });
+    const call = { kind: 'tool-call', outcome: 'ok', agentId, tool: 'shop_list', downstream: 'shop', tokensCharged: 10, time: new Date(now).toISOString() } as const;
+    // A first flush that lands: the agent's day is in the day's index, so the frozen flush sends its counters at once.
+    recorder.record(call);
+    await recorder.flush();
+    for (let i = 0; i < 3; i++) recorder.record(call);
+    await whileFrozen(() => recorder.flush());
+    expect(errors).toHaveLength(1);
+    // One more call while the first flush waits for its retry: it counts too, once.
+    recorder.record(call);
+    await recorder.flush();
+    expect(recorder.pending).toBe(0);
+    const cells = await store.usage.read({ from: now - 3_600_000, to: now + 3_600_000, agentId });
+    expect(cells.reduce((sum, cell) => sum + cell.calls, 0)).toBe(5);
+    expect(cells.reduce((sum, cell) => sum + cell.tokens, 0)).toBe(50);
   });
 });

@@ -1,6 +1,7 @@
 import type { UsageStore } from '../ports.js';
 import { DAY_MS, dayOf, dayStart, emptyLatency, HOUR_MS, type UsageCell, type UsageRange } from '../usage-records.js';
 import { command, type RedisClient } from './connection.js';
+import { WRITTEN_MARKER_MS } from './audit.js';
 import type { Keys } from './keys.js';
 import { LuaScript } from './scripts.js';
 
@@ -10,23 +11,25 @@ const SEP = '\u001f';
 /*
  * One agent's day in one hash: every counter of a flush for that day is added
  * in one script, so a day's counters are written all or nothing, and its
- * expiry moves with them. ARGV: expiry (epoch seconds), then field, increment pairs.
+ * expiry moves with them. KEYS: the day's hash, then the write's
+ * written-marker (same slot) when it has an id. ARGV: expiry (epoch
+ * seconds), the marker's lifetime (ms), then field, increment pairs.
+ * The marker makes a write land once: one the gateway gave up waiting for
+ * may still run (a frozen Redis wakes up), and its retry then adds nothing.
  */
 const ADD = new LuaScript(`
-for i = 2, #ARGV, 2 do redis.call('HINCRBY', KEYS[1], ARGV[i], ARGV[i + 1]) end
+if KEYS[2] and not redis.call('SET', KEYS[2], '1', 'NX', 'PX', ARGV[2]) then return 0 end
+for i = 3, #ARGV, 2 do redis.call('HINCRBY', KEYS[1], ARGV[i], ARGV[i + 1]) end
 redis.call('EXPIREAT', KEYS[1], ARGV[1])
 return 1
 `);
 
-/** The cells a failed `add` did not write (the others were): a caller retries only these, so nothing counts twice. */
-export class UsageWriteError extends Error {
-  constructor(
-    readonly unwritten: UsageCell[],
-    options: { cause: unknown },
-  ) {
-    super('usage counters not written', options);
-  }
-}
+/**
+ * How long a write's marker lives: longer than a retry comes after the write
+ * (the recorder backs off to 5 s), as the audit trail's batch markers. One
+ * small key per agent-day per flush.
+ */
+const USAGE_WRITTEN_MARKER_MS = WRITTEN_MARKER_MS;
 
 /**
  * Usage counters in Redis: a hash per agent and UTC day (`Keys.usageDay`),
@@ -45,14 +48,14 @@ export class RedisUsageStore implements UsageStore {
     private readonly retentionDays: number,
   ) {}
 
-  async add(cells: readonly UsageCell[]): Promise<void> {
+  async add(cells: readonly UsageCell[], writeId?: string): Promise<void> {
     const byDay = groupByAgentDay(cells);
-    // The index first: an add it refuses has written nothing, so all of it is retried.
+    // The index first: an add it refuses has written nothing. A retry of a partly written
+    // add (one day's script failed) adds nothing again where the write id's marker is set.
     await this.#index([...byDay.values()].map((group) => group.cells[0]!));
-    const results = await Promise.allSettled([...byDay.values()].map((group) => this.#addDay(group.cells)));
-    const unwritten = [...byDay.values()].flatMap((group, i) => (results[i]!.status === 'rejected' ? group.cells : []));
+    const results = await Promise.allSettled([...byDay.values()].map((group) => this.#addDay(group.cells, writeId)));
     const failed = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
-    if (failed) throw new UsageWriteError(unwritten, { cause: failed.reason });
+    if (failed) throw failed.reason;
   }
 
   async read(range: UsageRange): Promise<UsageCell[]> {
@@ -81,9 +84,10 @@ export class RedisUsageStore implements UsageStore {
     for (const { day, cell } of missing) this.#indexed.add(`${day}${SEP}${cell.agentId}`);
   }
 
-  #addDay(cells: UsageCell[]): Promise<unknown> {
+  #addDay(cells: UsageCell[], writeId: string | undefined): Promise<unknown> {
     const first = cells[0]!;
-    const args: Array<string | number> = [this.#expiry(first.hour)];
+    const day = dayOf(first.hour);
+    const args: Array<string | number> = [this.#expiry(first.hour), USAGE_WRITTEN_MARKER_MS];
     for (const cell of cells) {
       const at = `${(cell.hour - dayStart(cell.hour)) / HOUR_MS}${SEP}${fieldOf(cell.tool)}${SEP}${fieldOf(cell.downstream)}${SEP}${fieldOf(cell.outcome)}${SEP}`;
       args.push(`${at}c`, cell.calls, `${at}t`, cell.tokens, `${at}k`, cell.cacheHits, `${at}s`, cell.latencyMsSum);
@@ -91,8 +95,9 @@ export class RedisUsageStore implements UsageStore {
         if (count > 0) args.push(`${at}h${bucket}`, count);
       });
     }
-    const key = this.keys.usageDay(first.agentId, dayOf(first.hour));
-    return command(this.client, () => ADD.run(this.client, [key], args), key);
+    const keys = [this.keys.usageDay(first.agentId, day)];
+    if (writeId !== undefined) keys.push(this.keys.usageWritten(first.agentId, day, writeId));
+    return command(this.client, () => ADD.run(this.client, keys, args), keys);
   }
 
   /** The end of the cell's day plus retention, in epoch seconds: a day is kept for `retentionDays` days from its start. */
