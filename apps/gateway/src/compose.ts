@@ -12,6 +12,7 @@ import {
   loadLocalEmbeddingModel,
   ListenStreams,
   McpService,
+  WriteConfirmation,
   ToolListWatch,
   SemanticCache,
   SettlementQueue,
@@ -146,6 +147,8 @@ export async function composeGateway(config: GatewayConfig, log: Logger): Promis
     maxResumes: config.mcp.maxResumes,
     listens,
     toolSearch,
+    // Every instance derives the same key, so a confirmation asked by one is accepted by another, once (store.redeemed).
+    writeConfirmation: new WriteConfirmation({ key: derivedKey(config, 'write confirmation'), redeemed: store.redeemed }),
     toolCall: {
       registry: () => catalog.registry,
       budget: store.budget,

@@ -32,6 +32,10 @@ export {
   SessionNotFoundError,
   StreamGoneError,
   ClientGoneError,
+  ConfirmationUnavailableError,
+  MissingClientCapabilityError,
+  ConfirmationDeclinedError,
+  InvalidRequestStateError,
   TransportError,
   ConfigError,
   describeError,
@@ -45,6 +49,8 @@ export { eventId, PRIMING_EVENT, ANSWER_EVENT } from './mcp/stream-id.js';
 export { ListenStreams, ToolListWatch, DEFAULT_LISTEN_LIMITS } from './mcp/listen-streams.js';
 export type { ListenLimits } from './mcp/listen-streams.js';
 export type { ListenReply } from './mcp/stateless-requests.js';
+export { WriteConfirmation, DEFAULT_CONFIRMATION_TTL_MS, needsConfirmation } from './mcp/write-confirmation.js';
+export type { WriteConfirmationOptions, ConfirmationRequest } from './mcp/write-confirmation.js';
 export type { HeaderRecord } from './mcp/tool-call-record.js';
 export { SSE_CONTENT_TYPE, SSE_KEEP_ALIVE, sseMessage, ssePriming } from './protocol/sse.js';
 export { type JsonRpcResponse, type JsonRpcId } from './protocol/jsonrpc.js';

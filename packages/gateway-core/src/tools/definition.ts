@@ -97,6 +97,8 @@ const ToolDefinitionObject = z.object({
   name: z.string().regex(TOOL_NAME_PATTERN, 'must be 1-128 characters of A-Z, a-z, 0-9, _, . or -'),
   description: z.string().trim().min(1, 'must not be empty'),
   allowWrite: z.boolean().default(false),
+  /** The user confirms each call before it is sent (MCP 2026-07-28 elicitation; refused on earlier revisions). */
+  confirm: z.boolean().default(false),
   maxResponseTokens: z.int().positive().default(DEFAULT_MAX_RESPONSE_TOKENS),
   category: z.string().nullable().default(null),
   requiredScopes: z
