@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { paramHeaderProblems } from '../protocol/param-headers.js';
 import { resolvePointer } from '../util/json-pointer.js';
 
 /**
@@ -168,6 +169,8 @@ function checkInputsAgree(tool: z.output<typeof ToolDefinitionObject>, context: 
   for (const name of Object.keys(tool.querySerialization ?? {})) {
     if (tool.parameterSources[name] !== 'query') issue(['querySerialization', name], `"${name}" is not a query input`);
   }
+  // MCP 2026-07-28: a client drops a tool with a mark the revision forbids, so the gateway does not serve it either.
+  for (const problem of paramHeaderProblems(tool.inputSchema)) issue(['inputSchema', ...problem.path], problem.message);
   for (const [name, source] of Object.entries(tool.parameterSources)) {
     const property = tool.inputSchema.properties[name];
     if (source === 'body' || property === undefined || property.type !== undefined) continue;
