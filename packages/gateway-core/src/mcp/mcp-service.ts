@@ -434,8 +434,9 @@ export class McpService {
       const caller = { agent: await this.#options.agents.agentFor(claims), tokenScopes: claims.scopes, external: claims.external, signal: request.signal, leave, rateAhead, cacheAhead };
       if (incoming.kind === 'invalid') throw incoming.error;
       if (era.kind === 'refused') throw era.error;
-      // A downstream's x-mcp-header parameters arrive mirrored as Mcp-Param-* headers, which must agree with the arguments.
-      if (era.kind === 'stateless' && tool !== undefined) checkParamHeaders(paramHeadersFor(tool), call?.params?.arguments, request.headers);
+      // A downstream's x-mcp-header parameters arrive mirrored as Mcp-Param-* headers, which must agree with the arguments:
+      // on a direct tools/call only, as search mode's call_tool has its own schema, the one its client sees and mirrors.
+      if (era.kind === 'stateless' && tool !== undefined && call === incoming.message) checkParamHeaders(paramHeadersFor(tool), call?.params?.arguments, request.headers);
       const session = lookup ? this.#claimSession(caller, await lookup, request.protocolVersion) : null;
       return { ok: true, caller, session, reservedAhead };
     } catch (error) {
