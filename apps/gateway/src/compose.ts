@@ -93,7 +93,7 @@ export async function composeGateway(config: GatewayConfig, log: Logger): Promis
   const settlements = settlementQueue(store, log, metrics);
   const external = config.oauth ? new ExternalTokens({ issuers: config.oauth.issuers }) : undefined;
   // MCP 2026-07-28 listen streams hear of tool-list changes made on any instance, through the store.
-  const listens = new ListenStreams(store.changes);
+  const listens = new ListenStreams(store.changes, { maxPerAgent: config.mcp.maxListenStreamsPerAgent, maxTotal: config.mcp.maxListenStreams });
   const publishFailed = (error: unknown) => log.warn({ err: errorText(error) }, 'tool-list change not published; listen streams catch up by tools/list ttlMs');
   const onToolAccessChanged = (agentId: string) => void listens.publish({ agentId }).catch(publishFailed);
   const agents = new AgentService({ store, tokens, external, settlements, audit, defaultRateLimit: config.rateLimit.defaultLimit, onToolAccessChanged });
