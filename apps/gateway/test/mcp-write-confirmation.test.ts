@@ -27,8 +27,8 @@ function downstreamApp(hits: string[]): Hono {
   app.use('/gw/schema', async (c, next) => {
     await next();
     const tools = (await c.res.json()) as Array<Record<string, unknown>>;
-    const bad = { ...tools.find((tool) => tool.name === 'get_region')!, name: 'bad_mark', routePattern: '/ratios/{region}' };
-    bad.inputSchema = { type: 'object', properties: { region: { type: 'number', description: null, 'x-mcp-header': 'Ratio' } }, required: ['region'] };
+    const inputSchema = { type: 'object', properties: { region: { type: 'number', description: null, 'x-mcp-header': 'Ratio' } }, required: ['region'] };
+    const bad = { ...tools.find((tool) => tool.name === 'get_region')!, name: 'bad_mark', routePattern: '/ratios/{region}', inputSchema };
     c.res = Response.json([...tools, bad]);
   });
   app.post('/notes', withAgentTool({ name: 'add_note', description: 'Adds a note.', allowWrite: true, confirm: true, input: { body: z.object({ text: z.string() }) } }), async (c) => {
