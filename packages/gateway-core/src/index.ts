@@ -78,7 +78,7 @@ export type { SignInThrottleOptions } from './auth/sign-in-throttle.js';
 export { bearerToken } from './auth/bearer.js';
 
 // The tool-call pipeline and what it is built from.
-export type { ToolCallDeps, ResponseFilter } from './pipeline/tool-call.js';
+export type { ToolCallDeps, ResponseFilter, ConfirmationGate } from './pipeline/tool-call.js';
 export { SettlementQueue, type Settlements, type SettlementQueueOptions } from './pipeline/settlement-queue.js';
 export { BudgetAdmission, DEFAULT_BUDGET_WAIT_MS, type BudgetAdmissionOptions, type BudgetAdmissionOutcome, type AdmitRequest } from './pipeline/budget-admission.js';
 export { buildToolRegistry, ToolRegistry, type RegisteredTool, type BuiltToolRegistry } from './tools/registry.js';
