@@ -51,6 +51,7 @@ export type { ListenLimits } from './mcp/listen-streams.js';
 export type { ListenReply } from './mcp/stateless-requests.js';
 export { WriteConfirmation, DEFAULT_CONFIRMATION_TTL_MS, needsConfirmation } from './mcp/write-confirmation.js';
 export type { WriteConfirmationOptions, ConfirmationRequest } from './mcp/write-confirmation.js';
+export type { InputRequiredResult } from './protocol/input-required.js';
 export type { HeaderRecord } from './mcp/tool-call-record.js';
 export { SSE_CONTENT_TYPE, SSE_KEEP_ALIVE, sseMessage, ssePriming } from './protocol/sse.js';
 export { type JsonRpcResponse, type JsonRpcId } from './protocol/jsonrpc.js';
