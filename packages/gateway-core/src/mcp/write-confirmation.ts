@@ -63,9 +63,9 @@ export class WriteConfirmation {
 
   /** The gate for one call of `agent`; the pipeline runs it once the tool is authorized and its arguments valid. */
   gate(agent: Pick<AgentRecord, 'agentId' | 'confirmWrites'>, request: ConfirmationRequest): ConfirmationGate {
-    return async (tool, args) => {
+    return (tool, args) => {
       if (!needsConfirmation(agent, tool)) return null;
-      if (request.era === 'session') throw unavailable(tool, request.protocolVersion);
+      if (request.era === 'session') return Promise.reject(unavailable(tool, request.protocolVersion));
       return this.#confirmed(agent.agentId, tool, args, request.params);
     };
   }

@@ -61,8 +61,11 @@ export interface ToolCallDeps {
   clock?: () => Date;
 }
 
-/** Whether a call must wait for the user's confirmation: null to go on, or the question to answer with. */
-export type ConfirmationGate = (tool: ToolDefinition, args: unknown) => Promise<InputRequiredResult | null>;
+/**
+ * Whether a call must wait for the user's confirmation: null at once for a call that needs none (no await on
+ * the hot path), else a promise of null to go on or of the question to answer with.
+ */
+export type ConfirmationGate = (tool: ToolDefinition, args: unknown) => Promise<InputRequiredResult | null> | null;
 
 export interface ToolCallContext {
   agent: AgentRecord;
@@ -205,7 +208,8 @@ async function runPipeline(
     return authorized;
   });
   const args = inSpan(SPAN_NAMES.validate, () => validateToolArguments(tool, params.arguments ?? {}));
-  const question = caller.confirm ? await caller.confirm(tool.definition, params.arguments ?? {}) : null;
+  const asking = caller.confirm?.(tool.definition, params.arguments ?? {});
+  const question = asking ? await asking : null;
   if (question !== null) return { result: NO_RESULT, question, truncated: false, ...facts };
   await checkRateLimit({ agent: caller.agent, takenAhead: caller.rateTakenAhead, limiter: deps.rateLimiter, clock: () => deps.clock?.() ?? new Date() });
   const reservation = await inSpan(SPAN_NAMES.budgetReserve, async (span) => {
