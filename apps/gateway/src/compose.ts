@@ -12,6 +12,7 @@ import {
   loadLocalEmbeddingModel,
   ListenStreams,
   McpService,
+  WriteConfirmation,
   ToolListWatch,
   SemanticCache,
   SettlementQueue,
@@ -92,7 +93,7 @@ export async function composeGateway(config: GatewayConfig, log: Logger): Promis
   const settlements = settlementQueue(store, log, metrics);
   const external = config.oauth ? new ExternalTokens({ issuers: config.oauth.issuers }) : undefined;
   // MCP 2026-07-28 listen streams hear of tool-list changes made on any instance, through the store.
-  const listens = new ListenStreams(store.changes);
+  const listens = new ListenStreams(store.changes, { maxPerAgent: config.mcp.maxListenStreamsPerAgent, maxTotal: config.mcp.maxListenStreams });
   const publishFailed = (error: unknown) => log.warn({ err: errorText(error) }, 'tool-list change not published; listen streams catch up by tools/list ttlMs');
   const onToolAccessChanged = (agentId: string) => void listens.publish({ agentId }).catch(publishFailed);
   const agents = new AgentService({ store, tokens, external, settlements, audit, defaultRateLimit: config.rateLimit.defaultLimit, onToolAccessChanged });
@@ -146,6 +147,8 @@ export async function composeGateway(config: GatewayConfig, log: Logger): Promis
     maxResumes: config.mcp.maxResumes,
     listens,
     toolSearch,
+    // Every instance derives the same key, so a confirmation asked by one is accepted by another, once (store.redeemed).
+    writeConfirmation: new WriteConfirmation({ key: derivedKey(config, 'write confirmation'), redeemed: store.redeemed }),
     toolCall: {
       registry: () => catalog.registry,
       budget: store.budget,

@@ -93,6 +93,35 @@ describe('client matrix: @modelcontextprotocol/client v2 (MCP 2026-07-28)', { ti
       expect(result._meta).toMatchObject({ 'io.tollgate/error': { code: INVALID_PARAMS } });
     });
 
+    it.each([
+      ['accepted', 'accept' as const],
+      ['declined', 'decline' as const],
+    ])('write confirmation %s: the client\'s elicitation handler answers the question, and the client retries the call itself', async (_label, action) => {
+      const admin = await matrix.pair.adminToken();
+      const careful = await createAgentWithToken(matrix.pair.api, admin, { label: `matrix-v2-confirm-${action}`, dailyTokenBudget: 1_000_000, scopes: ['orders:write'], confirmWrites: true });
+      const transport = new StreamableHTTPClientTransport(new URL(matrix.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${careful.token}` } } });
+      const client = new Client({ name: 'matrix-sdk-v2-confirm', version: '2.4.0' }, { versionNegotiation: { mode }, capabilities: { elicitation: { form: {} } } });
+      const questions: string[] = [];
+      client.setRequestHandler('elicitation/create', async (request) => {
+        questions.push(request.params.message);
+        return action === 'accept' ? { action, content: { confirm: true } } : { action };
+      });
+      clients.push(client);
+      await client.connect(transport);
+      const mark = matrix.observer.exchanges.length;
+      const result = await client.callTool({ name: 'place_order', arguments: { customerId: 1, lines: [{ sku: 'KB-100', quantity: 1 }] } });
+      expect(questions).toEqual([expect.stringMatching(/^Confirm this call before it is sent: place_order .*\(POST \/orders\) with \{"customerId":1,/)]);
+      // Two requests on the wire, each its own call: the question, then the retry with the answer.
+      expect(posts(matrix.observer.since(mark)).map((exchange) => exchange.rpc[0])).toEqual(['tools/call', 'tools/call']);
+      if (action === 'accept') {
+        expect(result.isError).toBeFalsy();
+        expect(JSON.parse(resultText(result))).toMatchObject({ customerId: 1, status: 'pending' });
+      } else {
+        expect(result.isError).toBe(true);
+        expect(resultText(result)).toMatch(/did not confirm/);
+      }
+    });
+
     it('budget refusal: ProtocolError -32029 with data.resetsAt and the budget', async () => {
       const client = await connect(matrix.broke.token, mode);
       const error = await client.callTool({ name: 'get_order', arguments: { id: KNOWN_ORDER } }).catch((failure: unknown) => failure);

@@ -32,6 +32,11 @@ export const FAILURE_OUTCOMES = [
   'internal-error',
   /** The client went away before the answer was sent (the call cancelled, nothing charged). */
   'client-gone',
+  /**
+   * A write needing the user's confirmation was not confirmed: declined, altered, replayed or forged
+   * confirmation, or a client that cannot be asked (an older revision, no elicitation). Nothing forwarded or charged.
+   */
+  'not-confirmed',
 ] as const;
 
 export type FailureOutcome = (typeof FAILURE_OUTCOMES)[number];
@@ -67,6 +72,7 @@ const INVALID_PARAMS = -32602;
 const INTERNAL = -32603;
 // MCP 2026-07-28's own codes, from the range (-32020 to -32099) that revision reserves for the specification.
 const HEADER_MISMATCH = -32020;
+const MISSING_REQUIRED_CLIENT_CAPABILITY = -32021;
 const UNSUPPORTED_PROTOCOL_VERSION = -32022;
 
 const kind = (httpStatus: number, jsonRpcCode: number, title: string, outcome: FailureOutcome, delivery: Delivery = 'http'): ErrorKind => ({
@@ -170,6 +176,20 @@ export const ERROR_CATALOGUE = {
   'invalid-envelope': kind(400, INVALID_PARAMS, 'Invalid params', 'invalid-request'),
   /** MCP 2026-07-28: a request's protocol version is one the gateway does not serve statelessly; `data.supported` lists those it does. */
   'unsupported-protocol-version': kind(400, UNSUPPORTED_PROTOCOL_VERSION, 'Unsupported protocol version', 'invalid-request'),
+  /**
+   * Write confirmation: the tool needs the user's confirmation and the client cannot be asked for it, being
+   * of a revision before 2026-07-28 (confirmation is asked by MCP 2026-07-28's multi round-trip elicitation).
+   */
+  'confirmation-unavailable': kind(403, REFUSED, 'Confirmation unavailable', 'not-confirmed', 'in-band'),
+  /** MCP 2026-07-28 MissingRequiredClientCapability: a write needing confirmation from a client that did not declare `elicitation`. */
+  'missing-client-capability': kind(400, MISSING_REQUIRED_CLIENT_CAPABILITY, 'Missing required client capability', 'not-confirmed', 'in-band'),
+  /** The user declined (or cancelled) the confirmation of a write: a tool error, so the model reads that the user said no. */
+  'confirmation-declined': kind(403, REFUSED, 'Not confirmed', 'not-confirmed', 'tool-error'),
+  /**
+   * A retried call's `requestState` failed its check: forged, expired, already used, another agent's, or for
+   * another tool or other arguments than the call carrying it. Nothing is forwarded; the client may start over.
+   */
+  'invalid-request-state': kind(400, INVALID_PARAMS, 'Invalid request state', 'not-confirmed', 'in-band'),
   /** Streamable HTTP clients react to the 404 by initializing again. */
   'session-not-found': kind(404, INVALID_REQUEST, 'Session not found', 'invalid-request'),
   /** A resumed stream whose answer is no longer kept (or never was: the client did not leave, or another instance lost it). */

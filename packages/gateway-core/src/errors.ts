@@ -328,6 +328,37 @@ export class HeaderMismatchError extends GatewayError {
   }
 }
 
+/** A write needing the user's confirmation, asked of a client whose revision has no way to ask (before 2026-07-28). */
+export class ConfirmationUnavailableError extends GatewayError {
+  constructor(message: string) {
+    super('confirmation-unavailable', message);
+  }
+}
+
+/** MCP 2026-07-28 MissingRequiredClientCapability (-32021): `data.requiredCapabilities` names what the client lacks. */
+export class MissingClientCapabilityError extends GatewayError {
+  readonly data: { requiredCapabilities: Record<string, object> };
+
+  constructor(message: string, requiredCapabilities: Record<string, object>) {
+    super('missing-client-capability', message);
+    this.data = { requiredCapabilities };
+  }
+}
+
+/** The user declined or cancelled the confirmation of a write. */
+export class ConfirmationDeclinedError extends GatewayError {
+  constructor(message: string) {
+    super('confirmation-declined', message);
+  }
+}
+
+/** A retried call's `requestState` that does not check out (see the catalogue's row). */
+export class InvalidRequestStateError extends GatewayError {
+  constructor(message: string) {
+    super('invalid-request-state', message);
+  }
+}
+
 /** A `subscriptions/listen` past the agent's (or the instance's) bound of open streams. */
 export class TooManyListensError extends GatewayError {
   constructor(message: string) {

@@ -32,6 +32,10 @@ export {
   SessionNotFoundError,
   StreamGoneError,
   ClientGoneError,
+  ConfirmationUnavailableError,
+  MissingClientCapabilityError,
+  ConfirmationDeclinedError,
+  InvalidRequestStateError,
   TransportError,
   ConfigError,
   describeError,
@@ -45,6 +49,9 @@ export { eventId, PRIMING_EVENT, ANSWER_EVENT } from './mcp/stream-id.js';
 export { ListenStreams, ToolListWatch, DEFAULT_LISTEN_LIMITS } from './mcp/listen-streams.js';
 export type { ListenLimits } from './mcp/listen-streams.js';
 export type { ListenReply } from './mcp/stateless-requests.js';
+export { WriteConfirmation, DEFAULT_CONFIRMATION_TTL_MS, needsConfirmation } from './mcp/write-confirmation.js';
+export type { WriteConfirmationOptions, ConfirmationRequest } from './mcp/write-confirmation.js';
+export type { InputRequiredResult } from './protocol/input-required.js';
 export type { HeaderRecord } from './mcp/tool-call-record.js';
 export { SSE_CONTENT_TYPE, SSE_KEEP_ALIVE, sseMessage, ssePriming } from './protocol/sse.js';
 export { type JsonRpcResponse, type JsonRpcId } from './protocol/jsonrpc.js';
@@ -72,7 +79,7 @@ export type { SignInThrottleOptions } from './auth/sign-in-throttle.js';
 export { bearerToken } from './auth/bearer.js';
 
 // The tool-call pipeline and what it is built from.
-export type { ToolCallDeps, ResponseFilter } from './pipeline/tool-call.js';
+export type { ToolCallDeps, ResponseFilter, ConfirmationGate } from './pipeline/tool-call.js';
 export { SettlementQueue, type Settlements, type SettlementQueueOptions } from './pipeline/settlement-queue.js';
 export { BudgetAdmission, DEFAULT_BUDGET_WAIT_MS, type BudgetAdmissionOptions, type BudgetAdmissionOutcome, type AdmitRequest } from './pipeline/budget-admission.js';
 export { buildToolRegistry, ToolRegistry, type RegisteredTool, type BuiltToolRegistry } from './tools/registry.js';

@@ -35,6 +35,8 @@ export interface ToolDefinition {
   inputSchema: InputSchema;
   /** Left out unless set: the gateway caches every read tool exactly, and these tools by meaning too. */
   cache?: ToolCacheSettings;
+  /** Left out unless true: each call waits for the user's confirmation (gateway write confirmation, MCP 2026-07-28). */
+  confirm?: true;
 }
 
 /**
@@ -69,4 +71,14 @@ export interface AgentToolSettings {
   httpMethod?: HttpMethod | Lowercase<HttpMethod> | null;
   /** Opt a free-text read tool into the gateway's semantic cache tier, e.g. `{ semantic: true }`. Default: exact tier only. */
   cache?: { semantic?: boolean; significantTerms?: ReadonlyArray<string | readonly string[]> } | null;
+  /**
+   * The user confirms each call before the gateway sends it (MCP 2026-07-28 clients with elicitation;
+   * clients of earlier revisions are refused the tool's calls). Default false.
+   */
+  confirm?: boolean;
+  /**
+   * Inputs a client mirrors into `Mcp-Param-<name>` headers (MCP 2026-07-28 `x-mcp-header`), e.g.
+   * `{ region: 'Region' }`: only string, integer or boolean inputs, header names HTTP tokens, unique ignoring case.
+   */
+  paramHeaders?: Readonly<Record<string, string>> | null;
 }

@@ -172,6 +172,14 @@ describe('per-agent concurrency', () => {
 });
 
 describe('resume bounds (issue 25, finding 2)', () => {
+  it('Gw:Mcp:MaxListenStreamsPerAgent (10) and Gw:Mcp:MaxListenStreams (10,000) bound the listen streams; each positive, the first not above the second', () => {
+    expect(parse(base).config.mcp).toMatchObject({ maxListenStreamsPerAgent: 10, maxListenStreams: 10_000 });
+    expect(parse({ ...base, Gw__Mcp__MaxListenStreamsPerAgent: '3', Gw__Mcp__MaxListenStreams: '50' }).config.mcp).toMatchObject({ maxListenStreamsPerAgent: 3, maxListenStreams: 50 });
+    expect(problemsOf({ ...base, Gw__Mcp__MaxListenStreamsPerAgent: '0' })).toEqual([expect.stringContaining('Gw:Mcp:MaxListenStreamsPerAgent')]);
+    expect(problemsOf({ ...base, Gw__Mcp__MaxListenStreams: 'many' })).toEqual([expect.stringContaining('Gw:Mcp:MaxListenStreams')]);
+    expect(problemsOf({ ...base, Gw__Mcp__MaxListenStreamsPerAgent: '20', Gw__Mcp__MaxListenStreams: '5' })).toEqual([expect.stringMatching(/Gw:Mcp:MaxListenStreamsPerAgent.*must not exceed Gw:Mcp:MaxListenStreams \(5\)/)]);
+  });
+
   it('Gw:Mcp:MaxResumes defaults to half of Gw:Http:MaxConnections and must stay below it; Gw:Mcp:MaxResumesPerAgent defaults to 8', () => {
     expect(parse(base).config.mcp).toMatchObject({ maxResumesPerAgent: 8, maxResumes: 512 });
     expect(parse({ ...base, Gw__Http__MaxConnections: '150' }).config.mcp.maxResumes).toBe(75);

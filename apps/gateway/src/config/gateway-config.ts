@@ -5,6 +5,7 @@ import {
   checkSigningKey,
   ConfigError,
   DEFAULT_MAX_RESPONSE_BYTES,
+  DEFAULT_LISTEN_LIMITS,
   MIN_SIGNING_KEY_BYTES,
   parseStoreUrl,
   resolveAssertionSettings,
@@ -46,6 +47,7 @@ export interface GatewayConfig {
    * `errorDelivery`: MCP's rules (tool errors and refusals in HTTP 200), or contract 7's HTTP statuses.
    * `maxConcurrentCallsPerAgent`: tools/call requests in flight per agent on this instance (0 = no limit).
    * `maxResumesPerAgent`, `maxResumes`: resumed streams waiting on this instance, per agent and in all.
+   * `maxListenStreamsPerAgent`, `maxListenStreams`: MCP 2026-07-28 `subscriptions/listen` streams open on this instance.
    */
   mcp: {
     sessionIdleMinutes: number;
@@ -57,6 +59,8 @@ export interface GatewayConfig {
     maxConcurrentCallsPerAgent: number;
     maxResumesPerAgent: number;
     maxResumes: number;
+    maxListenStreamsPerAgent: number;
+    maxListenStreams: number;
   };
   cache: {
     enabled: boolean;
@@ -206,6 +210,9 @@ function schemaFor(development: boolean) {
     // A few clients of one credential resuming at once; the total defaults to half of Gw:Http:MaxConnections (resume-bounds.ts).
     'Gw:Mcp:MaxResumesPerAgent': positiveInt(8),
     'Gw:Mcp:MaxResumes': z.coerce.number().int('must be a whole number').positive('must be positive').optional(),
+    // A handful of clients of one credential each listening; the total is idle sockets and timers (gateway-core DEFAULT_LISTEN_LIMITS).
+    'Gw:Mcp:MaxListenStreamsPerAgent': positiveInt(DEFAULT_LISTEN_LIMITS.maxPerAgent),
+    'Gw:Mcp:MaxListenStreams': positiveInt(DEFAULT_LISTEN_LIMITS.maxTotal),
     'Gw:Mcp:ErrorDelivery': z.enum(['mcp', 'http-status'], { error: 'must be mcp or http-status' }).default('mcp'),
     'Gw:Cache:Enabled': booleanFlag(true),
     'Gw:Cache:Semantic': booleanFlag(true),
@@ -313,6 +320,11 @@ export function parseGatewayConfig(flat: FlatConfig): ParsedConfig {
   // A Gw:Http:MaxConnections that did not parse is reported already.
   const maxConnections = values['Gw:Http:MaxConnections'];
   const maxResumes = maxConnections === undefined ? 1 : maxResumesOf(values['Gw:Mcp:MaxResumes'], maxConnections, problems);
+  // One agent may not hold more than the whole instance; not reported again when either did not parse.
+  const [listensPerAgent, listens] = [values['Gw:Mcp:MaxListenStreamsPerAgent'], values['Gw:Mcp:MaxListenStreams']];
+  if (listensPerAgent !== undefined && listens !== undefined && listensPerAgent > listens) {
+    problems.push({ path: 'Gw:Mcp:MaxListenStreamsPerAgent', message: `must not exceed Gw:Mcp:MaxListenStreams (${listens})` });
+  }
   const adminKeyWarning = checkAdminApiKey(lookup(flat, 'Gw:Admin:ApiKey'), development, problems);
   const cacheTools = perToolCache(section(flat, 'Gw:Cache:Tools'), problems);
   const defaultRateLimit = defaultRateLimitFromSection(section(flat, 'Gw:RateLimit'), problems);
@@ -368,6 +380,8 @@ export function parseGatewayConfig(flat: FlatConfig): ParsedConfig {
         maxConcurrentCallsPerAgent: data['Gw:Mcp:MaxConcurrentCallsPerAgent'],
         maxResumesPerAgent: data['Gw:Mcp:MaxResumesPerAgent'],
         maxResumes,
+        maxListenStreamsPerAgent: data['Gw:Mcp:MaxListenStreamsPerAgent'],
+        maxListenStreams: data['Gw:Mcp:MaxListenStreams'],
       },
       cache: {
         enabled: data['Gw:Cache:Enabled'],

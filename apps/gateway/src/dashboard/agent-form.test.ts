@@ -133,3 +133,11 @@ describe('the agent form: tool search (issue 28)', () => {
     expect(parseUpdateAgentForm({ ...base, toolSearch: 'sometimes' })).toEqual({ ok: false, errors: [{ field: 'toolSearch', message: 'must be off, on, auto or null' }] });
   });
 });
+
+describe('the agent form: write confirmation (issue 26)', () => {
+  it('sends confirmWrites true when the box is ticked and false when it is not, on create and on update', () => {
+    expect(parseUpdateAgentForm({ ...base, confirmWrites: 'on' })).toMatchObject({ ok: true, value: { confirmWrites: true } });
+    expect(parseUpdateAgentForm({ ...base })).toMatchObject({ ok: true, value: { confirmWrites: false } });
+    expect(parseCreateAgentForm({ ...base, confirmWrites: 'on' })).toMatchObject({ ok: true, value: { confirmWrites: true } });
+  });
+});

@@ -111,6 +111,8 @@ function agentBody(form: FormBody, blankRateLimit: null | undefined) {
     // '' is the gateway's setting (null), as in the management API; the schema refuses anything else unknown.
     toolSearch: text(form, 'toolSearch') === '' ? null : text(form, 'toolSearch'),
     pinnedTools: pinnedToolsOf(form),
+    // A checkbox: sent ticked, absent unticked, so the form always says which.
+    confirmWrites: text(form, 'confirmWrites') !== '',
   };
 }
 
@@ -142,6 +144,7 @@ export function formValues(form: FormBody) {
     externalSubjects: text(form, 'externalSubjects'),
     toolSearch: text(form, 'toolSearch'),
     pinnedTools: text(form, 'pinnedTools'),
+    confirmWrites: text(form, 'confirmWrites') !== '',
   };
 }
 

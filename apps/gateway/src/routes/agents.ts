@@ -61,6 +61,7 @@ function agentView(agent: AgentRecord) {
     scopes: agent.scopes,
     externalSubjects: agent.externalSubjects,
     rateLimit: agent.rateLimit,
+    confirmWrites: agent.confirmWrites === true,
     createdAt: agent.createdAt,
     updatedAt: agent.updatedAt,
   };

@@ -45,6 +45,8 @@ export const createAgentBody = z.strictObject({
   rateLimit: rateLimit.optional(),
   toolSearch: toolSearch.optional(),
   pinnedTools: pinnedTools.optional(),
+  /** Calls of write tools wait for the user's confirmation (MCP 2026-07-28); default false. */
+  confirmWrites: z.boolean().optional(),
 });
 
 export const updateAgentBody = z.strictObject({
@@ -57,6 +59,7 @@ export const updateAgentBody = z.strictObject({
   rateLimit: rateLimit.optional(),
   toolSearch: toolSearch.optional(),
   pinnedTools: pinnedTools.optional(),
+  confirmWrites: z.boolean().optional(),
 });
 
 export const issueTokenBody = z

@@ -19,6 +19,8 @@ export interface NewAgent {
   /** Search mode for this agent; omitted or null: the gateway's setting. */
   toolSearch?: AgentRecord['toolSearch'];
   pinnedTools?: string[];
+  /** Calls of write tools wait for the user's confirmation; omitted: false. */
+  confirmWrites?: boolean;
 }
 
 /** The budget record of contract 2.4 as the management API returns it. */
@@ -122,6 +124,7 @@ export class AgentService {
       deactivatedAt: null,
       ...(input.toolSearch != null && { toolSearch: input.toolSearch }),
       ...(input.pinnedTools !== undefined && { pinnedTools: input.pinnedTools }),
+      ...(input.confirmWrites === true && { confirmWrites: true }),
       createdAt: now,
       updatedAt: now,
     };

@@ -83,6 +83,16 @@ describe('AgentService: every way an identifier enters is judged by the same rul
     expect(await store.agents.list()).toEqual([]);
   });
 
+  it('refuses a confirmWrites that is not a boolean (a provisioning path has no request schema), and stores a true one', async () => {
+    const { service, store } = setup();
+    expect(await fieldsOf(service.create({ label: 'bot', dailyTokenBudget: 1, confirmWrites: 'yes' as never }))).toEqual(['confirmWrites']);
+    expect(await store.agents.list()).toEqual([]);
+    const agent = await service.create({ label: 'bot', dailyTokenBudget: 1, confirmWrites: true });
+    expect((await service.get(agent.agentId)).confirmWrites).toBe(true);
+    expect(await fieldsOf(service.update(agent.agentId, { confirmWrites: 1 as never }))).toEqual(['confirmWrites']);
+    expect((await service.update(agent.agentId, { confirmWrites: false })).confirmWrites).toBe(false);
+  });
+
   it('refuses the same in a change, and changes nothing', async () => {
     const { service } = setup();
     const agent = await service.create({ label: 'bot', dailyTokenBudget: 1, scopes: ['orders:read'] });

@@ -69,6 +69,8 @@ export interface AgentIdentifiers {
   label?: string;
   scopes?: readonly string[];
   externalSubjects?: readonly ExternalSubject[];
+  /** Write confirmation (a switch): judged here too, as provisioning and the dashboard bypass the API's schema. */
+  confirmWrites?: unknown;
 }
 
 /**
@@ -91,6 +93,7 @@ export function checkAgentIdentifiers(input: AgentIdentifiers, stored?: Pick<Age
   input.externalSubjects?.forEach((identity, index) => {
     if (!holds(stored, identity)) judge(`externalSubjects.${index}.subject`, subjectProblem(identity.subject));
   });
+  if (input.confirmWrites !== undefined && typeof input.confirmWrites !== 'boolean') judge('confirmWrites', 'must be true or false');
   if (fields.length > 0) throw new InvalidInputError('The agent has invalid identifiers', fields);
 }
 

@@ -8,6 +8,7 @@ import { createMemoryStore } from '../store/memory/index.js';
 import { archiveCustomer, createOrder, deleteCustomer, getCustomer } from '../testing/tool-fixtures.js';
 import { buildToolRegistry } from '../tools/registry.js';
 import { McpService, type McpAnswer, type McpReply } from './mcp-service.js';
+import { WriteConfirmation } from './write-confirmation.js';
 
 const { registry } = buildToolRegistry([getCustomer, createOrder, deleteCustomer, archiveCustomer]);
 const rpc = (method: string, params: Record<string, unknown> = {}, id = 1) => JSON.stringify({ jsonrpc: '2.0', id, method, params });
@@ -128,5 +129,73 @@ describe('McpService in search mode', () => {
     expect((refused.message as { result: { isError: boolean } }).result.isError).toBe(true);
     expect(forwarded).toEqual([]);
     expect(await used()).toBe(0);
+  });
+});
+
+describe('McpService in search mode, MCP 2026-07-28', () => {
+  // A tool whose downstream marks a parameter x-mcp-header: a direct tools/call must mirror it in Mcp-Param-Region.
+  const regional = { ...getCustomer, name: 'getRegion', routePattern: '/regions/{id}', parameterSources: { id: 'route' }, inputSchema: { type: 'object', properties: { id: { type: 'string', 'x-mcp-header': 'Region' } }, required: ['id'] } };
+  const { registry: marked } = buildToolRegistry([regional, getCustomer, { ...getCustomer, name: 'getSecret', confirm: true }]);
+  const envelope = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 't', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} };
+
+  async function modernSetup() {
+    const store = createMemoryStore();
+    const tokens = new TokenService({ signingKey: 's'.repeat(32) });
+    const agents = new AgentService({ store, tokens });
+    const forwarded: string[] = [];
+    const service = new McpService({
+      agents,
+      sessions: store.sessions,
+      sessionIdleMs: 60_000,
+      toolSearch: new ToolSearchMode({ mode: 'on', threshold: 2, registry: () => marked }),
+      toolCall: { registry: () => marked, budget: store.budget, forwarder: { forward: async (tool) => (forwarded.push(tool.name), { status: 200, headers: {}, body: { id: 'eu' }, durationMs: 1 }) } },
+      writeConfirmation: new WriteConfirmation({ key: Buffer.alloc(32, 1), redeemed: store.redeemed }),
+      serverInfo: { name: 'tollgate', version: '0.0.0-test' },
+      audit: () => undefined,
+      isReady: async () => true,
+    });
+    const agent = await agents.create({ label: 'searcher', dailyTokenBudget: 10_000 });
+    const authorization = `Bearer ${(await agents.issueToken(agent.agentId, 1)).token}`;
+    const send = (name: string, args: unknown, headers: Record<string, string> = {}, extra: Record<string, unknown> = {}) =>
+      answered(
+        service.post({
+          authorization,
+          sessionId: undefined,
+          protocolVersion: '2026-07-28',
+          headers: { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': name, ...headers },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args, ...extra, _meta: { ...envelope, 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } } } }),
+        }),
+      );
+    return { send, forwarded };
+  }
+
+  it('call_tool is checked against its own schema, not the wrapped tool\'s x-mcp-header parameters (the client cannot know them)', async () => {
+    const { send, forwarded } = await modernSetup();
+    const wrapped = await send('call_tool', { name: 'getRegion', arguments: { id: 'eu' } });
+    expect(wrapped.failure).toBeUndefined();
+    expect(forwarded).toEqual(['getRegion']);
+  });
+
+  it('a direct tools/call of the marked tool still needs its Mcp-Param header', async () => {
+    const { send, forwarded } = await modernSetup();
+    const bare = await send('getRegion', { id: 'eu' });
+    expect(bare.status).toBe(400);
+    expect(bare.failure).toMatchObject({ code: 'header-mismatch' });
+    await send('getRegion', { id: 'eu' }, { 'mcp-param-region': 'eu' });
+    expect(forwarded).toEqual(['getRegion']);
+  });
+
+  it('write confirmation through call_tool: the question is about the wrapped tool, and the retried call_tool carries the answer', async () => {
+    const { send, forwarded } = await modernSetup();
+    const wrapped = { name: 'getSecret', arguments: { id: '7' } };
+    const asked = (await send('call_tool', wrapped)).message as { result: { resultType: string; requestState: string; inputRequests: Record<string, { params: { message: string } }> } };
+    expect(asked.result.resultType).toBe('input_required');
+    expect(asked.result.inputRequests['tollgate/confirm']!.params.message).toMatch(/getSecret/);
+    expect(forwarded).toEqual([]);
+    const inputResponses = { 'tollgate/confirm': { action: 'accept', content: { confirm: true } } };
+    const altered = await send('call_tool', { name: 'getSecret', arguments: { id: '8' } }, {}, { inputResponses, requestState: asked.result.requestState });
+    expect(altered.failure).toMatchObject({ code: 'invalid-request-state' });
+    await send('call_tool', wrapped, {}, { inputResponses, requestState: asked.result.requestState });
+    expect(forwarded).toEqual(['getSecret']);
   });
 });

@@ -39,6 +39,7 @@ import { ResumeAdmission } from './resume-admission.js';
 import type { ListenStreams } from './listen-streams.js';
 import { answerStateless, openListen, STATELESS_FEATURES, statelessMessage, type ListenReply } from './stateless-requests.js';
 import { RunningCalls } from './running-calls.js';
+import type { WriteConfirmation } from './write-confirmation.js';
 import { ANSWER_EVENT, parseEventId, StreamIds } from './stream-id.js';
 import { ToolCallRecord, type HeaderRecord } from './tool-call-record.js';
 
@@ -100,6 +101,8 @@ export interface McpServiceOptions {
   clock?: () => Date;
   /** Search mode (`Gw:Catalog:Search`): absent, every agent sees the whole catalog and search_tools and call_tool are unknown. */
   toolSearch?: ToolSearchMode;
+  /** Write confirmation (`confirmWrites`, a tool's `confirm`); absent, no call waits for the user. */
+  writeConfirmation?: WriteConfirmation;
 }
 
 /** A client reconnecting to a stream it lost (GET on the MCP endpoint). */
@@ -435,8 +438,9 @@ export class McpService {
       const caller = { agent: await this.#options.agents.agentFor(claims), tokenScopes: claims.scopes, external: claims.external, signal: request.signal, leave, rateAhead, cacheAhead };
       if (incoming.kind === 'invalid') throw incoming.error;
       if (era.kind === 'refused') throw era.error;
-      // A downstream's x-mcp-header parameters arrive mirrored as Mcp-Param-* headers, which must agree with the arguments.
-      if (era.kind === 'stateless' && tool !== undefined) checkParamHeaders(paramHeadersFor(tool), call?.params?.arguments, request.headers);
+      // A downstream's x-mcp-header parameters arrive mirrored as Mcp-Param-* headers, which must agree with the arguments:
+      // on a direct tools/call only, as search mode's call_tool has its own schema, the one its client sees and mirrors.
+      if (era.kind === 'stateless' && tool !== undefined && call === incoming.message) checkParamHeaders(paramHeadersFor(tool), call?.params?.arguments, request.headers);
       const session = lookup ? this.#claimSession(caller, await lookup, request.protocolVersion) : null;
       return { ok: true, caller, session, reservedAhead };
     } catch (error) {
@@ -596,10 +600,12 @@ export class McpService {
     const pipeline = (called: JsonRpcRequest, ahead: boolean) => {
       const params = called.params ?? {};
       const sentAhead = ahead ? { reservedAhead, rateTakenAhead: caller.rateAhead, cacheAhead: caller.cacheAhead } : {};
+      // The client's answers ride on the request it sent (call_tool's own, when wrapped); the tool and arguments are the pipeline's.
+      const confirm = this.#options.writeConfirmation?.gate(caller.agent, scope.sessionId === null ? { era: 'stateless', params: request.params ?? {} } : { era: 'session', protocolVersion: scope.protocolVersion });
       if (virtual?.kind === 'call_tool' && ahead) record.cameThrough('call_tool');
       return callTool(
         this.#options.toolCall,
-        { agent: caller.agent, tokenScopes: caller.tokenScopes, canStepUp: caller.external !== undefined, protocolVersion: scope.protocolVersion, signal: running.signal, keepAnswer: caller.keepAnswer, ...sentAhead },
+        { agent: caller.agent, tokenScopes: caller.tokenScopes, canStepUp: caller.external !== undefined, protocolVersion: scope.protocolVersion, signal: running.signal, keepAnswer: caller.keepAnswer, confirm, ...sentAhead },
         { name: params.name, arguments: params.arguments },
       );
     };
@@ -615,7 +621,7 @@ export class McpService {
       caller.leave?.();
     }
     const serverTiming = record.end({ agentId: caller.agent.agentId, sessionId: scope.sessionId, ...caller.external }, report);
-    const reply = report.ok ? answer(jsonRpcResult(request.id, report.result)) : this.#callFailure(request.id, report, scope.protocolVersion);
+    const reply = report.ok ? answer(jsonRpcResult(request.id, report.question ?? report.result)) : this.#callFailure(request.id, report, scope.protocolVersion);
     return { ...reply, serverTiming };
   }
 

@@ -81,7 +81,7 @@ function auditEvent(ids: CallerIds, report: ToolCallReport, gatewayMs: number): 
   const described = report.ok ? null : describeError(report.error);
   const event: AuditEvent = {
     kind: 'tool-call',
-    outcome: described === null ? (report.cacheTier ? 'cache-hit' : 'ok') : described.outcome,
+    outcome: described === null ? successOutcome(report) : described.outcome,
     agentId: ids.agentId,
     sessionId: ids.sessionId,
     tool: report.tool,
@@ -101,6 +101,11 @@ function auditEvent(ids: CallerIds, report: ToolCallReport, gatewayMs: number): 
   if (ids.issuer !== undefined) event.issuer = ids.issuer;
   if (ids.subject !== undefined) event.subject = ids.subject;
   return event;
+}
+
+function successOutcome(report: ToolCallReport): 'ok' | 'cache-hit' | 'input-required' {
+  if (report.ok && report.question !== undefined) return 'input-required';
+  return report.cacheTier ? 'cache-hit' : 'ok';
 }
 
 /** Ends the span with what the audit trail records: identifiers, outcome and statuses, never arguments. */

@@ -20,6 +20,8 @@ import { processAnswer } from '../answer/process-answer.js';
 import { inSpan, SPAN_ATTRIBUTES as ATTR, SPAN_NAMES } from '../tracing.js';
 import { authorizeToolCall } from '../tools/access.js';
 import { validateToolArguments } from '../tools/arguments.js';
+import type { InputRequiredResult } from '../protocol/input-required.js';
+import type { ToolDefinition } from '../tools/definition.js';
 import type { RegisteredTool, ToolRegistry } from '../tools/registry.js';
 
 /** Filters a downstream response before anyone sees, counts, caches or logs it. */
@@ -59,6 +61,12 @@ export interface ToolCallDeps {
   clock?: () => Date;
 }
 
+/**
+ * Whether a call must wait for the user's confirmation: null at once for a call that needs none (no await on
+ * the hot path), else a promise of null to go on or of the question to answer with.
+ */
+export type ConfirmationGate = (tool: ToolDefinition, args: unknown) => Promise<InputRequiredResult | null> | null;
+
 export interface ToolCallContext {
   agent: AgentRecord;
   /** Scopes of the token presented (contract 5 rule 6); a required scope must also be in `agent.scopes`. */
@@ -81,6 +89,11 @@ export interface ToolCallContext {
    * lost and charged.
    */
   keepAnswer?: (result: ToolCallResult) => Promise<boolean>;
+  /**
+   * Write confirmation (mcp/write-confirmation.ts), run once the call is authorized and its arguments
+   * valid: an InputRequiredResult ends the call there, before anything is rate-limited, reserved or sent.
+   */
+  confirm?: ConfirmationGate;
 }
 
 export interface ToolCallParams {
@@ -112,6 +125,11 @@ export interface ToolCallFacts {
 export interface ToolCallSuccess extends ToolCallFacts {
   ok: true;
   result: ToolCallResult;
+  /**
+   * Set when the call waits for the user's confirmation (MCP 2026-07-28): the question to answer with
+   * instead of `result` (then empty). Nothing was sent, reserved or charged.
+   */
+  question?: InputRequiredResult;
   truncated: boolean;
 }
 
@@ -161,6 +179,9 @@ export async function callTool(deps: ToolCallDeps, caller: ToolCallContext, para
   }
 }
 
+/** The `result` of a call that asked a question instead (see `ToolCallSuccess.question`). */
+const NO_RESULT: ToolCallResult = { content: [{ type: 'text', text: '' }] };
+
 /** The client's leaving (or its cancel, which says so in the signal's reason), with what it interrupted as the cause. */
 function asClientGone(signal: AbortSignal, interrupted?: unknown): ClientGoneError {
   if (interrupted instanceof ClientGoneError) return interrupted;
@@ -195,6 +216,9 @@ async function runPipeline(
     return authorized;
   });
   const args = inSpan(SPAN_NAMES.validate, () => validateToolArguments(tool, params.arguments ?? {}));
+  const asking = caller.confirm?.(tool.definition, params.arguments ?? {});
+  const question = asking ? await asking : null;
+  if (question !== null) return { result: NO_RESULT, question, truncated: false, ...facts };
   await checkRateLimit({ agent: caller.agent, takenAhead: caller.rateTakenAhead, limiter: deps.rateLimiter, clock: () => deps.clock?.() ?? new Date() });
   const reservation = await inSpan(SPAN_NAMES.budgetReserve, async (span) => {
     const reserved = await reserveBudget(deps, caller, tool.definition.maxResponseTokens);

@@ -125,9 +125,11 @@ export function decodedHeader(name: string, raw: string | undefined): string | u
 }
 
 /** A result of the stateless era: `resultType` and the server's identity, as every such result carries. */
-export function completeResult<T extends object>(result: T, serverInfo: { name: string; version: string }): T & { resultType: 'complete' } {
+export function completeResult<T extends object>(result: T, serverInfo: { name: string; version: string }): T & { resultType: string } {
   const meta = (result as { _meta?: unknown })._meta;
-  return { ...result, resultType: 'complete', _meta: { ...(isObject(meta) ? meta : {}), [META_SERVER_INFO]: serverInfo } };
+  // A result that says what it is (an InputRequiredResult's `input_required`) keeps it; any other is complete.
+  const resultType = (result as { resultType?: unknown }).resultType;
+  return { ...result, resultType: typeof resultType === 'string' ? resultType : 'complete', _meta: { ...(isObject(meta) ? meta : {}), [META_SERVER_INFO]: serverInfo } };
 }
 
 /** Whether a version names a stateless revision the gateway serves (any other keeps the session era's answer to it). */

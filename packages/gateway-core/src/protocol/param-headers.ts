@@ -41,6 +41,62 @@ export function paramHeadersOf(schema: unknown): ParamHeader[] {
   return found;
 }
 
+const MARK = 'x-mcp-header';
+const PRIMITIVE_TYPES: ReadonlySet<unknown> = new Set(['string', 'integer', 'boolean']);
+
+/** One `x-mcp-header` mark that MCP 2026-07-28 does not allow: where it is (keys from the schema root), and why. */
+export interface ParamHeaderProblem {
+  path: readonly string[];
+  message: string;
+}
+
+/**
+ * Every mark of an input schema that breaks the revision's rules: not a
+ * string, empty or not an HTTP token, equal to another but for case, on a
+ * parameter that is not a single string, integer or boolean, or anywhere but
+ * at the end of a chain of `properties` (inside `items`, `oneOf`, `$defs`…).
+ * A client must drop such a tool, so the gateway refuses to load it.
+ */
+export function paramHeaderProblems(schema: unknown): ParamHeaderProblem[] {
+  const problems: ParamHeaderProblem[] = [];
+  const reachable = new Set<object>();
+  const collect = (node: unknown) => {
+    const properties = (node as { properties?: unknown } | null)?.properties;
+    if (typeof properties !== 'object' || properties === null) return;
+    for (const child of Object.values(properties)) {
+      if (typeof child !== 'object' || child === null || reachable.has(child)) continue;
+      reachable.add(child);
+      collect(child);
+    }
+  };
+  collect(schema);
+  const seen = new Map<string, string>();
+  const visit = (node: unknown, path: string[], depth: number) => {
+    // Deeper than any schema host-kit or an importer emits: the walk stops rather than recursing without end on a cycle.
+    if (typeof node !== 'object' || node === null || depth > 64) return;
+    if (!Array.isArray(node) && Object.hasOwn(node, MARK)) {
+      const message = markProblem(node as Record<string, unknown>, reachable.has(node), seen, path.join('.'));
+      if (message !== null) problems.push({ path: [...path, MARK], message });
+    }
+    for (const [key, child] of Object.entries(node)) visit(child, [...path, key], depth + 1);
+  };
+  visit(schema, [], 0);
+  return problems;
+}
+
+function markProblem(node: Record<string, unknown>, reachable: boolean, seen: Map<string, string>, where: string): string | null {
+  const mark = node[MARK];
+  if (!reachable) return 'is only allowed on a property reached from the root through properties alone (not items, oneOf/anyOf/allOf/not, if/then/else, $ref or $defs)';
+  if (typeof mark !== 'string' || mark === '') return 'must be a non-empty string';
+  if (!TOKEN.test(mark)) return `${JSON.stringify(mark)} is not an HTTP token (RFC 9110 field-name characters, no spaces or control characters)`;
+  const twin = seen.get(mark.toLowerCase());
+  if (twin !== undefined) return `${JSON.stringify(mark)} is also the mark of ${twin} (marks are case-insensitive)`;
+  seen.set(mark.toLowerCase(), where);
+  if (node.type === 'number') return 'a number parameter cannot be mirrored into a header (only string, integer or boolean)';
+  if (!PRIMITIVE_TYPES.has(node.type)) return `only a string, integer or boolean parameter can be mirrored into a header, not ${JSON.stringify(node.type ?? null)}`;
+  return null;
+}
+
 /**
  * Each marked parameter present in the arguments must arrive mirrored in its
  * header, equal after decoding (integers compared as numbers); absent or

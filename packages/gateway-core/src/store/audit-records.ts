@@ -8,8 +8,11 @@ import { InvalidInputError, type InvalidField } from '../errors.js';
  * log system and read by operators without becoming a store of customer data.
  */
 
-/** Outcomes of a tools/call, one per way a call can end: success, a cache hit, or a failure of the catalogue. */
-export const TOOL_CALL_OUTCOMES = ['ok', 'cache-hit', ...FAILURE_OUTCOMES] as const;
+/**
+ * Outcomes of a tools/call, one per way a call can end: success, a cache hit, a question for the user
+ * before a write (`input-required`: nothing sent or charged; the retry is audited on its own), or a failure of the catalogue.
+ */
+export const TOOL_CALL_OUTCOMES = ['ok', 'cache-hit', 'input-required', ...FAILURE_OUTCOMES] as const;
 
 export type ToolCallAuditOutcome = (typeof TOOL_CALL_OUTCOMES)[number];
 

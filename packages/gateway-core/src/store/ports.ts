@@ -37,6 +37,8 @@ export interface AgentRecord {
   toolSearch?: 'off' | 'on' | 'auto' | null;
   /** Tools listed beside search_tools and call_tool in search mode (those the agent may call); absent: none. */
   pinnedTools?: string[];
+  /** The user confirms each call of a write tool before it is sent (issue 26 item 6); absent: false. */
+  confirmWrites?: boolean;
   createdAt: string;
   updatedAt: string;
 }
@@ -47,7 +49,7 @@ export interface ExternalSubject {
   subject: string;
 }
 
-export type AgentPatch = Partial<Pick<AgentRecord, 'label' | 'dailyTokenBudget' | 'isActive' | 'allowedTools' | 'scopes' | 'externalSubjects' | 'rateLimit' | 'deactivatedAt' | 'toolSearch' | 'pinnedTools'>>;
+export type AgentPatch = Partial<Pick<AgentRecord, 'label' | 'dailyTokenBudget' | 'isActive' | 'allowedTools' | 'scopes' | 'externalSubjects' | 'rateLimit' | 'deactivatedAt' | 'toolSearch' | 'pinnedTools' | 'confirmWrites'>>;
 
 /**
  * An agent's call rate: `callsPerMinute` on average, and up to `burst` calls
@@ -353,6 +355,16 @@ export interface ChangeFeed {
   subscribe(listener: (change: ToolListChange) => void): () => void;
 }
 
+/**
+ * Keys that may be used once: the first `redeem` of a key within its time to
+ * live wins, every later one (on any instance) loses. What makes a signed
+ * write confirmation (an MRTR `requestState`) single-use.
+ */
+export interface SingleUseMarks {
+  /** True the first time `key` is redeemed; false while an earlier redemption is kept (`ttlMs`). */
+  redeem(key: string, ttlMs: number): Promise<boolean>;
+}
+
 export interface GatewayStore {
   readonly kind: 'memory' | 'redis';
   readonly agents: AgentStore;
@@ -372,6 +384,8 @@ export interface GatewayStore {
   readonly rateLimits: RateLimiter;
   /** Tool-list changes, across instances (Redis pub/sub; in-process on the memory store). */
   readonly changes: ChangeFeed;
+  /** Write confirmations already used (`SingleUseMarks`). */
+  readonly redeemed: SingleUseMarks;
   /**
    * One real round trip (to every server holding data); throws when the
    * store is unreachable, and `PartialStoreOutage` when only part of it is.

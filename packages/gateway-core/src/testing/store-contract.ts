@@ -239,6 +239,23 @@ export function describeStoreContract(adapter: string, createStore: StoreFactory
       });
     });
 
+    describe('single-use marks', () => {
+      it('redeems a key once, whoever asks, concurrent callers included', async () => {
+        const { redeemed } = await store();
+        const tries = await Promise.all(Array.from({ length: 10 }, () => redeemed.redeem('nonce-a', 60_000)));
+        expect(tries.filter(Boolean)).toHaveLength(1);
+        expect(await redeemed.redeem('nonce-a', 60_000)).toBe(false);
+        expect(await redeemed.redeem('nonce-b', 60_000)).toBe(true);
+      });
+
+      it('lets a key be redeemed again once its ttl has passed', async () => {
+        const { redeemed } = await store();
+        expect(await redeemed.redeem('nonce-c', 50)).toBe(true);
+        await sleep(150);
+        expect(await redeemed.redeem('nonce-c', 60_000)).toBe(true);
+      });
+    });
+
     describe('budget ledger', () => {
       const noon = new Date('2030-06-15T12:00:00.000Z');
 

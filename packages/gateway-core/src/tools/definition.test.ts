@@ -73,6 +73,41 @@ describe('parseToolDefinitions', () => {
     expect(describeToolProblem(problems[0]!)).toContain(message);
   });
 
+  it('reads confirm (default false)', () => {
+    expect(parseToolDefinitions([getCustomer]).tools[0]?.confirm).toBe(false);
+    expect(parseToolDefinitions([{ ...createOrder, confirm: true }]).tools[0]?.confirm).toBe(true);
+  });
+
+  describe('x-mcp-header marks (MCP 2026-07-28)', () => {
+    const marked = (properties: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
+      ...getCustomer,
+      parameterSources: Object.fromEntries(Object.keys(properties).map((name) => [name, 'query'])),
+      routePattern: '/customers',
+      inputSchema: { type: 'object', properties, required: [], ...extra },
+    });
+
+    it('loads a tool whose marks follow the rules, nested properties included', () => {
+      const tool = marked({ region: { type: 'string', 'x-mcp-header': 'Region' }, filter: { type: 'object', properties: { tenant: { type: 'integer', 'x-mcp-header': 'Tenant' } } } });
+      expect(parseToolDefinitions([tool]).problems).toEqual([]);
+    });
+
+    it.each([
+      ['a name that is not a token', { region: { type: 'string', 'x-mcp-header': 'My Region' } }, {}, 'inputSchema.properties.region.x-mcp-header', /not an HTTP token/],
+      ['an empty name', { region: { type: 'string', 'x-mcp-header': '' } }, {}, 'inputSchema.properties.region.x-mcp-header', /non-empty string/],
+      ['a name that is not a string', { region: { type: 'string', 'x-mcp-header': 7 } }, {}, 'inputSchema.properties.region.x-mcp-header', /non-empty string/],
+      ['two names equal but for case', { a: { type: 'string', 'x-mcp-header': 'Region' }, b: { type: 'string', 'x-mcp-header': 'REGION' } }, {}, 'inputSchema.properties.b.x-mcp-header', /case-insensitive/],
+      ['a number', { ratio: { type: 'number', 'x-mcp-header': 'Ratio' } }, {}, 'inputSchema.properties.ratio.x-mcp-header', /number parameter/],
+      ['an object', { filter: { type: 'object', 'x-mcp-header': 'Filter' } }, {}, 'inputSchema.properties.filter.x-mcp-header', /only a string, integer or boolean/],
+      ['a mark inside items', { tags: { type: 'array', items: { type: 'string', 'x-mcp-header': 'Tag' } } }, {}, 'inputSchema.properties.tags.items.x-mcp-header', /properties alone/],
+      ['a mark inside $defs', { region: { type: 'string' } }, { $defs: { r: { type: 'string', 'x-mcp-header': 'Region' } } }, 'inputSchema.$defs.r.x-mcp-header', /properties alone/],
+      ['a mark inside oneOf', { region: { type: 'string' } }, { oneOf: [{ properties: { region: { type: 'string', 'x-mcp-header': 'Region' } } }] }, 'inputSchema.oneOf.0.properties.region.x-mcp-header', /properties alone/],
+    ])('refuses the tool for %s, with where and why, and keeps the others', (_label, properties, extra, path, message) => {
+      const { tools, problems } = parseToolDefinitions([marked(properties, extra), createOrder]);
+      expect(tools.map((tool) => tool.name)).toEqual(['createOrder']);
+      expect(problems).toEqual([{ index: 0, name: 'getCustomer', issues: [expect.objectContaining({ path, message: expect.stringMatching(message) })] }]);
+    });
+  });
+
   it('reports a schema that is not an array', () => {
     expect(parseToolDefinitions({ tools: [] }).problems[0]?.issues[0]?.message).toMatch(/JSON array/);
   });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { paramHeaderProblems } from '../protocol/param-headers.js';
 import { resolvePointer } from '../util/json-pointer.js';
 
 /**
@@ -97,6 +98,8 @@ const ToolDefinitionObject = z.object({
   name: z.string().regex(TOOL_NAME_PATTERN, 'must be 1-128 characters of A-Z, a-z, 0-9, _, . or -'),
   description: z.string().trim().min(1, 'must not be empty'),
   allowWrite: z.boolean().default(false),
+  /** The user confirms each call before it is sent (MCP 2026-07-28 elicitation; refused on earlier revisions). */
+  confirm: z.boolean().default(false),
   maxResponseTokens: z.int().positive().default(DEFAULT_MAX_RESPONSE_TOKENS),
   category: z.string().nullable().default(null),
   requiredScopes: z
@@ -166,6 +169,8 @@ function checkInputsAgree(tool: z.output<typeof ToolDefinitionObject>, context: 
   for (const name of Object.keys(tool.querySerialization ?? {})) {
     if (tool.parameterSources[name] !== 'query') issue(['querySerialization', name], `"${name}" is not a query input`);
   }
+  // MCP 2026-07-28: a client drops a tool with a mark the revision forbids, so the gateway does not serve it either.
+  for (const problem of paramHeaderProblems(tool.inputSchema)) issue(['inputSchema', ...problem.path], problem.message);
   for (const [name, source] of Object.entries(tool.parameterSources)) {
     const property = tool.inputSchema.properties[name];
     if (source === 'body' || property === undefined || property.type !== undefined) continue;

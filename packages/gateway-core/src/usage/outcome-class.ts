@@ -19,9 +19,12 @@ export const OUTCOME_CLASS_LABELS: Readonly<Record<OutcomeClass, string>> = {
   cancelled: 'Cancelled by the client',
 };
 
-const CLASS_OF: Readonly<Record<'ok' | 'cache-hit' | FailureOutcome, OutcomeClass>> = {
+const CLASS_OF: Readonly<Record<'ok' | 'cache-hit' | 'input-required' | FailureOutcome, OutcomeClass>> = {
   ok: 'success',
   'cache-hit': 'success',
+  // A write held for the user's confirmation: nothing went through (its confirmed retry is a call of its own).
+  'input-required': 'refusal',
+  'not-confirmed': 'refusal',
   unauthorized: 'refusal',
   forbidden: 'refusal',
   'not-allowlisted': 'refusal',

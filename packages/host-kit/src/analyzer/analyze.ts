@@ -9,6 +9,7 @@ import {
   type SourceFile,
 } from 'ts-morph';
 import type { ActionBinding, AgentToolManifest, ControllerBinding, ParameterBinding } from '../manifest.js';
+import { markParamHeaders } from '../param-headers.js';
 import { assembleInputs, type InputCandidate } from '../schema/assemble-inputs.js';
 import { toRoutePattern } from '../schema/route-pattern.js';
 import { TOOL_NAME_PATTERN, type HttpMethod, type ToolDefinition } from '../tool-definition.js';
@@ -234,9 +235,15 @@ class Analysis {
       return null;
     }
     if (failed || problems.length > 0) return null;
-    const { httpMethod: _declared, ...metadata } = options;
+    const { httpMethod: _declared, paramHeaders, ...metadata } = options;
+    const assembled = assembleInputs(inputs);
+    const marked = markParamHeaders(assembled.inputSchema, paramHeaders);
+    if (marked.problem !== null) {
+      this.#report(tool.decorator, DiagnosticCode.InvalidParamHeader, `${marked.problem} ("${name}")`);
+      return null;
+    }
     this.#tools.push({
-      value: { name, ...metadata, httpMethod, routePattern, ...assembleInputs(inputs) },
+      value: { name, ...metadata, httpMethod, routePattern, parameterSources: assembled.parameterSources, inputSchema: marked.inputSchema },
       node: method.getNameNode(),
     });
     return name;

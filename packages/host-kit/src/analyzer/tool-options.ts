@@ -1,5 +1,6 @@
 import { DEFAULT_MAX_RESPONSE_TOKENS, type HttpMethod, type ToolCacheSettings } from '../tool-definition.js';
 import { toCacheSettings } from '../cache-settings.js';
+import { toParamHeaders, type ParamHeaders } from '../param-headers.js';
 import { DiagnosticCode } from './diagnostics.js';
 import type { StaticValue } from './static-value.js';
 
@@ -13,6 +14,10 @@ export interface ToolOptions {
   httpMethod: HttpMethod | null;
   /** Only when set, so manifests of tools without it stay as they were. */
   cache?: ToolCacheSettings;
+  /** Only when true, likewise. */
+  confirm?: true;
+  /** Applied to the input schema by the analyzer (`markParamHeaders`), never a field of the definition. */
+  paramHeaders: ParamHeaders | null;
 }
 
 export interface OptionProblem {
@@ -56,6 +61,12 @@ export function toToolOptions(value: StaticValue | undefined): { options: ToolOp
   const cache = toCacheSettings(object.cache);
   if (cache.problem !== null) problem(DiagnosticCode.NonStaticArgument, cache.problem);
 
+  const confirm = object.confirm ?? false;
+  if (typeof confirm !== 'boolean') problem(DiagnosticCode.NonStaticArgument, 'confirm must be true or false');
+
+  const paramHeaders = toParamHeaders(object.paramHeaders);
+  if (paramHeaders.problem !== null) problem(DiagnosticCode.NonStaticArgument, paramHeaders.problem);
+
   return {
     options: {
       description: description,
@@ -65,6 +76,8 @@ export function toToolOptions(value: StaticValue | undefined): { options: ToolOp
       requiredScopes: scopesOk ? [...(requiredScopes as string[])] : [],
       httpMethod: verb !== null && VERBS.has(verb) ? (verb as HttpMethod) : null,
       ...(cache.settings ? { cache: cache.settings } : {}),
+      ...(confirm === true ? { confirm: true as const } : {}),
+      paramHeaders: paramHeaders.headers,
     },
     problems,
   };

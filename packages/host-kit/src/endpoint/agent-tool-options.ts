@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { InputCandidate } from '../schema/assemble-inputs.js';
 import type { InputProperty, ToolCacheSettings } from '../tool-definition.js';
 import { toCacheSettings } from '../cache-settings.js';
+import { toParamHeaders, type ParamHeaders } from '../param-headers.js';
 import { DEFAULT_MAX_RESPONSE_TOKENS, TOOL_NAME_PATTERN, type AgentToolSettings, type HttpMethod } from '../tool-definition.js';
 import { HTTP_METHODS } from './resolve-verb.js';
 import { isZodObject, zodObjectInputs, zodTypeOf, type ZodObjectSchema } from '../schema/zod-inputs.js';
@@ -28,6 +29,8 @@ export interface AgentToolMetadata {
   readonly requiredScopes: readonly string[];
   readonly httpMethod: HttpMethod | null;
   readonly cache: ToolCacheSettings | null;
+  readonly confirm: boolean;
+  readonly paramHeaders: ParamHeaders | null;
   /** Typed route parameters by name; template parameters missing here are strings. */
   readonly routeInputs: ReadonlyMap<string, InputProperty>;
   readonly queryAndBodyInputs: readonly InputCandidate[];
@@ -53,6 +56,8 @@ export function toAgentToolMetadata(options: AgentToolOptions): AgentToolMetadat
     requiredScopes: Object.freeze(scopesOf(options.requiredScopes, name)),
     httpMethod: httpMethodOf(options.httpMethod, name),
     cache: cacheOf(options.cache, name),
+    confirm: optionalBoolean(options.confirm, 'confirm', name),
+    paramHeaders: paramHeadersOf(options.paramHeaders, name),
     routeInputs: routeInputsOf(input.route, name),
     queryAndBodyInputs: Object.freeze([...queryInputsOf(input.query, name), ...bodyInputsOf(input.body, name)]),
   });
@@ -109,6 +114,12 @@ function cacheOf(value: unknown, tool: string): ToolCacheSettings | null {
   const { settings, problem } = toCacheSettings(value);
   if (problem !== null) fail(`${problem} (tool "${tool}")`);
   return settings;
+}
+
+function paramHeadersOf(value: unknown, tool: string): ParamHeaders | null {
+  const { headers, problem } = toParamHeaders(value);
+  if (problem !== null) fail(`${problem} (tool "${tool}")`);
+  return headers;
 }
 
 function routeInputsOf(schema: unknown, tool: string): ReadonlyMap<string, InputProperty> {

@@ -1,5 +1,6 @@
 import { findTargetHandler } from 'hono/utils/handler';
 import { assembleInputs, type InputCandidate } from '../schema/assemble-inputs.js';
+import { markParamHeaders } from '../param-headers.js';
 import { toRoutePattern } from '../schema/route-pattern.js';
 import type { ToolDefinition } from '../tool-definition.js';
 import type { AgentToolMetadata } from './agent-tool-options.js';
@@ -93,6 +94,9 @@ function toToolDefinition({ metadata, methods, paths }: Placement): ToolDefiniti
     property: metadata.routeInputs.get(name) ?? { type: 'string', description: null },
     required: true,
   }));
+  const inputs = assembleInputs([...routeCandidates, ...metadata.queryAndBodyInputs]);
+  const marked = markParamHeaders(inputs.inputSchema, metadata.paramHeaders);
+  if (marked.problem !== null) return { tool, route, problem: marked.problem, fix: 'mark only string, integer or boolean inputs, with distinct HTTP token header names' };
   return {
     name: metadata.name,
     description: metadata.description,
@@ -102,7 +106,9 @@ function toToolDefinition({ metadata, methods, paths }: Placement): ToolDefiniti
     requiredScopes: [...metadata.requiredScopes],
     httpMethod: verb.verb,
     routePattern: pattern.routePattern,
-    ...assembleInputs([...routeCandidates, ...metadata.queryAndBodyInputs]),
+    parameterSources: inputs.parameterSources,
+    inputSchema: marked.inputSchema,
     ...(metadata.cache ? { cache: metadata.cache } : {}),
+    ...(metadata.confirm ? { confirm: true as const } : {}),
   };
 }

@@ -41,6 +41,7 @@ function toWireShape(tool: ToolDefinition): ToolDefinition {
     parameterSources: tool.parameterSources,
     inputSchema: tool.inputSchema,
     ...(tool.cache ? { cache: tool.cache } : {}),
+    ...(tool.confirm ? { confirm: true as const } : {}),
   };
 }
 

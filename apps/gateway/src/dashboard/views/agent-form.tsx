@@ -26,6 +26,7 @@ export interface AgentFormValues {
   toolSearch?: string;
   /** Pinned tools, comma separated. */
   pinnedTools?: string;
+  confirmWrites?: boolean;
 }
 
 export interface AgentFormProps {
@@ -141,6 +142,17 @@ export function AgentForm({ id, action, submitLabel, csrfToken, values, toolName
           <label for={`${id}-pinned-tools`}>Pinned tools</label>
           <input id={`${id}-pinned-tools`} name="pinnedTools" type="text" class="mono" value={values.pinnedTools ?? ''} aria-invalid={errorFor('pinnedTools') ? 'true' : undefined} />
           {errorFor('pinnedTools') && <p class="error">{errorFor('pinnedTools')}</p>}
+        </div>
+      </fieldset>
+      <fieldset>
+        <legend>Write confirmation</legend>
+        <div class="field">
+          <span class="check">
+            <input id={`${id}-confirm-writes`} name="confirmWrites" type="checkbox" value="on" checked={values.confirmWrites === true} aria-describedby={`${id}-confirm-writes-hint`} />
+            <label for={`${id}-confirm-writes`}>Ask the user to confirm each write</label>
+          </span>
+          <p id={`${id}-confirm-writes-hint`} class="hint">Calls of write tools wait for the user's confirmation (MCP 2026-07-28 clients with elicitation); older clients are refused them.</p>
+          {errorFor('confirmWrites') && <p class="error">{errorFor('confirmWrites')}</p>}
         </div>
       </fieldset>
       <fieldset>

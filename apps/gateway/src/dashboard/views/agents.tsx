@@ -92,6 +92,7 @@ export function agentFormValues(agent: AgentRecord): AgentFormValues {
     externalSubjects: '',
     toolSearch: agent.toolSearch ?? '',
     pinnedTools: (agent.pinnedTools ?? []).join(', '),
+    confirmWrites: agent.confirmWrites === true,
   };
 }
 
@@ -130,6 +131,9 @@ export function AgentPage({ csrfToken, agent, budget, toolNames, knownScopes, no
           <p class="hint">Rate limit: {rateLimitText(agent)}</p>
           <p class="hint" data-tool-search>
             Tool search: {toolSearchText(agent)} · Pinned tools: {agent.pinnedTools?.length ? agent.pinnedTools.join(', ') : 'none'}
+          </p>
+          <p class="hint" data-confirm-writes>
+            Write confirmation: {agent.confirmWrites ? 'each write waits for the user' : 'off'}
           </p>
           <div class="actions">
             <form method="post" action={`${base}/active`}>

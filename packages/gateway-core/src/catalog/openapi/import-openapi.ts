@@ -177,6 +177,7 @@ function buildOperation(doc: JsonObject, version: OpenApiVersion, limits: Schema
     definition: {
       description: describe(input),
       allowWrite: input.allowWrite,
+      confirm: false,
       maxResponseTokens: 2000,
       category: input.tags[0] ?? null,
       requiredScopes: scopesOf(doc, input.operation),

@@ -12,6 +12,7 @@ import { MemoryAttemptCounter } from './attempts.js';
 import { MemoryRateLimiter } from './rate-limits.js';
 import { MemoryChangeFeed } from './changes.js';
 import { MemoryUsageStore } from './usage.js';
+import { MemorySingleUseMarks } from './single-use-marks.js';
 
 /**
  * The embedded store: everything in this process's memory. Right for one
@@ -34,6 +35,7 @@ export function createMemoryStore(options: StoreOptions = {}): GatewayStore {
     signInAttempts: new MemoryAttemptCounter(clock),
     rateLimits: new MemoryRateLimiter(),
     changes: new MemoryChangeFeed(),
+    redeemed: new MemorySingleUseMarks(clock),
     async ping() {},
     async close() {},
   };

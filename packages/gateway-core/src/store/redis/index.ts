@@ -1,3 +1,4 @@
+import { RedisSingleUseMarks } from './single-use-marks.js';
 import { ConfigError } from '../../errors.js';
 import { auditRetention, DEFAULT_RESERVATION_TTL_MS, usageRetentionDays, type StoreOptions } from '../options.js';
 import type { GatewayStore } from '../ports.js';
@@ -65,6 +66,7 @@ export async function createRedisStore(url: string, options: StoreOptions = {}):
     signInAttempts: new RedisAttemptCounter(client, (subject) => keys.signInAttempts(subject)),
     rateLimits: new RedisRateLimiter(client, (agentId) => keys.rateLimit(agentId)),
     changes,
+    redeemed: new RedisSingleUseMarks(client, (key) => keys.redeemed(key)),
     // Each server's round trip is timed on its own (connection.ts), so a cluster can answer in part.
     ping: () => connection.ping(),
     async close() {

@@ -145,6 +145,11 @@ export class Keys {
     return `${this.prefix}cache:generation:{${this.#shardTags[shard]}}`;
   }
 
+  /** A redeemed write confirmation (its `requestState`'s nonce): spread over the slots by the nonce itself. */
+  redeemed(key: string): string {
+    return `${this.prefix}redeemed:${key}`;
+  }
+
   /** Failed admin sign-ins of one client address. */
   signInAttempts(subject: string): string {
     return `${this.prefix}signin:attempts:${subject}`;
