@@ -188,10 +188,10 @@ describe("GitHub's REST API imported from its OpenAPI document", () => {
     expect(ready.components['downstream:github']).toMatchObject({ status: 'Degraded', description: expect.stringMatching(/the last read of its OpenAPI document failed \(.*\): the OpenAPI document is not valid JSON/) });
     expect(resultJson((await call('github_pulls_list', { owner: 'o', repo: 'r' })).message.result)).toHaveLength(1);
 
-    github.brokenDocument = JSON.stringify({ swagger: '2.0', info: { title: 'old', version: '1' }, paths: {} });
+    github.brokenDocument = JSON.stringify({ swagger: '1.2', info: { title: 'old', version: '1' }, apis: [] });
     await api.request('POST', '/management/tools/refresh', admin);
     const swagger = await (await fetch(`${gateway.url}/health/ready`)).json();
-    expect(swagger.components['downstream:github'].description).toMatch(/Swagger 2\.0 document; the gateway reads OpenAPI 3\.0 and 3\.1: convert it first/);
+    expect(swagger.components['downstream:github'].description).toMatch(/Swagger 1\.2 document; the gateway reads Swagger 2\.0, OpenAPI 3\.0 and 3\.1: convert it to OpenAPI 3 first/);
 
     github.brokenDocument = null;
     await api.request('POST', '/management/tools/refresh', admin);
