@@ -89,7 +89,7 @@ describe("GitHub's REST API imported from its OpenAPI document", () => {
         Gw__Downstreams__github__BaseUrl: github.url,
         Gw__Downstreams__github__Prefix: 'github',
         Gw__Downstreams__github__OpenApi: `${github.url}/openapi.json`,
-        Gw__Downstreams__github__Operations__AllowWrite: 'issues/create',
+        Gw__Downstreams__github__Operations__AllowWrite: 'issues/create,actions/update-repo-variable',
         Gw__Downstreams__github__Headers__Accept: 'application/vnd.github+json',
         'Gw__Downstreams__github__Headers__X-GitHub-Api-Version': '2022-11-28',
         Gw__Downstreams__ghpulls__BaseUrl: github.url,
@@ -138,7 +138,7 @@ describe("GitHub's REST API imported from its OpenAPI document", () => {
     expect(loadedRss).toBeLessThanOrEqual(512);
 
     const ready = await (await fetch(`${gateway.url}/health/ready`)).json();
-    expect(ready.components['downstream:github'].description).toMatch(/tool definitions left out: .*actions\/update-org-variable\): two inputs are named "name"/);
+    expect(ready.components['downstream:github'].description).toMatch(/tool definitions left out: .*copilot\/set-copilot-content-exclusion-for-organization\): its JSON request body is not an object/);
     expect(JSON.stringify(ready)).not.toContain('127.0.0.1');
   });
 
@@ -163,6 +163,16 @@ describe("GitHub's REST API imported from its OpenAPI document", () => {
     expect(request).toMatchObject({ method: 'POST', target: '/repos/octo-org/hello-world/issues' });
     expect(request!.headers['content-type']).toMatch(/^application\/json/);
     expect(JSON.parse(request!.body)).toEqual({ title: 'Found a bug', body: 'It broke.', labels: ['bug'] });
+  });
+
+  it('a body property named like a path parameter (a variable renamed) arrives under its own name, beside the path value', async () => {
+    const before = github.requests.length;
+    const reply = await call('github_actions_update-repo-variable', { owner: 'octo-org', repo: 'hello-world', name: 'OLD_NAME', body_name: 'NEW_NAME', value: 'blue' });
+    expect(reply.message.result.isError).toBeFalsy();
+    const [request] = github.requests.slice(before);
+    expect(request).toMatchObject({ method: 'PATCH', target: '/repos/octo-org/hello-world/actions/variables/OLD_NAME' });
+    expect(request!.headers['content-type']).toMatch(/^application\/json/);
+    expect(JSON.parse(request!.body)).toEqual({ name: 'NEW_NAME', value: 'blue' });
   });
 
   it('a write not allowed, a value leaving its path segment and bad arguments never leave the gateway', async () => {

@@ -23,7 +23,6 @@ describe('Swagger 2.0: the classic Petstore, converted to OpenAPI 3.0', () => {
     expect(result.skipped.map(({ operationId, reason }) => `${operationId}: ${reason}`).sort()).toEqual([
       'createUsersWithArrayInput: its JSON request body is not an object with named properties, which the gateway sends bodies as',
       'createUsersWithListInput: its JSON request body is not an object with named properties, which the gateway sends bodies as',
-      'updateUser: two inputs are named "username" (route and body)',
       'uploadFile: its form parameter "file" (a file) cannot be sent: the gateway sends only path and query inputs and a JSON body',
     ]);
     expect(result.notes).toContainEqual({ operation: 'POST /pet/{petId}', operationId: 'updatePetWithForm', reason: 'optional request body (application/x-www-form-urlencoded) left out: not JSON' });
@@ -60,6 +59,14 @@ describe('Swagger 2.0: the classic Petstore, converted to OpenAPI 3.0', () => {
     expect(buildDownstreamRequest(login, { username: 'ann', password: 'p w' }).path).toBe('/user/login?username=ann&password=p+w');
     // The document's host and basePath (petstore.swagger.io/v2) are never used: BaseUrl decides.
     expect(buildDownstreamRequest(byName(result, 'getUserByName'), { username: 'ann' }, '/v2')).toEqual({ method: 'GET', path: '/v2/user/ann' });
+  });
+
+  it('updateUser: the body property named like the path parameter is the input body_username, sent back as "username"', () => {
+    const update = byName(result, 'updateUser');
+    expect(update.parameterSources).toMatchObject({ username: 'route', body_username: 'body', email: 'body' });
+    expect(update.bodyNames).toEqual({ body_username: 'username' });
+    expect(update.inputSchema.properties.body_username).toEqual({ type: 'string', description: 'Sent as "username" in the JSON body.' });
+    expect(buildDownstreamRequest(update, { username: 'ann', body_username: 'anne', email: 'a@x' })).toEqual({ method: 'PUT', path: '/user/ann', body: '{"username":"anne","email":"a@x"}' });
   });
 
   it('collectionFormat csv and pipes are kept; tsv, which OpenAPI 3 cannot say, costs its operation', () => {
