@@ -176,8 +176,18 @@ function buildOperation(doc: JsonObject, version: OpenApiVersion, limits: Schema
   const missing = [...input.path.matchAll(/\{([^{}/]+)\}/g)].map((match) => match[1]!).filter((name) => parameterSources[name] !== 'route');
   if (missing.length > 0) throw new OperationRefusal(`its path names {${missing.join('}, {')}} but declares no path parameter of that name`);
 
+  const bodyNames: Record<string, string> = {};
   const body = jsonBody(doc, input.operation, schemas, notes);
-  if (body) for (const [name, schema] of Object.entries(body.properties)) add(name, 'body', schema, body.required.includes(name));
+  if (body) {
+    for (const [property, schema] of Object.entries(body.properties)) {
+      const name = bodyInputName(property, parameterSources);
+      if (name !== property) {
+        bodyNames[name] = property;
+        notes.push(`body property "${property}" is the input "${name}": a ${parameterSources[property]} parameter is named "${property}"`);
+      }
+      add(name, 'body', name === property ? schema : renamedBodySchema(schema, property), body.required.includes(property));
+    }
+  }
   if (isObject(input.operation.callbacks) && Object.keys(input.operation.callbacks).length > 0) notes.push('callbacks not imported (the gateway does not receive calls)');
 
   const defs = schemas.defs();
@@ -195,8 +205,29 @@ function buildOperation(doc: JsonObject, version: OpenApiVersion, limits: Schema
       parameterSources,
       inputSchema: inputSchema as ToolDefinition['inputSchema'],
       ...(Object.keys(querySerialization).length > 0 ? { querySerialization } : {}),
+      ...(Object.keys(bodyNames).length > 0 ? { bodyNames } : {}),
     },
   };
+}
+
+/**
+ * The input a body property is taken as: its own name, or `body_<name>` when
+ * a path or query parameter has that name (GitHub's `PATCH
+ * /orgs/{org}/actions/variables/{name}` renames a variable: the path's `name`
+ * is the old one, the body's the new one). `bodyNames` maps it back.
+ */
+function bodyInputName(property: string, taken: ToolDefinition['parameterSources']): string {
+  if (!(property in taken)) return property;
+  const renamed = `body_${property}`;
+  if (renamed in taken) throw new OperationRefusal(`its body property "${property}" is named like a ${taken[property]} parameter, and "${renamed}" is taken too`);
+  return renamed;
+}
+
+/** Says in the renamed input's description what it is sent as, so an agent can tell the two apart. */
+function renamedBodySchema(schema: unknown, property: string): JsonObject {
+  const typed = withType(schema);
+  const said = `Sent as "${property}" in the JSON body.`;
+  return { ...typed, description: typeof typed.description === 'string' ? `${typed.description} (${said})` : said };
 }
 
 interface Parameter {
