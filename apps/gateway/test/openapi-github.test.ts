@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { send, signInToDashboard } from './support/dashboard-session.js';
 import { GatewayClient } from './support/gateway-client.js';
 import { createAgentWithToken, openRawSession, rawCall, resultJson, type TestAgent } from './support/mcp.js';
 import { eventually, startGateway, type RunningProcess } from './support/processes.js';
@@ -194,6 +195,11 @@ describe("GitHub's REST API imported from its OpenAPI document", () => {
     const ready = await (await fetch(`${gateway.url}/health/ready`)).json();
     expect(ready.components['downstream:github']).toMatchObject({ status: 'Degraded', description: expect.stringMatching(/the last read of its OpenAPI document failed \(.*\): the OpenAPI document is not valid JSON/) });
     expect(resultJson((await call('github_pulls_list', { owner: 'o', repo: 'r' })).message.result)).toHaveLength(1);
+    // The dashboard's tool library says the same, as a signed-in admin sees it.
+    const { cookie } = await signInToDashboard(gateway);
+    const library = await send(`${gateway.url}/dashboard/tools`, { cookie });
+    expect(library.text).toMatch(/last read of its OpenAPI document failed <time[^>]*>[^<]*<\/time>: the OpenAPI document is not valid JSON[^<]*; serving the last good tools/);
+    expect(library.text).not.toContain('127.0.0.1');
 
     github.brokenDocument = JSON.stringify({ swagger: '1.2', info: { title: 'old', version: '1' }, apis: [] });
     await api.request('POST', '/management/tools/refresh', admin);

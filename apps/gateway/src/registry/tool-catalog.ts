@@ -146,6 +146,7 @@ export class ToolCatalog {
       problems,
       collisions: this.#collisionsOf(source.name),
       lastError,
+      ...(source.readsOpenApi ? { readsOpenApi: true } : {}),
     }));
   }
 
