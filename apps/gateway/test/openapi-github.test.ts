@@ -188,7 +188,7 @@ describe("GitHub's REST API imported from its OpenAPI document", () => {
     expect(github.requests.slice(before)).toEqual([]);
   });
 
-  it('a broken document keeps the last good tools and says why in /health/ready; a good one again clears it', async () => {
+  it('a broken document keeps the last good tools and says why in /health/ready and the dashboard; a Swagger 2.0 one is converted; a good one again clears it', async () => {
     github.brokenDocument = '{"openapi": "3.1.0", "paths": ';
     // Neither downstream (both read this document) could be read: the refresh answers 502, and each keeps its tools.
     expect((await api.request('POST', '/management/tools/refresh', admin)).status).toBe(502);
@@ -205,6 +205,15 @@ describe("GitHub's REST API imported from its OpenAPI document", () => {
     await api.request('POST', '/management/tools/refresh', admin);
     const swagger = await (await fetch(`${gateway.url}/health/ready`)).json();
     expect(swagger.components['downstream:github'].description).toMatch(/Swagger 1\.2 document; the gateway reads Swagger 2\.0, OpenAPI 3\.0 and 3\.1: convert it to OpenAPI 3 first/);
+
+    // A Swagger 2.0 document (the classic Petstore) is converted in the import process and served as any other.
+    github.brokenDocument = readFileSync(require.resolve('@readme/oas-examples/2.0/json/petstore.json'), 'utf8');
+    await api.request('POST', '/management/tools/refresh', admin);
+    const before = github.requests.length;
+    expect(resultJson((await call('github_getPetById', { petId: 7 })).message.result)).toHaveLength(1);
+    expect(github.requests.slice(before)).toMatchObject([{ method: 'GET', target: '/pet/7' }]);
+    const converted = await (await fetch(`${gateway.url}/health/ready`)).json();
+    expect(converted.components['downstream:github'].description).toMatch(/uploadFile\): its form parameter "file" \(a file\) cannot be sent/);
 
     github.brokenDocument = null;
     await api.request('POST', '/management/tools/refresh', admin);
