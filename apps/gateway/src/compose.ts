@@ -85,7 +85,7 @@ const errorText = (error: unknown) => (error instanceof Error ? error.message : 
 
 /** Wires every part of the gateway from its configuration; the one place that knows them all. */
 export async function composeGateway(config: GatewayConfig, log: Logger): Promise<Gateway> {
-  const catalog = new ToolCatalog(config.downstreams.map(({ name, prefix }) => ({ name, prefix })));
+  const catalog = new ToolCatalog(config.downstreams.map(({ name, prefix, openApi }) => ({ name, prefix, readsOpenApi: openApi !== undefined })));
   const metrics = new GatewayMetrics((name) => catalog.registry.get(name) !== undefined);
   const store = await openStore(config, log, metrics);
   const tokens = new TokenService({ signingKey: config.jwt.signingKey });

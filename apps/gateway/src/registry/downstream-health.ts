@@ -67,12 +67,17 @@ function listed(problems: readonly string[]): string {
   return problems.length > LISTED_PROBLEMS ? `${shown} | and ${problems.length - LISTED_PROBLEMS} more (see the log)` : shown;
 }
 
-/**
- * Why an OpenAPI document could not be used (not valid YAML, Swagger 2.0,
- * too big), with anything like an address or a path taken out. A
- * `/gw/schema` failure names its URL, so only the log has it.
- */
 function whyNot(status: DownstreamStatus, schema: string): string {
-  if (schema === '/gw/schema' || !status.lastError) return '';
-  return `: ${status.lastError.message.replace(/[a-z][a-z0-9+.-]*:\/\/\S+|(?:\.{0,2}\/[^\s/:'"]+)+\/?|\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?/gi, '…')}`;
+  const reason = schema === '/gw/schema' || !status.lastError ? null : readFailureReason(status.lastError.message);
+  return reason === null ? '' : `: ${reason}`;
+}
+
+/**
+ * Why an OpenAPI document could not be used (not valid YAML, Swagger 1.2,
+ * too big), with anything like an address or a path taken out, for readiness
+ * and the dashboard. A `/gw/schema` failure names its URL, so only the log
+ * has it.
+ */
+export function readFailureReason(message: string): string {
+  return message.replace(/[a-z][a-z0-9+.-]*:\/\/\S+|(?:\.{0,2}\/[^\s/:'"]+)+\/?|\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?/gi, '…');
 }

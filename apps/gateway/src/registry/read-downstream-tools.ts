@@ -1,7 +1,7 @@
+import { fork } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
 import type { OpenApiSource } from '../config/downstreams-section.js';
 import { fetchToolSchema, retryingRead, SchemaUnusableError, type RetryingReadOptions } from './fetch-tool-schema.js';
 import { loadOpenApiTools, type OpenApiRequest, type OpenApiTools } from './load-openapi-tools.js';
@@ -41,9 +41,9 @@ export async function readDownstreamTools(source: SchemaSource, options: ReadToo
   return read === 'unchanged' ? read : { schema: read.tools, skipped: read.skipped, notes: read.notes, digest: read.digest };
 }
 
-/** The worker beside the built gateway; from sources (unit tests) there is none, and the document is read here. */
+/** The import process's entry beside the built gateway; from sources (unit tests) there is none, and the document is read here. */
 const WORKER_FILE = fileURLToPath(new URL('./openapi-worker.js', import.meta.url));
-/** A hostile document runs out of this much heap in the worker, never in the gateway. */
+/** A hostile document runs out of this much heap in the import process, never in the gateway. */
 const WORKER_HEAP_MB = 1024;
 
 /** The import running now: imports run one after another, so several large documents never add up their peaks. */
@@ -55,20 +55,28 @@ function loadOffThread(request: OpenApiRequest, signal: AbortSignal | undefined)
   return turn;
 }
 
+/**
+ * One import in a short-lived child process rather than a worker thread: a
+ * worker's heap pages stayed resident in the gateway after it ended (about
+ * 160 MiB per import of GitHub's document, measured), a process's go back to
+ * the system when it exits. Only the tool definitions come back.
+ */
 async function loadInWorker(request: OpenApiRequest, signal: AbortSignal | undefined): Promise<OpenApiTools | 'unchanged'> {
   if (!existsSync(WORKER_FILE)) return loadOpenApiTools(request, signal);
-  const worker = new Worker(WORKER_FILE, { workerData: request, resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB } });
-  const stop = () => void worker.terminate();
+  // execArgv set, not inherited: the gateway's own flags (--inspect's port) must not start a second time.
+  const child = fork(WORKER_FILE, [], { serialization: 'advanced', execArgv: [`--max-old-space-size=${WORKER_HEAP_MB}`], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const stop = () => void child.kill('SIGKILL');
   signal?.addEventListener('abort', stop, { once: true });
   try {
-    const exited = once(worker, 'exit').then(([code]) => Promise.reject(new Error(`the OpenAPI worker stopped (exit code ${String(code)})`)));
-    // Also once the reply is in and the worker is ended below: nobody waits for it then.
+    const exited = once(child, 'exit').then(([code, killedBy]) => Promise.reject(new Error(`the OpenAPI import process stopped (${killedBy ? `signal ${String(killedBy)}` : `exit code ${String(code)}`})`)));
+    // Also once the reply is in and the process is ended below: nobody waits for it then.
     exited.catch(() => undefined);
-    const [reply] = (await Promise.race([once(worker, 'message'), exited])) as [OpenApiWorkerReply];
+    child.send(request);
+    const [reply] = (await Promise.race([once(child, 'message'), exited])) as [OpenApiWorkerReply];
     if (reply.ok) return reply.result;
     throw reply.unusable ? new SchemaUnusableError(reply.message) : new Error(reply.message);
   } finally {
     signal?.removeEventListener('abort', stop);
-    await worker.terminate();
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   }
 }

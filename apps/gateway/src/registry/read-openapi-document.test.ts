@@ -72,8 +72,8 @@ paths:
     expect(await refusal(() => readOpenApiDocument(file))).toMatch(/is 50\.0 MiB, over the 32\.0 MiB the gateway reads/);
   });
 
-  it('refuses Swagger 2.0, text that is neither JSON nor YAML, and a missing file, each saying why', async () => {
-    expect(await refusal(() => readDownstreamTools(source(write('old.json', JSON.stringify({ swagger: '2.0', paths: {} }))), {}))).toMatch(/Swagger 2\.0 document.*convert it first/);
+  it('refuses Swagger 1.2, text that is neither JSON nor YAML, and a missing file, each saying why', async () => {
+    expect(await refusal(() => readDownstreamTools(source(write('old.json', JSON.stringify({ swagger: '1.2', apis: [] }))), {}))).toMatch(/Swagger 1\.2 document.*convert it to OpenAPI 3 first/);
     expect(await refusal(() => readOpenApiDocument(write('bad.yaml', 'openapi: [unclosed')))).toMatch(/not valid YAML/);
     expect(await refusal(() => readOpenApiDocument(join(dir, 'missing.yaml')))).toBe("the OpenAPI document's file cannot be read (ENOENT)");
   });

@@ -48,6 +48,8 @@ export interface DownstreamStatus {
   collisions: ToolCollision[];
   /** The last read of its schema that failed, when no read succeeded since. */
   lastError: { message: string; at: string } | null;
+  /** Its tools come from an OpenAPI document (whose read failures readiness and the dashboard explain), not `/gw/schema`. */
+  readsOpenApi?: boolean;
 }
 
 interface DownstreamState {
@@ -144,6 +146,7 @@ export class ToolCatalog {
       problems,
       collisions: this.#collisionsOf(source.name),
       lastError,
+      ...(source.readsOpenApi ? { readsOpenApi: true } : {}),
     }));
   }
 

@@ -14,6 +14,8 @@ export const TOOL_PREFIX_SEPARATOR = '_';
 export interface ToolSource {
   name: string;
   prefix: string;
+  /** Its tools are imported from an OpenAPI document. */
+  readsOpenApi?: boolean;
 }
 
 export function publicToolName(source: ToolSource, declared: string): string {

@@ -13,7 +13,8 @@ export interface DownstreamRequest {
 
 /**
  * Places each argument where the tool's parameterSources say: into the route
- * (percent-encoded), the query string, or the JSON body. `basePath` is the
+ * (percent-encoded), the query string, or the JSON body (under its
+ * `bodyNames` name where it has one). `basePath` is the
  * path of the configured downstream base URL (e.g. `/api`), or empty.
  */
 export function buildDownstreamRequest(tool: ToolDefinition, args: Record<string, unknown>, basePath = ''): DownstreamRequest {
@@ -30,7 +31,7 @@ export function buildDownstreamRequest(tool: ToolDefinition, args: Record<string
     const value = args[name];
     if (value === undefined || value === null || source === 'route') continue;
     if (source === 'query') appendQuery((query ??= new URLSearchParams()), name, value, tool.querySerialization?.[name]);
-    else (body ??= {})[name] = value;
+    else (body ??= {})[tool.bodyNames?.[name] ?? name] = value;
   }
   const search = query !== undefined && query.size > 0 ? `?${query}` : '';
   const base = basePath.endsWith('/') ? basePath.replace(/\/+$/, '') : basePath;

@@ -108,6 +108,22 @@ describe('parseToolDefinitions', () => {
     });
   });
 
+  it('reads bodyNames for body inputs only, and refuses two body inputs sent as one property', () => {
+    const rename = {
+      name: 'renameVariable',
+      description: 'Renames a variable.',
+      httpMethod: 'PATCH',
+      routePattern: '/variables/{name}',
+      parameterSources: { name: 'route', body_name: 'body', value: 'body' },
+      inputSchema: { type: 'object', properties: { name: { type: 'string' }, body_name: { type: 'string' }, value: { type: 'string' } }, required: ['name'] },
+    };
+    expect(parseToolDefinitions([{ ...rename, bodyNames: { body_name: 'name' } }]).tools[0]?.bodyNames).toEqual({ body_name: 'name' });
+    const notBody = parseToolDefinitions([{ ...rename, bodyNames: { name: 'other' } }]);
+    expect(notBody.problems[0]?.issues).toContainEqual({ path: 'bodyNames.name', message: '"name" is not a body input' });
+    const twice = parseToolDefinitions([{ ...rename, bodyNames: { body_name: 'value' } }]);
+    expect(twice.problems[0]?.issues).toContainEqual({ path: 'bodyNames.value', message: 'body inputs "body_name" and "value" would both be sent as "value"' });
+  });
+
   it('reports a schema that is not an array', () => {
     expect(parseToolDefinitions({ tools: [] }).problems[0]?.issues[0]?.message).toMatch(/JSON array/);
   });

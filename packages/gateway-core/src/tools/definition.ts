@@ -113,6 +113,12 @@ const ToolDefinitionObject = z.object({
   inputSchema: InputSchemaSchema,
   cache: ToolCacheSchema.optional(),
   querySerialization: z.record(z.string(), QuerySerializationSchema).optional(),
+  /**
+   * A body input's property name in the JSON body, where it differs from the
+   * input's: an OpenAPI operation whose body has a property named like one of
+   * its path or query parameters takes it as another input (catalog/openapi).
+   */
+  bodyNames: z.record(z.string(), z.string().min(1)).optional(),
 });
 
 export const ToolDefinitionSchema = ToolDefinitionObject.superRefine(checkInputsAgree);
@@ -171,11 +177,28 @@ function checkInputsAgree(tool: z.output<typeof ToolDefinitionObject>, context: 
   }
   // MCP 2026-07-28: a client drops a tool with a mark the revision forbids, so the gateway does not serve it either.
   for (const problem of paramHeaderProblems(tool.inputSchema)) issue(['inputSchema', ...problem.path], problem.message);
+  checkBodyNames(tool, issue);
   for (const [name, source] of Object.entries(tool.parameterSources)) {
     const property = tool.inputSchema.properties[name];
     if (source === 'body' || property === undefined || property.type !== undefined) continue;
     const problem = unresolvedType(tool.inputSchema, property.$ref as string);
     if (problem) issue(['inputSchema', 'properties', name, '$ref'], `${source} input "${name}": ${problem}`);
+  }
+}
+
+/** Renamed body inputs are body inputs, and no two body inputs land on the same property of the body. */
+function checkBodyNames(tool: z.output<typeof ToolDefinitionObject>, issue: (path: (string | number)[], message: string) => void): void {
+  if (tool.bodyNames === undefined) return;
+  for (const name of Object.keys(tool.bodyNames)) {
+    if (tool.parameterSources[name] !== 'body') issue(['bodyNames', name], `"${name}" is not a body input`);
+  }
+  const landed = new Map<string, string>();
+  for (const [name, source] of Object.entries(tool.parameterSources)) {
+    if (source !== 'body') continue;
+    const property = tool.bodyNames[name] ?? name;
+    const other = landed.get(property);
+    if (other !== undefined) issue(['bodyNames', name], `body inputs "${other}" and "${name}" would both be sent as "${property}"`);
+    landed.set(property, name);
   }
 }
 

@@ -34,6 +34,16 @@ describe('the downstream rows of the overview and the tool library', () => {
     expect(html).toMatch(/tool <span class="mono">search<\/span> refused: downstream catalog serves that name/);
   });
 
+  it("say why an OpenAPI document's last read failed, without addresses, and that the last good tools are served", () => {
+    const message = "the OpenAPI document cannot be imported: the OpenAPI document is not valid JSON (Unexpected end of JSON input) at http://10.0.0.7:8080/openapi.json";
+    const html = render([view({ name: 'github', readsOpenApi: true, lastError: { message, at: AT } }), view({ name: 'fresh', readsOpenApi: true, loaded: false, toolCount: 0, loadedAt: null, lastError: { message: 'the OpenAPI document is 50.0 MiB, over the 32.0 MiB the gateway reads', at: AT } })]);
+    expect(html).toContain(
+      `last read of its OpenAPI document failed <time datetime="${AT}">2030-01-01 00:00:00 UTC</time>: the OpenAPI document cannot be imported: the OpenAPI document is not valid JSON (Unexpected end of JSON input) at …; serving the last good tools`,
+    );
+    expect(html).not.toContain('10.0.0.7');
+    expect(html).toContain('failed <time datetime="2030-01-01T00:00:00.000Z">2030-01-01 00:00:00 UTC</time>: the OpenAPI document is 50.0 MiB, over the 32.0 MiB the gateway reads</p>');
+  });
+
   it("list the definitions left out (an OpenAPI document's skipped operations), each with why", () => {
     const problems = Array.from({ length: 52 }, (_, index) => `POST /up/${index} (upload${index}): its request body is multipart/form-data, not JSON`);
     const html = render([view({ name: 'github', problems })]);

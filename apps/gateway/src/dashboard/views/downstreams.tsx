@@ -1,4 +1,5 @@
 import type { BreakerState } from '@tollgate/gateway-core';
+import { readFailureReason } from '../../registry/downstream-health.js';
 import type { DownstreamStatus } from '../../registry/tool-catalog.js';
 import { Badge, Time, type Health } from './parts.js';
 
@@ -16,7 +17,11 @@ export const BREAKER_TEXT: Record<BreakerState, [health: Health, text: string]> 
 /** How many left-out definitions (an OpenAPI document's skipped operations, say) are listed, each with why. */
 const LISTED_PROBLEMS = 50;
 
-/** Breaker state, tools served and last load of one downstream; read failures' reasons stay in the log (they can name internal addresses). */
+/**
+ * Breaker state, tools served and last load of one downstream. Why an OpenAPI
+ * document's read failed is shown as readiness shows it (addresses taken
+ * out); why a `/gw/schema` read failed stays in the log (it names the URL).
+ */
 export function DownstreamSummary({ downstream }: { downstream: DownstreamView }) {
   const [breakerHealth, breakerText] = BREAKER_TEXT[downstream.breaker];
   const refused = downstream.problems.length + downstream.collisions.length;
@@ -36,7 +41,9 @@ export function DownstreamSummary({ downstream }: { downstream: DownstreamView }
       )}
       {downstream.lastError && (
         <p class="hint">
-          last read of /gw/schema failed <Time iso={downstream.lastError.at} />
+          last read of {downstream.readsOpenApi ? 'its OpenAPI document' : '/gw/schema'} failed <Time iso={downstream.lastError.at} />
+          {downstream.readsOpenApi && `: ${readFailureReason(downstream.lastError.message)}`}
+          {downstream.loaded && '; serving the last good tools'}
         </p>
       )}
       {downstream.problems.length > 0 && (

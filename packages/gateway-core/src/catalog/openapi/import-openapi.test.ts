@@ -31,8 +31,27 @@ describe("GitHub's REST API (@octokit/openapi, whole)", () => {
     expect(whole.tools.length + whole.skipped.length).toBe(operations.length);
     expect(whole.tools.length).toBeGreaterThan(1200);
     for (const skipped of whole.skipped) expect(skipped.reason).not.toBe('');
-    // Path `{name}` and a body property `name` cannot both be inputs of one tool.
-    expect(whole.skipped.find((skipped) => skipped.operationId === 'actions/update-repo-variable')?.reason).toMatch(/two inputs are named "name"/);
+  });
+
+  it('actions/update-repo-variable: the body property "name" (the new name) is the input body_name, sent back as "name"', () => {
+    // Path `{name}` is the variable's name now, the body's `name` its new one: both must reach GitHub.
+    const tool = byName(whole, 'actions_update-repo-variable');
+    expect(whole.skipped.find((skipped) => skipped.operationId === 'actions/update-repo-variable')).toBeUndefined();
+    expect(tool.parameterSources).toEqual({ owner: 'route', repo: 'route', name: 'route', body_name: 'body', value: 'body' });
+    expect(tool.bodyNames).toEqual({ body_name: 'name' });
+    expect(tool.inputSchema.properties.body_name).toMatchObject({ type: 'string', description: 'The name of the variable. (Sent as "name" in the JSON body.)' });
+    expect(whole.notes).toContainEqual({
+      operation: 'PATCH /repos/{owner}/{repo}/actions/variables/{name}',
+      operationId: 'actions/update-repo-variable',
+      reason: 'body property "name" is the input "body_name": a route parameter is named "name"',
+    });
+    expect(buildDownstreamRequest(tool, { owner: 'octo', repo: 'hello', name: 'OLD_NAME', body_name: 'NEW_NAME', value: 'v' })).toEqual({
+      method: 'PATCH',
+      path: '/repos/octo/hello/actions/variables/OLD_NAME',
+      body: '{"name":"NEW_NAME","value":"v"}',
+    });
+    // All five such GitHub operations are imported: only a body that is not an object is left out now.
+    expect(whole.skipped.map((skipped) => skipped.operationId)).toEqual(['copilot/set-copilot-content-exclusion-for-organization']);
   });
 
   it('names every tool uniquely within 64 characters with its prefix, using only [A-Za-z0-9_-]', () => {
@@ -114,8 +133,9 @@ describe('other public documents', () => {
     expect(byName(result, 'addPet').requiredScopes).toEqual(['write:pets', 'read:pets']);
     expect(byName(result, 'findPetsByStatus').querySerialization).toEqual({ status: { style: 'form', explode: true } });
     expect(buildDownstreamRequest(byName(result, 'findPetsByStatus'), { status: ['available', 'sold'] }).path).toBe('/pet/findByStatus?status=available&status=sold');
-    // Array bodies cannot be named inputs; updateUser's body has a `username` like its path.
-    expect(result.skipped.map((skipped) => skipped.operationId)).toEqual(['createUsersWithArrayInput', 'createUsersWithListInput', 'updateUser']);
+    // Array bodies cannot be named inputs; updateUser's body `username` (like its path's) is the input body_username.
+    expect(result.skipped.map((skipped) => skipped.operationId)).toEqual(['createUsersWithArrayInput', 'createUsersWithListInput']);
+    expect(byName(result, 'updateUser').bodyNames).toEqual({ body_username: 'username' });
     expect(result.notes).toContainEqual(expect.objectContaining({ operationId: 'updatePetWithForm', reason: expect.stringMatching(/optional request body \(application\/x-www-form-urlencoded\) left out/) }));
     expect(result.notes).toContainEqual(expect.objectContaining({ operationId: 'deletePet', reason: 'optional header parameter "api_key" left out' }));
     expect(buildToolRegistry(result.tools).problems).toEqual([]);
@@ -131,9 +151,8 @@ describe('other public documents', () => {
     expect(serialized).not.toContain('"nullable"');
   });
 
-  it('refuses Swagger 2.0 with what to do, and anything that is not OpenAPI 3', () => {
-    expect(() => importOpenApi({ swagger: '2.0', paths: {} })).toThrow(OpenApiDocumentError);
-    expect(() => importOpenApi({ swagger: '2.0', paths: {} })).toThrow(/convert it first/);
+  it('refuses what is neither Swagger 2.0 (swagger2.test.ts) nor OpenAPI 3', () => {
+    expect(() => importOpenApi({ swagger: '1.2', paths: {} })).toThrow(OpenApiDocumentError);
     expect(() => importOpenApi({ openapi: '4.0.0', paths: {} })).toThrow(/expected 3.0.x or 3.1.x/);
     expect(() => importOpenApi('openapi: 3.1.0')).toThrow(OpenApiDocumentError);
   });

@@ -2,11 +2,12 @@ import { HTTP_METHODS, ToolDefinitionSchema, type HttpMethod, type QuerySerializ
 import { dereferenced, isObject, openApiVersion, type JsonObject, type OpenApiVersion } from './document.js';
 import { DEFAULT_SCHEMA_LIMITS, OperationRefusal, OperationSchemas, trimmed, withType, type SchemaLimits } from './schemas.js';
 import { selectsAny, type OperationSelector, type SelectableOperation } from './selectors.js';
+import { fromSwagger2, isSwagger2 } from './swagger2.js';
 import { assignToolNames, MAX_TOOL_NAME_LENGTH, type Renaming } from './tool-names.js';
 
 /**
- * OpenAPI 3.0/3.1 document → the gateway's tool definitions, one per
- * selected operation. Pure: the document is already read and its external
+ * OpenAPI 3.0/3.1 document (or Swagger 2.0, converted to 3.0 first, in place) → the
+ * gateway's tool definitions, one per selected operation. Pure: the document is already read and its external
  * `$ref`s bundled in (apps/gateway reads files and URLs). Every operation
  * that cannot be called properly is left out with its reason, and the rest
  * are imported: one odd operation never costs the others.
@@ -33,7 +34,10 @@ export interface OperationNote {
 }
 
 export interface OpenApiImport {
+  /** The version read: a Swagger 2.0 document is read as the 3.0 one it converts to. */
   version: OpenApiVersion;
+  /** Set when the document was Swagger 2.0 and converted. */
+  convertedFrom?: '2.0';
   /** Under their declared names (without the prefix), ready for the catalog. */
   tools: ToolDefinition[];
   /** Selected operations that were not imported, with why. */
@@ -60,8 +64,9 @@ interface Candidate {
 }
 
 export function importOpenApi(document: unknown, options: OpenApiImportOptions = {}): OpenApiImport {
-  const version = openApiVersion(document);
-  const doc = document as JsonObject;
+  const converted = isSwagger2(document) ? fromSwagger2(document) : undefined;
+  const doc = (converted?.document ?? document) as JsonObject;
+  const version = openApiVersion(doc);
   const limits = { ...DEFAULT_SCHEMA_LIMITS, ...options.limits };
   const skipped: OperationNote[] = [];
   const candidates: Candidate[] = [];
@@ -75,6 +80,11 @@ export function importOpenApi(document: unknown, options: OpenApiImportOptions =
       continue;
     }
     const label = `${method} ${path}`;
+    const unconvertible = converted?.unconvertible.get(label);
+    if (unconvertible !== undefined) {
+      skipped.push({ operation: label, operationId, reason: unconvertible });
+      continue;
+    }
     try {
       const allowWrite = method !== 'GET' && selectsAny(options.allowWrite ?? [], selectable);
       const built = buildOperation(doc, version, limits, { method, path, pathItem, operation, tags, allowWrite });
@@ -84,7 +94,7 @@ export function importOpenApi(document: unknown, options: OpenApiImportOptions =
       skipped.push({ operation: label, operationId, reason: error.message });
     }
   }
-  return { version, ...named(candidates, options.prefix ?? '', skipped), skipped, excluded };
+  return { version, ...(converted ? { convertedFrom: '2.0' as const } : {}), ...named(candidates, options.prefix ?? '', skipped), skipped, excluded };
 }
 
 interface FoundOperation {
@@ -166,8 +176,18 @@ function buildOperation(doc: JsonObject, version: OpenApiVersion, limits: Schema
   const missing = [...input.path.matchAll(/\{([^{}/]+)\}/g)].map((match) => match[1]!).filter((name) => parameterSources[name] !== 'route');
   if (missing.length > 0) throw new OperationRefusal(`its path names {${missing.join('}, {')}} but declares no path parameter of that name`);
 
+  const bodyNames: Record<string, string> = {};
   const body = jsonBody(doc, input.operation, schemas, notes);
-  if (body) for (const [name, schema] of Object.entries(body.properties)) add(name, 'body', schema, body.required.includes(name));
+  if (body) {
+    for (const [property, schema] of Object.entries(body.properties)) {
+      const name = bodyInputName(property, parameterSources);
+      if (name !== property) {
+        bodyNames[name] = property;
+        notes.push(`body property "${property}" is the input "${name}": a ${parameterSources[property]} parameter is named "${property}"`);
+      }
+      add(name, 'body', name === property ? schema : renamedBodySchema(schema, property), body.required.includes(property));
+    }
+  }
   if (isObject(input.operation.callbacks) && Object.keys(input.operation.callbacks).length > 0) notes.push('callbacks not imported (the gateway does not receive calls)');
 
   const defs = schemas.defs();
@@ -186,8 +206,29 @@ function buildOperation(doc: JsonObject, version: OpenApiVersion, limits: Schema
       parameterSources,
       inputSchema: inputSchema as ToolDefinition['inputSchema'],
       ...(Object.keys(querySerialization).length > 0 ? { querySerialization } : {}),
+      ...(Object.keys(bodyNames).length > 0 ? { bodyNames } : {}),
     },
   };
+}
+
+/**
+ * The input a body property is taken as: its own name, or `body_<name>` when
+ * a path or query parameter has that name (GitHub's `PATCH
+ * /orgs/{org}/actions/variables/{name}` renames a variable: the path's `name`
+ * is the old one, the body's the new one). `bodyNames` maps it back.
+ */
+function bodyInputName(property: string, taken: ToolDefinition['parameterSources']): string {
+  if (!(property in taken)) return property;
+  const renamed = `body_${property}`;
+  if (renamed in taken) throw new OperationRefusal(`its body property "${property}" is named like a ${taken[property]} parameter, and "${renamed}" is taken too`);
+  return renamed;
+}
+
+/** Says in the renamed input's description what it is sent as, so an agent can tell the two apart. */
+function renamedBodySchema(schema: unknown, property: string): JsonObject {
+  const typed = withType(schema);
+  const said = `Sent as "${property}" in the JSON body.`;
+  return { ...typed, description: typeof typed.description === 'string' ? `${typed.description} (${said})` : said };
 }
 
 interface Parameter {
