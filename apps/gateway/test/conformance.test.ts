@@ -81,7 +81,7 @@ const NOT_APPLICABLE: Record<string, string> = {
   'prompts-get-with-args': `prompts: ${TOOLS_ONLY}`,
   'prompts-get-embedded-resource': `prompts: ${TOOLS_ONLY}`,
   'prompts-get-with-image': `prompts: ${TOOLS_ONLY}`,
-  'http-custom-header-server-validation': 'x-mcp-header: calls the suite\'s own tools whose parameters it marks; no downstream of the gateway marks one (not implemented yet: issue 26 item 2)',
+  'http-custom-header-server-validation': 'x-mcp-header: calls the suite\'s own tools whose parameters it marks; the gateway serves only the tools of its downstreams, and their marks (host-kit paramHeaders, OpenAPI) are checked by mcp-write-confirmation and param-headers tests',
   'input-required-result-basic-elicitation': `MRTR elicitation from a tool: ${NO_INPUT}`,
   'input-required-result-basic-sampling': `MRTR sampling from a tool: ${NO_INPUT}`,
   'input-required-result-basic-list-roots': `MRTR roots from a tool: ${NO_INPUT}`,
