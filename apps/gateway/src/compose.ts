@@ -32,7 +32,7 @@ import { createHash } from 'node:crypto';
 import type { GatewayConfig } from './config/gateway-config.js';
 import { createGatewayApp } from './gateway-app.js';
 import { AdminSignIn } from './http/admin-sign-in.js';
-import type { Logger } from './logger.js';
+import type { Logger } from './observability/logger.js';
 import { SHORTHAND_DOWNSTREAM } from './config/downstreams-section.js';
 import { downstreamForwarders } from './downstream-forwarders.js';
 import { acrossWorkers } from './cluster/workers-readiness.js';
@@ -41,7 +41,8 @@ import { judgeDownstreams } from './registry/downstream-health.js';
 import { describeCollision, ToolCatalog } from './registry/tool-catalog.js';
 import { ToolRefresher } from './registry/tool-refresher.js';
 import { GatewayMetrics } from './observability/metrics.js';
-import { currentRequestId, requestContext } from './observability/request-context.js';
+import { requestContext } from './observability/request-context.js';
+import { currentRequestId } from './observability/request-id.js';
 import { metricsRoutes } from './routes/metrics.js';
 import { UsageReader } from './usage-reader.js';
 

@@ -28,9 +28,9 @@ import { healthRoutes } from './routes/health.js';
 import { jwksRoutes } from './routes/jwks.js';
 import { managementRoutes } from './routes/management.js';
 import { BodyAdmission } from './http/body-admission.js';
-import { attachFastPath, mcpFastPath } from './http/mcp-fast-path.js';
+import { attachFastPath, mcpFastPath } from './mcp-transport/mcp-fast-path.js';
 import type { RequestContextMiddleware } from './observability/request-context.js';
-import { mcpRoutes, onHono, sendMcpAnswer } from './routes/mcp.js';
+import { mcpRoutes, onHono, sendMcpAnswer } from './mcp-transport/mcp-route.js';
 import { metricsRoutes } from './routes/metrics.js';
 import { oauthMetadataRoutes } from './routes/oauth-metadata.js';
 import type { UsageReader } from './usage-reader.js';
@@ -87,7 +87,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Hono {
   const bodies = new BodyAdmission(config.http.maxPendingBodyBytes);
   const mcpRoute = { mcp: deps.mcp, maxBodyBytes: config.mcp.maxBodyBytes, keepAliveMs: config.mcp.keepAliveMs, bodies };
   app.route('/mcp', mcpRoutes(mcpRoute));
-  // The server serves POST /mcp without the app when it can (see http/mcp-fast-path.ts); same steps, same body bound.
+  // The server serves POST /mcp without the app when it can (see mcp-transport/mcp-fast-path.ts); same steps, same body bound.
   attachFastPath(
     app,
     mcpFastPath({ route: mcpRoute, policy: originPolicyOf(config), resourceMetadataUrl: config.oauth?.resourceMetadataUrl, context: deps.requestContext?.node, onUnexpectedError: deps.onUnexpectedError }),

@@ -2,14 +2,14 @@ import cluster from 'node:cluster';
 import type { Server } from 'node:http';
 import { ConfigError } from '@tollgate/gateway-core';
 import { serveHandedConnections } from './cluster/connection-handoff.js';
-import { superviseWorkers } from './cluster/supervisor.js';
+import { superviseWorkers } from './supervisor.js';
 import { composeGateway, GATEWAY_VERSION, type Gateway } from './compose.js';
 import { withConfigKeys, type GatewayConfig } from './config/gateway-config.js';
 import { loadGatewayConfig } from './config/load.js';
 import { ConfigFileError } from './config/sources.js';
-import { fastPathOf } from './http/mcp-fast-path.js';
+import { fastPathOf } from './mcp-transport/mcp-fast-path.js';
 import { httpServer, listen } from './http/node-server.js';
-import { createLogger, type Logger } from './logger.js';
+import { createLogger, type Logger } from './observability/logger.js';
 import { unreachableAtStart } from './registry/reachable-at-start.js';
 import { startTracing } from './observability/tracing.js';
 

@@ -3,7 +3,7 @@ import { createAgentWithToken, initializeRequest, mcpRaw, openRawSession, type M
 import { startPair, type Pair } from './support/pair.js';
 
 /**
- * POST /mcp is served by a Node handler in front of the app (http/mcp-fast-path.ts)
+ * POST /mcp is served by a Node handler in front of the app (mcp-transport/mcp-fast-path.ts)
  * unless the request comes from a browser page (`Origin`), which the app's CORS
  * middleware must see. The same gateway therefore answers the same request both
  * ways: with an allowed loopback Origin through the app, without one through the

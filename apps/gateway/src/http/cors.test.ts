@@ -36,7 +36,7 @@ function gateway(policy: OriginPolicy): Hono {
     c.header('Mcp-Session-Id', 'session-1');
     return c.body('event: message\ndata: {}\n\n', 200, { 'Content-Type': 'text/event-stream' });
   });
-  // As routes/mcp.ts: every other method is 405, OPTIONS included.
+  // As mcp-transport/mcp-route.ts: every other method is 405, OPTIONS included.
   app.all('/mcp', (c) => c.json({ error: 'method not allowed' }, 405));
   app.onError((error, c) => errorResponse(c, error));
   return app;

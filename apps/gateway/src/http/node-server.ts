@@ -1,15 +1,20 @@
 import { getRequestListener } from '@hono/node-server';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { GatewayConfig } from '../config/gateway-config.js';
 import { closeConnectionsInStages } from './lingering-close.js';
-import type { FastPath } from './mcp-fast-path.js';
+
+/**
+ * Serves a request on the Node objects and returns true, or returns false to leave it to the app.
+ * Declared by the server that tries it, so the server needs nothing of what serves it (mcp-transport/mcp-fast-path.ts).
+ */
+export type FastPath = (incoming: IncomingMessage, outgoing: ServerResponse) => boolean;
 
 export interface ListenOptions {
   port: number;
   host: string;
   http: GatewayConfig['http'];
-  /** Tried first for every request: what it serves never reaches `fetch` (see mcp-fast-path.ts). */
+  /** Tried first for every request: what it serves never reaches `fetch` (see mcp-transport/mcp-fast-path.ts). */
   fastPath?: FastPath;
 }
 

@@ -1,20 +1,9 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { MiddlewareHandler } from 'hono';
 import { createMiddleware } from 'hono/factory';
-import type { Logger } from '../logger.js';
-
-interface RequestContext {
-  requestId: string;
-}
-
-const storage = new AsyncLocalStorage<RequestContext>();
-
-/** The request id of the request being handled, for log lines (see the logger's mixin). */
-export function currentRequestId(): string | undefined {
-  return storage.getStore()?.requestId;
-}
+import type { Logger } from './logger.js';
+import { runAsRequest } from './request-id.js';
 
 /** A caller's own id is kept when it is short and plain, so it cannot forge log structure. */
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -44,7 +33,7 @@ export function requestContext(log: Logger): RequestContextMiddleware {
     const requestId = requestIdFrom(c.req.header('X-Request-Id'));
     const started = performance.now();
     c.header('X-Request-Id', requestId);
-    await storage.run({ requestId }, async () => {
+    await runAsRequest(requestId, async () => {
       await next();
       accessLine(c.req.method, c.req.path, c.res.status, started);
     });
@@ -53,7 +42,7 @@ export function requestContext(log: Logger): RequestContextMiddleware {
     around: (offeredId, method, path, serve) => {
       const requestId = requestIdFrom(offeredId);
       const started = performance.now();
-      return storage.run({ requestId }, async () => accessLine(method, path, await serve(requestId), started));
+      return runAsRequest(requestId, async () => accessLine(method, path, await serve(requestId), started));
     },
   };
   return Object.assign(middleware, { node });

@@ -1,6 +1,6 @@
 import cluster from 'node:cluster';
 import pino from 'pino';
-import { currentRequestId } from './observability/request-context.js';
+import { currentRequestId } from './request-id.js';
 
 /**
  * Structured JSON logs on stdout, one line per event, each carrying the id

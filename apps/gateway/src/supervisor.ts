@@ -1,13 +1,13 @@
 import cluster, { type Worker } from 'node:cluster';
 import { Hono } from 'hono';
-import type { GatewayConfig } from '../config/gateway-config.js';
-import { listen } from '../http/node-server.js';
-import type { Logger } from '../logger.js';
-import { ClusterMetrics } from '../observability/cluster-metrics.js';
-import { clusterMetricsRoutes } from '../routes/metrics.js';
-import { acceptForWorkers, isAccepting } from './connection-handoff.js';
-import { RestartBackoff } from './restart-backoff.js';
-import { WorkersReadiness } from './workers-readiness.js';
+import type { GatewayConfig } from './config/gateway-config.js';
+import { listen } from './http/node-server.js';
+import type { Logger } from './observability/logger.js';
+import { ClusterMetrics } from './observability/cluster-metrics.js';
+import { clusterMetricsRoutes } from './routes/metrics.js';
+import { acceptForWorkers, isAccepting } from './cluster/connection-handoff.js';
+import { RestartBackoff } from './cluster/restart-backoff.js';
+import { WorkersReadiness } from './cluster/workers-readiness.js';
 
 /** Past the workers' own shutdown deadline, how long the primary still waits before killing them. */
 const SHUTDOWN_GRACE_MS = 5_000;
@@ -15,9 +15,9 @@ const SHUTDOWN_GRACE_MS = 5_000;
 /**
  * The primary process of `Gw:Http:Workers` > 1: forks the workers, accepts
  * every connection and hands it to one of them in turn (ready ones first;
- * see connection-handoff.ts for why not Node's own round-robin), tells each
+ * see cluster/connection-handoff.ts for why not Node's own round-robin), tells each
  * worker whether all of them are ready (their /health/ready says so, see
- * workers-readiness.ts), replaces a worker that dies (with a growing wait while
+ * cluster/workers-readiness.ts), replaces a worker that dies (with a growing wait while
  * they keep dying young), serves `Gw:Metrics:Port` with every worker's
  * metrics merged, and on SIGTERM lets every worker drain as a single process
  * would, then exits 0 if they all stopped cleanly. It loads no model, opens

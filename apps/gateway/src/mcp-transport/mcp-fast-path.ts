@@ -1,12 +1,10 @@
 import { describeError, transportFailure } from '@tollgate/gateway-core';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { FastPath } from '../http/node-server.js';
 import type { NodeRequestContext } from '../observability/request-context.js';
-import { postMcp, sendMcpAnswer, type McpRouteDeps } from '../routes/mcp.js';
+import { postMcp, sendMcpAnswer, type McpRouteDeps } from './mcp-route.js';
 import { NodeMcpExchange, writeNodeReply, type NodeReply } from './mcp-exchange.js';
-import { checkOrigin, checkSingleAuthorization, type OriginPolicy } from './request-guards.js';
-
-/** Serves a request on the Node objects and returns true, or returns false to leave it to the app. */
-export type FastPath = (incoming: IncomingMessage, outgoing: ServerResponse) => boolean;
+import { checkOrigin, checkSingleAuthorization, type OriginPolicy } from '../http/request-guards.js';
 
 export interface McpFastPathDeps {
   route: McpRouteDeps;

@@ -14,13 +14,13 @@ import {
   type McpAnswer,
 } from '@tollgate/gateway-core';
 import { Hono, type Context } from 'hono';
-import type { McpExchange, McpResponse } from '../http/mcp-exchange.js';
+import type { McpExchange, McpResponse } from './mcp-exchange.js';
 import { bearerChallengeHeader } from '../http/bearer-challenge.js';
 import type { BodyAdmission } from '../http/body-admission.js';
 import { retryAfterHeader } from '../http/retry-after.js';
-import { checkDeclaredLength, clientGoneSignal, hasBody, readBodyText, requestHeaders } from '../http/node-request.js';
-import { replyWithKeepAlive, sseFrames } from '../http/sse.js';
-import { listenStream } from '../http/listen-stream.js';
+import { checkDeclaredLength, clientGoneSignal, hasBody, readBodyText, requestHeaders } from './node-request.js';
+import { replyWithKeepAlive, sseFrames } from './sse.js';
+import { listenStream } from './listen-stream.js';
 
 const SESSION_HEADER = 'Mcp-Session-Id';
 const ALLOWED_METHODS = 'POST, DELETE';
@@ -91,7 +91,7 @@ export const onHono = (c: Context): McpExchange<Response> => c;
 /**
  * POST /mcp: the size limit, the token, the body, then the McpService; the
  * answer as `sendMcpAnswer` writes it. On any exchange: Hono's Context, or
- * the Node fast path's (see http/mcp-fast-path.ts), which serves the same
+ * the Node fast path's (see mcp-fast-path.ts), which serves the same
  * requests without building WHATWG objects.
  */
 export async function postMcp<R extends McpResponse>(c: McpExchange<R>, deps: McpRouteDeps): Promise<R> {
