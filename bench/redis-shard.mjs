@@ -27,7 +27,7 @@ import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { connect } from 'node:net';
 import { parseArgs } from 'node:util';
-import { createStore } from '@tollgate/gateway-core';
+import { createStore } from '@tollgate/gateway-core/store';
 import { startRedisCluster, startRedisServer } from '@tollgate/gateway-core/testing';
 
 const { values: args } = parseArgs({

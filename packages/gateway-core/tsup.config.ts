@@ -5,6 +5,10 @@ export default defineConfig({
   // The embedding worker is one too: `new Worker` loads it by file, beside the bundle.
   entry: {
     index: 'src/index.ts',
+    // The public groups, also namespaces of the main entry, and the app's internal entry.
+    errors: 'src/api/errors.ts',
+    store: 'src/api/store.ts',
+    internal: 'src/internal.ts',
     'testing/index': 'src/testing/index.ts',
     'local-model-worker': 'src/embedding/local-model-worker.ts',
     // Large answers are decoded in a piscina pool, which loads this file by name.

@@ -4,7 +4,6 @@ import {
   BudgetAdmission,
   createOpenAiEmbeddingModel,
   createPrivacyFilter,
-  createStore,
   WorkerLargeAnswers,
   EmbeddingModelError,
   ExternalTokens,
@@ -25,8 +24,8 @@ import {
   type BreakerState,
   type BreakerStateChange,
   type EmbeddingModel,
-  type GatewayStore,
 } from '@tollgate/gateway-core';
+import { createStore, type GatewayStore } from '@tollgate/gateway-core/store';
 import { Hono } from 'hono';
 import { createHash } from 'node:crypto';
 import type { GatewayConfig } from './config/gateway-config.js';

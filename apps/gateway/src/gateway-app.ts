@@ -1,14 +1,13 @@
 import {
-  describeError,
-  NotFoundError,
   transportFailure,
   type AgentService,
-  type AuditLog,
   type BreakerState,
   type GatewayAssertionSigner,
   type McpService,
   type TokenService,
 } from '@tollgate/gateway-core';
+import { describeError, NotFoundError } from '@tollgate/gateway-core/errors';
+import type { AuditLog } from '@tollgate/gateway-core/store';
 import { Hono, type MiddlewareHandler } from 'hono';
 import type { GatewayConfig } from './config/gateway-config.js';
 import { serveFavicon } from './dashboard/favicon.js';

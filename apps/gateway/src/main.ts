@@ -1,6 +1,6 @@
 import cluster from 'node:cluster';
 import type { Server } from 'node:http';
-import { ConfigError } from '@tollgate/gateway-core';
+import { ConfigError } from '@tollgate/gateway-core/errors';
 import { serveHandedConnections } from './cluster/connection-handoff.js';
 import { superviseWorkers } from './supervisor.js';
 import { composeGateway, GATEWAY_VERSION, type Gateway } from './compose.js';

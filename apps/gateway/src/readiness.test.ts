@@ -1,4 +1,6 @@
-import { createMemoryStore, PartialStoreOutage, StoreUnavailableError, type EmbeddingModel, type GatewayStore } from '@tollgate/gateway-core';
+import type { EmbeddingModel } from '@tollgate/gateway-core';
+import { StoreUnavailableError } from '@tollgate/gateway-core/errors';
+import { createMemoryStore, PartialStoreOutage, type GatewayStore } from '@tollgate/gateway-core/store';
 import { describe, expect, it } from 'vitest';
 import { createReadiness } from './readiness.js';
 

@@ -1,4 +1,5 @@
-import { checkEmbeddingModel, checkStore, type ComponentHealth, type EmbeddingModel, type GatewayStore } from '@tollgate/gateway-core';
+import { checkEmbeddingModel, type ComponentHealth, type EmbeddingModel } from '@tollgate/gateway-core';
+import { checkStore, type GatewayStore } from '@tollgate/gateway-core/store';
 import type { DownstreamHealth, DownstreamsHealth } from './registry/downstream-health.js';
 
 /**

@@ -1,4 +1,11 @@
-import { parseUsageQuery, usageReport, type AgentService, type UsageCell, type UsageQueryParams, type UsageReport, type UsageStore } from '@tollgate/gateway-core';
+import {
+  parseUsageQuery,
+  usageReport,
+  type AgentService,
+  type UsageQueryParams,
+  type UsageReport,
+} from '@tollgate/gateway-core';
+import type { UsageCell, UsageStore } from '@tollgate/gateway-core/store';
 
 /** A usage report with the people's name of each agent it names (grouped by agent, or filtered to one). */
 export interface LabelledUsageReport extends UsageReport {

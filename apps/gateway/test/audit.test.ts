@@ -1,4 +1,5 @@
-import { countTokens, TokenService } from '@tollgate/gateway-core';
+import { TokenService } from '@tollgate/gateway-core';
+import { countTokens } from '@tollgate/gateway-core/internal';
 import { startRedisServer, type RedisServer } from '@tollgate/gateway-core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditedCall, type AuditRecord, type AuditedCall } from './support/audited-call.js';

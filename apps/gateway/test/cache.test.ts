@@ -1,4 +1,4 @@
-import { countTokens } from '@tollgate/gateway-core';
+import { countTokens } from '@tollgate/gateway-core/internal';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditedCall, type AuditedCall } from './support/audited-call.js';
 import { GatewayClient } from './support/gateway-client.js';

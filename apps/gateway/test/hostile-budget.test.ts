@@ -1,4 +1,4 @@
-import { countTokens } from '@tollgate/gateway-core';
+import { countTokens } from '@tollgate/gateway-core/internal';
 import { performance } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentAudit, countOutcomes } from './support/audit.js';

@@ -1,4 +1,4 @@
-import { countTokens } from '@tollgate/gateway-core';
+import { countTokens } from '@tollgate/gateway-core/internal';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GatewayClient } from './support/gateway-client.js';
 import { createAgentWithToken, openRawSession, rawCall, type McpExchange, type TestAgent } from './support/mcp.js';

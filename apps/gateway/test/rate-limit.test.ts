@@ -1,4 +1,4 @@
-import { countTokens } from '@tollgate/gateway-core';
+import { countTokens } from '@tollgate/gateway-core/internal';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentAudit, countOutcomes } from './support/audit.js';

@@ -1,4 +1,4 @@
-import { countTokens } from '@tollgate/gateway-core';
+import { countTokens } from '@tollgate/gateway-core/internal';
 import type { RedisServer } from '@tollgate/gateway-core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ControlledDownstream } from './support/controlled-downstream.js';

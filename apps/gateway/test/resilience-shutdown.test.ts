@@ -1,4 +1,4 @@
-import { countTokens } from '@tollgate/gateway-core';
+import { countTokens } from '@tollgate/gateway-core/internal';
 import type { RedisServer } from '@tollgate/gateway-core/testing';
 import { once } from 'node:events';
 import { Agent, request } from 'node:http';

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
  * The folders of gateway-core from the bottom up: a module may import its
  * own folder and the folders below it, never one above. The files at the
  * root (errors, the error catalogue, time, tracing) sit just above the
- * helpers they use. `testing/` and `index.ts` are above everything.
+ * helpers they use. `testing/` and the entries (`index.ts`, `internal.ts`) are above everything.
  */
 const LAYERS = [
   'util',
@@ -33,6 +33,8 @@ const LAYERS = [
   'catalog',
   'pipeline',
   'mcp',
+  // The public groups of the main entry (errors, store), each an entry too.
+  'api',
   'testing',
   '(index)',
 ];
@@ -50,7 +52,8 @@ function sourceFiles(dir: string): string[] {
 
 function layerOf(file: string): string {
   const path = relative(SRC, file);
-  if (path === 'index.ts') return '(index)';
+  // The entry points: the public API and the app's internal one.
+  if (path === 'index.ts' || path === 'internal.ts') return '(index)';
   return path.includes('/') ? path.slice(0, path.indexOf('/')) : '(root)';
 }
 

@@ -1,4 +1,4 @@
-import { ConfigError } from '@tollgate/gateway-core';
+import { ConfigError } from '@tollgate/gateway-core/errors';
 
 /** For tests: the lines of the ConfigError that `parse` throws; fails when it throws nothing or something else. */
 export function configProblems(parse: () => unknown): string[] {

@@ -1,16 +1,15 @@
 import {
-  checkDownstreamHeaders,
-  ConfigError,
   parseSelectorList,
   resolveResilienceOptions,
   SelectorError,
   type BreakerMode,
   type BreakerOptions,
-  type ConfigProblem,
   type OperationSelector,
   type ResolvedResilienceOptions,
   type RetryOptions,
 } from '@tollgate/gateway-core';
+import { ConfigError, type ConfigProblem } from '@tollgate/gateway-core/errors';
+import { checkDownstreamHeaders } from '@tollgate/gateway-core/internal';
 
 /** One API behind the gateway, from `Gw:Downstreams:<name>:*` or the single-key form. */
 export interface DownstreamConfig {

@@ -1,25 +1,25 @@
 import { randomBytes } from 'node:crypto';
 import {
-  apiKeyWeakness,
-  checkDownstreamHeaders,
-  checkSigningKey,
-  ConfigError,
-  DEFAULT_MAX_RESPONSE_BYTES,
-  DEFAULT_LISTEN_LIMITS,
-  MIN_SIGNING_KEY_BYTES,
-  parseStoreUrl,
   resolveAssertionSettings,
   resolveResilienceOptions,
   type BreakerMode,
   type BreakerOptions,
   type RetryOptions,
-  type ConfigProblem,
   type PrivacyConfig,
-  type RateLimit,
   type ResolvedResilienceOptions,
   type AssertionAlgorithm,
   type ResolvedAssertionSettings,
 } from '@tollgate/gateway-core';
+import { ConfigError, type ConfigProblem } from '@tollgate/gateway-core/errors';
+import { parseStoreUrl, type RateLimit } from '@tollgate/gateway-core/store';
+import {
+  apiKeyWeakness,
+  checkDownstreamHeaders,
+  checkSigningKey,
+  DEFAULT_MAX_RESPONSE_BYTES,
+  DEFAULT_LISTEN_LIMITS,
+  MIN_SIGNING_KEY_BYTES,
+} from '@tollgate/gateway-core/internal';
 import { z } from 'zod';
 import { oauthConfigFromSection, type OAuthConfig } from './oauth-section.js';
 import { parseDownstreams, type DownstreamConfig } from './downstreams-section.js';

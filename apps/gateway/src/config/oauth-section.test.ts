@@ -1,4 +1,5 @@
-import { ConfigError, EXTERNAL_ALGORITHMS, type ConfigProblem } from '@tollgate/gateway-core';
+import { ConfigError, type ConfigProblem } from '@tollgate/gateway-core/errors';
+import { EXTERNAL_ALGORITHMS } from '@tollgate/gateway-core/internal';
 import { describe, expect, it } from 'vitest';
 import { parseGatewayConfig } from './gateway-config.js';
 import { metadataUrlOf, oauthConfigFromSection, type OAuthConfig } from './oauth-section.js';

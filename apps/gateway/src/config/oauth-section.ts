@@ -1,4 +1,12 @@
-import { DEFAULT_CLOCK_TOLERANCE_SECONDS, DEFAULT_JWKS_COOLDOWN_SECONDS, DEFAULT_JWKS_MAX_STALE_SECONDS, EXTERNAL_ALGORITHMS, scopeProblem, type ConfigProblem, type ExternalAlgorithm, type TrustedIssuer } from '@tollgate/gateway-core';
+import type { ExternalAlgorithm, TrustedIssuer } from '@tollgate/gateway-core';
+import type { ConfigProblem } from '@tollgate/gateway-core/errors';
+import {
+  DEFAULT_CLOCK_TOLERANCE_SECONDS,
+  DEFAULT_JWKS_COOLDOWN_SECONDS,
+  DEFAULT_JWKS_MAX_STALE_SECONDS,
+  EXTERNAL_ALGORITHMS,
+  scopeProblem,
+} from '@tollgate/gateway-core/internal';
 
 /**
  * The gateway as an OAuth resource server (`Gw:OAuth:*`): the public URL of

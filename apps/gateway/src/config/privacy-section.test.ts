@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError } from '@tollgate/gateway-core';
+import { ConfigError } from '@tollgate/gateway-core/errors';
 import { afterAll, describe, expect, it } from 'vitest';
 import { privacyConfigFromSection, readPrivacyRulesFile } from './privacy-section.js';
 

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { ConfigError, parsePrivacyConfig, type ConfigProblem, type PrivacyConfig, type ToolPrivacyOverride } from '@tollgate/gateway-core';
+import { parsePrivacyConfig, type PrivacyConfig, type ToolPrivacyOverride } from '@tollgate/gateway-core';
+import { ConfigError, type ConfigProblem } from '@tollgate/gateway-core/errors';
 
 /**
  * The privacy settings from their two sources: keys under `Gw:Privacy` and

@@ -1,4 +1,4 @@
-import type { ConfigProblem } from '@tollgate/gateway-core';
+import type { ConfigProblem } from '@tollgate/gateway-core/errors';
 import { describe, expect, it } from 'vitest';
 import { parseGatewayConfig } from './gateway-config.js';
 import { defaultRateLimitFromSection } from './rate-limit-section.js';

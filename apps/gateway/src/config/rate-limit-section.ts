@@ -1,4 +1,5 @@
-import { MAX_BURST, MAX_CALLS_PER_MINUTE, type ConfigProblem, type RateLimit } from '@tollgate/gateway-core';
+import type { ConfigProblem } from '@tollgate/gateway-core/errors';
+import { MAX_BURST, MAX_CALLS_PER_MINUTE, type RateLimit } from '@tollgate/gateway-core/store';
 
 const SECTION = 'Gw:RateLimit';
 const SETTINGS = { defaultcallsperminute: ['DefaultCallsPerMinute', MAX_CALLS_PER_MINUTE], defaultburst: ['DefaultBurst', MAX_BURST] } as const;

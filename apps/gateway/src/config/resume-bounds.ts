@@ -1,4 +1,4 @@
-import type { ConfigProblem } from '@tollgate/gateway-core';
+import type { ConfigProblem } from '@tollgate/gateway-core/errors';
 
 /** Resumes waiting on one instance at once, by default: half its connections, the other half left to every other client. */
 export function defaultMaxResumes(maxConnections: number): number {

@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os';
-import type { ConfigProblem } from '@tollgate/gateway-core';
+import type { ConfigProblem } from '@tollgate/gateway-core/errors';
 import { z } from 'zod';
 
 /** More worker processes than this is a typo, not a host. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidInputError, SubjectTakenError } from '@tollgate/gateway-core';
+import { InvalidInputError, SubjectTakenError } from '@tollgate/gateway-core/errors';
 import { encodeIdentity, formValues, parseCreateAgentForm, parseUpdateAgentForm, serviceFieldErrors, type FormBody } from './agent-form.js';
 import { AgentForm } from './views/agent-form.js';
 import { agentFormValues } from './views/agents.js';

@@ -1,4 +1,4 @@
-import { InvalidInputError, SubjectTakenError } from '@tollgate/gateway-core';
+import { InvalidInputError, SubjectTakenError } from '@tollgate/gateway-core/errors';
 import { z } from 'zod';
 import { createAgentBody, updateAgentBody } from '../routes/management-schemas.js';
 

@@ -1,4 +1,10 @@
-import { checkAuditQuery, type AgentRecord, type AuditLog, type AuditQuery, type AuditRecord } from '@tollgate/gateway-core';
+import {
+  checkAuditQuery,
+  type AgentRecord,
+  type AuditLog,
+  type AuditQuery,
+  type AuditRecord,
+} from '@tollgate/gateway-core/store';
 
 /** An export reads at most this many records (newest first): one request never walks the whole trail. */
 export const MAX_EXPORT_RECORDS = 10_000;

@@ -1,4 +1,5 @@
-import type { AgentService, AuditLog, TokenService } from '@tollgate/gateway-core';
+import type { AgentService, TokenService } from '@tollgate/gateway-core';
+import type { AuditLog } from '@tollgate/gateway-core/store';
 import { Hono } from 'hono';
 import type { GatewayConfig } from '../config/gateway-config.js';
 import type { AdminSignIn } from '../http/admin-sign-in.js';

@@ -1,4 +1,4 @@
-import { describeError } from '@tollgate/gateway-core';
+import { describeError } from '@tollgate/gateway-core/errors';
 import type { ErrorHandler, NotFoundHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';

@@ -1,4 +1,4 @@
-import { createMemoryStore, type AuditEntry } from '@tollgate/gateway-core';
+import { createMemoryStore, type AuditEntry } from '@tollgate/gateway-core/store';
 import { describe, expect, it } from 'vitest';
 import { lastHourStats } from './overview-stats.js';
 

@@ -1,4 +1,4 @@
-import type { AuditLog, AuditRecord } from '@tollgate/gateway-core';
+import type { AuditLog, AuditRecord } from '@tollgate/gateway-core/store';
 
 const HOUR_MS = 60 * 60 * 1000;
 const PAGE_SIZE = 500;

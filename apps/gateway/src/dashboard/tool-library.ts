@@ -1,4 +1,5 @@
-import { isMutating, type ToolDefinition } from '@tollgate/gateway-core';
+import type { ToolDefinition } from '@tollgate/gateway-core';
+import { isMutating } from '@tollgate/gateway-core/internal';
 
 export interface ToolGroup {
   /** null = the tools without a category, always listed last. */

@@ -1,4 +1,4 @@
-import { InvalidInputError } from '@tollgate/gateway-core';
+import { InvalidInputError } from '@tollgate/gateway-core/errors';
 import type { LabelledUsageReport, UsageReader, UsageSubset } from '../usage-reader.js';
 import type { UsageRangeChoice } from './usage-range.js';
 

@@ -1,4 +1,5 @@
-import { bearerToken, type TokenService } from '@tollgate/gateway-core';
+import type { TokenService } from '@tollgate/gateway-core';
+import { bearerToken } from '@tollgate/gateway-core/internal';
 import { createMiddleware } from 'hono/factory';
 
 /** Hono env of admin routes: the actor is set once the admin token checks out. */

@@ -1,5 +1,7 @@
 import { getConnInfo } from '@hono/node-server/conninfo';
-import { apiKeyMatches, TooManyAttemptsError, type SignInThrottle } from '@tollgate/gateway-core';
+import type { SignInThrottle } from '@tollgate/gateway-core';
+import { TooManyAttemptsError } from '@tollgate/gateway-core/errors';
+import { apiKeyMatches } from '@tollgate/gateway-core/internal';
 import type { Context } from 'hono';
 
 /** What the admin sign-in tells the log: refusals and wrong keys, by address; never the key. */

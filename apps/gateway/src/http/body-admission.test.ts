@@ -1,4 +1,4 @@
-import { TransportError } from '@tollgate/gateway-core';
+import { TransportError } from '@tollgate/gateway-core/errors';
 import { describe, expect, it } from 'vitest';
 import { BodyAdmission } from './body-admission.js';
 

@@ -1,4 +1,4 @@
-import { TransportError } from '@tollgate/gateway-core';
+import { TransportError } from '@tollgate/gateway-core/errors';
 
 /** No agent may hold more than this share of the instance's pending body bytes. */
 const AGENT_SHARE = 1 / 8;

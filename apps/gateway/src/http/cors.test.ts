@@ -1,4 +1,4 @@
-import { UnauthorizedError } from '@tollgate/gateway-core';
+import { UnauthorizedError } from '@tollgate/gateway-core/errors';
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
 import { MCP_CORS, mcpCors } from './cors.js';

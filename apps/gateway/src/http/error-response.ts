@@ -1,4 +1,4 @@
-import { describeError } from '@tollgate/gateway-core';
+import { describeError } from '@tollgate/gateway-core/errors';
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { problem } from './problem.js';

@@ -1,4 +1,4 @@
-import { InvalidInputError } from '@tollgate/gateway-core';
+import { InvalidInputError } from '@tollgate/gateway-core/errors';
 import type { Context, MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { z } from 'zod';

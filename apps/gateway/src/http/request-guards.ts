@@ -1,4 +1,4 @@
-import { ForbiddenError, UnauthorizedError } from '@tollgate/gateway-core';
+import { ForbiddenError, UnauthorizedError } from '@tollgate/gateway-core/errors';
 import type { IncomingMessage } from 'node:http';
 import { isLoopbackHost } from './loopback.js';
 

@@ -1,4 +1,5 @@
-import { SSE_CONTENT_TYPE, SSE_KEEP_ALIVE, sseMessage, type ListenReply } from '@tollgate/gateway-core';
+import type { ListenReply } from '@tollgate/gateway-core';
+import { SSE_CONTENT_TYPE, SSE_KEEP_ALIVE, sseMessage } from '@tollgate/gateway-core/internal';
 import type { McpExchange, McpResponse } from './mcp-exchange.js';
 
 /**

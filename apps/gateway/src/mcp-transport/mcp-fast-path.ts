@@ -1,4 +1,5 @@
-import { describeError, transportFailure } from '@tollgate/gateway-core';
+import { transportFailure } from '@tollgate/gateway-core';
+import { describeError } from '@tollgate/gateway-core/errors';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastPath } from '../http/node-server.js';
 import type { NodeRequestContext } from '../observability/request-context.js';

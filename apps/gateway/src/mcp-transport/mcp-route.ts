@@ -1,18 +1,20 @@
 import {
+  McpService,
+  streamedMessage,
+  transportFailure,
+  type JsonRpcResponse,
+  type McpAnswer,
+} from '@tollgate/gateway-core';
+import { TransportError } from '@tollgate/gateway-core/errors';
+import {
   ANSWER_EVENT,
   eventId,
-  McpService,
   PRIMING_EVENT,
   PROTOCOL_VERSION_HEADER,
   sseMessage,
   ssePriming,
   STREAM_RETRY_MS,
-  streamedMessage,
-  transportFailure,
-  TransportError,
-  type JsonRpcResponse,
-  type McpAnswer,
-} from '@tollgate/gateway-core';
+} from '@tollgate/gateway-core/internal';
 import { Hono, type Context } from 'hono';
 import type { McpExchange, McpResponse } from './mcp-exchange.js';
 import { bearerChallengeHeader } from '../http/bearer-challenge.js';

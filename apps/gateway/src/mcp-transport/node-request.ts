@@ -1,4 +1,4 @@
-import { TransportError } from '@tollgate/gateway-core';
+import { TransportError } from '@tollgate/gateway-core/errors';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { McpExchange } from './mcp-exchange.js';
 

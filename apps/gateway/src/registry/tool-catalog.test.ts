@@ -1,4 +1,4 @@
-import { allowlistAllows } from '@tollgate/gateway-core';
+import { allowlistAllows } from '@tollgate/gateway-core/internal';
 import { describe, expect, it } from 'vitest';
 import { describeCollision, ToolCatalog } from './tool-catalog.js';
 

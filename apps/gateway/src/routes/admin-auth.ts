@@ -1,4 +1,5 @@
-import { UnauthorizedError, type TokenService } from '@tollgate/gateway-core';
+import type { TokenService } from '@tollgate/gateway-core';
+import { UnauthorizedError } from '@tollgate/gateway-core/errors';
 import { Hono } from 'hono';
 import type { AdminSignIn } from '../http/admin-sign-in.js';
 import { jsonBodyLimit, readJsonBody } from '../http/json-body.js';

@@ -1,4 +1,5 @@
-import type { AgentRecord, AgentService } from '@tollgate/gateway-core';
+import type { AgentService } from '@tollgate/gateway-core';
+import type { AgentRecord } from '@tollgate/gateway-core/store';
 import { Hono, type Context } from 'hono';
 import type { AdminEnv } from '../http/admin-guard.js';
 import { readJsonBody } from '../http/json-body.js';

@@ -1,4 +1,5 @@
-import { checkAuditQuery, type AgentService, type AuditLog, type AuditQuery } from '@tollgate/gateway-core';
+import type { AgentService } from '@tollgate/gateway-core';
+import { checkAuditQuery, type AuditLog, type AuditQuery } from '@tollgate/gateway-core/store';
 import { Hono, type Context } from 'hono';
 import type { AdminEnv } from '../http/admin-guard.js';
 

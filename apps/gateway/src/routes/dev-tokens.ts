@@ -1,4 +1,5 @@
-import { NotFoundError, type AgentService, type TokenService } from '@tollgate/gateway-core';
+import type { AgentService, TokenService } from '@tollgate/gateway-core';
+import { NotFoundError } from '@tollgate/gateway-core/errors';
 import { Hono } from 'hono';
 import { isLoopbackRequest } from '../http/loopback.js';
 

@@ -1,4 +1,5 @@
-import { MAX_BURST, MAX_CALLS_PER_MINUTE, MAX_TOKEN_LIFETIME_DAYS } from '@tollgate/gateway-core';
+import { MAX_BURST, MAX_CALLS_PER_MINUTE } from '@tollgate/gateway-core/store';
+import { MAX_TOKEN_LIFETIME_DAYS } from '@tollgate/gateway-core/internal';
 import { z } from 'zod';
 
 /**

@@ -1,4 +1,5 @@
-import type { AgentService, AuditLog, TokenService } from '@tollgate/gateway-core';
+import type { AgentService, TokenService } from '@tollgate/gateway-core';
+import type { AuditLog } from '@tollgate/gateway-core/store';
 import { Hono } from 'hono';
 import { requireAdmin, type AdminEnv } from '../http/admin-guard.js';
 import { jsonBodyLimit } from '../http/json-body.js';

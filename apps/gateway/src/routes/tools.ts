@@ -1,4 +1,4 @@
-import { DownstreamError } from '@tollgate/gateway-core';
+import { DownstreamError } from '@tollgate/gateway-core/errors';
 import { Hono } from 'hono';
 import type { AdminEnv } from '../http/admin-guard.js';
 import type { ToolCatalog } from '../registry/tool-catalog.js';

@@ -1,4 +1,5 @@
-import type { AgentRecord, AgentService, AuditLog, BudgetView } from '@tollgate/gateway-core';
+import type { AgentService, BudgetView } from '@tollgate/gateway-core';
+import type { AgentRecord, AuditLog } from '@tollgate/gateway-core/store';
 import { Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';

@@ -1,4 +1,11 @@
-import { checkAuditQuery, TOOL_CALL_OUTCOMES, type AgentService, type AuditLog, type AuditPage as AuditRecordsPage, type AuditQuery } from '@tollgate/gateway-core';
+import type { AgentService } from '@tollgate/gateway-core';
+import {
+  checkAuditQuery,
+  TOOL_CALL_OUTCOMES,
+  type AuditLog,
+  type AuditPage as AuditRecordsPage,
+  type AuditQuery,
+} from '@tollgate/gateway-core/store';
 import { Hono } from 'hono';
 import type { ToolCatalog } from '../../registry/tool-catalog.js';
 import type { DashboardContext, DashboardEnv } from '../env.js';

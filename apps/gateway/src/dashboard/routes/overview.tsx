@@ -1,4 +1,5 @@
-import type { AgentService, AuditLog } from '@tollgate/gateway-core';
+import type { AgentService } from '@tollgate/gateway-core';
+import type { AuditLog } from '@tollgate/gateway-core/store';
 import { Hono } from 'hono';
 import type { Readiness } from '../../readiness.js';
 import type { ToolCatalog } from '../../registry/tool-catalog.js';

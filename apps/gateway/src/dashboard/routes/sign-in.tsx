@@ -1,4 +1,5 @@
-import { NotFoundError, TooManyAttemptsError, type TokenService } from '@tollgate/gateway-core';
+import type { TokenService } from '@tollgate/gateway-core';
+import { NotFoundError, TooManyAttemptsError } from '@tollgate/gateway-core/errors';
 import { Hono, type Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';

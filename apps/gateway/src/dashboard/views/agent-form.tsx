@@ -1,4 +1,4 @@
-import { showInvisible } from '@tollgate/gateway-core';
+import { showInvisible } from '@tollgate/gateway-core/internal';
 import { encodeIdentity, type FieldError } from '../agent-form.js';
 import { Alert, CsrfField } from './layout.js';
 

@@ -1,5 +1,6 @@
 import type { Child } from 'hono/jsx';
-import type { AgentRecord, BudgetView } from '@tollgate/gateway-core';
+import type { BudgetView } from '@tollgate/gateway-core';
+import type { AgentRecord } from '@tollgate/gateway-core/store';
 import type { FieldError } from '../agent-form.js';
 import { AgentForm, type AgentFormValues } from './agent-form.js';
 import { CsrfField, Notice, Page } from './layout.js';

@@ -1,4 +1,4 @@
-import type { AuditRecord } from '@tollgate/gateway-core';
+import type { AuditRecord } from '@tollgate/gateway-core/store';
 import { describe, expect, it } from 'vitest';
 import { AuditPage } from './audit.js';
 

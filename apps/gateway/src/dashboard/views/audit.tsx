@@ -1,4 +1,4 @@
-import type { AuditRecord } from '@tollgate/gateway-core';
+import type { AuditRecord } from '@tollgate/gateway-core/store';
 import { Page } from './layout.js';
 import { Badge, Time, type Health } from './parts.js';
 
