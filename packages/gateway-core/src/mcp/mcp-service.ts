@@ -3,7 +3,6 @@ import type { AgentService } from '../agents/agent-service.js';
 import type { AgentClaims } from '../auth/token-service.js';
 import type { AuditEvent } from '../audit/trail.js';
 import { bearerToken } from '../auth/bearer.js';
-import type { CachePeek } from '../cache/semantic-cache.js';
 import { readVirtualCall, type ToolSearchMode, type VirtualCall } from '../catalog/search/search-mode.js';
 import { parseSearchArguments, SEARCH_TOOLS } from '../catalog/search/virtual-tools.js';
 import {
@@ -18,9 +17,7 @@ import {
   UnauthorizedError,
   type ErrorDescription,
 } from '../errors.js';
-import { AgentConcurrency, type LeaveCall } from '../pipeline/agent-concurrency.js';
-import { EarlyReservations, type EarlyReservation } from '../pipeline/early-reservation.js';
-import { EarlyRateLimits, type EarlyRateTake } from '../pipeline/early-rate-limit.js';
+import { CallPreparation, type PreparedCall } from '../pipeline/prepared-call.js';
 import { callTool, type ToolCallDeps, type ToolCallFailure, type ToolCallReport } from '../pipeline/tool-call.js';
 import { buildInitializeResult, parseInitializeParams, type ServerInfo } from '../protocol/initialize.js';
 import { jsonRpcErrorFrom, jsonRpcResult, parseJsonRpcBody, type IncomingMessage, type JsonRpcId, type JsonRpcRequest, type JsonRpcResponse } from '../protocol/jsonrpc.js';
@@ -203,12 +200,6 @@ interface McpCaller {
   /** Set when the token is an OAuth issuer's: the identity, for the audit trail. */
   external?: ExternalSubject;
   signal: AbortSignal | undefined;
-  /** A tools/call's place among its agent's calls in flight, given back when the call ends. */
-  leave?: LeaveCall;
-  /** A tools/call's rate-limit take, sent with the agent's reads; judged by the limits step, else given back. */
-  rateAhead?: EarlyRateTake | null;
-  /** A tools/call's exact-tier cache read, sent with the agent's reads; used only once every check has passed. */
-  cacheAhead?: CachePeek | null;
   /** A resumable call's: keeps its answer before it is charged (see `ToolCallContext.keepAnswer`). */
   keepAnswer?: (result: ToolCallResult) => Promise<boolean>;
 }
@@ -229,10 +220,10 @@ interface CallScope {
 /** Messages that are not requests or notifications have no envelope: the session era's, as before 2026-07-28. */
 const SESSION_ERA: Era = { kind: 'session' };
 
-/** Who is asking and in which session (none for `initialize`), or why they may not ask. */
+/** Who is asking and in which session (none for `initialize`), and a tools/call's pre-flight; or why they may not ask. */
 type Admission =
-  | { ok: true; caller: McpCaller; session: McpSession | null; reservedAhead: EarlyReservation | null }
-  | { ok: false; error: unknown; agentId: string | null };
+  | { ok: true; caller: McpCaller; session: McpSession | null; prepared: PreparedCall | null }
+  | { ok: false; error: unknown; agentId: string | null; tool: string | null };
 
 /** A failure before the pipeline started: nothing was learnt about the call. */
 const NOTHING_LEARNT = { tool: null, argsDigest: null, cacheTier: null, downstreamStatus: null, downstreamMs: null, tokensCharged: 0, downstreamAnswer: null };
@@ -244,21 +235,19 @@ const SESSIONLESS_METHODS: ReadonlySet<string> = new Set(['initialize', 'server/
  * The MCP endpoint as one use-case (contract 3.2, 4.3): a request in, an
  * answer out, nothing of HTTP in between. It owns the order of the checks
  * (readiness, one store round trip for the agent, its revocation, its
- * session and a tools/call's early budget reservation; then the session's
+ * session and a tools/call's pre-flight, `PreparedCall`; then the session's
  * owner), the dispatch of each method, and the guarantee that every
  * tools/call is audited exactly once, whichever step ends it. Failures are
  * answers built from the error catalogue; `post` never rejects.
  */
 export class McpService {
   readonly #options: McpServiceOptions;
-  readonly #early: EarlyReservations;
-  readonly #earlyRates: EarlyRateLimits | null;
+  readonly #calls: CallPreparation;
   readonly #streams: ResumableStreams | null;
   readonly #streamIds: StreamIds;
   readonly #resumes: ResumeAdmission;
   readonly #running = new RunningCalls();
   readonly #maxSessions: number;
-  readonly #concurrency: AgentConcurrency;
 
   constructor(options: McpServiceOptions) {
     this.#options = options;
@@ -268,11 +257,7 @@ export class McpService {
     if (!Number.isSafeInteger(this.#maxSessions) || this.#maxSessions < 1) {
       throw new RangeError(`maxSessionsPerAgent must be a positive integer, got ${this.#maxSessions}`);
     }
-    this.#concurrency = new AgentConcurrency(options.maxConcurrentCallsPerAgent);
-    const { budget, settlements, clock } = options.toolCall;
-    this.#early = new EarlyReservations({ ledger: budget, settlements, clock });
-    const limiter = options.toolCall.rateLimiter;
-    this.#earlyRates = limiter ? new EarlyRateLimits({ limiter, clock }) : null;
+    this.#calls = new CallPreparation(options.toolCall, options.maxConcurrentCallsPerAgent);
     this.#streams = options.streams ? new ResumableStreams(options.streams, options.resumeWindowMs ?? DEFAULT_RESUME_WINDOW_MS) : null;
     this.#streamIds = new StreamIds(options.streamIdKey ?? randomBytes(32));
     this.#resumes = new ResumeAdmission(options.maxResumesPerAgent, options.maxResumes);
@@ -281,7 +266,7 @@ export class McpService {
   async post(request: McpPost): Promise<McpReply> {
     const incoming = parseJsonRpcBody(request.body);
     const requested = incoming.kind === 'request' && incoming.message.method === 'tools/call' ? incoming.message : null;
-    // call_tool is read as the call it wraps from here on, so the steps sent ahead work on the real tool.
+    // call_tool is read as the call it wraps from here on, so its pre-flight works on the real tool.
     const virtual = this.#options.toolSearch ? readVirtualCall(requested) : null;
     const call = virtual?.kind === 'call_tool' && virtual.ok ? virtual.unwrapped : requested;
     // Opened before any check, so a call refused at any step is on record too.
@@ -291,20 +276,18 @@ export class McpService {
     if (!admission.ok) {
       // Once the token checked out, the record names its agent and the tool it asked for, even when
       // the agent's own record could not be read (a store outage): the audit write waits for the store.
-      const tool = admission.agentId === null ? null : this.#knownToolName(call);
-      record?.end({ agentId: admission.agentId, sessionId: null }, { ok: false, error: admission.error, ...NOTHING_LEARNT, tool });
+      record?.end({ agentId: admission.agentId, sessionId: null }, { ok: false, error: admission.error, ...NOTHING_LEARNT, tool: admission.tool });
       return this.#failure(replyId(incoming), admission.error);
     }
     const { caller, session } = admission;
-    this.#early.remember(caller.agent);
-    this.#earlyRates?.remember(caller.agent);
+    this.#calls.remember(caller.agent);
     if (incoming.kind === 'notification' && incoming.message.method === 'notifications/cancelled' && session) {
       this.#running.cancel(session.record.sessionId, incoming.message.params?.requestId);
     }
     // Notifications, and responses to requests this server never sends, need no answer.
     if (incoming.kind !== 'request') return { kind: 'accepted' };
-    if (era.kind === 'stateless') return this.#stateless(caller, record && call ? call : incoming.message, record, admission.reservedAhead, virtual);
-    if (record && session && call) return this.#pendingCall(caller, session, call, record, admission.reservedAhead, virtual);
+    if (era.kind === 'stateless') return this.#stateless(caller, record && call ? call : incoming.message, record, admission.prepared, virtual);
+    if (record && session && call) return this.#pendingCall(caller, session, call, record, admission.prepared, virtual);
     try {
       return await this.#answer(caller, session, incoming.message);
     } catch (error) {
@@ -367,16 +350,16 @@ export class McpService {
    * resumable) and with a stream store, it gets a stream id, and a client
    * that leaves no longer cancels it: its answer is kept for a resume.
    */
-  #pendingCall(caller: McpCaller, session: McpSession, request: JsonRpcRequest, record: ToolCallRecord, reservedAhead: EarlyReservation | null, virtual: VirtualCall | null): McpReply {
+  #pendingCall(caller: McpCaller, session: McpSession, request: JsonRpcRequest, record: ToolCallRecord, prepared: PreparedCall | null, virtual: VirtualCall | null): McpReply {
     const streams = this.#streams;
     const scope = { sessionId: session.record.sessionId, protocolVersion: session.protocolVersion };
     if (!streams || !isAtLeast(session.protocolVersion, '2025-03-26')) {
-      return { kind: 'pending', answer: this.#toolCall(caller, scope, request, record, reservedAhead, virtual) };
+      return { kind: 'pending', answer: this.#toolCall(caller, scope, request, record, prepared, virtual) };
     }
     const streamId = this.#streamIds.issue(request.id, session.record.sessionId);
     const keeper = streams.keeper(streamId, session.record.sessionId, caller.signal);
     const keepAnswer = (result: ToolCallResult) => keeper.keepCharged(jsonRpcResult(request.id, result));
-    const answer = this.#toolCall({ ...caller, signal: undefined, keepAnswer }, scope, request, record, reservedAhead, virtual);
+    const answer = this.#toolCall({ ...caller, signal: undefined, keepAnswer }, scope, request, record, prepared, virtual);
     keeper.keepIfLost(answer.then(streamedMessage));
     return { kind: 'pending', answer, streamId, streamStarted: keeper.streamStarted };
   }
@@ -387,11 +370,11 @@ export class McpService {
    * client that closes it cancels the call. Every result gains `resultType`
    * and the server's identity.
    */
-  async #stateless(caller: McpCaller, request: JsonRpcRequest, record: ToolCallRecord | null, reservedAhead: EarlyReservation | null, virtual: VirtualCall | null): Promise<McpReply> {
+  async #stateless(caller: McpCaller, request: JsonRpcRequest, record: ToolCallRecord | null, prepared: PreparedCall | null, virtual: VirtualCall | null): Promise<McpReply> {
     const { serverInfo } = this.#options;
     const complete = (reply: McpAnswer): McpAnswer => ({ ...reply, message: statelessMessage(reply.message, serverInfo) });
     if (record) {
-      const answer = this.#toolCall(caller, { sessionId: null, protocolVersion: STATELESS_FEATURES }, request, record, reservedAhead, virtual);
+      const answer = this.#toolCall(caller, { sessionId: null, protocolVersion: STATELESS_FEATURES }, request, record, prepared, virtual);
       return { kind: 'pending', answer: answer.then(complete) };
     }
     const { listens } = this.#options;
@@ -405,15 +388,13 @@ export class McpService {
 
   /**
    * Readiness, then authentication, whose store reads share one round trip
-   * with the session lookup and a tools/call's budget reservation; then the
-   * session must belong to the caller. A message refused as invalid is
-   * answered only once its sender is authenticated.
+   * with the session lookup and a tools/call's pre-flight; then the session
+   * must belong to the caller. A message refused as invalid is answered only
+   * once its sender is authenticated.
    */
   async #admit(request: McpPost, incoming: IncomingMessage, call: JsonRpcRequest | null, era: Era): Promise<Admission> {
     let agentId: string | null = null;
-    let reservedAhead: EarlyReservation | null = null;
-    let leave: LeaveCall | undefined;
-    let rateAhead: EarlyRateTake | null = null;
+    let prepared: PreparedCall | null = null;
     try {
       if (!(await this.#options.isReady())) {
         // A tools/call is refused all the same, but on the record of the agent whose token checks out, so its audit view shows it.
@@ -426,28 +407,22 @@ export class McpService {
       if (request.refusal !== undefined) throw request.refusal;
       const claims = request.claims ?? (await this.#options.agents.verifyToken(bearerToken(request.authorization)));
       agentId = claims.agentId;
-      // Before anything is reserved or read: a call past the agent's limit costs nothing.
-      leave = call ? this.#concurrency.enter(claims.agentId) : undefined;
-      // The tool a tools/call names, looked up once for the three reads sent ahead.
-      const tool = this.#knownTool(call);
-      // Sent just before the agent's reads: one round trip. Used by the budget step, or given back.
-      reservedAhead = this.#reserveAhead(claims.agentId, tool);
-      // Only tools/call is rate-limited; its take rides the same round trip.
-      rateAhead = tool === undefined ? null : (this.#earlyRates?.start(claims.agentId) ?? null);
-      const cacheAhead = this.#peekCache(claims.agentId, call, tool);
-      const caller = { agent: await this.#options.agents.agentFor(claims), tokenScopes: claims.scopes, external: claims.external, signal: request.signal, leave, rateAhead, cacheAhead };
+      // Sent just before the agent's reads: one round trip. Released when the call ends, or below.
+      prepared = call ? this.#calls.prepare(claims.agentId, call.params?.name, call.params?.arguments) : null;
+      const caller = { agent: await this.#options.agents.agentFor(claims), tokenScopes: claims.scopes, external: claims.external, signal: request.signal };
       if (incoming.kind === 'invalid') throw incoming.error;
       if (era.kind === 'refused') throw era.error;
       // A downstream's x-mcp-header parameters arrive mirrored as Mcp-Param-* headers, which must agree with the arguments:
       // on a direct tools/call only, as search mode's call_tool has its own schema, the one its client sees and mirrors.
+      const tool = prepared?.tool;
       if (era.kind === 'stateless' && tool !== undefined && call === incoming.message) checkParamHeaders(paramHeadersFor(tool), call?.params?.arguments, request.headers);
       const session = lookup ? this.#claimSession(caller, await lookup, request.protocolVersion) : null;
-      return { ok: true, caller, session, reservedAhead };
+      return { ok: true, caller, session, prepared };
     } catch (error) {
-      reservedAhead?.abandon();
-      rateAhead?.abandon();
-      leave?.();
-      return { ok: false, error, agentId };
+      prepared?.release();
+      // Once the token checked out, the record names the tool asked for, even when the agent's own record could not be read.
+      const tool = agentId === null ? null : prepared ? prepared.toolName : this.#calls.knownToolName(call?.params?.name);
+      return { ok: false, error, agentId, tool };
     }
   }
 
@@ -458,39 +433,6 @@ export class McpService {
     if (request.refusal !== undefined) return undefined;
     const verified = await this.verifyCredentials(request.authorization);
     return verified.ok ? verified.claims.agentId : undefined;
-  }
-
-  /** The tool a tools/call names, when the registry knows it (any other name is caller input, never recorded). */
-  #knownToolName(call: JsonRpcRequest | null): string | null {
-    return this.#knownTool(call) === undefined ? null : (call!.params!.name as string);
-  }
-
-  /** The registry's tool a tools/call names, if it knows one by that name. */
-  #knownTool(call: JsonRpcRequest | null): RegisteredTool | undefined {
-    const name = call?.params?.name;
-    return typeof name === 'string' ? this.#options.toolCall.registry().get(name) : undefined;
-  }
-
-  /**
-   * Starts the budget reservation of a tools/call before its checks. Null
-   * when there is nothing to start: a tool the registry does not know, or an
-   * agent not seen yet.
-   */
-  #reserveAhead(agentId: string, tool: RegisteredTool | undefined): EarlyReservation | null {
-    return tool === undefined ? null : this.#early.start(agentId, tool.definition.maxResponseTokens);
-  }
-
-
-  /**
-   * Starts a tools/call's exact-tier cache read before its checks, so a hit
-   * needs no round trip of its own: a read, used by the cache step only if
-   * the call gets there (see `SemanticCache.peek`).
-   */
-  #peekCache(agentId: string, call: JsonRpcRequest | null, tool: RegisteredTool | undefined): CachePeek | null {
-    const cache = this.#options.toolCall.cache;
-    const args: unknown = call?.params?.arguments;
-    if (!cache || tool === undefined || typeof args !== 'object' || args === null || Array.isArray(args)) return null;
-    return cache.peek(tool.definition, args as Record<string, unknown>, agentId);
   }
 
   /** The caller's session, for requests outside a message (end, resume): authentication, then the owner check. */
@@ -557,9 +499,9 @@ export class McpService {
   /**
    * search_tools or call_tool for this caller. Outside search mode both are
    * ordinary names: the registry's tool, if it has one by that name (the
-   * original request, and nothing sent ahead for a tool it did not name).
+   * original request, not prepared: the call was prepared for the tool it wraps).
    */
-  async #virtualCall(caller: McpCaller, protocolVersion: ProtocolVersion, request: JsonRpcRequest, virtual: VirtualCall, run: (request: JsonRpcRequest, ahead: boolean) => Promise<ToolCallReport>): Promise<ToolCallReport> {
+  async #virtualCall(caller: McpCaller, protocolVersion: ProtocolVersion, request: JsonRpcRequest, virtual: VirtualCall, run: (request: JsonRpcRequest, prepared: boolean) => Promise<ToolCallReport>): Promise<ToolCallReport> {
     const search = this.#options.toolSearch!;
     const callable = this.#toolsFor(caller);
     if (!search.isActive(caller.agent, callable.length)) return run(virtual.kind === 'call_tool' && virtual.ok ? virtual.original : request, false);
@@ -593,20 +535,20 @@ export class McpService {
   }
 
   /** The pipeline, in the call's trace; audited once when it ends. Never rejects. */
-  async #toolCall(caller: McpCaller, scope: CallScope, request: JsonRpcRequest, record: ToolCallRecord, reservedAhead: EarlyReservation | null, virtual: VirtualCall | null): Promise<McpAnswer> {
+  async #toolCall(caller: McpCaller, scope: CallScope, request: JsonRpcRequest, record: ToolCallRecord, prepared: PreparedCall | null, virtual: VirtualCall | null): Promise<McpAnswer> {
     // Cancelled by the client's notifications/cancelled, or (without a resumable stream) by its leaving; without a session, only by its leaving.
     const running = scope.sessionId === null ? cancelledByLeaving(caller.signal) : this.#running.start(scope.sessionId, request.id, caller.signal);
-    // `ahead`: whether what was sent ahead (reservation, rate take, cache read) was for the tool this request names.
-    const pipeline = (called: JsonRpcRequest, ahead: boolean) => {
+    // `isPrepared`: whether the call was prepared for the tool this request names.
+    const pipeline = (called: JsonRpcRequest, isPrepared: boolean) => {
       const params = called.params ?? {};
-      const sentAhead = ahead ? { reservedAhead, rateTakenAhead: caller.rateAhead, cacheAhead: caller.cacheAhead } : {};
       // The client's answers ride on the request it sent (call_tool's own, when wrapped); the tool and arguments are the pipeline's.
       const confirm = this.#options.writeConfirmation?.gate(caller.agent, scope.sessionId === null ? { era: 'stateless', params: request.params ?? {} } : { era: 'session', protocolVersion: scope.protocolVersion });
-      if (virtual?.kind === 'call_tool' && ahead) record.cameThrough('call_tool');
+      if (virtual?.kind === 'call_tool' && isPrepared) record.cameThrough('call_tool');
       return callTool(
         this.#options.toolCall,
-        { agent: caller.agent, tokenScopes: caller.tokenScopes, canStepUp: caller.external !== undefined, protocolVersion: scope.protocolVersion, signal: running.signal, keepAnswer: caller.keepAnswer, confirm, ...sentAhead },
+        { agent: caller.agent, tokenScopes: caller.tokenScopes, canStepUp: caller.external !== undefined, protocolVersion: scope.protocolVersion, signal: running.signal, keepAnswer: caller.keepAnswer, confirm },
         { name: params.name, arguments: params.arguments },
+        isPrepared ? prepared : null,
       );
     };
     const run = () => (virtual ? this.#virtualCall(caller, scope.protocolVersion, request, virtual, pipeline) : pipeline(request, true));
@@ -615,10 +557,7 @@ export class McpService {
       report = await record.run(run);
     } finally {
       running.done();
-      // Taken by the budget step, this does nothing; otherwise the call ended first.
-      reservedAhead?.abandon();
-      caller.rateAhead?.abandon();
-      caller.leave?.();
+      prepared?.release();
     }
     const serverTiming = record.end({ agentId: caller.agent.agentId, sessionId: scope.sessionId, ...caller.external }, report);
     const reply = report.ok ? answer(jsonRpcResult(request.id, report.question ?? report.result)) : this.#callFailure(request.id, report, scope.protocolVersion);

@@ -11,14 +11,14 @@ import type { AgentRecord, BudgetLedger, RateLimiter, Reservation } from '../sto
 import { nextUtcMidnight } from '../time.js';
 import { defaultAdmission, type BudgetAdmission } from './budget-admission.js';
 import type { EarlyReservation } from './early-reservation.js';
-import type { EarlyRateTake } from './early-rate-limit.js';
+import { toolNamed, type PreparedCall } from './prepared-call.js';
 import { checkRateLimit } from './rate-limit-step.js';
 import type { Settlements } from './settlement-queue.js';
 import { capJson, capResponse, type CappedResponse } from '../tokens/cap.js';
 import type { AnswerSource, LargeAnswers } from '../answer/large-answers.js';
 import { processAnswer } from '../answer/process-answer.js';
 import { inSpan, SPAN_ATTRIBUTES as ATTR, SPAN_NAMES } from '../tracing.js';
-import { authorizeToolCall } from '../tools/access.js';
+import { authorizeTool } from '../tools/access.js';
 import { validateToolArguments } from '../tools/arguments.js';
 import type { InputRequiredResult } from '../protocol/input-required.js';
 import type { ToolDefinition } from '../tools/definition.js';
@@ -75,12 +75,6 @@ export interface ToolCallContext {
   canStepUp?: boolean;
   protocolVersion: ProtocolVersion;
   signal?: AbortSignal;
-  /** A reservation started alongside authentication; used by the budget step when it still fits. */
-  reservedAhead?: EarlyReservation | null;
-  /** A rate-limit take started alongside authentication; judged by the limits step when it still fits. */
-  rateTakenAhead?: EarlyRateTake | null;
-  /** The exact-tier cache read started alongside authentication; the cache step uses it only for this very call. */
-  cacheAhead?: CachePeek | null;
   /**
    * Called with an answer before it is charged, when its delivery is not the
    * reply's alone (a resumable stream): false means nobody will read it (the
@@ -168,11 +162,14 @@ interface Answer {
  * the catalogue, and the reservation is released on every failure. Each step
  * runs in its own trace span (a no-op unless an OpenTelemetry SDK is
  * registered). The report says how the call ended and what was learnt.
+ * `prepared`, when given, is this very call's pre-flight: the tool it
+ * resolved stands for `params.name`, and its steps use what it started.
+ * Its caller releases it once the call ends.
  */
-export async function callTool(deps: ToolCallDeps, caller: ToolCallContext, params: ToolCallParams): Promise<ToolCallReport> {
+export async function callTool(deps: ToolCallDeps, caller: ToolCallContext, params: ToolCallParams, prepared?: PreparedCall | null): Promise<ToolCallReport> {
   const facts: ToolCallFacts = { tool: null, argsDigest: null, cacheTier: null, downstreamStatus: null, downstreamMs: null, tokensCharged: 0, downstreamAnswer: null };
   try {
-    return { ok: true, ...(await runPipeline(deps, caller, params, facts)) };
+    return { ok: true, ...(await runPipeline(deps, caller, params, facts, prepared)) };
   } catch (error) {
     // However the cancellation surfaced on the way (an aborted forward, a wait cut short), it is the client's leaving.
     return { ok: false, error: caller.signal?.aborted ? asClientGone(caller.signal, error) : error, ...facts };
@@ -195,18 +192,18 @@ async function runPipeline(
   caller: ToolCallContext,
   params: ToolCallParams,
   facts: ToolCallFacts,
+  prepared: PreparedCall | null | undefined,
 ): Promise<Omit<ToolCallSuccess, 'ok'>> {
-  const registry = deps.registry();
   // Known before the access check, so a refusal is audited with what was attempted;
-  // only a name the registry knows, since any other is caller input.
-  const known = typeof params.name === 'string' ? registry.get(params.name) : undefined;
+  // only a name the registry knows, since any other is caller input. Looked up once: by the preparation, if any.
+  const known = prepared ? prepared.tool : toolNamed(deps.registry(), params.name);
   if (known !== undefined) {
     facts.tool = known.definition.name;
     if (known.definition.downstream !== undefined) facts.downstream = known.definition.downstream;
   }
   facts.argsDigest = argsDigest(params.arguments ?? {}, deps.argsDigestKey, known !== undefined && deps.cache?.isCacheable(known.definition));
   const tool = inSpan(SPAN_NAMES.authorize, (span) => {
-    const authorized = authorizeToolCall(registry, params.name, {
+    const authorized = authorizeTool(known, params.name, {
       allowedTools: caller.agent.allowedTools,
       agentScopes: caller.agent.scopes,
       tokenScopes: caller.tokenScopes,
@@ -219,17 +216,18 @@ async function runPipeline(
   const asking = caller.confirm?.(tool.definition, params.arguments ?? {});
   const question = asking ? await asking : null;
   if (question !== null) return { result: NO_RESULT, question, truncated: false, ...facts };
-  await checkRateLimit({ agent: caller.agent, takenAhead: caller.rateTakenAhead, limiter: deps.rateLimiter, clock: () => deps.clock?.() ?? new Date() });
+  await checkRateLimit({ agent: caller.agent, takenAhead: prepared?.rateTake, limiter: deps.rateLimiter, clock: () => deps.clock?.() ?? new Date() });
   const reservation = await inSpan(SPAN_NAMES.budgetReserve, async (span) => {
-    const reserved = await reserveBudget(deps, caller, tool.definition.maxResponseTokens);
+    const reserved = await reserveBudget(deps, caller, tool.definition.maxResponseTokens, prepared?.reservation);
     span.setAttribute(ATTR.tokensReserved, reserved.granted);
     return reserved;
   });
   try {
     // Read before the downstream is asked, so an answer is never filed under a later write's generation.
-    const generation = deps.cache?.isCacheable(tool.definition) ? await deps.cache.generation(caller.cacheAhead) : 0;
+    const peeked = prepared?.cachePeek;
+    const generation = deps.cache?.isCacheable(tool.definition) ? await deps.cache.generation(peeked) : 0;
     const answer =
-      (await fromCache(deps, tool, args, caller.agent.agentId, generation, reservation.granted, caller.cacheAhead)) ??
+      (await fromCache(deps, tool, args, caller.agent.agentId, generation, reservation.granted, peeked)) ??
       (await fromDownstream(deps, tool, args, generation, facts, caller.signal, caller.agent.agentId, grantedScopes(caller), reservation.granted));
     Object.assign(facts, { cacheTier: answer.cacheTier, downstreamStatus: answer.downstreamStatus, downstreamMs: answer.downstreamMs });
     const capped = inSpan(SPAN_NAMES.cap, (span) => {
@@ -401,12 +399,12 @@ function processLarge(deps: ToolCallDeps, tool: RegisteredTool, source: AnswerSo
 /**
  * Holds up to the tool's cap, or whatever is left today when that is less
  * (the response is then cut to fit): an agent is never charged past its budget.
- * A reservation started ahead is used when it was sized on the same budget and cap.
+ * A reservation started early (`PreparedCall`) is used when it was sized on the same budget and cap.
  * When what is left is held by calls in flight, the call waits for them
  * (`BudgetAdmission`); it is refused only when the budget is spent, or still
  * held when the wait runs out.
  */
-async function reserveBudget(deps: ToolCallDeps, caller: ToolCallContext, maxResponseTokens: number): Promise<Reservation> {
+async function reserveBudget(deps: ToolCallDeps, caller: ToolCallContext, maxResponseTokens: number, early: EarlyReservation | null | undefined): Promise<Reservation> {
   const { agent } = caller;
   const clock = () => deps.clock?.() ?? new Date();
   const admission = deps.admission ?? defaultAdmission(deps.budget);
@@ -414,7 +412,7 @@ async function reserveBudget(deps: ToolCallDeps, caller: ToolCallContext, maxRes
     agentId: agent.agentId,
     dailyBudget: agent.dailyTokenBudget,
     wanted: maxResponseTokens,
-    first: await caller.reservedAhead?.take(agent, maxResponseTokens),
+    first: await early?.take(agent, maxResponseTokens),
     signal: caller.signal,
     clock,
   });

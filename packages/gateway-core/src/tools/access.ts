@@ -84,10 +84,14 @@ export function toolsForAgent(registry: ToolRegistry, caller: ToolCaller): Regis
  * gone); a refusal is 403 / -32003 with the reason.
  */
 export function authorizeToolCall(registry: ToolRegistry, name: unknown, caller: ToolCaller): RegisteredTool {
+  return authorizeTool(typeof name === 'string' ? registry.get(name) : undefined, name, caller);
+}
+
+/** `authorizeToolCall` for a name already looked up: `tool` is the registry's tool by that name, if it has one. */
+export function authorizeTool(tool: RegisteredTool | undefined, name: unknown, caller: ToolCaller): RegisteredTool {
   if (typeof name !== 'string' || name === '') {
     throw new UnknownToolError('tools/call needs the name of a tool', [{ path: 'name', message: 'must be a non-empty string' }]);
   }
-  const tool = registry.get(name);
   if (tool === undefined) {
     // JSON.stringify: the name is the caller's input, echoed without letting it shape the message.
     throw new UnknownToolError(`Unknown tool: ${JSON.stringify(name.slice(0, 128))}`, [{ path: 'name', message: 'no tool has this name' }]);
