@@ -64,9 +64,11 @@ describe.runIf(available)('MCP sessions shared by two gateways on one Redis', ()
         rawCall(index % 2 === 0 ? first.url : second.url, agent.token, sessionId, 'tools/call', { name: 'list_orders', arguments: { limit: 300 } }, index),
       ),
     );
-    const served = replies.filter((reply) => reply.status === 200);
-    for (const reply of replies.filter((reply) => reply.status !== 200)) {
-      expect(reply.status).toBe(429);
+    // A call that waits for budget past the 5 s keep-alive has started its stream (HTTP 200) before it is
+    // refused, so its -32029 arrives inside that stream: the delivery rule, not a served call.
+    const served = replies.filter((reply) => reply.status === 200 && reply.message.result !== undefined);
+    for (const reply of replies.filter((reply) => !served.includes(reply))) {
+      expect([200, 429]).toContain(reply.status);
       expect(reply.message.error.code).toBe(-32029);
     }
     const total = served.reduce((sum, reply) => sum + countTokens(reply.message.result.content[0].text), 0);
