@@ -7,7 +7,6 @@ import type { BudgetLedger, Reservation, ReserveResult } from '../store/ports.js
 import { getCustomer, testAgent } from '../testing/tool-fixtures.js';
 import { buildToolRegistry } from '../tools/registry.js';
 import { BudgetAdmission, type AdmitRequest, type BudgetAdmissionOptions } from './budget-admission.js';
-import { EarlyReservations } from './early-reservation.js';
 import { callTool, type ToolCallDeps } from './tool-call.js';
 
 const NOW = new Date('2025-05-01T12:00:00Z');
@@ -259,22 +258,10 @@ describe('the budget step of a tools/call', () => {
     const forwarder: Forwarder = { forward: async () => ({ status: 200, headers: {}, body: { id: '7' }, durationMs: 1 }) };
     const admission = new BudgetAdmission({ ledger: store.budget, ...admissionOptions });
     const deps: ToolCallDeps = { registry: () => registry, budget: store.budget, admission, forwarder, clock };
-    const early = new EarlyReservations({ ledger: store.budget, clock });
-    return { deps, early, budget: store.budget };
+    return { deps, budget: store.budget };
   }
-  const call = (deps: ToolCallDeps, extra: { signal?: AbortSignal; reservedAhead?: ReturnType<EarlyReservations['start']> } = {}) =>
+  const call = (deps: ToolCallDeps, extra: { signal?: AbortSignal } = {}) =>
     callTool(deps, { agent, tokenScopes: [], protocolVersion: '2025-06-18', ...extra }, { name: 'getCustomer', arguments: { id: '7' } });
-
-  it('an early reservation that found the budget held waits, then the call goes through', async () => {
-    const { deps, early, budget } = pipeline();
-    const inFlight = await budget.reserve(AGENT, 100, 100, NOW);
-    if (!inFlight.ok) throw new Error('setup reservation failed');
-    early.remember(agent);
-    const report = call(deps, { reservedAhead: early.start(AGENT, getCustomer.maxResponseTokens) });
-    expect(await isSettled(report)).toBe(false);
-    await budget.settle(inFlight.reservation, 20);
-    expect(await report).toMatchObject({ ok: true });
-  });
 
   it('says the budget is held by calls in flight when the wait runs out', async () => {
     const { deps, budget } = pipeline({ maxWaitMs: 30 });
