@@ -3,6 +3,9 @@ import { z } from 'zod';
 import { declareKeys } from './declare.js';
 import { httpUrl, optionalText, optionNumber, positiveInt } from './fields.js';
 
+/** The sample downstream's address: development mode's default when no downstream is named. */
+export const DEV_DOWNSTREAM = 'http://127.0.0.1:8081';
+
 /** gateway-core's resilience defaults, which apply to the keys left unset. */
 const coreDefaults = () => resolveResilienceOptions({});
 
@@ -12,7 +15,7 @@ export const DOWNSTREAM_KEYS = declareKeys({
   baseUrl: {
     name: 'Gw:ToolRegistry:DownstreamBaseUrl',
     field: httpUrl,
-    defaultIs: '— (required unless `Gw:Downstreams` names some; `http://127.0.0.1:8081` in development mode)',
+    defaultIs: `— (required unless \`Gw:Downstreams\` names some; \`${DEV_DOWNSTREAM}\` in development mode)`,
     description:
       'The downstream API; `GET /gw/schema` is read from it at start-up. The shorthand for one downstream, named `default`, unprefixed, with the `Gw:Downstream:*` settings below; see [Many APIs behind one gateway](../guide/many-downstreams.md).',
   },

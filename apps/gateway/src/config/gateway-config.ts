@@ -23,7 +23,7 @@ import { ADMIN_KEYS } from './admin-section.js';
 import { ASSERTION_KEYS } from './assertion-section.js';
 import { readKeys, type SectionValues } from './declare.js';
 import { BREAKER_KEYS } from './breaker-section.js';
-import { DOWNSTREAM_KEYS, RETRY_KEYS } from './downstream-section.js';
+import { DEV_DOWNSTREAM, DOWNSTREAM_KEYS, RETRY_KEYS } from './downstream-section.js';
 import { perToolCache, type ToolCacheOptions } from './cache-section.js';
 import { CONFIG_KEYS, OPEN_SECTIONS } from './keys.js';
 import { MCP_KEYS } from './mcp-section.js';
@@ -155,7 +155,6 @@ export function withConfigKeys(error: ConfigError): ConfigError {
   return new ConfigError(error.problems.map(({ path, message }) => ({ path: configKeyOf(path), message })));
 }
 
-const DEV_DOWNSTREAM = 'http://127.0.0.1:8081';
 
 type Groups = typeof CONFIG_KEYS;
 type Values = { [G in keyof Groups]: SectionValues<Groups[G]> };
