@@ -13,6 +13,7 @@ export type { JsonRpcNotification } from './protocol/jsonrpc.js';
 
 // Defaults, checks and limits the app's configuration, management API and dashboard apply.
 export { DEFAULT_LISTEN_LIMITS } from './mcp/listen-streams.js';
+export { DEFAULT_SEARCH_THRESHOLD } from './catalog/search/search-mode.js';
 export {
   EXTERNAL_ALGORITHMS,
   DEFAULT_CLOCK_TOLERANCE_SECONDS,

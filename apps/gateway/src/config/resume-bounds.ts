@@ -1,4 +1,6 @@
 import type { ConfigProblem } from '@tollgate/gateway-core/errors';
+import { HTTP_KEYS } from './http-section.js';
+import { MCP_KEYS } from './mcp-section.js';
 
 /** Resumes waiting on one instance at once, by default: half its connections, the other half left to every other client. */
 export function defaultMaxResumes(maxConnections: number): number {
@@ -14,7 +16,10 @@ export function defaultMaxResumes(maxConnections: number): number {
 export function maxResumesOf(configured: number | undefined, maxConnections: number, problems: ConfigProblem[]): number {
   if (configured === undefined) return defaultMaxResumes(maxConnections);
   if (configured >= maxConnections) {
-    problems.push({ path: 'Gw:Mcp:MaxResumes', message: `must be below Gw:Http:MaxConnections (${maxConnections}): each waiting resume holds a connection` });
+    problems.push({
+      path: MCP_KEYS.maxResumes.name,
+      message: `must be below ${HTTP_KEYS.maxConnections.name} (${maxConnections}): each waiting resume holds a connection`,
+    });
   }
   return configured;
 }

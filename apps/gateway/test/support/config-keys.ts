@@ -1,12 +1,14 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { CONFIG_KEYS, OPEN_SECTIONS } from '../../src/config/keys.js';
+import { MODE_KEYS } from '../../src/config/server-section.js';
 
 /**
  * The configuration names the gateway really reads, taken from its source so
- * a deployment file can never name a key that does not exist: the keys of the
- * schema in gateway-config.ts, the open-ended sections (`Gw:Downstream:Headers:*`),
- * and the process variables read outside the schema (LOG_LEVEL, ...).
+ * a deployment file can never name a key that does not exist: the declared
+ * keys (config/keys.ts), the open-ended sections (`Gw:Downstream:Headers:*`),
+ * and the process variables read outside the declarations (LOG_LEVEL, ...).
  */
 const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
 
@@ -16,13 +18,8 @@ export interface ConfigKeys {
 }
 
 export function readConfigKeys(): ConfigKeys {
-  const configSource = readFileSync(join(SRC, 'config/gateway-config.ts'), 'utf8');
-  const schema = /function schemaFor[\s\S]*?return z\.object\(\{([\s\S]*?)\n {2}\}\);/.exec(configSource);
-  if (!schema) throw new Error('gateway-config.ts: the schemaFor object was not found');
-  const keys = new Set<string>();
-  for (const match of schema[1]!.matchAll(/^ {4}(?:'([^']+)'|([A-Za-z_]+)):/gm)) keys.add(match[1] ?? match[2]!);
-
-  const sections = [...configSource.matchAll(/section\(flat, '([^']+)'\)/g)].map((match) => match[1]!);
+  const keys = new Set<string>([MODE_KEYS, ...Object.values(CONFIG_KEYS)].flatMap((group) => Object.values(group).map((key) => key.name)));
+  const sections: string[] = Object.values(OPEN_SECTIONS);
   for (const file of sourceFiles(SRC)) {
     const text = readFileSync(file, 'utf8');
     for (const match of text.matchAll(/lookup\(flat, '([^']+)'\)|process\.env\.([A-Z][A-Z0-9_]*)|\benv\.([A-Z][A-Z0-9_]*)/g)) {
