@@ -26,7 +26,7 @@ export function paramHeadersOf(schema: unknown): ParamHeader[] {
     if (typeof properties !== 'object' || properties === null) return;
     for (const [key, child] of Object.entries(properties as Record<string, unknown>)) {
       if (typeof child !== 'object' || child === null) continue;
-      const mark = (child as Record<string, unknown>)['x-mcp-header'];
+      const mark = (child as Record<string, unknown>)[MARK];
       const type = (child as { type?: unknown }).type;
       if (typeof mark === 'string' && TOKEN.test(mark) && !seen.has(mark.toLowerCase()) && (type === 'string' || type === 'integer' || type === 'boolean')) {
         seen.add(mark.toLowerCase());
