@@ -15,7 +15,9 @@ export default defineConfig({
     'answer-worker': 'src/answer/answer-worker.ts',
   },
   format: ['esm'],
-  dts: true,
+  // The wire contract is bundled, code and types: a private workspace package (see packages/contract/README.md).
+  dts: { resolve: ['@tollgate/contract'] },
+  noExternal: ['@tollgate/contract'],
   sourcemap: true,
   clean: true,
   target: 'node22',

@@ -1,8 +1,5 @@
+import { MAX_SIGNIFICANT_TERMS as MAX_TERMS, MAX_SYNONYMS, MAX_TERM_LENGTH } from '@tollgate/contract';
 import type { ToolCacheSettings } from './tool-definition.js';
-
-const MAX_TERMS = 256;
-const MAX_SYNONYMS = 32;
-const MAX_TERM_LENGTH = 100;
 
 /**
  * Checks a tool's `cache` option, shared by both marking forms. Returns the

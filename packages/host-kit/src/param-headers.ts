@@ -1,3 +1,4 @@
+import { HTTP_TOKEN as TOKEN, PARAM_HEADER_MARK, PARAM_HEADER_TYPES } from '@tollgate/contract';
 import type { InputSchema } from './tool-definition.js';
 
 /**
@@ -12,10 +13,7 @@ import type { InputSchema } from './tool-definition.js';
 /** Input name -> the `<name>` of its `Mcp-Param-<name>` header. */
 export type ParamHeaders = Readonly<Record<string, string>>;
 
-/** RFC 9110 field-name token (`1*tchar`): no separators, spaces or control characters. */
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-/** The types the revision allows (not `number`: a float does not survive the trip as text exactly). */
-const PRIMITIVES: ReadonlySet<unknown> = new Set(['string', 'integer', 'boolean']);
+const PRIMITIVES: ReadonlySet<unknown> = new Set(PARAM_HEADER_TYPES);
 
 /** The `paramHeaders` option's shape: absent or null, none; otherwise an object of header names. */
 export function toParamHeaders(value: unknown): { headers: ParamHeaders | null; problem: string | null } {
@@ -43,7 +41,7 @@ export function markParamHeaders(schema: InputSchema, headers: ParamHeaders | nu
     const twin = seen.get(header.toLowerCase());
     if (twin !== undefined) return { inputSchema: schema, problem: `paramHeaders.${input}: header "${header}" is also given to ${twin} (header names are case-insensitive)` };
     seen.set(header.toLowerCase(), input);
-    properties[input] = { ...schema.properties[input]!, 'x-mcp-header': header };
+    properties[input] = { ...schema.properties[input]!, [PARAM_HEADER_MARK]: header };
   }
   return { inputSchema: { ...schema, properties }, problem: null };
 }

@@ -4,8 +4,9 @@ import { describeMisconfiguration, type Misconfiguration } from './endpoint/misc
 import type { AgentToolManifest } from './manifest.js';
 import { mergeTools } from './schema/merge-tools.js';
 import type { ToolDefinition } from './tool-definition.js';
+import { SCHEMA_PATH } from '@tollgate/contract';
 
-export const SCHEMA_PATH = '/gw/schema';
+export { SCHEMA_PATH };
 
 export interface AgentToolSchemaOptions {
   /**

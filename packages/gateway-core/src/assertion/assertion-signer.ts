@@ -4,11 +4,8 @@ import { derivePeriodKey, type AssertionAlgorithm, type AssertionPublicJwk, type
 import { jwksMaxAgeSeconds, periodAt, publishedPeriods } from './key-schedule.js';
 import { resolveAssertionOptions, type GatewayAssertionOptions, type ResolvedAssertionOptions } from './options.js';
 
-/** The request header that carries the assertion to the downstream. */
-export const ASSERTION_HEADER = 'Tollgate-Assertion';
-
-/** Where the gateway publishes the public keys. */
-export const JWKS_PATH = '/.well-known/jwks.json';
+// The header and the key set's path are the wire contract's, shared with host-kit's requireGateway.
+export { ASSERTION_HEADER, JWKS_PATH } from '@tollgate/contract';
 
 /** What one forwarded attempt asserts. */
 export interface AssertionSubject {

@@ -1,8 +1,9 @@
 import { createECDH, createHash, createPrivateKey, createPublicKey, hkdfSync, type KeyObject } from 'node:crypto';
 
-/** The signature algorithms of gateway assertions: Ed25519 or ECDSA on P-256 (the default). */
-export const ASSERTION_ALGORITHMS = ['EdDSA', 'ES256'] as const;
-export type AssertionAlgorithm = (typeof ASSERTION_ALGORITHMS)[number];
+import type { AssertionAlgorithm } from '@tollgate/contract';
+
+/** The signature algorithms of gateway assertions: Ed25519 or ECDSA on P-256 (the default); host-kit accepts only these. */
+export { ASSERTION_ALGORITHMS, type AssertionAlgorithm } from '@tollgate/contract';
 
 /** A public key as published in the JWKS. */
 export interface AssertionPublicJwk {

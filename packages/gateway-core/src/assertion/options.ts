@@ -1,11 +1,10 @@
 import { checkSigningKey } from '../signing-key.js';
 import { ConfigError, type ConfigProblem } from '../errors.js';
-import { ASSERTION_ALGORITHMS, type AssertionAlgorithm } from './derive-key.js';
+import { ASSERTION_ALGORITHMS, DEFAULT_ASSERTION_ISSUER, MAX_ASSERTION_LIFETIME_SECONDS, type AssertionAlgorithm } from '@tollgate/contract';
 
-export const DEFAULT_ASSERTION_ISSUER = 'tollgate';
+// The issuer host-kit expects by default, and the lifetime it accepts at most (a leaked assertion is worth little for long).
+export { DEFAULT_ASSERTION_ISSUER, MAX_ASSERTION_LIFETIME_SECONDS };
 export const DEFAULT_ASSERTION_ROTATION_MINUTES = 60;
-/** A minute at most: an assertion that leaks is worth little for long. */
-export const MAX_ASSERTION_LIFETIME_SECONDS = 60;
 /** A period shorter than a second would derive keys faster than anyone could fetch them. */
 export const MIN_ASSERTION_ROTATION_MINUTES = 1 / 60;
 

@@ -1,6 +1,7 @@
 import { context, propagation } from '@opentelemetry/api';
 import { performance } from 'node:perf_hooks';
 import { randomUUID } from 'node:crypto';
+import { ASSERTION_HEADER } from '@tollgate/contract';
 import { TimedStop } from '../abort/timed-stop.js';
 import type { GatewayAssertionSigner } from '../assertion/assertion-signer.js';
 import type { ToolDefinition } from '../tools/definition.js';
@@ -77,7 +78,7 @@ export const DEFAULT_TIMEOUT_MS = 10_000;
 export const DEFAULT_MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
 export const DEFAULT_CONNECTIONS = 128;
 /** `Tollgate-Assertion`, in lower case like every header the forwarder sends. */
-const ASSERTION_HEADER_NAME = 'tollgate-assertion';
+const ASSERTION_HEADER_NAME = ASSERTION_HEADER.toLowerCase();
 
 /** Forwards over a keep-alive connection pool (node:http, see NodeHttpPool) to one downstream origin. */
 export class HttpForwarder implements Forwarder {

@@ -1,3 +1,4 @@
+import { ASSERTION_HEADER } from '@tollgate/contract';
 import { ConfigError, type ConfigProblem } from '../errors.js';
 
 /** RFC 9110 token: the characters a header name may have. */
@@ -38,7 +39,7 @@ export function checkDownstreamHeaders(headers: Readonly<Record<string, string>>
     const path = `downstream.headers.${name}`;
     if (!HEADER_NAME.test(name)) problems.push({ path, message: 'not a valid header name' });
     else if (CLIENT_OWNED_HEADERS.has(name.toLowerCase())) problems.push({ path, message: 'is set by the HTTP client and cannot be configured' });
-    else if (name.toLowerCase() === 'tollgate-assertion') problems.push({ path, message: "is the gateway's signed assertion and cannot be configured" });
+    else if (name.toLowerCase() === ASSERTION_HEADER.toLowerCase()) problems.push({ path, message: "is the gateway's signed assertion and cannot be configured" });
     if (UNSAFE_VALUE.test(value)) problems.push({ path, message: 'must not contain CR, LF or NUL' });
     checked[name.toLowerCase()] = value;
   }

@@ -1,3 +1,4 @@
+import { HTTP_TOKEN as TOKEN, PARAM_HEADER_MARK as MARK, PARAM_HEADER_TYPES } from '@tollgate/contract';
 import { HeaderMismatchError } from '../errors.js';
 import { decodedHeader, type RequestHeaderRecord } from './envelope.js';
 
@@ -9,9 +10,6 @@ export interface ParamHeader {
   header: string;
   type: 'string' | 'integer' | 'boolean';
 }
-
-/** RFC 9110 field-name token characters. */
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
 /**
  * The `x-mcp-header` marks of an input schema, reachable through
@@ -28,7 +26,7 @@ export function paramHeadersOf(schema: unknown): ParamHeader[] {
     if (typeof properties !== 'object' || properties === null) return;
     for (const [key, child] of Object.entries(properties as Record<string, unknown>)) {
       if (typeof child !== 'object' || child === null) continue;
-      const mark = (child as Record<string, unknown>)['x-mcp-header'];
+      const mark = (child as Record<string, unknown>)[MARK];
       const type = (child as { type?: unknown }).type;
       if (typeof mark === 'string' && TOKEN.test(mark) && !seen.has(mark.toLowerCase()) && (type === 'string' || type === 'integer' || type === 'boolean')) {
         seen.add(mark.toLowerCase());
@@ -41,8 +39,7 @@ export function paramHeadersOf(schema: unknown): ParamHeader[] {
   return found;
 }
 
-const MARK = 'x-mcp-header';
-const PRIMITIVE_TYPES: ReadonlySet<unknown> = new Set(['string', 'integer', 'boolean']);
+const PRIMITIVE_TYPES: ReadonlySet<unknown> = new Set(PARAM_HEADER_TYPES);
 
 /** One `x-mcp-header` mark that MCP 2026-07-28 does not allow: where it is (keys from the schema root), and why. */
 export interface ParamHeaderProblem {

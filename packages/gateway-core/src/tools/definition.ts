@@ -1,23 +1,26 @@
+import {
+  DEFAULT_MAX_RESPONSE_TOKENS,
+  HTTP_METHODS,
+  MAX_SIGNIFICANT_TERMS,
+  MAX_SYNONYMS,
+  MAX_TERM_LENGTH,
+  PARAMETER_SOURCES,
+  TOOL_NAME_PATTERN,
+  type HttpMethod,
+  type ParameterSource,
+} from '@tollgate/contract';
 import { z } from 'zod';
 import { paramHeaderProblems } from '../protocol/param-headers.js';
 import { resolvePointer } from '../util/json-pointer.js';
 
 /**
  * The gateway's reading of one tool definition served at `GET /gw/schema`
- * (contract 2.5). Defined here, not imported from the host kit: the gateway talks
+ * (contract 2.5). The shape, name rule and defaults are @tollgate/contract's, shared
+ * with host-kit; the checks are the gateway's own, not host-kit's: the gateway talks
  * to any downstream that serves this JSON, whatever produced it.
  */
 
-export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
-export type HttpMethod = (typeof HTTP_METHODS)[number];
-
-export const PARAMETER_SOURCES = ['route', 'query', 'body'] as const;
-export type ParameterSource = (typeof PARAMETER_SOURCES)[number];
-
-export const DEFAULT_MAX_RESPONSE_TOKENS = 2000;
-
-/** MCP's tool-name rule; names also appear in logs and metrics labels. */
-export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,128}$/;
+export { DEFAULT_MAX_RESPONSE_TOKENS, HTTP_METHODS, PARAMETER_SOURCES, TOOL_NAME_PATTERN, type HttpMethod, type ParameterSource };
 
 /** `{name}` placeholders in a route pattern. */
 export const ROUTE_PARAMETER = /\{([^{}/]+)\}/g;
@@ -66,7 +69,8 @@ const InputSchemaSchema = z.looseObject({
 });
 
 /** A word or phrase, or a group of synonyms counted as one term (cache/semantic-guard.ts). */
-const SignificantTermSchema = z.union([z.string().trim().min(1).max(100), z.array(z.string().trim().min(1).max(100)).min(1).max(32)]);
+const TermSchema = z.string().trim().min(1).max(MAX_TERM_LENGTH);
+const SignificantTermSchema = z.union([TermSchema, z.array(TermSchema).min(1).max(MAX_SYNONYMS)]);
 
 /**
  * How the gateway may cache a read tool's answers. The exact tier applies to
@@ -78,7 +82,7 @@ const SignificantTermSchema = z.union([z.string().trim().min(1).max(100), z.arra
 // Unknown fields are dropped, like unknown fields of the definition: a newer host-kit's settings must not cost a tool on this gateway.
 export const ToolCacheSchema = z.object({
   semantic: z.boolean().default(false),
-  significantTerms: z.array(SignificantTermSchema).max(256).default([]),
+  significantTerms: z.array(SignificantTermSchema).max(MAX_SIGNIFICANT_TERMS).default([]),
 });
 
 /**

@@ -1,3 +1,4 @@
+import { HTTP_METHODS } from '@tollgate/contract';
 import { DEFAULT_MAX_RESPONSE_TOKENS, type HttpMethod, type ToolCacheSettings } from '../tool-definition.js';
 import { toCacheSettings } from '../cache-settings.js';
 import { toParamHeaders, type ParamHeaders } from '../param-headers.js';
@@ -25,7 +26,7 @@ export interface OptionProblem {
   message: string;
 }
 
-const VERBS = new Set<string>(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
+const VERBS = new Set<string>(HTTP_METHODS);
 
 /** Checks the statically read options object; every problem is returned, not just the first. */
 export function toToolOptions(value: StaticValue | undefined): { options: ToolOptions; problems: OptionProblem[] } {

@@ -1,6 +1,7 @@
+import { HTTP_METHODS } from '@tollgate/contract';
 import type { HttpMethod } from '../tool-definition.js';
 
-export const HTTP_METHODS: readonly HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+export { HTTP_METHODS };
 
 export type VerbResolution = { ok: true; verb: HttpMethod } | { ok: false; problem: string; fix: string };
 

@@ -1,13 +1,8 @@
+import { ASSERTION_ALGORITHMS, MAX_ASSERTION_LIFETIME_SECONDS } from '@tollgate/contract';
 import { errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import type { GatewayCaller } from './caller.js';
 import { GatewayKeysUnavailable } from './key-source.js';
 import type { ReplayCache } from './replay-cache.js';
-
-/** The algorithms the gateway signs with; anything else (none, HS256, RS256) is refused before any key is looked up. */
-export const GATEWAY_ALGORITHMS = ['EdDSA', 'ES256'];
-
-/** An assertion lives a minute at most. */
-export const MAX_LIFETIME_SECONDS = 60;
 
 /** Why an assertion was refused: for the application's log, never for the caller. */
 export type RefusalReason =
@@ -48,11 +43,12 @@ export async function checkAssertion(token: string, tool: string, rules: Asserti
   let payload: JWTPayload;
   try {
     ({ payload } = await jwtVerify(token, rules.keys, {
-      algorithms: GATEWAY_ALGORITHMS,
+      // Anything else (none, HS256, RS256) is refused before any key is looked up.
+      algorithms: [...ASSERTION_ALGORITHMS],
       issuer: rules.issuer,
       audience: rules.audience,
       clockTolerance: rules.clockToleranceSeconds,
-      maxTokenAge: MAX_LIFETIME_SECONDS,
+      maxTokenAge: MAX_ASSERTION_LIFETIME_SECONDS,
       requiredClaims: ['exp', 'iat', 'sub', 'jti', 'tool', 'call_id'],
       currentDate: now,
     }));
@@ -63,7 +59,7 @@ export async function checkAssertion(token: string, tool: string, rules: Asserti
   if (!isText(sub) || !isText(jti) || !isText(asserted) || !isText(callId) || (scope !== undefined && !isScopeList(scope))) {
     return { ok: false, reason: 'claims', detail: 'sub, jti, tool and call_id must be non-empty strings, scope RFC 6749 scope tokens separated by single spaces' };
   }
-  if (exp! - iat! > MAX_LIFETIME_SECONDS) return { ok: false, reason: 'lifetime', detail: `lives ${exp! - iat!} s, more than ${MAX_LIFETIME_SECONDS}` };
+  if (exp! - iat! > MAX_ASSERTION_LIFETIME_SECONDS) return { ok: false, reason: 'lifetime', detail: `lives ${exp! - iat!} s, more than ${MAX_ASSERTION_LIFETIME_SECONDS}` };
   if (asserted !== tool) return { ok: false, reason: 'tool', detail: `asserts tool ${asserted}, the route is tool ${tool}` };
   // Kept past exp by the tolerance, since it is accepted that long.
   if (!rules.replays.firstUse(jti, exp! + rules.clockToleranceSeconds, Math.floor(now.getTime() / 1000))) {

@@ -1,13 +1,14 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { matchedRoutes } from 'hono/route';
 import { findTargetHandler } from 'hono/utils/handler';
+import { ASSERTION_HEADER, DEFAULT_ASSERTION_ISSUER } from '@tollgate/contract';
 import { checkAssertion, type RefusalReason } from './assertion-check.js';
 import './caller.js';
 import { keySource, type GatewayKeys } from './key-source.js';
 import { ReplayCache } from './replay-cache.js';
 
 /** The request header the gateway's assertion comes in. */
-export const GATEWAY_ASSERTION_HEADER = 'Tollgate-Assertion';
+export const GATEWAY_ASSERTION_HEADER = ASSERTION_HEADER;
 
 export interface RequireGatewayOptions {
   /**
@@ -96,7 +97,7 @@ function createGuard(options: RequireGatewayOptions): Guard {
   const rules = {
     keys: keySource(options.jwks, { cacheSeconds: options.jwksCacheSeconds ?? 300 }),
     audience,
-    issuer: options.issuer ?? 'tollgate',
+    issuer: options.issuer ?? DEFAULT_ASSERTION_ISSUER,
     clockToleranceSeconds: options.clockToleranceSeconds ?? 5,
     replays: new ReplayCache(options.replayCacheSize ?? 100_000),
     clock: options.clock ?? (() => new Date()),

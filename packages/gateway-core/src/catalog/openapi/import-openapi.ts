@@ -1,4 +1,4 @@
-import { HTTP_METHODS, ToolDefinitionSchema, type HttpMethod, type QuerySerialization, type ToolDefinition } from '../../tools/definition.js';
+import { DEFAULT_MAX_RESPONSE_TOKENS, HTTP_METHODS, ToolDefinitionSchema, type HttpMethod, type QuerySerialization, type ToolDefinition } from '../../tools/definition.js';
 import { dereferenced, isObject, openApiVersion, type JsonObject, type OpenApiVersion } from './document.js';
 import { DEFAULT_SCHEMA_LIMITS, OperationRefusal, OperationSchemas, trimmed, withType, type SchemaLimits } from './schemas.js';
 import { selectsAny, type OperationSelector, type SelectableOperation } from './selectors.js';
@@ -198,7 +198,7 @@ function buildOperation(doc: JsonObject, version: OpenApiVersion, limits: Schema
       description: describe(input),
       allowWrite: input.allowWrite,
       confirm: false,
-      maxResponseTokens: 2000,
+      maxResponseTokens: DEFAULT_MAX_RESPONSE_TOKENS,
       category: input.tags[0] ?? null,
       requiredScopes: scopesOf(doc, input.operation),
       httpMethod: input.method as HttpMethod,
