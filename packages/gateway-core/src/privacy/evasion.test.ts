@@ -237,7 +237,8 @@ describe('evasions: encoded findings', () => {
       .map(([[kind, found], context, encoding]) => [kind, Buffer.from(`${context} ${found} ${context}`).toString(encoding as BufferEncoding)] as const);
     fc.assert(
       fc.property(secret, words, words, ([kind, text], before, after) => {
-        fc.pre(text.length >= 16);
+        // The scanner decodes a base64-alphabet run of 16 or more (privacy/decode.ts); padding is not in the run.
+        fc.pre(text.replace(/=+$/, '').length >= 16);
         expectRedactedExactly(kind, text, before, after);
       }),
       { numRuns: 1000 },
