@@ -75,7 +75,13 @@ const HEADER_MISMATCH = -32020;
 const MISSING_REQUIRED_CLIENT_CAPABILITY = -32021;
 const UNSUPPORTED_PROTOCOL_VERSION = -32022;
 
-const kind = (httpStatus: number, jsonRpcCode: number, title: string, outcome: FailureOutcome, delivery: Delivery = 'http'): ErrorKind => ({
+const kind = (
+  httpStatus: number,
+  jsonRpcCode: number,
+  title: string,
+  outcome: FailureOutcome,
+  delivery: Delivery = 'http',
+): ErrorKind => ({
   httpStatus,
   jsonRpcCode,
   title,
@@ -175,14 +181,25 @@ export const ERROR_CATALOGUE = {
    */
   'invalid-envelope': kind(400, INVALID_PARAMS, 'Invalid params', 'invalid-request'),
   /** MCP 2026-07-28: a request's protocol version is one the gateway does not serve statelessly; `data.supported` lists those it does. */
-  'unsupported-protocol-version': kind(400, UNSUPPORTED_PROTOCOL_VERSION, 'Unsupported protocol version', 'invalid-request'),
+  'unsupported-protocol-version': kind(
+    400,
+    UNSUPPORTED_PROTOCOL_VERSION,
+    'Unsupported protocol version',
+    'invalid-request',
+  ),
   /**
    * Write confirmation: the tool needs the user's confirmation and the client cannot be asked for it, being
    * of a revision before 2026-07-28 (confirmation is asked by MCP 2026-07-28's multi round-trip elicitation).
    */
   'confirmation-unavailable': kind(403, REFUSED, 'Confirmation unavailable', 'not-confirmed', 'in-band'),
   /** MCP 2026-07-28 MissingRequiredClientCapability: a write needing confirmation from a client that did not declare `elicitation`. */
-  'missing-client-capability': kind(400, MISSING_REQUIRED_CLIENT_CAPABILITY, 'Missing required client capability', 'not-confirmed', 'in-band'),
+  'missing-client-capability': kind(
+    400,
+    MISSING_REQUIRED_CLIENT_CAPABILITY,
+    'Missing required client capability',
+    'not-confirmed',
+    'in-band',
+  ),
   /** The user declined (or cancelled) the confirmation of a write: a tool error, so the model reads that the user said no. */
   'confirmation-declined': kind(403, REFUSED, 'Not confirmed', 'not-confirmed', 'tool-error'),
   /**

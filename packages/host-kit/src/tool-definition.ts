@@ -5,7 +5,14 @@
  */
 import type { HttpMethod } from '@tollgate/contract';
 
-export type { HttpMethod, InputProperty, InputSchema, ParameterSource, ToolCacheSettings, ToolDefinition } from '@tollgate/contract';
+export type {
+  HttpMethod,
+  InputProperty,
+  InputSchema,
+  ParameterSource,
+  ToolCacheSettings,
+  ToolDefinition,
+} from '@tollgate/contract';
 export { DEFAULT_MAX_RESPONSE_TOKENS, TOOL_NAME_PATTERN } from '@tollgate/contract';
 
 /** The settings both marking forms share (contract 4.6); the endpoint form adds a name and inputs. */

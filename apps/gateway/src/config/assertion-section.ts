@@ -11,7 +11,7 @@ export const ASSERTION_KEYS = declareKeys({
     name: 'Gw:Assertion:Enabled',
     field: booleanFlag(true),
     description:
-      'Every forwarded attempt carries `Tollgate-Assertion`, a JWT of at most a minute signed by the gateway, naming the agent (`sub`), the tool as the downstream declared it, the granted scopes, a call id (the same on retries) and the downstream (`aud`); the public keys are served without authentication at `/.well-known/jwks.json`. A downstream using host-kit\'s `requireGateway` refuses its tool routes to anything else (see [Trusting only the gateway](../../packages/host-kit/README.md#trusting-only-the-gateway)). `false` sends none and serves no keys.',
+      "Every forwarded attempt carries `Tollgate-Assertion`, a JWT of at most a minute signed by the gateway, naming the agent (`sub`), the tool as the downstream declared it, the granted scopes, a call id (the same on retries) and the downstream (`aud`); the public keys are served without authentication at `/.well-known/jwks.json`. A downstream using host-kit's `requireGateway` refuses its tool routes to anything else (see [Trusting only the gateway](../../packages/host-kit/README.md#trusting-only-the-gateway)). `false` sends none and serves no keys.",
   },
   algorithm: {
     name: 'Gw:Assertion:Algorithm',
@@ -24,7 +24,7 @@ export const ASSERTION_KEYS = declareKeys({
     name: 'Gw:Assertion:Issuer',
     field: optionalText,
     defaultIs: () => coreDefaults().issuer,
-    description: 'The assertions\' `iss` (host-kit\'s `issuer` option must match).',
+    description: "The assertions' `iss` (host-kit's `issuer` option must match).",
   },
   rotationMinutes: {
     name: 'Gw:Assertion:RotationMinutes',
@@ -37,6 +37,6 @@ export const ASSERTION_KEYS = declareKeys({
     name: 'Gw:Assertion:LifetimeSeconds',
     field: optionNumber,
     defaultIs: () => coreDefaults().lifetimeSeconds,
-    description: 'An assertion\'s `exp − iat`: a whole number from 1 to 60.',
+    description: "An assertion's `exp − iat`: a whole number from 1 to 60.",
   },
 });

@@ -31,7 +31,7 @@ export const BREAKER_KEYS = declareKeys({
     field: optionNumber,
     defaultIs: () => coreDefaults().windowMs / 1000,
     description:
-      'Ratio mode\'s window; positive and may be fractional. In either mode it is also how recent another caller\'s success must be for one caller\'s failures to be held back from the shared breaker (each caller has a breaker of its own; see "One caller cannot isolate a downstream" in [behaviour](behaviour.md#tool-names-breakers-workers-and-large-answers-issue-25-round-3)).',
+      "Ratio mode's window; positive and may be fractional. In either mode it is also how recent another caller's success must be for one caller's failures to be held back from the shared breaker (each caller has a breaker of its own; see \"One caller cannot isolate a downstream\" in [behaviour](behaviour.md#tool-names-breakers-workers-and-large-answers-issue-25-round-3)).",
   },
   minimumCalls: {
     name: 'Gw:Breaker:MinimumCalls',

@@ -37,7 +37,7 @@ export const DOWNSTREAM_KEYS = declareKeys({
     name: 'Gw:Downstream:Audience',
     field: optionalText,
     defaultIs: '`Gw:ToolRegistry:DownstreamBaseUrl`',
-    description: 'The audience of the gateway\'s signed assertions to the single-key form\'s downstream.',
+    description: "The audience of the gateway's signed assertions to the single-key form's downstream.",
   },
 });
 
@@ -67,7 +67,10 @@ export const RETRY_KEYS = declareKeys({
 export const TOOL_REGISTRY_KEYS = declareKeys({
   refreshSeconds: {
     name: 'Gw:ToolRegistry:RefreshSeconds',
-    field: { schema: z.coerce.number().int('must be a whole number').min(0, 'must not be negative (0 = off)').default(300), type: 'whole number ≥ 0' },
+    field: {
+      schema: z.coerce.number().int('must be a whole number').min(0, 'must not be negative (0 = off)').default(300),
+      type: 'whole number ≥ 0',
+    },
     description: 'Re-read `/gw/schema` this often (0 = only at start-up and on `POST /management/tools/refresh`).',
   },
 });

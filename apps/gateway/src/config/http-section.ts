@@ -16,11 +16,15 @@ export const HTTP_KEYS = declareKeys({
     defaultIs: 'none (any; loopback names only when listening on loopback)',
     description: '`Host` values accepted: a DNS-rebinding guard.',
   },
-  shutdownDeadlineSeconds: { name: 'Gw:Http:ShutdownDeadlineSeconds', field: positiveInt(15), description: 'On SIGTERM, calls in flight get this long to finish.' },
+  shutdownDeadlineSeconds: {
+    name: 'Gw:Http:ShutdownDeadlineSeconds',
+    field: positiveInt(15),
+    description: 'On SIGTERM, calls in flight get this long to finish.',
+  },
   headersTimeoutSeconds: {
     name: 'Gw:Http:HeadersTimeoutSeconds',
     field: positiveInt(10),
-    description: 'A client must send a request\'s headers within this long, or gets 408 and the connection closes.',
+    description: "A client must send a request's headers within this long, or gets 408 and the connection closes.",
   },
   requestTimeoutSeconds: {
     name: 'Gw:Http:RequestTimeoutSeconds',
@@ -28,8 +32,16 @@ export const HTTP_KEYS = declareKeys({
     description:
       'A client must send the whole request, body included, within this long, or gets 408 and the connection closes. The answer is not limited by it: a tool call or a resumed stream may take longer.',
   },
-  keepAliveTimeoutSeconds: { name: 'Gw:Http:KeepAliveTimeoutSeconds', field: positiveInt(5), description: 'An idle keep-alive connection is closed after this long.' },
-  maxConnections: { name: 'Gw:Http:MaxConnections', field: positiveInt(1024), description: 'Open connections per instance; more are refused when accepted.' },
+  keepAliveTimeoutSeconds: {
+    name: 'Gw:Http:KeepAliveTimeoutSeconds',
+    field: positiveInt(5),
+    description: 'An idle keep-alive connection is closed after this long.',
+  },
+  maxConnections: {
+    name: 'Gw:Http:MaxConnections',
+    field: positiveInt(1024),
+    description: 'Open connections per instance; more are refused when accepted.',
+  },
   maxPendingBodyBytes: {
     name: 'Gw:Http:MaxPendingBodyBytes',
     field: positiveInt(64 * 1024 * 1024),
@@ -40,6 +52,6 @@ export const HTTP_KEYS = declareKeys({
     name: 'Gw:Http:Workers',
     field: { schema: workersField(), type: 'whole number ≥ 1, or `auto`' },
     description:
-      'Gateway processes sharing the port on this host (Node\'s cluster module): a whole number, or `auto` for the CPUs this process may use (`os.availableParallelism()`: its CPU affinity and, in a container, its CPU limit rounded down). More than one needs `ConnectionStrings:Store`: on the in-memory store the gateway refuses to start. Per-instance limits (`MaxConnections`, `MaxPendingBodyBytes`, `Gw:Mcp:MaxConcurrentCallsPerAgent`, the downstream pool) apply per worker. See [workers and scaling](../operations/workers-and-scaling.md).',
+      "Gateway processes sharing the port on this host (Node's cluster module): a whole number, or `auto` for the CPUs this process may use (`os.availableParallelism()`: its CPU affinity and, in a container, its CPU limit rounded down). More than one needs `ConnectionStrings:Store`: on the in-memory store the gateway refuses to start. Per-instance limits (`MaxConnections`, `MaxPendingBodyBytes`, `Gw:Mcp:MaxConcurrentCallsPerAgent`, the downstream pool) apply per worker. See [workers and scaling](../operations/workers-and-scaling.md).",
   },
 });

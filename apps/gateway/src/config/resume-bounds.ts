@@ -13,7 +13,11 @@ export function defaultMaxResumes(maxConnections: number): number {
  * connection limit (issue 25, finding 2): at it, resumes alone could take
  * every connection, health probes' included.
  */
-export function maxResumesOf(configured: number | undefined, maxConnections: number, problems: ConfigProblem[]): number {
+export function maxResumesOf(
+  configured: number | undefined,
+  maxConnections: number,
+  problems: ConfigProblem[],
+): number {
   if (configured === undefined) return defaultMaxResumes(maxConnections);
   if (configured >= maxConnections) {
     problems.push({

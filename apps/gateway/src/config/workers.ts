@@ -25,7 +25,10 @@ export const workersField = (parallelism: () => number = availableParallelism) =
  * own sessions, budgets and agents, and a client's calls would land on
  * strangers. More than one worker therefore needs the shared (Redis) store.
  */
-export function sharedStoreProblem(workers: number | undefined, storeConnectionString: string | undefined): ConfigProblem | undefined {
+export function sharedStoreProblem(
+  workers: number | undefined,
+  storeConnectionString: string | undefined,
+): ConfigProblem | undefined {
   if (workers === undefined || workers <= 1 || storeConnectionString !== undefined) return undefined;
   return {
     path: 'Gw:Http:Workers',

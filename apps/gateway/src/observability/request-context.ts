@@ -15,7 +15,12 @@ export interface NodeRequestContext {
    * `X-Request-Id`, else a new one) and writes the access line once it
    * settles with the reply's status.
    */
-  around(offeredId: string | undefined, method: string, path: string, serve: (requestId: string) => Promise<number>): Promise<void>;
+  around(
+    offeredId: string | undefined,
+    method: string,
+    path: string,
+    serve: (requestId: string) => Promise<number>,
+  ): Promise<void>;
 }
 
 /** The request-context middleware, with the same work for the Node fast path as `node`. */

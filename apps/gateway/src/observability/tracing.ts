@@ -2,7 +2,12 @@ import { context, propagation, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { detectResources, resourceAttributesEnvDetector, resourceFromAttributes, serviceNameEnvDetector } from '@opentelemetry/resources';
+import {
+  detectResources,
+  resourceAttributesEnvDetector,
+  resourceFromAttributes,
+  serviceNameEnvDetector,
+} from '@opentelemetry/resources';
 import {
   AlwaysOffSampler,
   AlwaysOnSampler,
@@ -66,7 +71,9 @@ export function startTracing(version: string, env: Env = process.env): TracingSt
   const processor = new BatchSpanProcessor({ exporter: new OTLPTraceExporter(), ...batchOptionsFrom(env, warnings) });
   const provider = new TracerProvider({ resource, sampler, spanProcessors: [processor] });
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-  propagation.setGlobalPropagator(new CompositePropagator({ propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()] }));
+  propagation.setGlobalPropagator(
+    new CompositePropagator({ propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()] }),
+  );
   trace.setGlobalTracerProvider(provider);
   return {
     tracing: { shutdown: () => provider.shutdown() },

@@ -1,4 +1,11 @@
-import { createLocalJWKSet, errors as joseErrors, jwtVerify, type JWTPayload, type JWTVerifyGetKey, type JWTVerifyOptions } from 'jose';
+import {
+  createLocalJWKSet,
+  errors as joseErrors,
+  jwtVerify,
+  type JWTPayload,
+  type JWTVerifyGetKey,
+  type JWTVerifyOptions,
+} from 'jose';
 import { IssuerUnavailableError } from '../errors.js';
 import { discoverJwksUrl } from './issuer-discovery.js';
 import { toUnauthorized } from './jwt-refusal.js';
@@ -83,7 +90,8 @@ export class IssuerKeys {
     }
     if (this.#fetching === undefined && !this.#mayFetch()) throw this.#unavailable();
     await this.#refresh();
-    if (this.#keys === undefined || this.#options.now() - this.#keys.fetchedAt > this.#options.maxStaleMs) throw this.#unavailable();
+    if (this.#keys === undefined || this.#options.now() - this.#keys.fetchedAt > this.#options.maxStaleMs)
+      throw this.#unavailable();
     return this.#keys.getKey;
   }
 
@@ -115,6 +123,8 @@ export class IssuerKeys {
   }
 
   #unavailable(): IssuerUnavailableError {
-    return new IssuerUnavailableError(`The keys of ${this.#options.issuer} cannot be fetched; try again shortly`, { cause: this.#failure });
+    return new IssuerUnavailableError(`The keys of ${this.#options.issuer} cannot be fetched; try again shortly`, {
+      cause: this.#failure,
+    });
   }
 }

@@ -34,7 +34,11 @@ export function splitArguments(schema: InputSchema, args: Record<string, unknown
   const text: Array<[string, string]> = [];
   for (const name of Object.keys(args).sort()) {
     const value = args[name];
-    if (typeof value === 'string' && isFreeTextProperty(name, schema.properties[name]) && TWO_WORDS.test(value.trim())) {
+    if (
+      typeof value === 'string' &&
+      isFreeTextProperty(name, schema.properties[name]) &&
+      TWO_WORDS.test(value.trim())
+    ) {
       text.push([name, value]);
     } else {
       exact[name] = value;
@@ -49,7 +53,11 @@ function isFreeTextProperty(name: string, property: Record<string, unknown> | un
 }
 
 /** Words a search can do without: a request's politeness and articles, not what is searched for. */
-const FILLER = new Set('a an the please me my i show find search list all any some do does you have need looking look get give want'.split(' '));
+const FILLER = new Set(
+  'a an the please me my i show find search list all any some do does you have need looking look get give want'.split(
+    ' ',
+  ),
+);
 const WORD = /[\p{L}\p{N}$€£%]+(?:['\-.,][\p{L}\p{N}]+)*/gu;
 
 /**

@@ -18,7 +18,10 @@ export async function checkEmbeddingModel(model: EmbeddingModel, timeoutMs = 5_0
     }
     return { status: 'Healthy' };
   } catch (error) {
-    return { status: 'Unhealthy', description: `${model.name}: ${error instanceof Error ? error.message : String(error)}` };
+    return {
+      status: 'Unhealthy',
+      description: `${model.name}: ${error instanceof Error ? error.message : String(error)}`,
+    };
   } finally {
     clearTimeout(timer);
   }

@@ -37,7 +37,10 @@ export function readLimited(body: Readable, limitBytes: number, declaredLength?:
 }
 
 function tooLarge(limitBytes: number): DownstreamCallError {
-  return new DownstreamCallError(`Downstream response exceeds ${limitBytes} bytes`, { reason: 'response-too-large', limitBytes });
+  return new DownstreamCallError(`Downstream response exceeds ${limitBytes} bytes`, {
+    reason: 'response-too-large',
+    limitBytes,
+  });
 }
 
 /** An error answer is read only this far: enough for any problem description, never a large body. */

@@ -1,7 +1,12 @@
 import { InvalidInputError, UnknownMethodError } from '../errors.js';
 import { completeResult, SERVED_PROTOCOL_VERSIONS } from '../protocol/envelope.js';
 import type { ServerInfo } from '../protocol/initialize.js';
-import { jsonRpcResult, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse } from '../protocol/jsonrpc.js';
+import {
+  jsonRpcResult,
+  type JsonRpcNotification,
+  type JsonRpcRequest,
+  type JsonRpcResponse,
+} from '../protocol/jsonrpc.js';
 import type { ProtocolVersion } from '../protocol/protocol-version.js';
 import type { ListenStreams } from './listen-streams.js';
 
@@ -51,7 +56,8 @@ export function answerStateless(deps: StatelessAnswerDeps, request: JsonRpcReque
 }
 
 function unknownMethodMessage(method: string): string {
-  if (method === 'initialize') return 'Method not found: initialize is not a method of 2026-07-28 (no handshake); send initialize without the _meta envelope to open a session of an earlier revision';
+  if (method === 'initialize')
+    return 'Method not found: initialize is not a method of 2026-07-28 (no handshake); send initialize without the _meta envelope to open a session of an earlier revision';
   return `Method not found: ${method}`;
 }
 
@@ -94,16 +100,27 @@ export interface ListenReply {
 export function openListen(streams: ListenStreams, agentId: string, request: JsonRpcRequest): ListenReply {
   const wanted = request.params?.notifications;
   if (typeof wanted !== 'object' || wanted === null || Array.isArray(wanted)) {
-    throw new InvalidInputError('subscriptions/listen needs params.notifications, an object naming the notifications wanted', [{ path: 'notifications', message: 'required (an object)' }]);
+    throw new InvalidInputError(
+      'subscriptions/listen needs params.notifications, an object naming the notifications wanted',
+      [{ path: 'notifications', message: 'required (an object)' }],
+    );
   }
   const tools = (wanted as Record<string, unknown>).toolsListChanged === true;
   const meta = { [META_SUBSCRIPTION_ID]: request.id };
   let send: ((message: JsonRpcNotification) => void) | null = null;
-  const changed: JsonRpcNotification = { jsonrpc: '2.0', method: 'notifications/tools/list_changed', params: { _meta: meta } };
+  const changed: JsonRpcNotification = {
+    jsonrpc: '2.0',
+    method: 'notifications/tools/list_changed',
+    params: { _meta: meta },
+  };
   const close = streams.listen(agentId, tools ? () => send?.(changed) : () => undefined);
   return {
     kind: 'listen',
-    acknowledged: { jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { _meta: meta, notifications: tools ? { toolsListChanged: true } : {} } },
+    acknowledged: {
+      jsonrpc: '2.0',
+      method: 'notifications/subscriptions/acknowledged',
+      params: { _meta: meta, notifications: tools ? { toolsListChanged: true } : {} },
+    },
     deliver: (writer) => void (send = writer),
     close,
   };

@@ -24,7 +24,8 @@ export class AgentConcurrency {
   readonly #inFlight = new Map<string, number>();
 
   constructor(limit: number = DEFAULT_MAX_CONCURRENT_CALLS_PER_AGENT) {
-    if (!Number.isSafeInteger(limit) || limit < 0) throw new RangeError(`maxConcurrentCallsPerAgent must be a whole number, 0 or more, got ${limit}`);
+    if (!Number.isSafeInteger(limit) || limit < 0)
+      throw new RangeError(`maxConcurrentCallsPerAgent must be a whole number, 0 or more, got ${limit}`);
     this.limit = limit;
   }
 

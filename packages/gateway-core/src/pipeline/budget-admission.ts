@@ -96,9 +96,12 @@ export class BudgetAdmission {
     this.#pollDelayMs = options.pollDelayMs ?? DEFAULT_POLL_DELAY_MS;
     this.#maxWaiters = options.maxWaitersPerAgent ?? DEFAULT_MAX_WAITERS_PER_AGENT;
     const { first, longest } = this.#pollDelayMs;
-    if (!(this.#maxWaitMs >= 0 && Number.isFinite(this.#maxWaitMs))) throw new RangeError(`maxWaitMs must be 0 or more, got ${this.#maxWaitMs}`);
-    if (!(first > 0 && longest >= first && Number.isFinite(longest))) throw new RangeError(`pollDelayMs must be positive with longest ≥ first, got ${first} → ${longest}`);
-    if (!(Number.isSafeInteger(this.#maxWaiters) && this.#maxWaiters >= 0)) throw new RangeError(`maxWaitersPerAgent must be a whole number, got ${this.#maxWaiters}`);
+    if (!(this.#maxWaitMs >= 0 && Number.isFinite(this.#maxWaitMs)))
+      throw new RangeError(`maxWaitMs must be 0 or more, got ${this.#maxWaitMs}`);
+    if (!(first > 0 && longest >= first && Number.isFinite(longest)))
+      throw new RangeError(`pollDelayMs must be positive with longest ≥ first, got ${first} → ${longest}`);
+    if (!(Number.isSafeInteger(this.#maxWaiters) && this.#maxWaiters >= 0))
+      throw new RangeError(`maxWaitersPerAgent must be a whole number, got ${this.#maxWaiters}`);
   }
 
   /** The longest a call waits, for messages. */
@@ -157,7 +160,10 @@ export class BudgetAdmission {
         fail: (error) => leave(() => reject(error)),
       };
       const onAbort = () => waiter.finish({ ok: false, reason: 'cancelled' });
-      const timer = setTimeout(() => waiter.finish({ ok: false, reason: 'held', waitedMs: performance.now() - startedAt }), this.#maxWaitMs);
+      const timer = setTimeout(
+        () => waiter.finish({ ok: false, reason: 'held', waitedMs: performance.now() - startedAt }),
+        this.#maxWaitMs,
+      );
       timer.unref();
       request.signal?.addEventListener('abort', onAbort, { once: true });
       line.waiters.push(waiter);

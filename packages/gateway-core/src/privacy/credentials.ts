@@ -38,7 +38,8 @@ const PLACEHOLDER =
   /^(?:\*+|x{3,}|•+|\.{3}|…|null|nil|none|undefined|true|false|yes|no|empty|n\/a|redacted|hidden|masked|\[redacted[^\]]*\]|<[^>]*>|\$\{[^}]*\}|\{\{[^}]*\}\}|%s|\$[A-Z_][A-Z0-9_]*)$/i;
 
 /** Keys ending in `token` that name a page cursor or a count, not a secret. */
-const NOT_SECRET_KEY = /(?:page|next|prev|previous|continuation|cursor|sync|resume|max|min|input|output|prompt|completion|total)[_.-]?token$/i;
+const NOT_SECRET_KEY =
+  /(?:page|next|prev|previous|continuation|cursor|sync|resume|max|min|input|output|prompt|completion|total)[_.-]?token$/i;
 
 /**
  * The match's length when its value is a credential, 0 otherwise. A

@@ -28,7 +28,8 @@ export const EMAIL_PATTERN = new RegExp(`${LOCAL}@(?:${DOTTED}|${DOTLESS})`, 'gu
 const TLD = /^(?:\p{L}[\p{L}\p{M}]{1,62}|xn--[a-z0-9-]{2,59})$/iu;
 
 /** Dotless hosts that are not hosts: npm/container release tags, digest algorithms, git refs. */
-const NOT_A_HOST = /^(?:latest|next|beta|alpha|canary|rc|nightly|stable|experimental|insiders|lts|legacy|edge|dev|main|master|head|sha\d*|md5|blake\d*)$/i;
+const NOT_A_HOST =
+  /^(?:latest|next|beta|alpha|canary|rc|nightly|stable|experimental|insiders|lts|legacy|edge|dev|main|master|head|sha\d*|md5|blake\d*)$/i;
 
 /** The match's length when it is an address, 0 when it is a version, a digest or a tag. */
 export function acceptEmail(match: string): number {

@@ -22,7 +22,12 @@ export function sseMessage(message: JsonRpcResponse | JsonRpcNotification, event
 function toolResultJson(message: JsonRpcResponse | JsonRpcNotification): string | undefined {
   if (!('result' in message)) return undefined;
   const { result, id } = message as { result: unknown; id: unknown };
-  if (typeof result !== 'object' || result === null || (typeof id !== 'string' && typeof id !== 'number' && id !== null)) return undefined;
+  if (
+    typeof result !== 'object' ||
+    result === null ||
+    (typeof id !== 'string' && typeof id !== 'number' && id !== null)
+  )
+    return undefined;
   // Not read through `result.structuredContent`, which would parse a cached answer's text (buildToolCallResultFromJson).
   if (!structuredContentIsObject(result)) return undefined;
   const { content } = result as { content?: unknown };

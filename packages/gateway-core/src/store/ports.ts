@@ -49,7 +49,22 @@ export interface ExternalSubject {
   subject: string;
 }
 
-export type AgentPatch = Partial<Pick<AgentRecord, 'label' | 'dailyTokenBudget' | 'isActive' | 'allowedTools' | 'scopes' | 'externalSubjects' | 'rateLimit' | 'deactivatedAt' | 'toolSearch' | 'pinnedTools' | 'confirmWrites'>>;
+export type AgentPatch = Partial<
+  Pick<
+    AgentRecord,
+    | 'label'
+    | 'dailyTokenBudget'
+    | 'isActive'
+    | 'allowedTools'
+    | 'scopes'
+    | 'externalSubjects'
+    | 'rateLimit'
+    | 'deactivatedAt'
+    | 'toolSearch'
+    | 'pinnedTools'
+    | 'confirmWrites'
+  >
+>;
 
 /**
  * An agent's call rate: `callsPerMinute` on average, and up to `burst` calls
@@ -158,7 +173,13 @@ export interface BudgetUsage {
  * (and change nothing) when it was already settled, released or dropped.
  */
 export interface BudgetLedger {
-  reserve(agentId: string, dailyBudget: number, wanted: number, now: Date, options?: ReserveOptions): Promise<ReserveResult>;
+  reserve(
+    agentId: string,
+    dailyBudget: number,
+    wanted: number,
+    now: Date,
+    options?: ReserveOptions,
+  ): Promise<ReserveResult>;
   /**
    * Charges `min(used, granted)` to the reservation's day: a call never
    * spends more than it reserved, so the budget is never exceeded.

@@ -98,11 +98,23 @@ export function describeRateLimitContract(createStore: Factory): void {
       open.push(store);
       const { agents } = store;
       const at = '2030-01-01T00:00:00.000Z';
-      const base = { label: 'x', dailyTokenBudget: 1, isActive: true, allowedTools: null, scopes: [], externalSubjects: [], createdAt: at, updatedAt: at };
+      const base = {
+        label: 'x',
+        dailyTokenBudget: 1,
+        isActive: true,
+        allowedTools: null,
+        scopes: [],
+        externalSubjects: [],
+        createdAt: at,
+        updatedAt: at,
+      };
       await agents.create({ ...base, agentId: 'agt_r', rateLimit: SLOW });
       expect((await agents.get('agt_r'))?.rateLimit).toEqual(SLOW);
       expect((await agents.update('agt_r', { label: 'y' }, at))?.rateLimit).toEqual(SLOW);
-      expect((await agents.update('agt_r', { rateLimit: { callsPerMinute: 6, burst: 1 } }, at))?.rateLimit).toEqual({ callsPerMinute: 6, burst: 1 });
+      expect((await agents.update('agt_r', { rateLimit: { callsPerMinute: 6, burst: 1 } }, at))?.rateLimit).toEqual({
+        callsPerMinute: 6,
+        burst: 1,
+      });
       await agents.update('agt_r', { rateLimit: null }, at);
       expect((await agents.get('agt_r'))?.rateLimit).toBeNull();
       // As stored before the field existed.

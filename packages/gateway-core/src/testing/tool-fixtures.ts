@@ -92,7 +92,14 @@ export function plainGetTool(name: string, routePattern: string, description: st
 export function bigRecords(bytes: number): Buffer {
   const items = [];
   for (let id = 0, size = 0; size < bytes; id++) {
-    const item = { id, name: `Customer number ${id}`, email: `user${id}@example.com`, note: 'Lorem ipsum dolor sit amet, consectetur adipiscing elit', tags: ['a', 'b'], score: id * 1.5 };
+    const item = {
+      id,
+      name: `Customer number ${id}`,
+      email: `user${id}@example.com`,
+      note: 'Lorem ipsum dolor sit amet, consectetur adipiscing elit',
+      tags: ['a', 'b'],
+      score: id * 1.5,
+    };
     items.push(item);
     size += JSON.stringify(item).length + 1;
   }

@@ -20,7 +20,8 @@ export function loadTokenizer(): void {
 }
 
 const countO200k: GptEncoding['countTokens'] = (text, options) => tokenizer().countTokens(text, options);
-const isWithinTokenLimit: GptEncoding['isWithinTokenLimit'] = (text, limit, options) => tokenizer().isWithinTokenLimit(text, limit, options);
+const isWithinTokenLimit: GptEncoding['isWithinTokenLimit'] = (text, limit, options) =>
+  tokenizer().isWithinTokenLimit(text, limit, options);
 
 /**
  * Special-token strings such as `<|endoftext|>` are ordinary text when they

@@ -1,6 +1,15 @@
 import { isAgentId } from '../agents/agent-id.js';
 import { InvalidInputError, type InvalidField } from '../errors.js';
-import { addCell, DAY_MS, dayStart, emptyLatency, HOUR_MS, hourStart, LATENCY_BOUNDS_MS, type UsageCell } from '../store/usage-records.js';
+import {
+  addCell,
+  DAY_MS,
+  dayStart,
+  emptyLatency,
+  HOUR_MS,
+  hourStart,
+  LATENCY_BOUNDS_MS,
+  type UsageCell,
+} from '../store/usage-records.js';
 import { OUTCOME_CLASSES, outcomeClass, type OutcomeClass } from './outcome-class.js';
 
 export const USAGE_INTERVALS = ['hour', 'day'] as const;
@@ -75,7 +84,8 @@ export function parseUsageQuery(params: UsageQueryParams, now: number): UsageQue
   const interval = oneOf(params.interval, USAGE_INTERVALS, 'interval', fields) ?? 'hour';
   const groupBy = oneOf(params.groupBy, USAGE_GROUPS, 'groupBy', fields) ?? null;
   const agentId = params.agentId === undefined || params.agentId === '' ? undefined : params.agentId;
-  if (agentId !== undefined && !isAgentId(agentId)) fields.push({ path: 'agentId', message: 'must be an agent id (agt_…)' });
+  if (agentId !== undefined && !isAgentId(agentId))
+    fields.push({ path: 'agentId', message: 'must be an agent id (agt_…)' });
   const toMs = timeOf(params.to, 'to', fields) ?? now;
   const fromMs = timeOf(params.from, 'from', fields) ?? toMs - (interval === 'hour' ? DAY_MS : 30 * DAY_MS);
   const start = interval === 'hour' ? hourStart : dayStart;
@@ -85,14 +95,22 @@ export function parseUsageQuery(params: UsageQueryParams, now: number): UsageQue
   if (fields.length === 0) {
     if (fromMs >= toMs) fields.push({ path: 'from', message: 'must be before to' });
     else if (to - from > MAX_USAGE_RANGE_DAYS[interval] * DAY_MS) {
-      fields.push({ path: 'from', message: `must be at most ${MAX_USAGE_RANGE_DAYS[interval]} days before to with interval=${interval}` });
+      fields.push({
+        path: 'from',
+        message: `must be at most ${MAX_USAGE_RANGE_DAYS[interval]} days before to with interval=${interval}`,
+      });
     }
   }
   if (fields.length > 0) throw new InvalidInputError('Invalid usage query', fields);
   return agentId === undefined ? { from, to, interval, groupBy } : { from, to, interval, groupBy, agentId };
 }
 
-function oneOf<T extends string>(value: string | undefined, allowed: readonly T[], path: string, fields: InvalidField[]): T | undefined {
+function oneOf<T extends string>(
+  value: string | undefined,
+  allowed: readonly T[],
+  path: string,
+  fields: InvalidField[],
+): T | undefined {
   if (value === undefined || value === '') return undefined;
   if ((allowed as readonly string[]).includes(value)) return value as T;
   fields.push({ path, message: `must be one of ${allowed.join(', ')}` });
@@ -142,9 +160,18 @@ export function usageReport(cells: readonly UsageCell[], query: UsageQuery): Usa
     }
   }
   const totalList = grouped
-    ? [...totals].map(([group, tally]) => ({ group, ...tally.figures() })).sort((a, b) => b.calls - a.calls || a.group.localeCompare(b.group))
+    ? [...totals]
+        .map(([group, tally]) => ({ group, ...tally.figures() }))
+        .sort((a, b) => b.calls - a.calls || a.group.localeCompare(b.group))
     : [(totals.get('') ?? new Tally()).figures()];
-  return { from: new Date(query.from).toISOString(), to: new Date(query.to).toISOString(), interval: query.interval, groupBy: query.groupBy, buckets: list, totals: totalList };
+  return {
+    from: new Date(query.from).toISOString(),
+    to: new Date(query.to).toISOString(),
+    interval: query.interval,
+    groupBy: query.groupBy,
+    buckets: list,
+    totals: totalList,
+  };
 }
 
 function tallyOf(map: Map<string, Tally>, key: string): Tally {
@@ -155,7 +182,18 @@ function tallyOf(map: Map<string, Tally>, key: string): Tally {
 
 /** Counters of many cells added up, with the class of each call's outcome. */
 class Tally {
-  readonly #sum: UsageCell = { hour: 0, agentId: '', tool: '', downstream: '', outcome: '', calls: 0, tokens: 0, cacheHits: 0, latencyMsSum: 0, latency: emptyLatency() };
+  readonly #sum: UsageCell = {
+    hour: 0,
+    agentId: '',
+    tool: '',
+    downstream: '',
+    outcome: '',
+    calls: 0,
+    tokens: 0,
+    cacheHits: 0,
+    latencyMsSum: 0,
+    latency: emptyLatency(),
+  };
   readonly #outcomes = Object.fromEntries(OUTCOME_CLASSES.map((name) => [name, 0])) as Record<OutcomeClass, number>;
 
   add(cell: UsageCell): void {

@@ -43,7 +43,9 @@ export function runCli(argv: readonly string[], io: CliIo): number {
   const { manifest, diagnostics } = analyzeProject({ tsconfig: resolve(io.cwd, parsed.values.project) });
   if (diagnostics.length > 0) {
     for (const diagnostic of diagnostics) io.stderr(formatDiagnostic(diagnostic, (file) => relative(io.cwd, file)));
-    io.stderr(`host-kit: ${diagnostics.length} error${diagnostics.length === 1 ? '' : 's'}; ${relative(io.cwd, out)} not written`);
+    io.stderr(
+      `host-kit: ${diagnostics.length} error${diagnostics.length === 1 ? '' : 's'}; ${relative(io.cwd, out)} not written`,
+    );
     return 1;
   }
   if (command === 'check') {

@@ -30,12 +30,20 @@ export function toolPages(deps: ToolsDeps): Hono<DashboardEnv> {
   return app;
 }
 
-async function toolsPage(deps: ToolsDeps, c: DashboardContext, status: ContentfulStatusCode = 200, refreshError?: string) {
+async function toolsPage(
+  deps: ToolsDeps,
+  c: DashboardContext,
+  status: ContentfulStatusCode = 200,
+  refreshError?: string,
+) {
   // Not trimmed, unlike the audit filters: the box shows it back exactly as typed.
   const filter = (c.req.query('q') ?? '').slice(0, MAX_FILTER_LENGTH);
   const need = (c.req.query('find') ?? '').slice(0, MAX_FILTER_LENGTH);
   const groups = groupToolsByCategory(deps.catalog.definitions());
-  const ranked = deps.searchTools && need.trim() !== '' ? { need, names: await deps.searchTools(need, RANKED_RESULTS) } : { need, names: null };
+  const ranked =
+    deps.searchTools && need.trim() !== ''
+      ? { need, names: await deps.searchTools(need, RANKED_RESULTS) }
+      : { need, names: null };
   return c.html(
     <ToolsPage
       ranked={ranked}

@@ -28,8 +28,12 @@ export function openApiVersion(document: unknown): OpenApiVersion {
     );
   }
   const version = typeof document.openapi === 'string' ? /^3\.([01])\.\d+/.exec(document.openapi) : null;
-  if (version === null) throw new OpenApiDocumentError(`unsupported "openapi" version ${JSON.stringify(document.openapi ?? null)}: expected 3.0.x or 3.1.x`);
-  if (document.paths !== undefined && !isObject(document.paths)) throw new OpenApiDocumentError('"paths" must be an object');
+  if (version === null)
+    throw new OpenApiDocumentError(
+      `unsupported "openapi" version ${JSON.stringify(document.openapi ?? null)}: expected 3.0.x or 3.1.x`,
+    );
+  if (document.paths !== undefined && !isObject(document.paths))
+    throw new OpenApiDocumentError('"paths" must be an object');
   return version[1] === '0' ? '3.0' : '3.1';
 }
 
@@ -42,7 +46,8 @@ export function dereferenced(document: JsonObject, value: unknown): { value: Jso
   for (let hop = 0; hop < MAX_REF_HOPS; hop++) {
     if (!isObject(node)) return { problem: 'is not an object' };
     if (typeof node.$ref !== 'string') return { value: node };
-    if (!node.$ref.startsWith('#')) return { problem: `$ref ${JSON.stringify(node.$ref)} points outside the document and was not resolved` };
+    if (!node.$ref.startsWith('#'))
+      return { problem: `$ref ${JSON.stringify(node.$ref)} points outside the document and was not resolved` };
     const target = resolvePointer(document, node.$ref);
     if (target === undefined) return { problem: `$ref ${JSON.stringify(node.$ref)} leads nowhere` };
     node = target;

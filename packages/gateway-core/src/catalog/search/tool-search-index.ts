@@ -50,7 +50,13 @@ export interface ToolSearchIndexOptions {
  * 3 did the same, 2 worse); the held-out third and the fresh questions
  * did not move (0.913 / 0.950).
  */
-export const DEFAULT_BOOSTS: Readonly<Record<(typeof DOCUMENT_FIELDS)[number], number>> = { name: 2, summary: 4, description: 0.3, parameters: 0.1, tags: 1 };
+export const DEFAULT_BOOSTS: Readonly<Record<(typeof DOCUMENT_FIELDS)[number], number>> = {
+  name: 2,
+  summary: 4,
+  description: 0.3,
+  parameters: 0.1,
+  tags: 1,
+};
 
 /**
  * Also measured there: stronger length normalisation (b 0.9) and no BM25+
@@ -142,7 +148,8 @@ export class ToolSearchIndex {
       this.#vectors.delete(id);
       removed++;
     }
-    if (this.#embedding && this.#semanticWeight > 0) this.#embeddingRun = this.#embeddingRun.then(() => this.#embedMissing());
+    if (this.#embedding && this.#semanticWeight > 0)
+      this.#embeddingRun = this.#embeddingRun.then(() => this.#embedMissing());
     return { added, removed };
   }
 
@@ -166,7 +173,12 @@ export class ToolSearchIndex {
 
   #lexicalCandidates(query: string, accept: ToolSearchOptions['accept']): FoundTool[] {
     const matched = this.#dropNegated ? withoutNegatedPhrases(query) : query;
-    const results = this.#lexical.search(matched === '' ? query : matched, { boost: this.#boosts, combineWith: 'OR', bm25: this.#bm25, prefix: (term) => this.#prefixLength > 0 && term.length >= this.#prefixLength });
+    const results = this.#lexical.search(matched === '' ? query : matched, {
+      boost: this.#boosts,
+      combineWith: 'OR',
+      bm25: this.#bm25,
+      prefix: (term) => this.#prefixLength > 0 && term.length >= this.#prefixLength,
+    });
     const intent = this.#intentBoost === 1 ? null : queryIntent(query);
     const found: FoundTool[] = [];
     for (const result of results) {
@@ -206,7 +218,9 @@ export class ToolSearchIndex {
   }
 
   async #embedMissing(): Promise<void> {
-    const missing = [...this.#fingerprints].filter(([id, fingerprint]) => this.#vectors.get(id)?.fingerprint !== fingerprint);
+    const missing = [...this.#fingerprints].filter(
+      ([id, fingerprint]) => this.#vectors.get(id)?.fingerprint !== fingerprint,
+    );
     if (missing.length === 0 || !this.#embedding) return;
     const texts = missing.map(([id]) => embeddingText(this.#tools.get(id)!));
     try {

@@ -57,7 +57,9 @@ export class MasterHealth {
   /** The error to fail a command with at once when one of its masters is away; null when all are thought to answer. */
   refusal(masters: readonly string[]): StoreUnavailableError | null {
     const away = masters.find((address) => this.#away.has(address));
-    return away === undefined ? null : new StoreUnavailableError(`The store is unavailable: the Redis Cluster master ${away} does not answer`);
+    return away === undefined
+      ? null
+      : new StoreUnavailableError(`The store is unavailable: the Redis Cluster master ${away} does not answer`);
   }
 
   isAway(address: string): boolean {
@@ -129,7 +131,9 @@ export class MasterHealth {
    * command timeout still applies.
    */
   async #awayIfOthersAnswer(address: string, answered: () => boolean): Promise<void> {
-    const others = this.cluster.masters.filter((master) => master.address !== address && !this.#away.has(master.address) && master.client?.isReady);
+    const others = this.cluster.masters.filter(
+      (master) => master.address !== address && !this.#away.has(master.address) && master.client?.isReady,
+    );
     const someoneAnswered = await Promise.any(others.map((master) => master.client!.ping())).then(
       () => true,
       () => false,

@@ -29,7 +29,11 @@ export class RedisStreamStore implements StreamStore {
 
   async keep(streamId: string, answer: StreamAnswer, ttlMs: number): Promise<void> {
     const key = this.keys.stream(streamId);
-    await command(this.client, () => this.client.set(key, JSON.stringify(answer), { expiration: { type: 'PX', value: ttlMs } }), key);
+    await command(
+      this.client,
+      () => this.client.set(key, JSON.stringify(answer), { expiration: { type: 'PX', value: ttlMs } }),
+      key,
+    );
     // A notice lost (the channel down) costs its resume the wait until its own next read, never the answer.
     await command(this.client, () => this.client.publish(this.keys.streamNotices(), streamId)).catch(() => undefined);
   }

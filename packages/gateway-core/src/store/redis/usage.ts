@@ -61,15 +61,29 @@ export class RedisUsageStore implements UsageStore {
   async read(range: UsageRange): Promise<UsageCell[]> {
     const days = daysOf(range);
     const agentsByDay = await command(this.client, () =>
-      Promise.all(days.map((day) => (range.agentId !== undefined ? Promise.resolve([range.agentId]) : this.client.sMembers(this.keys.usageAgents(day))))),
+      Promise.all(
+        days.map((day) =>
+          range.agentId !== undefined
+            ? Promise.resolve([range.agentId])
+            : this.client.sMembers(this.keys.usageAgents(day)),
+        ),
+      ),
     );
     const reads = days.flatMap((day, i) => agentsByDay[i]!.map((agentId) => ({ day, agentId })));
-    const hashes = await command(this.client, () => Promise.all(reads.map(({ day, agentId }) => this.client.hGetAll(this.keys.usageDay(agentId, day)))));
-    return reads.flatMap(({ day, agentId }, i) => cellsOf(agentId, Date.parse(`${day}T00:00:00.000Z`), hashes[i]!).filter((cell) => cell.hour >= range.from && cell.hour < range.to));
+    const hashes = await command(this.client, () =>
+      Promise.all(reads.map(({ day, agentId }) => this.client.hGetAll(this.keys.usageDay(agentId, day)))),
+    );
+    return reads.flatMap(({ day, agentId }, i) =>
+      cellsOf(agentId, Date.parse(`${day}T00:00:00.000Z`), hashes[i]!).filter(
+        (cell) => cell.hour >= range.from && cell.hour < range.to,
+      ),
+    );
   }
 
   async #index(firstOfEachDay: UsageCell[]): Promise<void> {
-    const missing = firstOfEachDay.map((cell) => ({ day: dayOf(cell.hour), cell })).filter(({ day, cell }) => !this.#indexed.has(`${day}${SEP}${cell.agentId}`));
+    const missing = firstOfEachDay
+      .map((cell) => ({ day: dayOf(cell.hour), cell }))
+      .filter(({ day, cell }) => !this.#indexed.has(`${day}${SEP}${cell.agentId}`));
     if (missing.length === 0) return;
     await command(this.client, () =>
       Promise.all(
@@ -138,7 +152,18 @@ function cellsOf(agentId: string, day: number, hash: Record<string, string>): Us
     const identity = parts.slice(0, 4).join(SEP);
     let cell = cells.get(identity);
     if (!cell) {
-      cell = { hour: day + Number(hourOfDay) * HOUR_MS, agentId, tool, downstream, outcome, calls: 0, tokens: 0, cacheHits: 0, latencyMsSum: 0, latency: emptyLatency() };
+      cell = {
+        hour: day + Number(hourOfDay) * HOUR_MS,
+        agentId,
+        tool,
+        downstream,
+        outcome,
+        calls: 0,
+        tokens: 0,
+        cacheHits: 0,
+        latencyMsSum: 0,
+        latency: emptyLatency(),
+      };
       cells.set(identity, cell);
     }
     const n = Number(value);
