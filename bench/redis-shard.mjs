@@ -57,7 +57,7 @@ const report = { server: {}, cluster: {} };
 const server = await startRedisServer();
 let benchmark;
 try {
-  report.server = await measureTarget(server.url, [server.port], (operation) => true);
+  report.server = await measureTarget(server.url, [server.port], () => true);
   benchmark = redisBenchmark(server.port);
 } finally {
   await server.stop();

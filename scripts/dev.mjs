@@ -54,7 +54,7 @@ function stop(code = 0) {
   stopping = true;
   for (const child of children) child.kill('SIGTERM');
   setTimeout(() => process.exit(code), 3000).unref();
-  Promise.all(
+  void Promise.all(
     children.map(
       (child) => new Promise((resolve) => (child.exitCode !== null ? resolve() : child.once('exit', resolve))),
     ),

@@ -3,7 +3,7 @@ import type { ControlledDownstream } from './support/controlled-downstream.js';
 import { createAgentWithToken, mcpRaw, openRawSession } from './support/mcp.js';
 import { startPair, type Pair } from './support/pair.js';
 import { agentAudit } from './support/audit.js';
-import { eventually, freePort, type RunningProcess } from './support/processes.js';
+import { eventually, freePort } from './support/processes.js';
 
 const CALLS = 24;
 

@@ -5,7 +5,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  BUDGET_CODE,
   DOWNSTREAM_ERROR_META,
   DOWNSTREAM_MESSAGE,
   KNOWN_ORDER,

@@ -91,7 +91,7 @@ describe('resumable streams under a hostile or unlucky client (dist/main.js × 2
     ['through a hop that shows the drop only at the next write', true],
   ] as const)(
     'finding 1: a stream dropped right after its priming event (%s), answered before the next keep-alive, is resumable on the other instance',
-    async (label, hidden) => {
+    async (_label, hidden) => {
       const agent = await createAgentWithToken(pair.api, admin, {
         label: `dropped-after-priming-${hidden}`,
         dailyTokenBudget: 100_000,

@@ -35,7 +35,6 @@ function publicJwk(key: SigningKey) {
 
 describe('a trusted issuer that fails or hangs (issue 25, findings 7 and 8)', { timeout: 60_000 }, () => {
   let server: Server;
-  let origin: string;
   let resource: string;
   let pair: Pair;
   const issuers: Record<'fails' | 'flooded' | 'hangs', FakeIssuer> = {} as never;
@@ -58,7 +57,7 @@ describe('a trusted issuer that fails or hangs (issue 25, findings 7 and 8)', { 
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const issuerOrigin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const reserved = await reserveGatewayUrl();
-    ({ origin, resource } = reserved);
+    ({ resource } = reserved);
     const env = oauthEnv(
       reserved.port,
       resource,

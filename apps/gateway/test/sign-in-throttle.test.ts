@@ -27,8 +27,8 @@ async function postKey(gateway: RunningProcess, apiKey: string, localAddress?: s
 const cookieValue = (cookies: string[], name: string) =>
   cookies
     .find((cookie) => cookie.startsWith(`${name}=`))
-    ?.split(';')[0]!
-    .slice(name.length + 1);
+    ?.split(';')[0]
+    ?.slice(name.length + 1);
 const csrfField = (html: string) => /name="_csrf" value="([^"]+)"/.exec(html)?.[1];
 
 /** The dashboard's sign-in form, posted as a browser does. */

@@ -27,10 +27,10 @@ type SchemaResult = { ok: true; tools: ToolDefinition[] } | { ok: false; problem
  * routing table is read on the first request, after every route exists,
  * and the answer (tools or misconfiguration) is kept for the process.
  */
-export function mapAgentToolSchema<App extends Hono<any, any, any>>(
-  app: App,
-  options: AgentToolSchemaOptions = {},
-): App {
+export function mapAgentToolSchema<
+  // biome-ignore lint/suspicious/noExplicitAny: Hono's parameters are invariant; only `any` accepts every app.
+  App extends Hono<any, any, any>,
+>(app: App, options: AgentToolSchemaOptions = {}): App {
   const annotated = options.manifest?.tools ?? [];
   const includeEndpoints = options.includeMappedEndpoints === true;
   let cached: SchemaResult | undefined;

@@ -62,7 +62,7 @@ export class ClusterMetrics {
       if (isAccepting(message)) this.#listening.add(worker);
       if (!isMessage<MetricsReply>(message, REPLY)) return;
       const scrape = this.#pending.get(message.id);
-      if (!scrape || !scrape.waiting.delete(worker.id)) return;
+      if (!scrape?.waiting.delete(worker.id)) return;
       if (message.metrics) scrape.answers.push(message.metrics);
       if (scrape.waiting.size === 0) scrape.done();
     });

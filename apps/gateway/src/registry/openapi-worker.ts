@@ -14,7 +14,7 @@ export type OpenApiWorkerReply =
   | { ok: false; message: string; unusable: boolean };
 
 process.once('message', (request) => {
-  loadOpenApiTools(request as OpenApiRequest)
+  void loadOpenApiTools(request as OpenApiRequest)
     .then((result): OpenApiWorkerReply => ({ ok: true, result }))
     .catch(
       (error: unknown): OpenApiWorkerReply => ({

@@ -40,8 +40,8 @@ export const sameOrigin = (gateway: RunningProcess) => ({ Origin: gateway.url, '
 export const cookieValue = (cookies: string[], name: string) =>
   cookies
     .find((cookie) => cookie.startsWith(`${name}=`))
-    ?.split(';')[0]!
-    .slice(name.length + 1);
+    ?.split(';')[0]
+    ?.slice(name.length + 1);
 export const csrfField = (html: string) => /name="_csrf" value="([^"]+)"/.exec(html)?.[1];
 
 /** Signs in to the dashboard with the admin API key; returns the session cookie and its CSRF token. */

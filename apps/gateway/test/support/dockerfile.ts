@@ -45,7 +45,7 @@ function instructions(text: string): Instruction[] {
     .map((line) => line.trim())
     .filter(Boolean)
     .map((line) => {
-      const [keyword = '', ...rest] = line.split(/\s+/);
+      const [keyword = ''] = line.split(/\s+/);
       return { keyword: keyword.toUpperCase(), args: line.slice(keyword.length).trim() };
     });
 }

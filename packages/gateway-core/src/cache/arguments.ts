@@ -48,7 +48,7 @@ export function splitArguments(schema: InputSchema, args: Record<string, unknown
 }
 
 function isFreeTextProperty(name: string, property: Record<string, unknown> | undefined): boolean {
-  if (!property || property.type !== 'string' || IDENTIFIER_NAME.test(name)) return false;
+  if (property?.type !== 'string' || IDENTIFIER_NAME.test(name)) return false;
   return !('enum' in property || 'const' in property || 'format' in property || 'pattern' in property);
 }
 

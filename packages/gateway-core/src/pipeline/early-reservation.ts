@@ -104,7 +104,10 @@ export class EarlyReservations {
 
   #giveBack(agentId: string, grant: Promise<Reservation | null>): void {
     const { settlements, ledger } = this.#options;
-    if (settlements) return settlements.releaseWhenGranted(agentId, grant);
+    if (settlements) {
+      settlements.releaseWhenGranted(agentId, grant);
+      return;
+    }
     void grant.then((reservation) => reservation && ledger.release(reservation)).catch(() => undefined);
   }
 }

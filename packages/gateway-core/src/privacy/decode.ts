@@ -183,7 +183,7 @@ function base64Edits(text: string): Edit[] {
 function decodeText(body: string): string | undefined {
   try {
     const decoded = utf8.decode(Buffer.from(body, 'base64'));
-    // eslint-disable-next-line no-control-regex
+    // Control characters (or U+FFFD from a bad sequence) on purpose: such a body is binary, not text.
     return /[\x00-\x08\x0B\x0C\x0E-\x1F\x7F\uFFFD]/.test(decoded) ? undefined : decoded;
   } catch {
     return undefined;

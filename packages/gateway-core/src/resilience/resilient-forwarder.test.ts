@@ -88,7 +88,7 @@ const getArgs = { id: 'c1' };
 const postArgs = { customerId: 'c1', sku: 'sku-1', quantity: 1 };
 
 let downstream: TestDownstream;
-let inners: HttpForwarder[] = [];
+const inners: HttpForwarder[] = [];
 
 beforeEach(async () => {
   downstream = new TestDownstream();

@@ -15,6 +15,7 @@ export interface MountControllersOptions {
 export type ControllerInput = object | (new () => object);
 
 // Controllers mount on an app of any environment, schema and base path.
+// biome-ignore lint/suspicious/noExplicitAny: Hono's parameters are invariant; only `any` accepts every app.
 type AnyHono = Hono<any, any, any>;
 
 /**

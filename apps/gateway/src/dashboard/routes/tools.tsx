@@ -61,9 +61,8 @@ async function toolsPage(
 }
 
 async function reloadTools(deps: ToolsDeps, c: DashboardContext) {
-  let count: number;
   try {
-    count = await deps.refreshTools(actor(c));
+    await deps.refreshTools(actor(c));
   } catch {
     // The reason can name internal addresses: the log has it, the page says what it means.
     return toolsPage(deps, c, 502, "The downstream's /gw/schema could not be read; the current tools stay in service.");

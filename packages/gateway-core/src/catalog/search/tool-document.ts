@@ -25,7 +25,7 @@ const DESCRIPTION_CHARS = 1_000;
 const PARAMETER_DESCRIPTION_CHARS = 200;
 
 export function toolDocument(tool: RegisteredTool): ToolDocument {
-  const { name, description, category, routePattern, declaredName } = tool.definition;
+  const { name, description, routePattern, declaredName } = tool.definition;
   const [summary, rest] = splitSummary(description);
   return {
     id: name,

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import {
-  auditIdMs,
   checkAuditQuery,
   matchesAuditQuery,
   type AuditEntry,
