@@ -53,7 +53,10 @@ export interface GatewayAppDeps {
   breakerOf: (downstream: string) => BreakerState | undefined;
   /** search_tools' ranking (issue 28), for the dashboard's tool library. */
   searchTools?: (query: string, limit: number) => Promise<string[]>;
-  /** Signs the assertion on forwarded calls; its public keys are served at /.well-known/jwks.json. Absent: no assertions, no JWKS. */
+  /**
+   * Signs the assertion on forwarded calls; its public keys are served at /.well-known/jwks.json. Absent: no
+   * assertions, no JWKS.
+   */
   assertions?: GatewayAssertionSigner;
   /** Request id and access log; runs first. */
   requestContext?: RequestContextMiddleware;
@@ -67,7 +70,8 @@ export function createGatewayApp(deps: GatewayAppDeps): Hono {
   const { config, agents, tokens, readiness, catalog, refresher } = deps;
   const app = new Hono();
   if (deps.requestContext) app.use('*', deps.requestContext);
-  // Browser CORS for /mcp, before the guard and the route: preflights are answered (or refused) here, and every answer carries its headers.
+  // Browser CORS for /mcp, before the guard and the route: preflights are answered (or refused) here, and every answer
+  // carries its headers.
   app.use('/mcp', mcpCors(originPolicyOf(config)));
   if (config.oauth) app.use('/mcp', withResourceMetadata(config.oauth.resourceMetadataUrl));
   // Health probes come from orchestrators with any Host; everything else is guarded.
@@ -111,7 +115,8 @@ export function createGatewayApp(deps: GatewayAppDeps): Hono {
     bodies,
   };
   app.route('/mcp', mcpRoutes(mcpRoute));
-  // The server serves POST /mcp without the app when it can (see mcp-transport/mcp-fast-path.ts); same steps, same body bound.
+  // The server serves POST /mcp without the app when it can (see mcp-transport/mcp-fast-path.ts); same steps, same body
+  // bound.
   attachFastPath(
     app,
     mcpFastPath({

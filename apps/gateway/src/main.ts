@@ -126,7 +126,8 @@ async function checkStoreAtStart(config: GatewayConfig, gateway: Gateway): Promi
     // The reason names host and port at most; the address itself may carry a password.
     const reason = error instanceof Error ? error.message.replace(/^The store is unavailable: /, '') : String(error);
     refuse([
-      `ConnectionStrings:Store: the Redis it names is not reachable (${reason}): start Redis, or leave it unset for the in-memory store`,
+      `ConnectionStrings:Store: the Redis it names is not reachable (${reason}): start Redis, or leave it unset ` +
+        `for the in-memory store`,
     ]);
   }
 }

@@ -38,7 +38,10 @@ export interface ReadinessOptions {
   embeddingModel: Promise<EmbeddingModel>;
   /** Each downstream's tools and breaker, for the report; absent, tools are not part of readiness. */
   downstreams?: () => DownstreamsHealth;
-  /** Whether any downstream's tools are loaded (`DownstreamsHealth.servable`), cheaply: the gate asks on every /mcp request. */
+  /**
+   * Whether any downstream's tools are loaded (`DownstreamsHealth.servable`), cheaply: the gate asks on every /mcp
+   * request.
+   */
   toolsLoaded?: () => boolean;
   gateIntervalMs?: number;
   /** A loaded model is checked again, in the background, when its verdict is older than this. */

@@ -38,7 +38,10 @@ export class UsageReader {
     return (await this.reports(params, [params.groupBy]))[0]!;
   }
 
-  /** One report per grouping (undefined: none) of one range, from one read of the counters; `only`: one tool's or downstream's calls. */
+  /**
+   * One report per grouping (undefined: none) of one range, from one read of the counters; `only`: one tool's or
+   * downstream's calls.
+   */
   async reports(
     params: UsageQueryParams,
     groupings: ReadonlyArray<string | undefined>,

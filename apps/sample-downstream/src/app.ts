@@ -60,6 +60,7 @@ const logGatewayCalls: MiddlewareHandler = async (c, next) => {
   const agent = c.get('agent') as GatewayCaller | undefined;
   if (agent)
     console.log(
-      `gateway call: tool=${agent.tool} agent=${agent.agentId} scopes=${agent.scopes.join(',') || '-'} call=${agent.callId} status=${c.res.status}`,
+      `gateway call: tool=${agent.tool} agent=${agent.agentId} scopes=${agent.scopes.join(',') || '-'} ` +
+        `call=${agent.callId} status=${c.res.status}`,
     );
 };

@@ -22,7 +22,8 @@ export function toCacheSettings(value: unknown): { settings: ToolCacheSettings |
     !significantTerms.every(isTermOrSynonyms)
   ) {
     return invalid(
-      `cache.significantTerms must be at most ${MAX_TERMS} non-blank strings (up to ${MAX_TERM_LENGTH} characters) or arrays of up to ${MAX_SYNONYMS} such synonyms`,
+      `cache.significantTerms must be at most ${MAX_TERMS} non-blank strings (up to ${MAX_TERM_LENGTH} ` +
+        `characters) or arrays of up to ${MAX_SYNONYMS} such synonyms`,
     );
   }
   const terms = significantTerms.map((term: string | string[]) =>

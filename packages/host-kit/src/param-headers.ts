@@ -49,7 +49,8 @@ export function markParamHeaders(
     if (twin !== undefined)
       return {
         inputSchema: schema,
-        problem: `paramHeaders.${input}: header "${header}" is also given to ${twin} (header names are case-insensitive)`,
+        problem:
+          `paramHeaders.${input}: header "${header}" is also given to ` + `${twin} (header names are case-insensitive)`,
       };
     seen.set(header.toLowerCase(), input);
     properties[input] = { ...schema.properties[input]!, [PARAM_HEADER_MARK]: header };
@@ -61,7 +62,8 @@ function headerProblem(header: string): string | null {
   if (header === '') return 'the header name must not be empty';
   return TOKEN.test(header)
     ? null
-    : `header name "${header}" must be an HTTP token (letters, digits and !#$%&'*+-.^_\`|~; no spaces or control characters)`;
+    : `header name "${header}" must be an HTTP token (letters, digits and !#$%&'*+-.^_\`|~; no spaces or control ` +
+        `characters)`;
 }
 
 function inputProblem(schema: InputSchema, input: string): string | null {
@@ -69,6 +71,8 @@ function inputProblem(schema: InputSchema, input: string): string | null {
   if (property === undefined) return `the tool has no input "${input}"`;
   if (property.type === 'number') return 'a number input cannot be mirrored into a header (use an integer)';
   if (!PRIMITIVES.has(property.type))
-    return `only a string, integer or boolean input can be mirrored into a header, not ${JSON.stringify(property.type)}`;
+    return (
+      `only a string, integer or boolean input can be mirrored into ` + `a header, not ${JSON.stringify(property.type)}`
+    );
   return null;
 }

@@ -64,8 +64,10 @@ export function mapAgentToolSchema<
 function warnLeftOut(marked: readonly string[]): void {
   if (marked.length === 0) return;
   console.warn(
-    `@tollgate/host-kit: ${SCHEMA_PATH} leaves out ${marked.length} route${marked.length === 1 ? '' : 's'} marked with withAgentTool: ` +
-      `${marked.join(', ')}. Pass { includeMappedEndpoints: true } to mapAgentToolSchema to serve them (false to keep them out without this warning).`,
+    `@tollgate/host-kit: ${SCHEMA_PATH} leaves out ${marked.length} route${marked.length === 1 ? '' : 's'} ` +
+      `marked with withAgentTool: ` +
+      `${marked.join(', ')}. Pass { includeMappedEndpoints: true } to mapAgentToolSchema to serve them (false to ` +
+      `keep them out without this warning).`,
   );
 }
 

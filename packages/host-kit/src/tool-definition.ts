@@ -28,7 +28,10 @@ export interface AgentToolSettings {
   requiredScopes?: readonly string[] | null;
   /** Needed only when the endpoint does not resolve to exactly one verb; must be a verb it serves. */
   httpMethod?: HttpMethod | Lowercase<HttpMethod> | null;
-  /** Opt a free-text read tool into the gateway's semantic cache tier, e.g. `{ semantic: true }`. Default: exact tier only. */
+  /**
+   * Opt a free-text read tool into the gateway's semantic cache tier, e.g. `{ semantic: true }`. Default: exact tier
+   * only.
+   */
   cache?: { semantic?: boolean; significantTerms?: ReadonlyArray<string | readonly string[]> } | null;
   /**
    * The user confirms each call before the gateway sends it (MCP 2026-07-28 clients with elicitation;

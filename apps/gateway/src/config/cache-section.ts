@@ -22,7 +22,9 @@ export const CACHE_KEYS = declareKeys({
       type: 'number > 0, ≤ 1',
     },
     description:
-      'Lowest cosine similarity of every free-text argument for a semantic hit (the guard must agree too). Measured on the evaluation sets: no wrong answer at 0.86 or above, the first at 0.84; 0.88 keeps a 0.02 margin (see [the response cache](../guide/response-cache.md#measured-precision-and-recall)).',
+      'Lowest cosine similarity of every free-text argument for a semantic hit (the guard must agree too). ' +
+      'Measured on the evaluation sets: no wrong answer at 0.86 or above, the first at 0.84; 0.88 keeps a 0.02 ' +
+      'margin (see [the response cache](../guide/response-cache.md#measured-precision-and-recall)).',
   },
   ttlSeconds: {
     name: 'Gw:Cache:TtlSeconds',
@@ -73,7 +75,8 @@ export const CACHE_TOOL_KEYS = declareKeys({
     field: toolFlag,
     defaultIs: '—',
     description:
-      '`false` turns the semantic tier off for this tool. It can only turn the tier off (off wins); it never opts in a tool whose definition does not.',
+      '`false` turns the semantic tier off for this tool. It can only turn the tier off (off wins); it never ' +
+      'opts in a tool whose definition does not.',
   },
   ttlSeconds: {
     name: `${TOOLS}:<tool>:TtlSeconds`,
@@ -90,7 +93,9 @@ const settingName = (setting: ToolSetting) => CACHE_TOOL_KEYS[setting].name.spli
 const TOOL_SETTING_BY_NAME = new Map(TOOL_SETTINGS.map((setting) => [settingName(setting).toLowerCase(), setting]));
 const NAMES = TOOL_SETTINGS.map(settingName);
 
-/** `Gw:Cache:Tools:<tool>:Enabled|Semantic|TtlSeconds` (`entries` as `section()` gives them): per-tool opt-out and TTL. */
+/**
+ * `Gw:Cache:Tools:<tool>:Enabled|Semantic|TtlSeconds` (`entries` as `section()` gives them): per-tool opt-out and TTL.
+ */
 export function perToolCache(
   entries: Record<string, string>,
   problems: ConfigProblem[],

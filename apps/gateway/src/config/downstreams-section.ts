@@ -41,10 +41,15 @@ export interface OpenApiSource {
 /** The name the single-key form's downstream goes by. */
 export const SHORTHAND_DOWNSTREAM = 'default';
 
-/** Up to 32 characters, starting and ending with a letter or digit: short enough for a metrics label and a component key. */
+/**
+ * Up to 32 characters, starting and ending with a letter or digit: short enough for a metrics label and a component
+ * key.
+ */
 const DOWNSTREAM_NAME = /^[a-z0-9](?:[a-z0-9-]{0,30}[a-z0-9])?$/;
 
-/** What a prefix may hold: MCP tool-name characters, without `.` and `/` that some model APIs refuse in function names. */
+/**
+ * What a prefix may hold: MCP tool-name characters, without `.` and `/` that some model APIs refuse in function names.
+ */
 const PREFIX = /^[A-Za-z0-9_-]{1,64}$/;
 
 /** The gateway-wide settings a named downstream starts from (each undefined when unset), and the single-key form. */
@@ -76,7 +81,9 @@ export function parseDownstreams(
     if (named.has(SHORTHAND_DOWNSTREAM)) {
       problems.push({
         path: `Gw:Downstreams:${SHORTHAND_DOWNSTREAM}`,
-        message: `is the name of the downstream set by Gw:ToolRegistry:DownstreamBaseUrl; choose another name, or drop that key`,
+        message:
+          `is the name of the downstream set by Gw:ToolRegistry:DownstreamBaseUrl; choose another name, or drop ` +
+          `that key`,
       });
       named.delete(SHORTHAND_DOWNSTREAM);
     }
@@ -104,7 +111,8 @@ function groupByName(
         problems.push({
           path: `Gw:Downstreams:${written}`,
           message:
-            'a downstream name must be 1-32 lower-case letters, digits or -, starting and ending with a letter or digit',
+            'a downstream name must be 1-32 lower-case letters, digits or -, starting and ending with a letter ' +
+            'or digit',
         });
       refused.add(name);
       continue;
@@ -144,7 +152,8 @@ const OPERATION_SETTINGS = {
 } as const;
 const TEXT_SETTINGS = ['baseurl', 'prefix', 'audience', 'breaker:mode', 'openapi', ...Object.keys(OPERATION_SETTINGS)];
 const KNOWN =
-  'BaseUrl, Prefix, Headers:<Name>, TimeoutMs, Retries, RetryMinDelayMs, RetryMaxDelayMs, MaxResponseBytes, Audience, OpenApi, Operations:<Include|Exclude|AllowWrite> or Breaker:<Setting>';
+  'BaseUrl, Prefix, Headers:<Name>, TimeoutMs, Retries, RetryMinDelayMs, RetryMaxDelayMs, MaxResponseBytes, ' +
+  'Audience, OpenApi, Operations:<Include|Exclude|AllowWrite> or Breaker:<Setting>';
 
 /** The core's option path → the setting under `Gw:Downstreams:<name>:`. */
 const SETTING_OF_OPTION: Readonly<Record<string, string>> = {

@@ -43,19 +43,30 @@ export interface GatewayConfig {
   licenseKey: string;
   jwt: { signingKey: string; generated: boolean };
   /** `timeoutMs` is `resilience.deadlineMs`: one attempt and the whole call share the deadline. */
-  /** `maxResponseBytes`: the longest answer read (streamed, cut at the limit; a larger Content-Length is refused unread). */
-  /** The gateway-wide `Gw:Downstream:*` settings; `baseUrl` is the single-key form's, else the first named downstream's. */
+  /**
+   * `maxResponseBytes`: the longest answer read (streamed, cut at the limit; a larger Content-Length is refused
+   * unread).
+   */
+  /**
+   * The gateway-wide `Gw:Downstream:*` settings; `baseUrl` is the single-key form's, else the first named downstream's.
+   */
   downstream: { baseUrl: string; timeoutMs: number; headers: Record<string, string>; maxResponseBytes: number };
-  /** Every API behind the gateway: `Gw:Downstreams:<name>:*`, after the single-key form's `default` when that is set. */
+  /**
+   * Every API behind the gateway: `Gw:Downstreams:<name>:*`, after the single-key form's `default` when that is set.
+   */
   downstreams: DownstreamConfig[];
   store: { connectionString: string | undefined };
-  /** `signInMaxFailures` wrong keys from one address, then a wait of `signInBackoffMs`, doubled per further failure (to 15 min). */
+  /**
+   * `signInMaxFailures` wrong keys from one address, then a wait of `signInBackoffMs`, doubled per further failure (to
+   * 15 min).
+   */
   admin: { apiKey: string | undefined; tokenExpiryDays: number; signInMaxFailures: number; signInBackoffMs: number };
   /**
    * `errorDelivery`: MCP's rules (tool errors and refusals in HTTP 200), or contract 7's HTTP statuses.
    * `maxConcurrentCallsPerAgent`: tools/call requests in flight per agent on this instance (0 = no limit).
    * `maxResumesPerAgent`, `maxResumes`: resumed streams waiting on this instance, per agent and in all.
-   * `maxListenStreamsPerAgent`, `maxListenStreams`: MCP 2026-07-28 `subscriptions/listen` streams open on this instance.
+   * `maxListenStreamsPerAgent`, `maxListenStreams`: MCP 2026-07-28 `subscriptions/listen` streams open on this
+   * instance.
    */
   mcp: {
     sessionIdleMinutes: number;
@@ -93,7 +104,9 @@ export interface GatewayConfig {
     workers: number;
   };
   toolRegistry: { refreshSeconds: number };
-  /** `Gw:Usage:RetentionDays`: whole UTC days of usage counters kept (the dashboard's charts, `GET /management/usage`). */
+  /**
+   * `Gw:Usage:RetentionDays`: whole UTC days of usage counters kept (the dashboard's charts, `GET /management/usage`).
+   */
   usage: { retentionDays: number };
   /** `Gw:Privacy:*` (and the rules file it names), validated and compiled once at start-up. */
   privacy: PrivacyConfig;
@@ -108,7 +121,9 @@ export interface GatewayConfig {
   /** `Gw:Assertion:*`: the signed assertion on every forwarded call (keys derived from `jwt.signingKey`). */
   assertion: ResolvedAssertionSettings & { enabled: boolean };
   embedding: { provider: 'local' } | { provider: 'openai'; baseUrl: string; model: string; apiKey: string | undefined };
-  /** `Gw:Catalog:Search*`: search mode (search_tools and call_tool instead of the whole catalog), per agent overridable. */
+  /**
+   * `Gw:Catalog:Search*`: search mode (search_tools and call_tool instead of the whole catalog), per agent overridable.
+   */
   catalog: { search: 'off' | 'on' | 'auto'; searchThreshold: number; searchSemanticWeight: number };
 }
 
@@ -285,7 +300,8 @@ export function parseGatewayConfig(flat: FlatConfig): ParsedConfig {
   if (signingKey === undefined) {
     signingKey = randomBytes(MIN_SIGNING_KEY_BYTES).toString('base64url');
     warnings.push(
-      `${SERVER_KEYS.signingKey.name} is not set: generated a key for this process (development mode); tokens die with it`,
+      `${SERVER_KEYS.signingKey.name} is not set: generated a key for this process (development mode); tokens ` +
+        `die with it`,
     );
   }
   return {
@@ -393,7 +409,8 @@ function downstreamsOf(
       message: 'is required: the downstream API (or name several under Gw:Downstreams:<name>:BaseUrl)',
     });
   }
-  // Gateway-wide values that the core refused are reported once, under their own keys: named downstreams then start from the core's defaults.
+  // Gateway-wide values that the core refused are reported once, under their own keys: named downstreams then start
+  // from the core's defaults.
   const inherited = resilience !== undefined;
   return parseDownstreams(
     named,

@@ -15,7 +15,9 @@ import {
  * only the gateway's own tokens are accepted.
  */
 export interface OAuthConfig {
-  /** The MCP endpoint's public URL: the protected resource, and the audience tokens must carry by default (RFC 8707). */
+  /**
+   * The MCP endpoint's public URL: the protected resource, and the audience tokens must carry by default (RFC 8707).
+   */
   resource: string;
   /** Where its protected resource metadata is served (RFC 9728 3.1: the well-known path, then the resource's path). */
   resourceMetadataUrl: string;
@@ -203,7 +205,9 @@ function algorithms(value: string | undefined, path: string, context: Context): 
   if (unknown.length > 0 || named.length === 0) {
     context.problems.push({
       path,
-      message: `must list some of ${EXTERNAL_ALGORITHMS.join(', ')} (asymmetric only; got ${unknown.join(', ') || 'none'})`,
+      message:
+        `must list some of ${EXTERNAL_ALGORITHMS.join(', ')} ` +
+        `(asymmetric only; got ${unknown.join(', ') || 'none'})`,
     });
   }
   return named.filter((name): name is ExternalAlgorithm => (EXTERNAL_ALGORITHMS as readonly string[]).includes(name));

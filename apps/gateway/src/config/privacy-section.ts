@@ -140,7 +140,8 @@ function readUtf8(path: string): string {
 const LIST_SETTINGS = { fields: 'fields', disableddetectors: 'disabledDetectors' } as const;
 const RULE_SETTINGS = { name: 'name', pattern: 'pattern', flags: 'flags', replacement: 'replacement' } as const;
 const EXPECTED_KEYS =
-  'expected Enabled, RulesFile, Fields:<n>, DisabledDetectors:<n>, Rules:<n>:Name|Pattern|Flags|Replacement, or Tools:<tool>:Enabled|Fields:<n>|DisabledDetectors:<n>';
+  'expected Enabled, RulesFile, Fields:<n>, DisabledDetectors:<n>, Rules:<n>:Name|Pattern|Flags|Replacement, or ' +
+  'Tools:<tool>:Enabled|Fields:<n>|DisabledDetectors:<n>';
 
 /** Lists by their path in the JSON shape (`['fields']`, `['tools', 'get_order', 'fields']`). */
 type Lists = Map<string, { path: string[]; entries: Map<number, string> }>;

@@ -8,7 +8,9 @@ export const RATE_LIMIT_SECTION = 'Gw:RateLimit';
 const SECTION = RATE_LIMIT_SECTION;
 const NEITHER = 'unset (new agents have no rate limit)';
 const APPLIES =
-  'a new agent gets when its creation names none (management API, dashboard, and agents provisioned for OAuth identities); set both or neither. Existing agents keep theirs; an agent created with `rateLimit: null` has none.';
+  'a new agent gets when its creation names none (management API, dashboard, and agents provisioned for OAuth ' +
+  'identities); set both or neither. Existing agents keep theirs; an agent created with `rateLimit: null` has ' +
+  'none.';
 
 function wholeNumberUpTo(max: number) {
   const inRange = (value: string) =>
@@ -33,7 +35,9 @@ export const RATE_LIMIT_KEYS = declareKeys({
     name: `${SECTION}:DefaultCallsPerMinute`,
     field: wholeNumberUpTo(MAX_CALLS_PER_MINUTE),
     defaultIs: NEITHER,
-    description: `The calls per minute of the rate limit (see [Rate limits](../operations/reliability.md#rate-limits)) ${APPLIES}`,
+    description:
+      `The calls per minute of the rate limit (see [Rate limits](../operations/reliability.md#rate-limits)) ` +
+      `${APPLIES}`,
   },
   burst: {
     name: `${SECTION}:DefaultBurst`,

@@ -2,7 +2,9 @@ import type { ConfigProblem } from '@tollgate/gateway-core/errors';
 import { HTTP_KEYS } from './http-section.js';
 import { MCP_KEYS } from './mcp-section.js';
 
-/** Resumes waiting on one instance at once, by default: half its connections, the other half left to every other client. */
+/**
+ * Resumes waiting on one instance at once, by default: half its connections, the other half left to every other client.
+ */
 export function defaultMaxResumes(maxConnections: number): number {
   return Math.max(1, Math.floor(maxConnections / 2));
 }
@@ -22,7 +24,9 @@ export function maxResumesOf(
   if (configured >= maxConnections) {
     problems.push({
       path: MCP_KEYS.maxResumes.name,
-      message: `must be below ${HTTP_KEYS.maxConnections.name} (${maxConnections}): each waiting resume holds a connection`,
+      message:
+        `must be below ${HTTP_KEYS.maxConnections.name} ` +
+        `(${maxConnections}): each waiting resume holds a connection`,
     });
   }
   return configured;

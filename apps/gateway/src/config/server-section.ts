@@ -11,7 +11,9 @@ export const MODE_KEYS = declareKeys({
     name: 'NODE_ENV',
     field: { schema: z.string().optional(), type: 'text' },
     description:
-      "`development` turns on development mode (`/dev/*` endpoints, generated signing key, default downstream, and a start-up check that something answers at each downstream's base URL: see [when the first run goes wrong](../development.md#when-the-first-run-goes-wrong)).",
+      '`development` turns on development mode (`/dev/*` endpoints, generated signing key, default downstream, ' +
+      "and a start-up check that something answers at each downstream's base URL: see [when the first run goes " +
+      'wrong](../development.md#when-the-first-run-goes-wrong)).',
   },
 });
 
@@ -54,7 +56,9 @@ export const STORE_KEYS = declareKeys({
     field: { ...optionalText, type: 'URL' },
     defaultIs: 'unset = embedded in-memory store',
     description:
-      '`redis://…` or `rediss://…` for one Redis (required for more than one instance); `redis+cluster://host:port,host:port,…` or `rediss+cluster://…` for a Redis Cluster (its seed nodes; see [Redis Cluster](../operations/redis-and-cluster.md#redis-cluster)).',
+      '`redis://…` or `rediss://…` for one Redis (required for more than one instance); ' +
+      '`redis+cluster://host:port,host:port,…` or `rediss+cluster://…` for a Redis Cluster (its seed nodes; see ' +
+      '[Redis Cluster](../operations/redis-and-cluster.md#redis-cluster)).',
   },
 });
 
@@ -65,7 +69,8 @@ export const METRICS_KEYS = declareKeys({
     field: { schema: z.coerce.number().int().min(1).max(65_535, 'must be a TCP port').optional(), type: 'TCP port' },
     defaultIs: 'unset',
     description:
-      'Also serve `/metrics` without authentication on this port (for an in-cluster scraper); `/metrics` on the main port needs an admin token.',
+      'Also serve `/metrics` without authentication on this port (for an in-cluster scraper); `/metrics` on the ' +
+      'main port needs an admin token.',
   },
 });
 

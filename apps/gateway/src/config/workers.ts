@@ -32,6 +32,8 @@ export function sharedStoreProblem(
   if (workers === undefined || workers <= 1 || storeConnectionString !== undefined) return undefined;
   return {
     path: 'Gw:Http:Workers',
-    message: `is ${workers}, but more than one worker needs a shared store: set ConnectionStrings:Store to a Redis URL (with the in-memory store each worker would keep its own sessions and budgets)`,
+    message:
+      `is ${workers}, but more than one worker needs a shared store: set ConnectionStrings:Store to a Redis URL ` +
+      `(with the in-memory store each worker would keep its own sessions and budgets)`,
   };
 }

@@ -57,7 +57,10 @@ export function agentIdOf(value: string, agents: readonly Pick<AgentRecord, 'age
   return named.length === 1 ? named[0]!.agentId : value;
 }
 
-/** A CSV field: quoted when it holds a comma, quote or line break; a leading =, +, -, @ is defused so a spreadsheet shows it as text. */
+/**
+ * A CSV field: quoted when it holds a comma, quote or line break; a leading =, +, -, @ is defused so a spreadsheet
+ * shows it as text.
+ */
 function csvField(value: unknown): string {
   if (value === null || value === undefined) return '';
   let text = String(value);

@@ -60,7 +60,8 @@ export const requireSessionToken = requireFormToken(
   () => {
     throw new HTTPException(403, {
       message:
-        'The form was not sent from this dashboard session (CSRF token missing or wrong). Reload the page and try again.',
+        'The form was not sent from this dashboard session (CSRF token missing or wrong). Reload the page and ' +
+        'try again.',
     });
   },
 );

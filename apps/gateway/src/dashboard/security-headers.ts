@@ -5,7 +5,8 @@ export const securityHeaders = createMiddleware(async (c, next) => {
   await next();
   c.header(
     'Content-Security-Policy',
-    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; form-action 'self'; " +
+      "frame-ancestors 'none'; base-uri 'none'",
   );
   c.header('X-Content-Type-Options', 'nosniff');
   c.header('X-Frame-Options', 'DENY');

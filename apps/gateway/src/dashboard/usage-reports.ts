@@ -2,7 +2,9 @@ import { InvalidInputError } from '@tollgate/gateway-core/errors';
 import type { LabelledUsageReport, UsageReader, UsageSubset } from '../usage-reader.js';
 import type { UsageRangeChoice } from './usage-range.js';
 
-/** The reports of a page's range, or why that range cannot be shown (a bad custom range: said on the page, not a 500). */
+/**
+ * The reports of a page's range, or why that range cannot be shown (a bad custom range: said on the page, not a 500).
+ */
 export type PageUsage =
   | { reports: LabelledUsageReport[]; problem?: undefined }
   | { reports: LabelledUsageReport[]; problem: string };

@@ -41,7 +41,10 @@ export function listen(
   return server;
 }
 
-/** The server `listen` starts, not listening: a cluster worker serves the connections its primary hands it (see connection-handoff.ts). */
+/**
+ * The server `listen` starts, not listening: a cluster worker serves the connections its primary hands it (see
+ * connection-handoff.ts).
+ */
 export function httpServer(
   fetch: (request: Request, env: unknown) => Response | Promise<Response>,
   options: Omit<ListenOptions, 'port'>,

@@ -162,7 +162,9 @@ const KEPT_ONCE_BY_NODE: ReadonlySet<string> = new Set([
   'set-cookie',
 ]);
 
-/** Lower-case header names by the names the handlers ask for (constants, a handful), so no lookup makes a new string. */
+/**
+ * Lower-case header names by the names the handlers ask for (constants, a handful), so no lookup makes a new string.
+ */
 const lowerNames = new Map<string, string>();
 const MAX_LOWER_NAMES = 64;
 

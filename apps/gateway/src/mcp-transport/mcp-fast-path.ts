@@ -75,7 +75,10 @@ async function servePost(
   return reply.status;
 }
 
-/** Past these, a body nobody reads is not drained any more: its connection closes (through the socket's lingering close). */
+/**
+ * Past these, a body nobody reads is not drained any more: its connection closes (through the socket's lingering
+ * close).
+ */
 const DRAIN_TIMEOUT_MS = 500;
 const MAX_DRAIN_BYTES = 64 * 1024 * 1024;
 

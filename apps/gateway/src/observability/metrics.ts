@@ -17,7 +17,8 @@ const BREAKER_VALUE: Record<BreakerState, number> = { closed: 0, 'half-open': 1,
  */
 export class GatewayMetrics {
   readonly registry = new Registry();
-  // Per-call series: counted in plain numbers and handed to prom-client when scraped (see TalliedCounter, BucketHistogram).
+  // Per-call series: counted in plain numbers and handed to prom-client when scraped (see TalliedCounter,
+  // BucketHistogram).
   readonly #calls = new TalliedCounter({
     name: 'tollgate_tool_calls_total',
     help: 'tools/call requests by tool and outcome',
@@ -49,7 +50,8 @@ export class GatewayMetrics {
     help: 'tools/call refused because the daily budget was exhausted',
     registers: [this.registry],
   });
-  // Search mode (issue 28): calls made through call_tool, by the tool they ran (also counted in tollgate_tool_calls_total under that tool).
+  // Search mode (issue 28): calls made through call_tool, by the tool they ran (also counted in
+  // tollgate_tool_calls_total under that tool).
   readonly #viaCallTool = new TalliedCounter({
     name: 'tollgate_call_tool_calls_total',
     help: 'tools/call requests made through search mode call_tool, by the tool run and outcome',
@@ -109,7 +111,9 @@ export class GatewayMetrics {
   #pendingSettlements: () => number = () => 0;
   readonly #settlementsGauge: Gauge = new Gauge({
     name: 'tollgate_budget_settlements_pending',
-    help: 'Budget settlements and releases written after the reply, not yet in the store (grows while the store is down)',
+    help:
+      'Budget settlements and releases written after the reply, not yet in the store (grows while the store is ' +
+      'down)',
     registers: [this.registry],
     collect: () => {
       this.#settlementsGauge.set(this.#pendingSettlements());

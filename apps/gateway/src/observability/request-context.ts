@@ -8,7 +8,10 @@ import { runAsRequest } from './request-id.js';
 /** A caller's own id is kept when it is short and plain, so it cannot forge log structure. */
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-/** What the /mcp fast path needs of the request context: the middleware's work, for a request served on the Node objects. */
+/**
+ * What the /mcp fast path needs of the request context: the middleware's work, for a request served on the Node
+ * objects.
+ */
 export interface NodeRequestContext {
   /**
    * Runs `serve` inside the request's context (the caller's sane

@@ -81,7 +81,9 @@ export function startTracing(version: string, env: Env = process.env): TracingSt
   };
 }
 
-/** `OTEL_TRACES_SAMPLER` / `OTEL_TRACES_SAMPLER_ARG`; the default follows the caller's decision and samples new traces. */
+/**
+ * `OTEL_TRACES_SAMPLER` / `OTEL_TRACES_SAMPLER_ARG`; the default follows the caller's decision and samples new traces.
+ */
 function samplerFrom(env: Env, warnings: string[]): Sampler {
   const name = present(env.OTEL_TRACES_SAMPLER)?.toLowerCase() ?? 'parentbased_always_on';
   const ratio = () => {

@@ -65,7 +65,8 @@ function judgeOne(
   const issues = [
     breaker === 'closed' ? null : BREAKER_ISSUE[breaker],
     status.lastError
-      ? `the last read of its ${schema} failed (${status.lastError.at})${whyNot(status, schema)}; serving the tools read ${status.loadedAt}`
+      ? `the last read of its ${schema} failed (${status.lastError.at})${whyNot(status, schema)}; serving the ` +
+        `tools read ${status.loadedAt}`
       : null,
     status.problems.length > 0
       ? `${status.problems.length} tool definitions left out: ${listed(status.problems)}`

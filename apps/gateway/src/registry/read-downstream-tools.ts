@@ -33,7 +33,10 @@ export interface ReadToolsOptions extends RetryingReadOptions {
   lastDigest?: string | null;
 }
 
-/** Reads a downstream's tools once (retrying what may come right, as `options` say); `unchanged` when its OpenAPI document is the one of `lastDigest`. */
+/**
+ * Reads a downstream's tools once (retrying what may come right, as `options` say); `unchanged` when its OpenAPI
+ * document is the one of `lastDigest`.
+ */
 export async function readDownstreamTools(
   source: SchemaSource,
   options: ReadToolsOptions,
@@ -56,7 +59,10 @@ export async function readDownstreamTools(
     : { schema: read.tools, skipped: read.skipped, notes: read.notes, digest: read.digest };
 }
 
-/** The import process's entry beside the built gateway; from sources (unit tests) there is none, and the document is read here. */
+/**
+ * The import process's entry beside the built gateway; from sources (unit tests) there is none, and the document is
+ * read here.
+ */
 const WORKER_FILE = fileURLToPath(new URL('./openapi-worker.js', import.meta.url));
 /** A hostile document runs out of this much heap in the import process, never in the gateway. */
 const WORKER_HEAP_MB = 1024;
@@ -93,7 +99,8 @@ async function loadInWorker(
     const exited = once(child, 'exit').then(([code, killedBy]) =>
       Promise.reject(
         new Error(
-          `the OpenAPI import process stopped (${killedBy ? `signal ${String(killedBy)}` : `exit code ${String(code)}`})`,
+          `the OpenAPI import process stopped ` +
+            `(${killedBy ? `signal ${String(killedBy)}` : `exit code ${String(code)}`})`,
         ),
       ),
     );

@@ -96,7 +96,8 @@ function parseText(text: string): unknown {
     return json ? JSON.parse(text) : parseYaml(text, { maxAliasCount: 1000 });
   } catch (error) {
     throw new SchemaUnusableError(
-      `the OpenAPI document is not valid ${json ? 'JSON' : 'YAML'}: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`,
+      `the OpenAPI document is not valid ${json ? 'JSON' : 'YAML'}: ` +
+        `${error instanceof Error ? error.message.split('\n')[0] : String(error)}`,
     );
   }
 }
@@ -123,7 +124,8 @@ async function bundle(base: string, document: unknown): Promise<unknown> {
     return await SwaggerParser.bundle(base, document as never, { resolve: { http: { timeout: FETCH_TIMEOUT_MS } } });
   } catch (error) {
     throw new SchemaUnusableError(
-      `an external $ref of the OpenAPI document cannot be resolved: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`,
+      `an external $ref of the OpenAPI document cannot be resolved: ` +
+        `${error instanceof Error ? error.message.split('\n')[0] : String(error)}`,
     );
   }
 }

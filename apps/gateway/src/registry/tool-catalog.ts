@@ -54,7 +54,10 @@ export interface DownstreamStatus {
   collisions: ToolCollision[];
   /** The last read of its schema that failed, when no read succeeded since. */
   lastError: { message: string; at: string } | null;
-  /** Its tools come from an OpenAPI document (whose read failures readiness and the dashboard explain), not `/gw/schema`. */
+  /**
+   * Its tools come from an OpenAPI document (whose read failures readiness and the dashboard explain), not
+   * `/gw/schema`.
+   */
   readsOpenApi?: boolean;
 }
 
@@ -154,7 +157,9 @@ export class ToolCatalog {
     };
   }
 
-  /** A read of a downstream's schema failed: its tools (if any) stay, and it reports the failure until a read succeeds. */
+  /**
+   * A read of a downstream's schema failed: its tools (if any) stay, and it reports the failure until a read succeeds.
+   */
   failed(downstream: string, error: unknown, now = new Date()): void {
     this.#state(downstream).lastError = {
       message: error instanceof Error ? error.message : String(error),
@@ -230,5 +235,8 @@ export class ToolCatalog {
 
 /** One line naming the tool and both downstreams. */
 export function describeCollision({ tool, servedBy, refused }: ToolCollision): string {
-  return `tool "${tool}" of downstream ${refused} refused: downstream ${servedBy} already serves a tool of that name (set a Prefix on one of them)`;
+  return (
+    `tool "${tool}" of downstream ${refused} refused: downstream ${servedBy} already serves a tool of that name ` +
+    `(set a Prefix on one of them)`
+  );
 }

@@ -70,7 +70,10 @@ export class ToolRefresher {
     await Promise.all(this.#options.downstreams.map((source) => this.#firstLoad(source)));
   }
 
-  /** Re-reads every downstream's schema now; with `announce`, tells other instances to follow. Throws when none could be read. */
+  /**
+   * Re-reads every downstream's schema now; with `announce`, tells other instances to follow. Throws when none could be
+   * read.
+   */
   async refresh(reason: string, announce = false): Promise<Reload> {
     const reads = await Promise.all(this.#options.downstreams.map((source) => this.#refreshOne(source, reason)));
     if (reads.every((read) => !read.ok))
@@ -100,7 +103,10 @@ export class ToolRefresher {
     this.#timers = [];
   }
 
-  /** Retries unreachable and 5xx with backoff (fetchToolSchema), and an unusable schema after a growing wait, until it loads or the refresher stops. */
+  /**
+   * Retries unreachable and 5xx with backoff (fetchToolSchema), and an unusable schema after a growing wait, until it
+   * loads or the refresher stops.
+   */
   async #firstLoad(source: SchemaSource): Promise<void> {
     const { catalog, onRetry, onError, unusableRetryMs = 1_000 } = this.#options;
     const signal = this.#stop.signal;

@@ -53,7 +53,8 @@ export function orderRoutes(store: Store): Hono {
     withAgentTool({
       name: SAMPLE_TOOLS.listOrders,
       description:
-        'List orders, newest last, with their lines and totals. Filter by status or customer; page with limit and offset.',
+        'List orders, newest last, with their lines and totals. Filter by status or customer; page with limit ' +
+        'and offset.',
       category: 'orders',
       requiredScopes: ['orders:read'],
       input: { query: listQuery },

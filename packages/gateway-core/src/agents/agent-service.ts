@@ -68,7 +68,9 @@ export interface PendingBudgetWrites {
   settled(agentId: string): Promise<void>;
 }
 
-/** Who made a management change (`admin:<token id>`, `dashboard:<session>`…), for the audit trail; null when unknown. */
+/**
+ * Who made a management change (`admin:<token id>`, `dashboard:<session>`…), for the audit trail; null when unknown.
+ */
 export type Actor = string | null;
 
 /**

@@ -72,7 +72,10 @@ const WORKER_BASELINE_MB = 48;
 const NICE_INCREMENT = 5;
 
 export interface WorkerLargeAnswersOptions {
-  /** The privacy settings the gateway validated (`createPrivacyFilter`'s input): the worker builds the same filter. null: no filter. */
+  /**
+   * The privacy settings the gateway validated (`createPrivacyFilter`'s input): the worker builds the same filter.
+   * null: no filter.
+   */
   privacy: PrivacyConfig | null;
   thresholdBytes?: number;
   threads?: number;
@@ -171,7 +174,9 @@ function workerFailure(error: unknown, task: AnswerTask, heapLimitMb: number): E
 }
 
 function tooComplex(size: number, heapLimitMb: number, cause?: unknown): DownstreamCallError {
-  const message = `Downstream response of ${size} bytes needs more than the ${heapLimitMb} MB the gateway gives one answer to decode`;
+  const message =
+    `Downstream response of ${size} bytes needs more than the ${heapLimitMb} MB the gateway gives one answer to ` +
+    `decode`;
   return new DownstreamCallError(
     message,
     { reason: 'response-too-complex', heapLimitMb },

@@ -2,7 +2,9 @@ import { createECDH, createHash, createPrivateKey, createPublicKey, hkdfSync, ty
 
 import type { AssertionAlgorithm } from '@tollgate/contract';
 
-/** The signature algorithms of gateway assertions: Ed25519 or ECDSA on P-256 (the default); host-kit accepts only these. */
+/**
+ * The signature algorithms of gateway assertions: Ed25519 or ECDSA on P-256 (the default); host-kit accepts only these.
+ */
 export { ASSERTION_ALGORITHMS, type AssertionAlgorithm } from '@tollgate/contract';
 
 /** A public key as published in the JWKS. */

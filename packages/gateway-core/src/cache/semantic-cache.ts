@@ -9,7 +9,10 @@ import { canonicalJson } from '../util/canonical-json.js';
 import { judgedLater } from '../util/judged-later.js';
 import { GenerationView } from './generation-view.js';
 
-/** What the cache needs to know of a tool; `downstream` is part of every key, so two downstreams' tools of one name never share answers. */
+/**
+ * What the cache needs to know of a tool; `downstream` is part of every key, so two downstreams' tools of one name
+ * never share answers.
+ */
 export type CacheableTool = Pick<
   ToolDefinition,
   'name' | 'httpMethod' | 'allowWrite' | 'inputSchema' | 'cache' | 'downstream'
@@ -34,7 +37,10 @@ export interface SemanticCacheOptions {
   model?: EmbeddingModel | null;
   /** false: no lookups, nothing stored. Default true. */
   enabled?: boolean;
-  /** false: exact tier only, for every tool. Default true: the tools that opt in (`cache.semantic` in their definition) get it. */
+  /**
+   * false: exact tier only, for every tool. Default true: the tools that opt in (`cache.semantic` in their definition)
+   * get it.
+   */
   semantic?: boolean;
   /** Lowest cosine similarity of every text argument for a semantic hit. Default `DEFAULT_SIMILARITY_THRESHOLD`. */
   threshold?: number;
@@ -391,7 +397,8 @@ export function exactKey(
 ): string {
   const downstream = tool.downstream === undefined ? '' : `,"downstream":${JSON.stringify(tool.downstream)}`;
   // Remembered: a hit's arguments were digested when its answer was stored.
-  return `${tool.name}:${rememberedSha256Hex(`{"agent":${JSON.stringify(agentId)},"args":${canonicalJson(args)}${downstream}}`, secret)}`;
+  const digested = `{"agent":${JSON.stringify(agentId)},"args":${canonicalJson(args)}${downstream}}`;
+  return `${tool.name}:${rememberedSha256Hex(digested, secret)}`;
 }
 
 /**
@@ -410,7 +417,15 @@ function groupKey(
   const names = split.text.map(([name]) => name);
   const terms = tool.cache?.significantTerms ?? [];
   const facts = split.text.map(([, value]) => factsKey(value, terms));
-  return `${tool.name}:${sha256Hex(canonicalJson({ agent: agentId, downstream: tool.downstream, model: model.name, exact: split.exact, texts: names, facts }), secret)}`;
+  const group = {
+    agent: agentId,
+    downstream: tool.downstream,
+    model: model.name,
+    exact: split.exact,
+    texts: names,
+    facts,
+  };
+  return `${tool.name}:${sha256Hex(canonicalJson(group), secret)}`;
 }
 
 /**

@@ -12,8 +12,10 @@ export type SignificantTerm = string | readonly string[];
 
 export const STOP_WORDS = new Set(
   (
-    'a an the any some of in on at to for with by from and or that which who whose what those these this is are was were be been being ' +
-    'have has had do does did yet ever still really very currently already just only all my our your their its it them me us i we you'
+    'a an the any some of in on at to for with by from and or that which who whose what those these this is are ' +
+    'was were be been being ' +
+    'have has had do does did yet ever still really very currently already just only all my our your their its ' +
+    'it them me us i we you'
   ).split(' '),
 );
 
@@ -26,7 +28,8 @@ export const RELATIONS: Array<[phrase: string, relation: string]> = (
     ['le', 'no more than|not more than|no higher than|not over|not above|at most|up to|upto|maximum|max|within'],
     [
       'gt',
-      'more than|greater than|higher than|bigger than|larger than|longer than|pricier than|costlier than|more expensive than|over|above|exceeding|beyond',
+      'more than|greater than|higher than|bigger than|larger than|longer than|pricier than|costlier than|more ' +
+        'expensive than|over|above|exceeding|beyond',
     ],
     ['ge', 'no less than|not less than|no fewer than|at least|minimum|min|from'],
     ['before', 'prior to|earlier than|before|until|till|til'],
@@ -61,7 +64,10 @@ export const TRAILING_RELATIONS: Array<[phrase: string, relation: string]> = [
 // ---------------------------------------------------------------- quantities
 
 export const SMALL_NUMBERS: Record<string, number> = Object.fromEntries(
-  'zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen'
+  (
+    'zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen ' +
+    'seventeen eighteen nineteen'
+  )
     .split(' ')
     .map((word, value) => [word, value]),
 );
@@ -264,7 +270,9 @@ export const GRANULARITY: Record<string, string> = {
 
 // ---------------------------------------------------------------- groupings
 
-/** Words that say what follows is a grouping or a maker: "revenue by region", "cost per customer", "mice by Logitech". */
+/**
+ * Words that say what follows is a grouping or a maker: "revenue by region", "cost per customer", "mice by Logitech".
+ */
 export const GROUPING_WORDS = new Set(['by', 'per']);
 
 // ---------------------------------------------------------------- marked terms

@@ -64,7 +64,10 @@ export function stem(word: string): string {
   return w;
 }
 
-/** Words with an inner capital or all in capitals ("iPhone", "USB") anywhere; a capitalised word except at a sentence's start. */
+/**
+ * Words with an inner capital or all in capitals ("iPhone", "USB") anywhere; a capitalised word except at a sentence's
+ * start.
+ */
 export function capitalisedEntities(tokens: Token[]): string[] {
   const lettered = tokens.filter((token) => /^\p{L}/u.test(token.original));
   // Title Case or SHOUTING (every word capitalised) says nothing about which words are names.

@@ -45,7 +45,9 @@ export interface Forwarder {
   ): Promise<ForwardResult>;
 }
 
-/** Who a call is for: for a forwarder that shares the downstream fairly between agents, and for the gateway's assertion. */
+/**
+ * Who a call is for: for a forwarder that shares the downstream fairly between agents, and for the gateway's assertion.
+ */
 export interface ForwardOptions {
   agentId?: string;
   /** The scopes granted to this call (token ∩ agent), asserted to the downstream. */
@@ -68,14 +70,19 @@ export interface HttpForwarderOptions {
   headers?: Readonly<Record<string, string>>;
   /** The whole call, body included. Default 10 s. */
   timeoutMs?: number;
-  /** Longest answer read; a longer one (or one that declares a longer Content-Length) is refused as `response-too-large`. */
+  /**
+   * Longest answer read; a longer one (or one that declares a longer Content-Length) is refused as
+   * `response-too-large`.
+   */
   maxResponseBytes?: number;
   /** Answers longer than this come back `raw`, for a worker to decode; unset, every answer is decoded here. */
   largeAnswerBytes?: number;
   /** Most sockets open to the downstream, one call each. Default 128. */
   connections?: number;
   keepAliveTimeoutMs?: number;
-  /** Given, every attempt carries a signed `Tollgate-Assertion` header naming the agent, the tool and this downstream. */
+  /**
+   * Given, every attempt carries a signed `Tollgate-Assertion` header naming the agent, the tool and this downstream.
+   */
   assertion?: ForwardAssertion;
 }
 
@@ -91,7 +98,10 @@ export class HttpForwarder implements Forwarder {
   readonly connections: number;
   readonly #pool: NodeHttpPool;
   readonly #basePath: string;
-  /** What every request carries (accept and the configured headers), without and with a JSON body: copied per call, never rebuilt. */
+  /**
+   * What every request carries (accept and the configured headers), without and with a JSON body: copied per call,
+   * never rebuilt.
+   */
   readonly #headersNoBody: Readonly<Record<string, string>>;
   readonly #headersWithBody: Readonly<Record<string, string>>;
   readonly #timeoutMs: number;

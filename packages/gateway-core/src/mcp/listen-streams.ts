@@ -39,7 +39,10 @@ export class ListenStreams {
     return this.#total;
   }
 
-  /** Registers one stream of `agentId`; `notify` runs on each change that concerns it. Returns its close (safe to call twice). */
+  /**
+   * Registers one stream of `agentId`; `notify` runs on each change that concerns it. Returns its close (safe to call
+   * twice).
+   */
   listen(agentId: string, notify: () => void): () => void {
     const mine = this.#byAgent.get(agentId) ?? new Set();
     if (mine.size >= this.#limits.maxPerAgent)

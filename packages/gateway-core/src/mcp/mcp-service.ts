@@ -105,12 +105,17 @@ export interface McpServiceOptions {
   streamIdKey?: Uint8Array;
   /** Resumes one agent may have waiting on this instance at once. Default 8. */
   maxResumesPerAgent?: number;
-  /** Resumes waiting on this instance at once, every agent's together: keep it below the connection limit. Default 512. */
+  /**
+   * Resumes waiting on this instance at once, every agent's together: keep it below the connection limit. Default 512.
+   */
   maxResumes?: number;
   /** The `subscriptions/listen` streams of this instance (MCP 2026-07-28); without it, that method is not served. */
   listens?: ListenStreams;
   clock?: () => Date;
-  /** Search mode (`Gw:Catalog:Search`): absent, every agent sees the whole catalog and search_tools and call_tool are unknown. */
+  /**
+   * Search mode (`Gw:Catalog:Search`): absent, every agent sees the whole catalog and search_tools and call_tool are
+   * unknown.
+   */
   toolSearch?: ToolSearchMode;
   /** Write confirmation (`confirmWrites`, a tool's `confirm`); absent, no call waits for the user. */
   writeConfirmation?: WriteConfirmation;
@@ -155,7 +160,10 @@ export interface McpPost {
   headers?: HeaderRecord;
   /** The claims `verifyCredentials` found in `authorization`, when the transport checked it before reading the body. */
   claims?: AgentClaims;
-  /** Why `verifyCredentials` refused `authorization`: answered and audited as is, never checked again (a hanging issuer would cost twice). */
+  /**
+   * Why `verifyCredentials` refused `authorization`: answered and audited as is, never checked again (a hanging issuer
+   * would cost twice).
+   */
   refusal?: unknown;
 }
 
@@ -234,7 +242,9 @@ interface CallScope {
 /** Messages that are not requests or notifications have no envelope: the session era's, as before 2026-07-28. */
 const SESSION_ERA: Era = { kind: 'session' };
 
-/** Who is asking and in which session (none for `initialize`), and a tools/call's pre-flight; or why they may not ask. */
+/**
+ * Who is asking and in which session (none for `initialize`), and a tools/call's pre-flight; or why they may not ask.
+ */
 type Admission =
   | { ok: true; caller: McpCaller; session: McpSession | null; prepared: PreparedCall | null }
   | { ok: false; error: unknown; agentId: string | null; tool: string | null };
@@ -475,7 +485,8 @@ export class McpService {
     let prepared: PreparedCall | null = null;
     try {
       if (!(await this.#options.isReady())) {
-        // A tools/call is refused all the same, but on the record of the agent whose token checks out, so its audit view shows it.
+        // A tools/call is refused all the same, but on the record of the agent whose token checks out, so its audit
+        // view shows it.
         if (call) agentId = (await this.#verifiedAgentId(request)) ?? null;
         throw new NotReadyError('The gateway is not ready: see /health/ready');
       }
@@ -498,8 +509,9 @@ export class McpService {
       };
       if (incoming.kind === 'invalid') throw incoming.error;
       if (era.kind === 'refused') throw era.error;
-      // A downstream's x-mcp-header parameters arrive mirrored as Mcp-Param-* headers, which must agree with the arguments:
-      // on a direct tools/call only, as search mode's call_tool has its own schema, the one its client sees and mirrors.
+      // A downstream's x-mcp-header parameters arrive mirrored as Mcp-Param-* headers, which must agree with the
+      // arguments: on a direct tools/call only, as search mode's call_tool has its own schema, the one its client sees
+      // and mirrors.
       const tool = prepared?.tool;
       if (era.kind === 'stateless' && tool !== undefined && call === incoming.message)
         checkParamHeaders(paramHeadersFor(tool), call?.params?.arguments, request.headers);
@@ -507,7 +519,8 @@ export class McpService {
       return { ok: true, caller, session, prepared };
     } catch (error) {
       prepared?.release();
-      // Once the token checked out, the record names the tool asked for, even when the agent's own record could not be read.
+      // Once the token checked out, the record names the tool asked for, even when the agent's own record could not be
+      // read.
       const tool =
         agentId === null ? null : prepared ? prepared.toolName : this.#calls.knownToolName(call?.params?.name);
       return { ok: false, error, agentId, tool };
@@ -548,7 +561,8 @@ export class McpService {
 
   /** Every method but tools/call; `initialize` and `server/discover` come without a session. */
   async #answer(caller: McpCaller, session: McpSession | null, request: JsonRpcRequest): Promise<McpAnswer> {
-    // A revision newer than the gateway's opens with server/discover: "method not found" makes it fall back to initialize at once.
+    // A revision newer than the gateway's opens with server/discover: "method not found" makes it fall back to
+    // initialize at once.
     if (session === null) {
       if (request.method === 'initialize') return this.#initialize(caller, request);
       throw new MethodNotFoundError(request.method);
@@ -574,7 +588,10 @@ export class McpService {
     return toolsListResult(tools, protocolVersion);
   }
 
-  /** What tools/list shows the caller, and what search_tools may find for it: its agent's allowlist and scopes, and its token's. */
+  /**
+   * What tools/list shows the caller, and what search_tools may find for it: its agent's allowlist and scopes, and its
+   * token's.
+   */
   #toolsFor(caller: McpCaller): readonly RegisteredTool[] {
     return toolsForAgent(this.#options.toolCall.registry(), {
       allowedTools: caller.agent.allowedTools,
@@ -648,7 +665,8 @@ export class McpService {
     prepared: PreparedCall | null,
     virtual: VirtualCall | null,
   ): Promise<McpAnswer> {
-    // Cancelled by the client's notifications/cancelled, or (without a resumable stream) by its leaving; without a session, only by its leaving.
+    // Cancelled by the client's notifications/cancelled, or (without a resumable stream) by its leaving; without a
+    // session, only by its leaving.
     const running =
       scope.sessionId === null
         ? cancelledByLeaving(caller.signal)
@@ -656,7 +674,8 @@ export class McpService {
     // `isPrepared`: whether the call was prepared for the tool this request names.
     const pipeline = (called: JsonRpcRequest, isPrepared: boolean) => {
       const params = called.params ?? {};
-      // The client's answers ride on the request it sent (call_tool's own, when wrapped); the tool and arguments are the pipeline's.
+      // The client's answers ride on the request it sent (call_tool's own, when wrapped); the tool and arguments are
+      // the pipeline's.
       const confirm = this.#options.writeConfirmation?.gate(
         caller.agent,
         scope.sessionId === null
@@ -698,7 +717,9 @@ export class McpService {
     return { ...reply, serverTiming };
   }
 
-  /** A failed tools/call: a tool error the model reads, when the catalogue says so and the client's revision allows it. */
+  /**
+   * A failed tools/call: a tool error the model reads, when the catalogue says so and the client's revision allows it.
+   */
   #callFailure(id: JsonRpcId, report: ToolCallFailure, version: ProtocolVersion): McpAnswer {
     const failure = describeError(report.error);
     if (this.#mcpDelivery && isToolError(failure, version)) {
@@ -726,7 +747,10 @@ export class McpService {
   }
 }
 
-/** The challenge of a refused credential: `invalid_token` once one was presented (RFC 6750 3.1), the scopes to ask for when some are missing. */
+/**
+ * The challenge of a refused credential: `invalid_token` once one was presented (RFC 6750 3.1), the scopes to ask for
+ * when some are missing.
+ */
 function bearerChallenge(error: unknown): BearerChallenge | undefined {
   if (error instanceof InsufficientScopeError)
     return { error: 'insufficient_scope', scope: error.scopesToRequest.join(' ') };
@@ -764,7 +788,9 @@ function toolErrorText(report: ToolCallFailure): string {
   return report.downstreamAnswer ? `${detail}: ${report.downstreamAnswer}` : detail;
 }
 
-/** The error's own details for programs (the downstream failure, the fields at fault); never the downstream's answer. */
+/**
+ * The error's own details for programs (the downstream failure, the fields at fault); never the downstream's answer.
+ */
 function detailsOf(error: unknown): Record<string, unknown> {
   if (error instanceof InvalidInputError) return { fields: error.fields };
   const data = (error as { data?: unknown }).data;
@@ -789,7 +815,10 @@ export function streamedMessage(reply: McpAnswer): JsonRpcResponse {
   return { ...reply.message, error: { ...error, data } };
 }
 
-/** An answer refusing a request before it reached the service: the transport (method, media type, size) or a request guard (origin, headers). */
+/**
+ * An answer refusing a request before it reached the service: the transport (method, media type, size) or a request
+ * guard (origin, headers).
+ */
 export function transportFailure(error: unknown): McpAnswer {
   const failure = describeError(error);
   const challenge = bearerChallenge(error);

@@ -69,7 +69,10 @@ export class RequestStates {
     return `${body}.${this.#sign(body)}`;
   }
 
-  /** The state's nonce and expiry when it was issued here for exactly this call and has not lapsed; InvalidRequestStateError otherwise. */
+  /**
+   * The state's nonce and expiry when it was issued here for exactly this call and has not lapsed;
+   * InvalidRequestStateError otherwise.
+   */
   verify(state: unknown, call: ConfirmedCall): VerifiedState {
     const payload = this.#authentic(state);
     if (payload.e <= this.#clock())

@@ -87,7 +87,10 @@ export class ResumableStreams {
   }
 }
 
-/** A wake-up for one waiting resume: a notice, its time running out, or its client leaving. One that comes between waits is kept for the next. */
+/**
+ * A wake-up for one waiting resume: a notice, its time running out, or its client leaving. One that comes between waits
+ * is kept for the next.
+ */
 class Notice {
   #pending = false;
   #wake: (() => void) | null = null;

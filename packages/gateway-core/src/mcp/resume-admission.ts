@@ -29,12 +29,16 @@ export class ResumeAdmission {
     }
   }
 
-  /** Takes a place for one of the agent's resumes; the returned function gives it back (once). Throws TooManyCallsError when none is left. */
+  /**
+   * Takes a place for one of the agent's resumes; the returned function gives it back (once). Throws TooManyCallsError
+   * when none is left.
+   */
   enter(agentId: string): () => void {
     const held = this.#byAgent.get(agentId) ?? 0;
     if (held >= this.maxPerAgent) {
       throw new TooManyCallsError(
-        `Agent ${agentId} already waits on ${this.maxPerAgent} resumed streams on this gateway instance, the most it may; retry when one has ended`,
+        `Agent ${agentId} already waits on ${this.maxPerAgent} resumed streams on this gateway instance, the ` +
+          `most it may; retry when one has ended`,
         this.maxPerAgent,
       );
     }

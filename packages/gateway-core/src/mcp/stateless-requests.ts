@@ -31,14 +31,17 @@ const DISCOVER_TTL_MS = 3_600_000;
 export interface StatelessAnswerDeps {
   /** Whether `subscriptions/listen` is served (then `server/discover` says `tools.listChanged: true`). */
   listChanged: boolean;
-  /** tools/list's result for this caller (its tools in the registry's order, stable across instances and calls; or search mode's). */
+  /**
+   * tools/list's result for this caller (its tools in the registry's order, stable across instances and calls; or
+   * search mode's).
+   */
   listForCaller: () => { tools: readonly unknown[] };
 }
 
 /**
  * The methods of the stateless era other than tools/call (which the pipeline
- * answers), their results as `statelessMessage` then completes them: `server/discover` and `tools/list`. Anything else — `initialize`,
- * and the `ping` and `logging/setLevel` that revision removed among them — is
+ * answers), their results as `statelessMessage` then completes them: `server/discover` and `tools/list`. Anything else
+ * — `initialize`, and the `ping` and `logging/setLevel` that revision removed among them — is
  * HTTP 404 with -32601, as its transport requires.
  */
 export function answerStateless(deps: StatelessAnswerDeps, request: JsonRpcRequest): JsonRpcResponse {
@@ -57,11 +60,17 @@ export function answerStateless(deps: StatelessAnswerDeps, request: JsonRpcReque
 
 function unknownMethodMessage(method: string): string {
   if (method === 'initialize')
-    return 'Method not found: initialize is not a method of 2026-07-28 (no handshake); send initialize without the _meta envelope to open a session of an earlier revision';
+    return (
+      'Method not found: initialize is not a method of 2026-07-28 (no handshake); send initialize without the ' +
+      '_meta envelope to open a session of an earlier revision'
+    );
   return `Method not found: ${method}`;
 }
 
-/** Every revision served and the capabilities (the server's identity joins every result's `_meta`: see `statelessMessage`). */
+/**
+ * Every revision served and the capabilities (the server's identity joins every result's `_meta`: see
+ * `statelessMessage`).
+ */
 function discoverResult(listChanged: boolean): object {
   return {
     supportedVersions: SERVED_PROTOCOL_VERSIONS,

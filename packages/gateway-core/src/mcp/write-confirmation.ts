@@ -97,7 +97,8 @@ export class WriteConfirmation {
   #ask(call: ConfirmedCall, tool: ToolDefinition, params: Record<string, unknown>): InputRequiredResult {
     if (!canElicitForms(params)) {
       throw new MissingClientCapabilityError(
-        `Tool ${tool.name} needs the user's confirmation, asked with a form elicitation: the client must declare the elicitation capability`,
+        `Tool ${tool.name} needs the user's confirmation, asked with a form elicitation: the client must declare ` +
+          `the elicitation capability`,
         { elicitation: { form: {} } },
       );
     }
@@ -119,8 +120,10 @@ export function needsConfirmation(
 
 function unavailable(tool: ToolDefinition, protocolVersion: string): ConfirmationUnavailableError {
   return new ConfirmationUnavailableError(
-    `Tool ${tool.name} needs the user's confirmation, which the gateway asks with MCP 2026-07-28 (multi round-trip elicitation); ` +
-      `this session speaks ${protocolVersion}: connect with a client of 2026-07-28, or have an administrator turn off write confirmation for this agent`,
+    `Tool ${tool.name} needs the user's confirmation, which the gateway asks with MCP 2026-07-28 (multi ` +
+      `round-trip elicitation); ` +
+      `this session speaks ${protocolVersion}: connect with a client of 2026-07-28, or have an administrator ` +
+      `turn off write confirmation for this agent`,
   );
 }
 
@@ -129,7 +132,9 @@ function question(tool: ToolDefinition, args: unknown): Record<string, unknown> 
   const where = tool.downstream === undefined ? '' : ` on ${tool.downstream}`;
   return {
     mode: 'form',
-    message: `Confirm this call before it is sent: ${tool.name}${where} (${tool.httpMethod} ${tool.routePattern}) with ${summary(args)}`,
+    message:
+      `Confirm this call before it is sent: ${tool.name}${where} (${tool.httpMethod} ${tool.routePattern}) with ` +
+      `${summary(args)}`,
     requestedSchema: {
       type: 'object',
       properties: {

@@ -40,7 +40,8 @@ export class AgentConcurrency {
     const current = this.inFlight(agentId);
     if (current >= this.limit) {
       throw new TooManyCallsError(
-        `Agent ${agentId} already has ${this.limit} tool calls in flight, the most this gateway instance runs at once for one agent; retry when one has finished`,
+        `Agent ${agentId} already has ${this.limit} tool calls in flight, the most this gateway instance runs at ` +
+          `once for one agent; retry when one has finished`,
         this.limit,
       );
     }

@@ -19,7 +19,10 @@ export interface AdmitRequest {
   agentId: string;
   dailyBudget: number;
   wanted: number;
-  /** The ledger's answer to a reservation already asked for this call (an early reservation); else the first try reserves. */
+  /**
+   * The ledger's answer to a reservation already asked for this call (an early reservation); else the first try
+   * reserves.
+   */
   first?: ReserveResult | null;
   /** Ends the wait at once when it fires. */
   signal?: AbortSignal;
@@ -35,7 +38,9 @@ export interface BudgetAdmissionOptions {
    * bounded like the forward that follows it.
    */
   maxWaitMs?: number;
-  /** Between two tries while the room stays held: doubling from `first` up to `longest`, jittered. Default 10 → 100 ms. */
+  /**
+   * Between two tries while the room stays held: doubling from `first` up to `longest`, jittered. Default 10 → 100 ms.
+   */
   pollDelayMs?: { first: number; longest: number };
   /** Calls of one agent waiting on this instance, at most; the next one is refused as held at once. Default 1 000. */
   maxWaitersPerAgent?: number;

@@ -101,7 +101,9 @@ export interface ToolCallFacts {
   tool: string | null;
   /** The downstream serving that tool, when the registry says which (see `ToolOrigin`). */
   downstream?: string;
-  /** Set once the call is sent to the downstream: the id its gateway assertion names (`call_id`), whatever the retries. */
+  /**
+   * Set once the call is sent to the downstream: the id its gateway assertion names (`call_id`), whatever the retries.
+   */
   callId?: string;
   argsDigest: string | null;
   cacheTier: CacheTier | null;
@@ -192,7 +194,9 @@ export async function callTool(
 /** The `result` of a call that asked a question instead (see `ToolCallSuccess.question`). */
 const NO_RESULT: ToolCallResult = { content: [{ type: 'text', text: '' }] };
 
-/** The client's leaving (or its cancel, which says so in the signal's reason), with what it interrupted as the cause. */
+/**
+ * The client's leaving (or its cancel, which says so in the signal's reason), with what it interrupted as the cause.
+ */
 function asClientGone(signal: AbortSignal, interrupted?: unknown): ClientGoneError {
   if (interrupted instanceof ClientGoneError) return interrupted;
   const reason: unknown = signal.reason;
@@ -486,7 +490,8 @@ async function reserveBudget(
   const resetsAt = nextUtcMidnight(now).toISOString();
   const state =
     admitted.reason === 'held'
-      ? `has no tokens free: what is left is held by calls in flight (waited ${Math.round(admitted.waitedMs)} ms for them to settle)`
+      ? `has no tokens free: what is left is held by calls in flight (waited ${Math.round(admitted.waitedMs)} ms ` +
+        `for them to settle)`
       : 'is exhausted';
   throw new BudgetExhaustedError(
     `Daily token budget of ${agent.dailyTokenBudget} tokens ${state} (code -32029); it resets at ${resetsAt}`,

@@ -72,7 +72,8 @@ function compileLinear(pattern: string, flags: string): RegExp {
   } catch {
     throw new RuleProblem(
       'pattern',
-      'cannot run in linear time: backreferences, lookahead, lookbehind and large counted repetitions ({n,m} with a big m) are not allowed',
+      'cannot run in linear time: backreferences, lookahead, lookbehind and large counted repetitions ({n,m} ' +
+        'with a big m) are not allowed',
     );
   }
 }

@@ -18,7 +18,10 @@ import { PROTOCOL_VERSION_HEADER, SUPPORTED_PROTOCOL_VERSIONS } from './protocol
 export const MODERN_PROTOCOL_VERSIONS = ['2026-07-28'] as const;
 export type ModernProtocolVersion = (typeof MODERN_PROTOCOL_VERSIONS)[number];
 
-/** Every revision served, newest first: the stateless ones, then the session era's (`server/discover`, -32022's `supported`). */
+/**
+ * Every revision served, newest first: the stateless ones, then the session era's (`server/discover`, -32022's
+ * `supported`).
+ */
 export const SERVED_PROTOCOL_VERSIONS: readonly string[] = [
   ...MODERN_PROTOCOL_VERSIONS,
   ...SUPPORTED_PROTOCOL_VERSIONS,
@@ -41,7 +44,9 @@ export interface StatelessRequest {
   protocolVersion: ModernProtocolVersion;
 }
 
-/** Which era a message belongs to: the session era, the stateless one, or neither (refused, with the revision's error). */
+/**
+ * Which era a message belongs to: the session era, the stateless one, or neither (refused, with the revision's error).
+ */
 export type Era =
   | { kind: 'session' }
   | { kind: 'stateless'; request: StatelessRequest }
@@ -78,7 +83,8 @@ export function eraOf(input: EraInput): Era {
     if (headerVersion === undefined || !isModernVersion(headerVersion.trim())) return { kind: 'session' };
     return refused(
       new InvalidEnvelopeError(
-        `${PROTOCOL_VERSION_HEADER} ${headerVersion} needs params._meta["${META_PROTOCOL_VERSION}"] in the body; without both, open a session with initialize`,
+        `${PROTOCOL_VERSION_HEADER} ${headerVersion} needs params._meta["${META_PROTOCOL_VERSION}"] in the body; ` +
+          `without both, open a session with initialize`,
       ),
     );
   }
@@ -98,7 +104,8 @@ function checkStatelessRequest(
   if (headerVersion === undefined) throw new HeaderMismatchError(`${PROTOCOL_VERSION_HEADER} header is required`);
   if (typeof envelopeVersion !== 'string' || headerVersion !== envelopeVersion) {
     throw new HeaderMismatchError(
-      `${PROTOCOL_VERSION_HEADER} header value ${JSON.stringify(headerVersion)} does not match body value ${JSON.stringify(envelopeVersion)}`,
+      `${PROTOCOL_VERSION_HEADER} header value ${JSON.stringify(headerVersion)} does not match body value ` +
+        `${JSON.stringify(envelopeVersion)}`,
     );
   }
   if (!(MODERN_PROTOCOL_VERSIONS as readonly string[]).includes(envelopeVersion)) {
@@ -108,7 +115,8 @@ function checkStatelessRequest(
     throw new InvalidEnvelopeError(`params._meta["${META_CLIENT_CAPABILITIES}"] is required (an object)`);
   if (input.sessionId !== undefined) {
     throw new InvalidRequestError(
-      `Mcp-Session-Id has no place in a ${envelopeVersion} request (that revision has no sessions): send it without the header, or without the _meta envelope inside a session`,
+      `Mcp-Session-Id has no place in a ${envelopeVersion} request (that revision has no sessions): send it ` +
+        `without the header, or without the _meta envelope inside a session`,
     );
   }
   checkMirrored(METHOD_HEADER, headerOf(input.headers, METHOD_HEADER), input.method, 'method');
@@ -129,7 +137,8 @@ function checkMirrored(name: string, value: string | undefined, bodyValue: unkno
   if (value === undefined) throw new HeaderMismatchError(`${display} header is required (it mirrors ${field})`);
   if (value !== bodyValue) {
     throw new HeaderMismatchError(
-      `${display} header value ${JSON.stringify(value)} does not match body value ${JSON.stringify(bodyValue)} (${field})`,
+      `${display} header value ${JSON.stringify(value)} does not match body value ${JSON.stringify(bodyValue)} ` +
+        `(${field})`,
     );
   }
 }

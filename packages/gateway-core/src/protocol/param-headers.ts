@@ -74,7 +74,8 @@ export function paramHeaderProblems(schema: unknown): ParamHeaderProblem[] {
   collect(schema);
   const seen = new Map<string, string>();
   const visit = (node: unknown, path: string[], depth: number) => {
-    // Deeper than any schema host-kit or an importer emits: the walk stops rather than recursing without end on a cycle.
+    // Deeper than any schema host-kit or an importer emits: the walk stops rather than recursing without end on a
+    // cycle.
     if (typeof node !== 'object' || node === null || depth > 64) return;
     if (!Array.isArray(node) && Object.hasOwn(node, MARK)) {
       const message = markProblem(node as Record<string, unknown>, reachable.has(node), seen, path.join('.'));
@@ -94,17 +95,26 @@ function markProblem(
 ): string | null {
   const mark = node[MARK];
   if (!reachable)
-    return 'is only allowed on a property reached from the root through properties alone (not items, oneOf/anyOf/allOf/not, if/then/else, $ref or $defs)';
+    return (
+      'is only allowed on a property reached from the root through properties alone (not items, ' +
+      'oneOf/anyOf/allOf/not, if/then/else, $ref or $defs)'
+    );
   if (typeof mark !== 'string' || mark === '') return 'must be a non-empty string';
   if (!TOKEN.test(mark))
-    return `${JSON.stringify(mark)} is not an HTTP token (RFC 9110 field-name characters, no spaces or control characters)`;
+    return (
+      `${JSON.stringify(mark)} is not an HTTP token (RFC 9110 field-name characters, no spaces or control ` +
+      `characters)`
+    );
   const twin = seen.get(mark.toLowerCase());
   if (twin !== undefined) return `${JSON.stringify(mark)} is also the mark of ${twin} (marks are case-insensitive)`;
   seen.set(mark.toLowerCase(), where);
   if (node.type === 'number')
     return 'a number parameter cannot be mirrored into a header (only string, integer or boolean)';
   if (!PRIMITIVE_TYPES.has(node.type))
-    return `only a string, integer or boolean parameter can be mirrored into a header, not ${JSON.stringify(node.type ?? null)}`;
+    return (
+      `only a string, integer or boolean parameter can be mirrored into a header, not ` +
+      `${JSON.stringify(node.type ?? null)}`
+    );
   return null;
 }
 

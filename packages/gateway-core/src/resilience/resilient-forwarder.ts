@@ -105,7 +105,8 @@ export function createResilientForwarder(inner: Forwarder, options: ResilienceOp
         if (slot === 'aborted') throw cancelled(tool, signal);
         if (slot === 'timed-out') {
           throw new OverloadedError(
-            `No connection to the downstream came free within ${resolved.deadlineMs} ms (all ${resolved.connections} in use); try again shortly.`,
+            `No connection to the downstream came free within ${resolved.deadlineMs} ms (all ` +
+              `${resolved.connections} in use); try again shortly.`,
           );
         }
         return sendHolding(slot, tool, args, signal, forwardOptions);
@@ -113,7 +114,10 @@ export function createResilientForwarder(inner: Forwarder, options: ResilienceOp
     },
   };
 
-  /** Sends through the breaker while holding `slot`, which goes back when the downstream call ends, not when the caller leaves. */
+  /**
+   * Sends through the breaker while holding `slot`, which goes back when the downstream call ends, not when the caller
+   * leaves.
+   */
   function sendHolding(
     slot: ReleaseSlot,
     tool: ToolDefinition,

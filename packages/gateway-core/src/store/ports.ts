@@ -43,7 +43,10 @@ export interface AgentRecord {
   updatedAt: string;
 }
 
-/** An identity at an external OAuth issuer: the value of the claim the issuer is configured to name agents by (`sub` by default). */
+/**
+ * An identity at an external OAuth issuer: the value of the claim the issuer is configured to name agents by (`sub` by
+ * default).
+ */
 export interface ExternalSubject {
   issuer: string;
   subject: string;
@@ -372,7 +375,9 @@ export interface ToolListChange {
  */
 export interface ChangeFeed {
   publish(change: ToolListChange): Promise<void>;
-  /** `listener` hears every change published from now on, by any instance, this one included; returns the unsubscribe. */
+  /**
+   * `listener` hears every change published from now on, by any instance, this one included; returns the unsubscribe.
+   */
   subscribe(listener: (change: ToolListChange) => void): () => void;
 }
 

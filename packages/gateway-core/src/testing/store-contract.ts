@@ -604,25 +604,30 @@ export function describeStoreContract(
     });
 
     describe('tool-list changes', () => {
-      it("a change reaches the store's subscribers (on Redis, through pub/sub), for one agent or for all, and not after unsubscribing", async () => {
-        const { changes } = await store();
-        const heard: Array<string | null> = [];
-        const unsubscribe = changes.subscribe((change) => heard.push(change.agentId));
-        // The subscription may take a round trip to be live: publish until it is heard (bounded by attempts, not time).
-        for (let attempt = 0; attempt < 100 && heard.length === 0; attempt += 1) {
-          await changes.publish({ agentId: 'agt-1' });
-          await sleep(20);
-        }
-        expect(heard[0]).toBe('agt-1');
-        heard.length = 0;
-        await changes.publish({ agentId: null });
-        for (let attempt = 0; attempt < 100 && heard.length === 0; attempt += 1) await sleep(10);
-        expect(heard).toEqual([null]);
-        unsubscribe();
-        await changes.publish({ agentId: 'agt-2' });
-        await sleep(50);
-        expect(heard).toEqual([null]);
-      });
+      it(
+        "a change reaches the store's subscribers (on Redis, through pub/sub), for one agent or for all, and not " +
+          'after unsubscribing',
+        async () => {
+          const { changes } = await store();
+          const heard: Array<string | null> = [];
+          const unsubscribe = changes.subscribe((change) => heard.push(change.agentId));
+          // The subscription may take a round trip to be live: publish until it is heard (bounded by attempts, not
+          // time).
+          for (let attempt = 0; attempt < 100 && heard.length === 0; attempt += 1) {
+            await changes.publish({ agentId: 'agt-1' });
+            await sleep(20);
+          }
+          expect(heard[0]).toBe('agt-1');
+          heard.length = 0;
+          await changes.publish({ agentId: null });
+          for (let attempt = 0; attempt < 100 && heard.length === 0; attempt += 1) await sleep(10);
+          expect(heard).toEqual([null]);
+          unsubscribe();
+          await changes.publish({ agentId: 'agt-2' });
+          await sleep(50);
+          expect(heard).toEqual([null]);
+        },
+      );
     });
 
     describe('kept stream answers', () => {

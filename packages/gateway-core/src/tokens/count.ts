@@ -14,7 +14,10 @@ function tokenizer(): GptEncoding {
   return (o200k ??= loadO200k());
 }
 
-/** Loads the tokenizer now, so the first call a process serves does not wait for it (see McpService and the large-answer worker). */
+/**
+ * Loads the tokenizer now, so the first call a process serves does not wait for it (see McpService and the large-answer
+ * worker).
+ */
 export function loadTokenizer(): void {
   tokenizer();
 }

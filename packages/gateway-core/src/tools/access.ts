@@ -87,7 +87,9 @@ function scopeCheck(name: string, requiredScopes: readonly string[], caller: Too
   };
 }
 
-/** The tools the caller may call, or may once it has stepped up to the scopes its agent holds: what tools/list shows. */
+/**
+ * The tools the caller may call, or may once it has stepped up to the scopes its agent holds: what tools/list shows.
+ */
 export function toolsForAgent(registry: ToolRegistry, caller: ToolCaller): RegisteredTool[] {
   const listed = caller.canStepUp ? { ...caller, tokenScopes: caller.agentScopes } : caller;
   return registry.list().filter((tool) => toolAccess(tool, listed).allowed);

@@ -102,7 +102,9 @@ function compiledOnFirstCall(ajv: Ajv, schema: ToolInputSchema): ValidateFunctio
       try {
         compiled = ajv.compile(schema);
       } catch (error) {
-        const message = `cannot be checked: the tool's input schema does not compile (${error instanceof Error ? error.message : String(error)})`;
+        const message =
+          `cannot be checked: the tool's input schema does not compile ` +
+          `(${error instanceof Error ? error.message : String(error)})`;
         failure = { instancePath: '', schemaPath: '#', keyword: 'compile', params: {}, message };
       }
     }

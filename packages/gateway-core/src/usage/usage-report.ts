@@ -18,7 +18,9 @@ export type UsageInterval = (typeof USAGE_INTERVALS)[number];
 export const USAGE_GROUPS = ['agent', 'tool', 'downstream', 'outcome'] as const;
 export type UsageGroup = (typeof USAGE_GROUPS)[number];
 
-/** The longest range a query may ask for, in days, per interval: bounds the buckets of one answer (744 hours, 366 days). */
+/**
+ * The longest range a query may ask for, in days, per interval: bounds the buckets of one answer (744 hours, 366 days).
+ */
 export const MAX_USAGE_RANGE_DAYS: Readonly<Record<UsageInterval, number>> = { hour: 31, day: 366 };
 
 /** A checked query: bucket-aligned epoch ms, `from` inclusive, `to` exclusive. */
@@ -31,7 +33,10 @@ export interface UsageQuery {
   agentId?: string;
 }
 
-/** What a range of calls came to. Latencies are estimated from the histogram (within a bucket's width); null without calls. */
+/**
+ * What a range of calls came to. Latencies are estimated from the histogram (within a bucket's width); null without
+ * calls.
+ */
 export interface UsageFigures {
   calls: number;
   tokens: number;
@@ -55,13 +60,19 @@ export interface UsageReport {
   to: string;
   interval: UsageInterval;
   groupBy: UsageGroup | null;
-  /** Without groupBy: every bucket of the range, empty ones too, oldest first. With it: one per bucket and group that has calls. */
+  /**
+   * Without groupBy: every bucket of the range, empty ones too, oldest first. With it: one per bucket and group that
+   * has calls.
+   */
   buckets: UsageBucket[];
   /** The whole range: one entry, or one per group, most calls first. */
   totals: Array<UsageFigures & { group?: string }>;
 }
 
-/** ISO 8601: a date, or a date and time with a zone (`Z` or an offset). A time without a zone would read as the server's. */
+/**
+ * ISO 8601: a date, or a date and time with a zone (`Z` or an offset). A time without a zone would read as the
+ * server's.
+ */
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2}))?$/;
 
 export interface UsageQueryParams {

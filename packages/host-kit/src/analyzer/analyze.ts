@@ -129,7 +129,8 @@ class Analysis {
         this.#report(
           first.decorator,
           DiagnosticCode.OutsideController,
-          `@${first.name} is on a method of "${declaration.getName() ?? '(anonymous)'}", which is not a @Controller class`,
+          `@${first.name} is on a method of "${declaration.getName() ?? '(anonymous)'}", which is not a ` +
+            `@Controller class`,
         );
       }
       return;
@@ -230,7 +231,8 @@ class Analysis {
       this.#report(
         method.getNameNode(),
         DiagnosticCode.BodyOnBodilessVerb,
-        `"${name}" is a ${httpMethod} action but takes a body parameter; use query parameters (FromQuery) or another verb`,
+        `"${name}" is a ${httpMethod} action but takes a body parameter; use query parameters (FromQuery) or ` +
+          `another verb`,
       );
       failed = true;
     }
@@ -271,7 +273,8 @@ class Analysis {
       this.#report(
         tool.decorator,
         DiagnosticCode.UnservedHttpMethod,
-        `httpMethod ${options.httpMethod} of "${name}" is not served: the action is ${httpMethod}; remove httpMethod or set it to ${httpMethod}`,
+        `httpMethod ${options.httpMethod} of "${name}" is not served: the action is ${httpMethod}; remove ` +
+          `httpMethod or set it to ${httpMethod}`,
       );
       return null;
     }

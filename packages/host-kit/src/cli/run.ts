@@ -49,7 +49,8 @@ export function runCli(argv: readonly string[], io: CliIo): number {
   if (diagnostics.length > 0) {
     for (const diagnostic of diagnostics) io.stderr(formatDiagnostic(diagnostic, (file) => relative(io.cwd, file)));
     io.stderr(
-      `host-kit: ${diagnostics.length} error${diagnostics.length === 1 ? '' : 's'}; ${relative(io.cwd, out)} not written`,
+      `host-kit: ${diagnostics.length} error${diagnostics.length === 1 ? '' : 's'}; ${relative(io.cwd, out)} not ` +
+        `written`,
     );
     return 1;
   }

@@ -16,7 +16,10 @@ export interface RequireGatewayOptions {
    * or, in tests, a key set (`{ keys: [...] }`) or a jose key getter.
    */
   jwks: GatewayKeys;
-  /** What this API is called in the gateway's configuration: its base URL unless the gateway sets an `Audience`. Several allowed. */
+  /**
+   * What this API is called in the gateway's configuration: its base URL unless the gateway sets an `Audience`. Several
+   * allowed.
+   */
   audience: string | string[];
   /** The gateway's `Gw:Assertion:Issuer`. Default `tollgate`. */
   issuer?: string;
@@ -59,7 +62,8 @@ type GuardCarrier = MiddlewareHandler & { [GATEWAY_GUARD]: Guard };
  * after the routes.
  *
  * @example
- * app.use(requireGateway({ jwks: 'https://gateway.example/.well-known/jwks.json', audience: 'https://orders.example' }))
+ * app.use(requireGateway({ jwks: 'https://gateway.example/.well-known/jwks.json', audience: 'https://orders.example'
+ * }))
  */
 export function requireGateway(options: RequireGatewayOptions): MiddlewareHandler {
   const guard = createGuard(options);
@@ -113,7 +117,9 @@ function createGuard(options: RequireGatewayOptions): Guard {
       return c.json(
         {
           error: 'gateway_assertion_required',
-          message: `This endpoint answers only calls that come through the Tollgate gateway (no ${GATEWAY_ASSERTION_HEADER} header).`,
+          message:
+            `This endpoint answers only calls that come through the Tollgate gateway (no ` +
+            `${GATEWAY_ASSERTION_HEADER} header).`,
         },
         401,
       );
@@ -147,7 +153,8 @@ function warnOncePerReason(): NonNullable<RequireGatewayOptions['onRefusal']> {
     if (said.has(reason)) return;
     said.add(reason);
     console.warn(
-      `@tollgate/host-kit requireGateway: refused a call to tool ${tool} (${reason}: ${detail}); further refusals for this reason are not logged.`,
+      `@tollgate/host-kit requireGateway: refused a call to tool ${tool} (${reason}: ${detail}); further ` +
+        `refusals for this reason are not logged.`,
     );
   };
 }

@@ -79,7 +79,10 @@ function auditQuery(filters: AuditFilters, before: string | undefined): AuditQue
   return query;
 }
 
-/** The newest page starts at `to`: a record id is `<ms>-<sequence>`, so `<to>-0` is before every record of that millisecond on. */
+/**
+ * The newest page starts at `to`: a record id is `<ms>-<sequence>`, so `<to>-0` is before every record of that
+ * millisecond on.
+ */
 function cursorAt(to: number | undefined): string | undefined {
   return to === undefined || to <= 0 ? undefined : `${Math.floor(to)}-0`;
 }
@@ -107,7 +110,10 @@ function timeFilter(value: string): number | undefined {
   return Number.isNaN(ms) ? undefined : ms;
 }
 
-/** `GET /dashboard/audit/export?format=jsonl|csv&agent=&tool=&outcome=&from=&to=`: the filtered range as a download, streamed and bounded. */
+/**
+ * `GET /dashboard/audit/export?format=jsonl|csv&agent=&tool=&outcome=&from=&to=`: the filtered range as a download,
+ * streamed and bounded.
+ */
 async function exportAudit(deps: AuditDeps, c: DashboardContext) {
   const format = c.req.query('format') === 'csv' ? 'csv' : 'jsonl';
   const list = await deps.agents.list();

@@ -36,7 +36,10 @@ export interface UsageDetailProps {
 const series = (report: LabelledUsageReport, pick: (bucket: UsageFigures) => number) =>
   report.buckets.map((bucket) => ({ start: bucket.start, value: pick(bucket) }));
 
-/** One tool's or one downstream's calls over the range: totals, charts, how calls ended, and the other dimension's table. */
+/**
+ * One tool's or one downstream's calls over the range: totals, charts, how calls ended, and the other dimension's
+ * table.
+ */
 export function UsageDetailPage(props: UsageDetailProps) {
   const { overall, byOutcome, breakdown, problem } = props.usage;
   const interval = overall.interval;
@@ -96,7 +99,8 @@ export interface DownstreamsPageProps {
 /** Every downstream: its breaker, and its calls, errors (by class) and latency over the range. */
 export function DownstreamsPage({ csrfToken, range, downstreams, byDownstream, problem }: DownstreamsPageProps) {
   const configured = new Set(downstreams.map((downstream) => downstream.name));
-  // Configured ones first, with or without calls; then names only the counters remember (a downstream since removed), and calls refused before any.
+  // Configured ones first, with or without calls; then names only the counters remember (a downstream since removed),
+  // and calls refused before any.
   const rows = [
     ...downstreams.map(
       (downstream) =>

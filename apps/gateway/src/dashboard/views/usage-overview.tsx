@@ -98,7 +98,10 @@ export function Totals({ figures }: { figures: UsageFigures }) {
   );
 }
 
-/** Where a class of errors shows in a table split by class: what the gateway refused, what the agent got wrong, what failed downstream or in the gateway. */
+/**
+ * Where a class of errors shows in a table split by class: what the gateway refused, what the agent got wrong, what
+ * failed downstream or in the gateway.
+ */
 const ERROR_CLASSES = ['refusal', 'agent-mistake', 'downstream-failure', 'gateway-failure'] as const;
 const ERROR_CLASS_HEADINGS: Record<(typeof ERROR_CLASSES)[number], string> = {
   refusal: 'Refused',
@@ -170,7 +173,10 @@ export function GroupTable({
   );
 }
 
-/** How the calls of a range ended: per outcome class (errors split into refusals, agent mistakes, downstream and gateway failures), then per outcome. */
+/**
+ * How the calls of a range ended: per outcome class (errors split into refusals, agent mistakes, downstream and gateway
+ * failures), then per outcome.
+ */
 export function OutcomeTables({
   total,
   byOutcome,

@@ -182,15 +182,18 @@ function toolOf(set: EvaluationSet): CacheableTool {
 /** A few lines for a test log or a bench result. */
 export function describeEvaluation(evaluation: Evaluation): string {
   const lines = [
-    `semantic tier: precision ${evaluation.precision.toFixed(3)}, recall ${evaluation.recall.toFixed(3)}, wrong answers ${evaluation.wrongAnswers.length}` +
-      ` (similarity alone: ${evaluation.similarityOnly.wrongAnswers} wrong answers, recall ${evaluation.similarityOnly.recall.toFixed(3)})`,
+    `semantic tier: precision ${evaluation.precision.toFixed(3)}, recall ${evaluation.recall.toFixed(3)}, wrong ` +
+      `answers ${evaluation.wrongAnswers.length}` +
+      ` (similarity alone: ${evaluation.similarityOnly.wrongAnswers} wrong answers, recall ` +
+      `${evaluation.similarityOnly.recall.toFixed(3)})`,
     ...Object.entries(evaluation.byCategory).map(
       ([category, { served, of, label }]) =>
         `  ${label === 'hit' ? 'should hit ' : 'must miss  '} ${category.padEnd(14)} served ${served}/${of}`,
     ),
     ...evaluation.wrongAnswers.map(
       (outcome) =>
-        `  WRONG: "${outcome.a}" answered "${outcome.b}" (${outcome.category}, similarity ${outcome.similarity.toFixed(3)})`,
+        `  WRONG: "${outcome.a}" answered "${outcome.b}" (${outcome.category}, similarity ` +
+        `${outcome.similarity.toFixed(3)})`,
     ),
   ];
   return lines.join('\n');

@@ -24,7 +24,8 @@ export function openApiVersion(document: unknown): OpenApiVersion {
   if (!isObject(document)) throw new OpenApiDocumentError('the OpenAPI document must be a JSON or YAML object');
   if (typeof document.swagger === 'string') {
     throw new OpenApiDocumentError(
-      `this is a Swagger ${document.swagger} document; the gateway reads Swagger 2.0, OpenAPI 3.0 and 3.1: convert it to OpenAPI 3 first and point OpenApi at the result`,
+      `this is a Swagger ${document.swagger} document; the gateway reads Swagger 2.0, OpenAPI 3.0 and 3.1: ` +
+        `convert it to OpenAPI 3 first and point OpenApi at the result`,
     );
   }
   const version = typeof document.openapi === 'string' ? /^3\.([01])\.\d+/.exec(document.openapi) : null;

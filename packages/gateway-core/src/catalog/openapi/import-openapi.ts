@@ -189,7 +189,8 @@ function buildOperation(
     if (location === 'header' || location === 'cookie') {
       if (parameter.raw.required === true)
         throw new OperationRefusal(
-          `its required ${location} parameter "${name}" cannot be sent: the gateway sends only path and query inputs and a JSON body`,
+          `its required ${location} parameter "${name}" cannot be sent: the gateway sends only path and query ` +
+            `inputs and a JSON body`,
         );
       notes.push(`optional ${location} parameter "${name}" left out`);
       continue;
@@ -236,7 +237,8 @@ function buildOperation(
       if (name !== property) {
         bodyNames[name] = property;
         notes.push(
-          `body property "${property}" is the input "${name}": a ${parameterSources[property]} parameter is named "${property}"`,
+          `body property "${property}" is the input "${name}": a ${parameterSources[property]} parameter is ` +
+            `named "${property}"`,
         );
       }
       add(

@@ -34,11 +34,13 @@ export function fromSwagger2(document: JsonObject): Swagger2Conversion {
   try {
     converted = upgrade(document, '3.0');
   } catch (error) {
-    // The upgrader trusts the document's shape: a hostile one fails as a TypeError, or a RangeError when nested very deep.
+    // The upgrader trusts the document's shape: a hostile one fails as a TypeError, or a RangeError when nested very
+    // deep.
     const why =
       error instanceof RangeError ? 'it nests too deeply' : error instanceof Error ? error.message : String(error);
     throw new OpenApiDocumentError(
-      `this Swagger 2.0 document could not be converted to OpenAPI 3.0 (${why}); check it with a Swagger validator, or convert it yourself and point OpenApi at the result`,
+      `this Swagger 2.0 document could not be converted to OpenAPI 3.0 (${why}); check it with a Swagger ` +
+        `validator, or convert it yourself and point OpenApi at the result`,
     );
   }
   if (!isObject(converted))
@@ -73,7 +75,10 @@ function whyUnconvertible(parameters: JsonObject[]): string | undefined {
     const names = form
       .map((parameter) => `"${String(parameter.name)}"${parameter.type === 'file' ? ' (a file)' : ''}`)
       .join(', ');
-    return `its form parameter${form.length > 1 ? 's' : ''} ${names} cannot be sent: the gateway sends only path and query inputs and a JSON body`;
+    return (
+      `its form parameter${form.length > 1 ? 's' : ''} ${names} cannot be sent: the gateway sends only path and ` +
+      `query inputs and a JSON body`
+    );
   }
   const tsv = parameters.find((parameter) => parameter.collectionFormat === 'tsv');
   if (tsv !== undefined)

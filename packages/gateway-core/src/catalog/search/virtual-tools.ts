@@ -8,15 +8,20 @@ export const VIRTUAL_TOOL_NAMES: ReadonlySet<string> = new Set([SEARCH_TOOLS, CA
 
 export const DEFAULT_SEARCH_LIMIT = 5;
 export const MAX_SEARCH_LIMIT = 20;
-/** Longer than any need a model phrases; a longer query is refused rather than tokenized (a 100 KB query would hold the event loop). */
+/**
+ * Longer than any need a model phrases; a longer query is refused rather than tokenized (a 100 KB query would hold the
+ * event loop).
+ */
 export const MAX_QUERY_LENGTH = 1_000;
 
 /** Short descriptions on purpose: they are the whole tools/list a search-mode agent pays for in its context. */
 export const SEARCH_TOOLS_TOOL: McpTool = {
   name: SEARCH_TOOLS,
   description:
-    'Find the tools that can do a task. Describe the need in plain words (e.g. "list open pull requests of a repository"); ' +
-    'returns the best matching tools, best first, with their name, description and inputSchema. Then run one with call_tool.',
+    'Find the tools that can do a task. Describe the need in plain words (e.g. "list open pull requests of a ' +
+    'repository"); ' +
+    'returns the best matching tools, best first, with their name, description and inputSchema. Then run one ' +
+    'with call_tool.',
   inputSchema: {
     type: 'object',
     properties: {

@@ -92,7 +92,9 @@ const UPKEEP_ARG = 4;
  * small key per script; past this a retry could write the batch again.
  */
 export const WRITTEN_MARKER_MS = 5 * 60 * 1000;
-/** Batches that got no answer, kept for their retry; past this many the oldest are forgotten (the trail dropped them). */
+/**
+ * Batches that got no answer, kept for their retry; past this many the oldest are forgotten (the trail dropped them).
+ */
 const MAX_UNANSWERED_BATCHES = 1_000;
 
 /** Batch ids: random per process, then a counter (unique across instances, as reservation ids are). */
@@ -165,7 +167,8 @@ export class RedisAuditLog implements AuditLog {
       again.length === 0
         ? this.#bySlot(entries)
         : [...again, ...this.#bySlot(entries.filter((entry) => !this.#unansweredOf.has(entry)))];
-    // One script: it succeeds and the trail never hands these entries again, or it fails (and is kept to be sent again as it is).
+    // One script: it succeeds and the trail never hands these entries again, or it fails (and is kept to be sent again
+    // as it is).
     if (batches.length === 1 && again.length === 0) return this.#write(batches[0]!, false);
     const results = await Promise.allSettled(batches.map((batch) => this.#write(batch, true)));
     const failed = results.find((result) => result.status === 'rejected');

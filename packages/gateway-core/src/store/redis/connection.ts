@@ -145,7 +145,8 @@ function clusterConnection(cluster: ClusterClient, health: MasterHealth, options
         throw new StoreUnavailableError('The store is unavailable: no master of the cluster answers');
       if (away > 0)
         throw new PartialStoreOutage(
-          `${away} of ${masters.length} masters of the cluster do not answer: calls of the agents stored there are refused`,
+          `${away} of ${masters.length} masters of the cluster do not answer: calls of the agents stored there ` +
+            `are refused`,
         );
     },
     async close() {

@@ -71,7 +71,9 @@ export class MasterHealth {
     this.#awayListeners.push(listener);
   }
 
-  /** A command for these masters (undefined: for masters unknown) has waited `suspectMs`: ask each whether it answers. */
+  /**
+   * A command for these masters (undefined: for masters unknown) has waited `suspectMs`: ask each whether it answers.
+   */
   suspect(masters: readonly string[] | undefined): void {
     for (const address of masters ?? this.cluster.masters.map((master) => master.address)) this.#ask(address);
   }
@@ -106,7 +108,10 @@ export class MasterHealth {
     }
   }
 
-  /** Whether the master answers a PING; counted away meanwhile if the answer takes longer than `suspectMs` (see `#awayIfOthersAnswer`). */
+  /**
+   * Whether the master answers a PING; counted away meanwhile if the answer takes longer than `suspectMs` (see
+   * `#awayIfOthersAnswer`).
+   */
   async #answers(node: MasterNode): Promise<boolean> {
     const client = node.client;
     if (!client?.isReady) return false;

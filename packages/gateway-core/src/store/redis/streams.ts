@@ -6,7 +6,9 @@ import type { Keys } from './keys.js';
 type ClusterClient = Extract<RedisClient, { masters: unknown }>;
 type SingleClient = Exclude<RedisClient, ClusterClient>;
 
-/** How long a watch waits for the notice channel before it resolves without it (the caller then re-reads on its own). */
+/**
+ * How long a watch waits for the notice channel before it resolves without it (the caller then re-reads on its own).
+ */
 const SUBSCRIBE_WAIT_MS = 2_000;
 
 /**
@@ -77,8 +79,8 @@ export class RedisStreamStore implements StreamStore {
     const subscriber = (this.client as SingleClient).duplicate();
     // Its outages are the main connection's too, and reported there.
     subscriber.on('error', () => undefined);
-    // Back after an outage (it subscribes again by itself): notices sent meanwhile are lost, so every watcher reads again.
-    // Not on its first connection: the watchers waiting then read after it anyway.
+    // Back after an outage (it subscribes again by itself): notices sent meanwhile are lost, so every watcher reads
+    // again. Not on its first connection: the watchers waiting then read after it anyway.
     let connectedBefore = false;
     subscriber.on('ready', () => {
       if (connectedBefore) this.#watchers.emitAll();

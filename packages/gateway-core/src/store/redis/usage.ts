@@ -103,7 +103,9 @@ export class RedisUsageStore implements UsageStore {
     const day = dayOf(first.hour);
     const args: Array<string | number> = [this.#expiry(first.hour), USAGE_WRITTEN_MARKER_MS];
     for (const cell of cells) {
-      const at = `${(cell.hour - dayStart(cell.hour)) / HOUR_MS}${SEP}${fieldOf(cell.tool)}${SEP}${fieldOf(cell.downstream)}${SEP}${fieldOf(cell.outcome)}${SEP}`;
+      const at =
+        `${(cell.hour - dayStart(cell.hour)) / HOUR_MS}${SEP}${fieldOf(cell.tool)}${SEP}` +
+        `${fieldOf(cell.downstream)}${SEP}${fieldOf(cell.outcome)}${SEP}`;
       args.push(`${at}c`, cell.calls, `${at}t`, cell.tokens, `${at}k`, cell.cacheHits, `${at}s`, cell.latencyMsSum);
       cell.latency.forEach((count, bucket) => {
         if (count > 0) args.push(`${at}h${bucket}`, count);
@@ -114,7 +116,9 @@ export class RedisUsageStore implements UsageStore {
     return command(this.client, () => ADD.run(this.client, keys, args), keys);
   }
 
-  /** The end of the cell's day plus retention, in epoch seconds: a day is kept for `retentionDays` days from its start. */
+  /**
+   * The end of the cell's day plus retention, in epoch seconds: a day is kept for `retentionDays` days from its start.
+   */
   #expiry(hour: number): number {
     return Math.ceil((dayStart(hour) + this.retentionDays * DAY_MS) / 1000);
   }
