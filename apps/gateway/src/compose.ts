@@ -120,8 +120,8 @@ export async function composeGateway(config: GatewayConfig, log: Logger): Promis
   const refresher = toolRefresher(config, store, catalog, log, audit, () =>
     toolListWatch.seen(catalog.registry.list(), publishFailed),
   );
-  // Answers above the pool's threshold are decoded, filtered and capped in its worker threads, with the same privacy
-  // rules.
+  // Answers above the pool's threshold are decoded, filtered and
+  // capped in its worker threads, with the same privacy rules.
   const largeAnswers = new WorkerLargeAnswers({ privacy: config.privacy });
   const assertions = assertionSigner(config);
   const forwarders = downstreamForwarders(config.downstreams, {

@@ -49,8 +49,8 @@ export function downstreamForwarders(
       pools.push(pool);
       const resilient = createResilientForwarder(pool, {
         ...downstream.resilience,
-        // One slot per pooled connection: calls wait their turn here, before their deadline starts, never inside the
-        // pool.
+        // One slot per pooled connection: calls wait their turn
+        // here, before their deadline starts, never inside the pool.
         connections: pool.connections,
         onStateChange: (change) => options.onStateChange?.(downstream.name, change),
         // Named in refusals when there are several; the one of the single-key form stays unnamed.

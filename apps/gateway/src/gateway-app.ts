@@ -115,8 +115,8 @@ export function createGatewayApp(deps: GatewayAppDeps): Hono {
     bodies,
   };
   app.route('/mcp', mcpRoutes(mcpRoute));
-  // The server serves POST /mcp without the app when it can (see mcp-transport/mcp-fast-path.ts); same steps, same body
-  // bound.
+  // The server serves POST /mcp without the app when it can (see
+  // mcp-transport/mcp-fast-path.ts); same steps, same body bound.
   attachFastPath(
     app,
     mcpFastPath({

@@ -39,8 +39,8 @@ export interface ReadinessOptions {
   /** Each downstream's tools and breaker, for the report; absent, tools are not part of readiness. */
   downstreams?: () => DownstreamsHealth;
   /**
-   * Whether any downstream's tools are loaded (`DownstreamsHealth.servable`), cheaply: the gate asks on every /mcp
-   * request.
+   * Whether any downstream's tools are loaded (`DownstreamsHealth.servable`),
+   * cheaply: the gate asks on every /mcp request.
    */
   toolsLoaded?: () => boolean;
   gateIntervalMs?: number;

@@ -39,8 +39,8 @@ export class UsageReader {
   }
 
   /**
-   * One report per grouping (undefined: none) of one range, from one read of the counters; `only`: one tool's or
-   * downstream's calls.
+   * One report per grouping (undefined: none) of one range, from one
+   * read of the counters; `only`: one tool's or downstream's calls.
    */
   async reports(
     params: UsageQueryParams,

@@ -167,8 +167,8 @@ export const ERROR_CATALOGUE = {
   'method-not-found': kind(200, METHOD_NOT_FOUND, 'Method not found', 'invalid-request', 'in-band'),
   /**
    * A 2026-07-28 request (per-request `_meta` envelope) for a method that revision does not have, or the
-   * gateway does not serve: HTTP 404 as that revision's transport requires (no session exists whose loss a 404 could
-   * mean).
+   * gateway does not serve: HTTP 404 as that revision's transport
+   * requires (no session exists whose loss a 404 could mean).
    */
   'unknown-method': kind(404, METHOD_NOT_FOUND, 'Method not found', 'invalid-request'),
   /**
@@ -182,8 +182,8 @@ export const ERROR_CATALOGUE = {
    */
   'invalid-envelope': kind(400, INVALID_PARAMS, 'Invalid params', 'invalid-request'),
   /**
-   * MCP 2026-07-28: a request's protocol version is one the gateway does not serve statelessly; `data.supported` lists
-   * those it does.
+   * MCP 2026-07-28: a request's protocol version is one the gateway
+   * does not serve statelessly; `data.supported` lists those it does.
    */
   'unsupported-protocol-version': kind(
     400,
@@ -197,8 +197,8 @@ export const ERROR_CATALOGUE = {
    */
   'confirmation-unavailable': kind(403, REFUSED, 'Confirmation unavailable', 'not-confirmed', 'in-band'),
   /**
-   * MCP 2026-07-28 MissingRequiredClientCapability: a write needing confirmation from a client that did not declare
-   * `elicitation`.
+   * MCP 2026-07-28 MissingRequiredClientCapability: a write needing
+   * confirmation from a client that did not declare `elicitation`.
    */
   'missing-client-capability': kind(
     400,
@@ -208,8 +208,8 @@ export const ERROR_CATALOGUE = {
     'in-band',
   ),
   /**
-   * The user declined (or cancelled) the confirmation of a write: a tool error, so the model reads that the user said
-   * no.
+   * The user declined (or cancelled) the confirmation of a write:
+   * a tool error, so the model reads that the user said no.
    */
   'confirmation-declined': kind(403, REFUSED, 'Not confirmed', 'not-confirmed', 'tool-error'),
   /**
@@ -220,8 +220,8 @@ export const ERROR_CATALOGUE = {
   /** Streamable HTTP clients react to the 404 by initializing again. */
   'session-not-found': kind(404, INVALID_REQUEST, 'Session not found', 'invalid-request'),
   /**
-   * A resumed stream whose answer is no longer kept (or never was: the client did not leave, or another instance lost
-   * it).
+   * A resumed stream whose answer is no longer kept (or never
+   * was: the client did not leave, or another instance lost it).
    */
   'stream-gone': kind(410, INVALID_REQUEST, 'Stream gone', 'invalid-request'),
 

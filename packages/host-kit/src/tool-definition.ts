@@ -29,8 +29,8 @@ export interface AgentToolSettings {
   /** Needed only when the endpoint does not resolve to exactly one verb; must be a verb it serves. */
   httpMethod?: HttpMethod | Lowercase<HttpMethod> | null;
   /**
-   * Opt a free-text read tool into the gateway's semantic cache tier, e.g. `{ semantic: true }`. Default: exact tier
-   * only.
+   * Opt a free-text read tool into the gateway's semantic cache
+   * tier, e.g. `{ semantic: true }`. Default: exact tier only.
    */
   cache?: { semantic?: boolean; significantTerms?: ReadonlyArray<string | readonly string[]> } | null;
   /**

@@ -11,8 +11,8 @@ export const DEV_DOWNSTREAM = 'http://127.0.0.1:8081';
 const coreDefaults = () => resolveResilienceOptions({});
 
 /**
- * The single-key form of one downstream (`Gw:ToolRegistry:*`, `Gw:Downstream:*`), whose settings named downstreams
- * start from.
+ * The single-key form of one downstream (`Gw:ToolRegistry:*`,
+ * `Gw:Downstream:*`), whose settings named downstreams start from.
  */
 export const DOWNSTREAM_KEYS = declareKeys({
   // Required unless Gw:Downstreams names some (checked in parseGatewayConfig); the dev default applies only then.

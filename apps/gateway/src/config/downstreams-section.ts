@@ -42,8 +42,8 @@ export interface OpenApiSource {
 export const SHORTHAND_DOWNSTREAM = 'default';
 
 /**
- * Up to 32 characters, starting and ending with a letter or digit: short enough for a metrics label and a component
- * key.
+ * Up to 32 characters, starting and ending with a letter or
+ * digit: short enough for a metrics label and a component key.
  */
 const DOWNSTREAM_NAME = /^[a-z0-9](?:[a-z0-9-]{0,30}[a-z0-9])?$/;
 

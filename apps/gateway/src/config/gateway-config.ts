@@ -44,8 +44,8 @@ export interface GatewayConfig {
   jwt: { signingKey: string; generated: boolean };
   /** `timeoutMs` is `resilience.deadlineMs`: one attempt and the whole call share the deadline. */
   /**
-   * `maxResponseBytes`: the longest answer read (streamed, cut at the limit; a larger Content-Length is refused
-   * unread).
+   * `maxResponseBytes`: the longest answer read (streamed, cut
+   * at the limit; a larger Content-Length is refused unread).
    */
   /**
    * The gateway-wide `Gw:Downstream:*` settings; `baseUrl` is the single-key form's, else the first named downstream's.
@@ -57,16 +57,16 @@ export interface GatewayConfig {
   downstreams: DownstreamConfig[];
   store: { connectionString: string | undefined };
   /**
-   * `signInMaxFailures` wrong keys from one address, then a wait of `signInBackoffMs`, doubled per further failure (to
-   * 15 min).
+   * `signInMaxFailures` wrong keys from one address, then a wait
+   * of `signInBackoffMs`, doubled per further failure (to 15 min).
    */
   admin: { apiKey: string | undefined; tokenExpiryDays: number; signInMaxFailures: number; signInBackoffMs: number };
   /**
    * `errorDelivery`: MCP's rules (tool errors and refusals in HTTP 200), or contract 7's HTTP statuses.
    * `maxConcurrentCallsPerAgent`: tools/call requests in flight per agent on this instance (0 = no limit).
    * `maxResumesPerAgent`, `maxResumes`: resumed streams waiting on this instance, per agent and in all.
-   * `maxListenStreamsPerAgent`, `maxListenStreams`: MCP 2026-07-28 `subscriptions/listen` streams open on this
-   * instance.
+   * `maxListenStreamsPerAgent`, `maxListenStreams`: MCP 2026-07-28
+   * `subscriptions/listen` streams open on this instance.
    */
   mcp: {
     sessionIdleMinutes: number;

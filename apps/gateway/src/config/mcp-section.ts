@@ -26,8 +26,8 @@ export const MCP_KEYS = declareKeys({
       'each, so 100 leaves room for a fleet sharing one, while an agent opening sessions in a loop holds at most ' +
       '100 (about 40 KB in Redis) instead of one per request for `Gw:Mcp:SessionIdleMinutes`.',
   },
-  // A quarter of the downstream pool's 128 connections: room for parallel tool loops, never one agent's whole pool (0 =
-  // no limit).
+  // A quarter of the downstream pool's 128 connections: room for
+  // parallel tool loops, never one agent's whole pool (0 = no limit).
   maxConcurrentCallsPerAgent: {
     name: 'Gw:Mcp:MaxConcurrentCallsPerAgent',
     field: {
@@ -48,8 +48,8 @@ export const MCP_KEYS = declareKeys({
       'How long the answer of a `tools/call` whose client lost the stream is kept for a resume (`GET /mcp` with ' +
       '`Last-Event-ID`), and how long a resume waits for a call still running.',
   },
-  // A few clients of one credential resuming at once; the total defaults to half of Gw:Http:MaxConnections
-  // (resume-bounds.ts).
+  // A few clients of one credential resuming at once; the total
+  // defaults to half of Gw:Http:MaxConnections (resume-bounds.ts).
   maxResumesPerAgent: {
     name: 'Gw:Mcp:MaxResumesPerAgent',
     field: positiveInt(8),

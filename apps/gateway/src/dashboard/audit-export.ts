@@ -58,8 +58,8 @@ export function agentIdOf(value: string, agents: readonly Pick<AgentRecord, 'age
 }
 
 /**
- * A CSV field: quoted when it holds a comma, quote or line break; a leading =, +, -, @ is defused so a spreadsheet
- * shows it as text.
+ * A CSV field: quoted when it holds a comma, quote or line break; a
+ * leading =, +, -, @ is defused so a spreadsheet shows it as text.
  */
 function csvField(value: unknown): string {
   if (value === null || value === undefined) return '';

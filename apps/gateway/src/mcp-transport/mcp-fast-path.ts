@@ -76,8 +76,8 @@ async function servePost(
 }
 
 /**
- * Past these, a body nobody reads is not drained any more: its connection closes (through the socket's lingering
- * close).
+ * Past these, a body nobody reads is not drained any more: its
+ * connection closes (through the socket's lingering close).
  */
 const DRAIN_TIMEOUT_MS = 500;
 const MAX_DRAIN_BYTES = 64 * 1024 * 1024;

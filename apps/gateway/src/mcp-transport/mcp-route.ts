@@ -79,8 +79,8 @@ export function mcpRoutes(deps: McpRouteDeps): Hono {
     return reply.kind === 'answer' ? sendMcpAnswer(onHono(c), reply) : c.body(null, 204);
   });
 
-  // GET without Last-Event-ID (no server stream is offered), PUT, OPTIONS...: the endpoint exists, the method does not
-  // (RFC 9110 15.5.6).
+  // GET without Last-Event-ID (no server stream is offered), PUT,
+  // OPTIONS...: the endpoint exists, the method does not (RFC 9110 15.5.6).
   app.all('/', (c) => {
     c.header('Allow', ALLOWED_METHODS);
     const hint =

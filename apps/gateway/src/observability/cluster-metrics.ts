@@ -56,8 +56,8 @@ export class ClusterMetrics {
   #nextId = 0;
 
   constructor(private readonly timeoutMs = 2_000) {
-    // Only workers that serve (their server takes the connections the primary hands over) have built their registry and
-    // answer at once.
+    // Only workers that serve (their server takes the connections the
+    // primary hands over) have built their registry and answer at once.
     cluster.on('exit', (worker) => this.#forget(worker));
     cluster.on('message', (worker, message: unknown) => {
       if (isAccepting(message)) this.#listening.add(worker);

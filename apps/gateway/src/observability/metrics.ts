@@ -17,8 +17,8 @@ const BREAKER_VALUE: Record<BreakerState, number> = { closed: 0, 'half-open': 1,
  */
 export class GatewayMetrics {
   readonly registry = new Registry();
-  // Per-call series: counted in plain numbers and handed to prom-client when scraped (see TalliedCounter,
-  // BucketHistogram).
+  // Per-call series: counted in plain numbers and handed to
+  // prom-client when scraped (see TalliedCounter, BucketHistogram).
   readonly #calls = new TalliedCounter({
     name: 'tollgate_tool_calls_total',
     help: 'tools/call requests by tool and outcome',

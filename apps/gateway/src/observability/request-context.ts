@@ -9,8 +9,8 @@ import { runAsRequest } from './request-id.js';
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
- * What the /mcp fast path needs of the request context: the middleware's work, for a request served on the Node
- * objects.
+ * What the /mcp fast path needs of the request context: the
+ * middleware's work, for a request served on the Node objects.
  */
 export interface NodeRequestContext {
   /**

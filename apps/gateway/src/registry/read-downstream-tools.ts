@@ -60,8 +60,8 @@ export async function readDownstreamTools(
 }
 
 /**
- * The import process's entry beside the built gateway; from sources (unit tests) there is none, and the document is
- * read here.
+ * The import process's entry beside the built gateway; from sources
+ * (unit tests) there is none, and the document is read here.
  */
 const WORKER_FILE = fileURLToPath(new URL('./openapi-worker.js', import.meta.url));
 /** A hostile document runs out of this much heap in the import process, never in the gateway. */

@@ -55,8 +55,8 @@ export interface DownstreamStatus {
   /** The last read of its schema that failed, when no read succeeded since. */
   lastError: { message: string; at: string } | null;
   /**
-   * Its tools come from an OpenAPI document (whose read failures readiness and the dashboard explain), not
-   * `/gw/schema`.
+   * Its tools come from an OpenAPI document (whose read failures
+   * readiness and the dashboard explain), not `/gw/schema`.
    */
   readsOpenApi?: boolean;
 }

@@ -71,8 +71,8 @@ export class ToolRefresher {
   }
 
   /**
-   * Re-reads every downstream's schema now; with `announce`, tells other instances to follow. Throws when none could be
-   * read.
+   * Re-reads every downstream's schema now; with `announce`, tells
+   * other instances to follow. Throws when none could be read.
    */
   async refresh(reason: string, announce = false): Promise<Reload> {
     const reads = await Promise.all(this.#options.downstreams.map((source) => this.#refreshOne(source, reason)));

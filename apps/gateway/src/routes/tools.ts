@@ -12,8 +12,8 @@ export interface ToolRoutesDeps {
 /** /management/tools: what the gateway currently serves, and a refresh on demand (admin). */
 export function toolRoutes({ catalog, refresher }: ToolRoutesDeps): Hono<AdminEnv> {
   const app = new Hono<AdminEnv>();
-  // `definitions` carry their `downstream` (and `declaredName` when prefixed); `downstreams` says how each one's last
-  // read went.
+  // `definitions` carry their `downstream` (and `declaredName` when
+  // prefixed); `downstreams` says how each one's last read went.
   app.get('/', (c) =>
     c.json({ ...catalog.lastLoad, downstreams: catalog.downstreams(), definitions: catalog.definitions() }),
   );

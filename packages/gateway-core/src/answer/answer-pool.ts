@@ -73,8 +73,8 @@ const NICE_INCREMENT = 5;
 
 export interface WorkerLargeAnswersOptions {
   /**
-   * The privacy settings the gateway validated (`createPrivacyFilter`'s input): the worker builds the same filter.
-   * null: no filter.
+   * The privacy settings the gateway validated (`createPrivacyFilter`'s
+   * input): the worker builds the same filter. null: no filter.
    */
   privacy: PrivacyConfig | null;
   thresholdBytes?: number;

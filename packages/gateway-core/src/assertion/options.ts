@@ -7,8 +7,8 @@ import {
   type AssertionAlgorithm,
 } from '@tollgate/contract';
 
-// The issuer host-kit expects by default, and the lifetime it accepts at most (a leaked assertion is worth little for
-// long).
+// The issuer host-kit expects by default, and the lifetime it
+// accepts at most (a leaked assertion is worth little for long).
 export { DEFAULT_ASSERTION_ISSUER, MAX_ASSERTION_LIFETIME_SECONDS };
 export const DEFAULT_ASSERTION_ROTATION_MINUTES = 60;
 /** A period shorter than a second would derive keys faster than anyone could fetch them. */
@@ -17,8 +17,8 @@ export const MIN_ASSERTION_ROTATION_MINUTES = 1 / 60;
 /** How assertions are made; everything but the secret, so a configuration can be checked before the secret is known. */
 export interface AssertionSettings {
   /**
-   * Default `ES256` (ECDSA on P-256: accepted by more JWT libraries, and cheaper to sign than Ed25519 here); or `EdDSA`
-   * (Ed25519).
+   * Default `ES256` (ECDSA on P-256: accepted by more JWT libraries,
+   * and cheaper to sign than Ed25519 here); or `EdDSA` (Ed25519).
    */
   algorithm?: AssertionAlgorithm;
   /** The `iss` claim. Default `tollgate`. */

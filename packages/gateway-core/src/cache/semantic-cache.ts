@@ -38,8 +38,8 @@ export interface SemanticCacheOptions {
   /** false: no lookups, nothing stored. Default true. */
   enabled?: boolean;
   /**
-   * false: exact tier only, for every tool. Default true: the tools that opt in (`cache.semantic` in their definition)
-   * get it.
+   * false: exact tier only, for every tool. Default true: the tools
+   * that opt in (`cache.semantic` in their definition) get it.
    */
   semantic?: boolean;
   /** Lowest cosine similarity of every text argument for a semantic hit. Default `DEFAULT_SIMILARITY_THRESHOLD`. */

@@ -65,8 +65,8 @@ export function stem(word: string): string {
 }
 
 /**
- * Words with an inner capital or all in capitals ("iPhone", "USB") anywhere; a capitalised word except at a sentence's
- * start.
+ * Words with an inner capital or all in capitals ("iPhone", "USB")
+ * anywhere; a capitalised word except at a sentence's start.
  */
 export function capitalisedEntities(tokens: Token[]): string[] {
   const lettered = tokens.filter((token) => /^\p{L}/u.test(token.original));

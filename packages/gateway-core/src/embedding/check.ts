@@ -1,8 +1,8 @@
 import type { EmbeddingModel } from './port.js';
 
 /**
- * One component of the readiness report (contract 2.6). `Degraded`: serving, in part (the store: a master of a cluster
- * is away).
+ * One component of the readiness report (contract 2.6). `Degraded`:
+ * serving, in part (the store: a master of a cluster is away).
  */
 export type ComponentHealth = { status: 'Healthy' } | { status: 'Degraded' | 'Unhealthy'; description: string };
 

@@ -99,8 +99,8 @@ export class HttpForwarder implements Forwarder {
   readonly #pool: NodeHttpPool;
   readonly #basePath: string;
   /**
-   * What every request carries (accept and the configured headers), without and with a JSON body: copied per call,
-   * never rebuilt.
+   * What every request carries (accept and the configured headers),
+   * without and with a JSON body: copied per call, never rebuilt.
    */
   readonly #headersNoBody: Readonly<Record<string, string>>;
   readonly #headersWithBody: Readonly<Record<string, string>>;

@@ -10,8 +10,8 @@ export interface PoolRequest {
   headers: Record<string, string>;
   body: string | null;
   /**
-   * What ends the call from outside (a TimedStop): already stopped, the call is refused; stopped later, the request is
-   * destroyed.
+   * What ends the call from outside (a TimedStop): already stopped,
+   * the call is refused; stopped later, the request is destroyed.
    */
   stop: Pick<TimedStop, 'stopped' | 'reason' | 'onStop'>;
 }

@@ -60,8 +60,8 @@ const shapes = new WeakMap<ToolDefinition, RequestShape>();
 
 function shapeOf(tool: ToolDefinition): RequestShape {
   const known = shapes.get(tool);
-  // Checked against the definition's route and sources (by identity): a definition given a new route or sources gets a
-  // new shape.
+  // Checked against the definition's route and sources (by identity):
+  // a definition given a new route or sources gets a new shape.
   if (
     known !== undefined &&
     known.routePattern === tool.routePattern &&

@@ -109,8 +109,8 @@ const OPEN_BRACE = 0x7b;
 const CLOSE_BRACE = 0x7d;
 
 /**
- * The index after the quote that closes a string opened before `from` (one not escaped by an odd run of backslashes),
- * or -1.
+ * The index after the quote that closes a string opened before
+ * `from` (one not escaped by an odd run of backslashes), or -1.
  */
 function afterString(text: string, from: number): number {
   for (let start = from; ; ) {

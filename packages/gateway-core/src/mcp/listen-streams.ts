@@ -40,8 +40,8 @@ export class ListenStreams {
   }
 
   /**
-   * Registers one stream of `agentId`; `notify` runs on each change that concerns it. Returns its close (safe to call
-   * twice).
+   * Registers one stream of `agentId`; `notify` runs on each change
+   * that concerns it. Returns its close (safe to call twice).
    */
   listen(agentId: string, notify: () => void): () => void {
     const mine = this.#byAgent.get(agentId) ?? new Set();

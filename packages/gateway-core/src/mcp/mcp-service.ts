@@ -113,8 +113,8 @@ export interface McpServiceOptions {
   listens?: ListenStreams;
   clock?: () => Date;
   /**
-   * Search mode (`Gw:Catalog:Search`): absent, every agent sees the whole catalog and search_tools and call_tool are
-   * unknown.
+   * Search mode (`Gw:Catalog:Search`): absent, every agent sees
+   * the whole catalog and search_tools and call_tool are unknown.
    */
   toolSearch?: ToolSearchMode;
   /** Write confirmation (`confirmWrites`, a tool's `confirm`); absent, no call waits for the user. */
@@ -161,8 +161,8 @@ export interface McpPost {
   /** The claims `verifyCredentials` found in `authorization`, when the transport checked it before reading the body. */
   claims?: AgentClaims;
   /**
-   * Why `verifyCredentials` refused `authorization`: answered and audited as is, never checked again (a hanging issuer
-   * would cost twice).
+   * Why `verifyCredentials` refused `authorization`: answered and audited
+   * as is, never checked again (a hanging issuer would cost twice).
    */
   refusal?: unknown;
 }
@@ -485,8 +485,8 @@ export class McpService {
     let prepared: PreparedCall | null = null;
     try {
       if (!(await this.#options.isReady())) {
-        // A tools/call is refused all the same, but on the record of the agent whose token checks out, so its audit
-        // view shows it.
+        // A tools/call is refused all the same, but on the record of
+        // the agent whose token checks out, so its audit view shows it.
         if (call) agentId = (await this.#verifiedAgentId(request)) ?? null;
         throw new NotReadyError('The gateway is not ready: see /health/ready');
       }
@@ -510,8 +510,8 @@ export class McpService {
       if (incoming.kind === 'invalid') throw incoming.error;
       if (era.kind === 'refused') throw era.error;
       // A downstream's x-mcp-header parameters arrive mirrored as Mcp-Param-* headers, which must agree with the
-      // arguments: on a direct tools/call only, as search mode's call_tool has its own schema, the one its client sees
-      // and mirrors.
+      // arguments: on a direct tools/call only, as search mode's
+      // call_tool has its own schema, the one its client sees and mirrors.
       const tool = prepared?.tool;
       if (era.kind === 'stateless' && tool !== undefined && call === incoming.message)
         checkParamHeaders(paramHeadersFor(tool), call?.params?.arguments, request.headers);
@@ -519,8 +519,8 @@ export class McpService {
       return { ok: true, caller, session, prepared };
     } catch (error) {
       prepared?.release();
-      // Once the token checked out, the record names the tool asked for, even when the agent's own record could not be
-      // read.
+      // Once the token checked out, the record names the tool asked
+      // for, even when the agent's own record could not be read.
       const tool =
         agentId === null ? null : prepared ? prepared.toolName : this.#calls.knownToolName(call?.params?.name);
       return { ok: false, error, agentId, tool };
@@ -561,8 +561,8 @@ export class McpService {
 
   /** Every method but tools/call; `initialize` and `server/discover` come without a session. */
   async #answer(caller: McpCaller, session: McpSession | null, request: JsonRpcRequest): Promise<McpAnswer> {
-    // A revision newer than the gateway's opens with server/discover: "method not found" makes it fall back to
-    // initialize at once.
+    // A revision newer than the gateway's opens with server/discover:
+    // "method not found" makes it fall back to initialize at once.
     if (session === null) {
       if (request.method === 'initialize') return this.#initialize(caller, request);
       throw new MethodNotFoundError(request.method);
@@ -589,8 +589,8 @@ export class McpService {
   }
 
   /**
-   * What tools/list shows the caller, and what search_tools may find for it: its agent's allowlist and scopes, and its
-   * token's.
+   * What tools/list shows the caller, and what search_tools may
+   * find for it: its agent's allowlist and scopes, and its token's.
    */
   #toolsFor(caller: McpCaller): readonly RegisteredTool[] {
     return toolsForAgent(this.#options.toolCall.registry(), {
@@ -674,8 +674,8 @@ export class McpService {
     // `isPrepared`: whether the call was prepared for the tool this request names.
     const pipeline = (called: JsonRpcRequest, isPrepared: boolean) => {
       const params = called.params ?? {};
-      // The client's answers ride on the request it sent (call_tool's own, when wrapped); the tool and arguments are
-      // the pipeline's.
+      // The client's answers ride on the request it sent (call_tool's
+      // own, when wrapped); the tool and arguments are the pipeline's.
       const confirm = this.#options.writeConfirmation?.gate(
         caller.agent,
         scope.sessionId === null

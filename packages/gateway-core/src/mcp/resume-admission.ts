@@ -30,8 +30,8 @@ export class ResumeAdmission {
   }
 
   /**
-   * Takes a place for one of the agent's resumes; the returned function gives it back (once). Throws TooManyCallsError
-   * when none is left.
+   * Takes a place for one of the agent's resumes; the returned function
+   * gives it back (once). Throws TooManyCallsError when none is left.
    */
   enter(agentId: string): () => void {
     const held = this.#byAgent.get(agentId) ?? 0;

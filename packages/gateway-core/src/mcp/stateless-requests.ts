@@ -32,8 +32,8 @@ export interface StatelessAnswerDeps {
   /** Whether `subscriptions/listen` is served (then `server/discover` says `tools.listChanged: true`). */
   listChanged: boolean;
   /**
-   * tools/list's result for this caller (its tools in the registry's order, stable across instances and calls; or
-   * search mode's).
+   * tools/list's result for this caller (its tools in the registry's
+   * order, stable across instances and calls; or search mode's).
    */
   listForCaller: () => { tools: readonly unknown[] };
 }

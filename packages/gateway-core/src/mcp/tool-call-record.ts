@@ -45,8 +45,8 @@ export interface CallerIds {
  */
 export class ToolCallRecord {
   /**
-   * Null when the call's span is one nothing reads (see the constructor): the pipeline then runs in the active context
-   * as it is.
+   * Null when the call's span is one nothing reads (see the
+   * constructor): the pipeline then runs in the active context as it is.
    */
   readonly #context: Context | null;
   readonly #span: Span;

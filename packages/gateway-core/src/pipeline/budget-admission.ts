@@ -20,8 +20,8 @@ export interface AdmitRequest {
   dailyBudget: number;
   wanted: number;
   /**
-   * The ledger's answer to a reservation already asked for this call (an early reservation); else the first try
-   * reserves.
+   * The ledger's answer to a reservation already asked for this
+   * call (an early reservation); else the first try reserves.
    */
   first?: ReserveResult | null;
   /** Ends the wait at once when it fires. */

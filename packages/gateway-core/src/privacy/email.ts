@@ -55,8 +55,8 @@ function hasAsciiAlphanumeric(text: string, from: number, to: number): boolean {
 }
 
 /**
- * Whether the text from `from` on is 2–63 ASCII letters, a TLD as most are written (the `TLD` pattern decides the
- * rest).
+ * Whether the text from `from` on is 2–63 ASCII letters, a TLD
+ * as most are written (the `TLD` pattern decides the rest).
  */
 function isAsciiTld(text: string, from: number): boolean {
   const length = text.length - from;

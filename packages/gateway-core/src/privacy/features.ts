@@ -34,8 +34,8 @@ for (const char of '0123456789ABCDEFabcdef-') BASE64_CLASS[char.charCodeAt(0)] =
 const isHex = (code: number): boolean => code < 128 && BASE64_CLASS[code] === 1 && code !== 45;
 
 /**
- * The features of `text`, as a bit set. UUIDs, hashes and dates are no base64 text, so a hex run does not count as
- * encoded.
+ * The features of `text`, as a bit set. UUIDs, hashes and dates
+ * are no base64 text, so a hex run does not count as encoded.
  */
 export function featuresOf(text: string): number {
   return shapeOf(text) & FEATURE_BITS;

@@ -19,8 +19,8 @@ export const MODERN_PROTOCOL_VERSIONS = ['2026-07-28'] as const;
 export type ModernProtocolVersion = (typeof MODERN_PROTOCOL_VERSIONS)[number];
 
 /**
- * Every revision served, newest first: the stateless ones, then the session era's (`server/discover`, -32022's
- * `supported`).
+ * Every revision served, newest first: the stateless ones, then
+ * the session era's (`server/discover`, -32022's `supported`).
  */
 export const SERVED_PROTOCOL_VERSIONS: readonly string[] = [
   ...MODERN_PROTOCOL_VERSIONS,

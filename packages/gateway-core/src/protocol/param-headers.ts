@@ -74,8 +74,8 @@ export function paramHeaderProblems(schema: unknown): ParamHeaderProblem[] {
   collect(schema);
   const seen = new Map<string, string>();
   const visit = (node: unknown, path: string[], depth: number) => {
-    // Deeper than any schema host-kit or an importer emits: the walk stops rather than recursing without end on a
-    // cycle.
+    // Deeper than any schema host-kit or an importer emits: the
+    // walk stops rather than recursing without end on a cycle.
     if (typeof node !== 'object' || node === null || depth > 64) return;
     if (!Array.isArray(node) && Object.hasOwn(node, MARK)) {
       const message = markProblem(node as Record<string, unknown>, reachable.has(node), seen, path.join('.'));

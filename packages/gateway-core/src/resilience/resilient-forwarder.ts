@@ -115,8 +115,8 @@ export function createResilientForwarder(inner: Forwarder, options: ResilienceOp
   };
 
   /**
-   * Sends through the breaker while holding `slot`, which goes back when the downstream call ends, not when the caller
-   * leaves.
+   * Sends through the breaker while holding `slot`, which goes
+   * back when the downstream call ends, not when the caller leaves.
    */
   function sendHolding(
     slot: ReleaseSlot,

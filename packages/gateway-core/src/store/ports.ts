@@ -44,8 +44,8 @@ export interface AgentRecord {
 }
 
 /**
- * An identity at an external OAuth issuer: the value of the claim the issuer is configured to name agents by (`sub` by
- * default).
+ * An identity at an external OAuth issuer: the value of the claim
+ * the issuer is configured to name agents by (`sub` by default).
  */
 export interface ExternalSubject {
   issuer: string;

@@ -611,8 +611,8 @@ export function describeStoreContract(
           const { changes } = await store();
           const heard: Array<string | null> = [];
           const unsubscribe = changes.subscribe((change) => heard.push(change.agentId));
-          // The subscription may take a round trip to be live: publish until it is heard (bounded by attempts, not
-          // time).
+          // The subscription may take a round trip to be live:
+          // publish until it is heard (bounded by attempts, not time).
           for (let attempt = 0; attempt < 100 && heard.length === 0; attempt += 1) {
             await changes.publish({ agentId: 'agt-1' });
             await sleep(20);

@@ -91,8 +91,8 @@ export function plainGetTool(name: string, routePattern: string, description: st
 }
 
 /**
- * About `bytes` of customer records as JSON, the shape a list endpoint answers with (e-mail addresses included, for the
- * privacy filter).
+ * About `bytes` of customer records as JSON, the shape a list endpoint
+ * answers with (e-mail addresses included, for the privacy filter).
  */
 export function bigRecords(bytes: number): Buffer {
   const items = [];

@@ -15,8 +15,8 @@ function tokenizer(): GptEncoding {
 }
 
 /**
- * Loads the tokenizer now, so the first call a process serves does not wait for it (see McpService and the large-answer
- * worker).
+ * Loads the tokenizer now, so the first call a process serves does
+ * not wait for it (see McpService and the large-answer worker).
  */
 export function loadTokenizer(): void {
   tokenizer();

@@ -93,8 +93,8 @@ const SignificantTermSchema = z.union([TermSchema, z.array(TermSchema).min(1).ma
  * appear in both texts or in neither for a semantic hit (categories,
  * product types), beyond the built-in negations, numbers, names and opposites.
  */
-// Unknown fields are dropped, like unknown fields of the definition: a newer host-kit's settings must not cost a tool
-// on this gateway.
+// Unknown fields are dropped, like unknown fields of the definition:
+// a newer host-kit's settings must not cost a tool on this gateway.
 export const ToolCacheSchema = z.object({
   semantic: z.boolean().default(false),
   significantTerms: z.array(SignificantTermSchema).max(MAX_SIGNIFICANT_TERMS).default([]),

@@ -115,8 +115,8 @@ export class UsageRecorder {
   }
 
   /**
-   * The unsent write again, then one with every pending cell; null when the store took them all, else the backoff
-   * before retrying.
+   * The unsent write again, then one with every pending cell; null
+   * when the store took them all, else the backoff before retrying.
    */
   async #writeOnce(): Promise<number | null> {
     try {

@@ -34,8 +34,8 @@ export interface UsageQuery {
 }
 
 /**
- * What a range of calls came to. Latencies are estimated from the histogram (within a bucket's width); null without
- * calls.
+ * What a range of calls came to. Latencies are estimated from
+ * the histogram (within a bucket's width); null without calls.
  */
 export interface UsageFigures {
   calls: number;
@@ -61,8 +61,8 @@ export interface UsageReport {
   interval: UsageInterval;
   groupBy: UsageGroup | null;
   /**
-   * Without groupBy: every bucket of the range, empty ones too, oldest first. With it: one per bucket and group that
-   * has calls.
+   * Without groupBy: every bucket of the range, empty ones too,
+   * oldest first. With it: one per bucket and group that has calls.
    */
   buckets: UsageBucket[];
   /** The whole range: one entry, or one per group, most calls first. */
@@ -70,8 +70,8 @@ export interface UsageReport {
 }
 
 /**
- * ISO 8601: a date, or a date and time with a zone (`Z` or an offset). A time without a zone would read as the
- * server's.
+ * ISO 8601: a date, or a date and time with a zone (`Z` or an
+ * offset). A time without a zone would read as the server's.
  */
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2}))?$/;
 

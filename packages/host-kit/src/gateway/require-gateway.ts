@@ -17,8 +17,8 @@ export interface RequireGatewayOptions {
    */
   jwks: GatewayKeys;
   /**
-   * What this API is called in the gateway's configuration: its base URL unless the gateway sets an `Audience`. Several
-   * allowed.
+   * What this API is called in the gateway's configuration: its
+   * base URL unless the gateway sets an `Audience`. Several allowed.
    */
   audience: string | string[];
   /** The gateway's `Gw:Assertion:Issuer`. Default `tollgate`. */
@@ -62,8 +62,8 @@ type GuardCarrier = MiddlewareHandler & { [GATEWAY_GUARD]: Guard };
  * after the routes.
  *
  * @example
- * app.use(requireGateway({ jwks: 'https://gateway.example/.well-known/jwks.json', audience: 'https://orders.example'
- * }))
+ * app.use(requireGateway({ jwks: 'https://gateway.example/.well-known/jwks.json',
+ * audience: 'https://orders.example' }))
  */
 export function requireGateway(options: RequireGatewayOptions): MiddlewareHandler {
   const guard = createGuard(options);

@@ -42,8 +42,8 @@ async function issueToken(deps: AgentTokenDeps, c: DashboardContext, agentId: st
 }
 
 /**
- * The form's text checked by the management API's own schema, so both accept the same validities; unlike the API, no
- * default.
+ * The form's text checked by the management API's own schema, so
+ * both accept the same validities; unlike the API, no default.
  */
 function expiresInDays(form: FormBody): number {
   const days = form.expiresInDays;

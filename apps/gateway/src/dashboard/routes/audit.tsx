@@ -80,8 +80,8 @@ function auditQuery(filters: AuditFilters, before: string | undefined): AuditQue
 }
 
 /**
- * The newest page starts at `to`: a record id is `<ms>-<sequence>`, so `<to>-0` is before every record of that
- * millisecond on.
+ * The newest page starts at `to`: a record id is `<ms>-<sequence>`,
+ * so `<to>-0` is before every record of that millisecond on.
  */
 function cursorAt(to: number | undefined): string | undefined {
   return to === undefined || to <= 0 ? undefined : `${Math.floor(to)}-0`;

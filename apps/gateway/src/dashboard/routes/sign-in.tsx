@@ -49,8 +49,8 @@ function signInForm(deps: SignInDeps, c: Context, status: ContentfulStatusCode =
   );
 }
 
-// A dev sign-in must also be addressed to a loopback name: a DNS-rebound page reaches 127.0.0.1 under its own host
-// name.
+// A dev sign-in must also be addressed to a loopback name: a
+// DNS-rebound page reaches 127.0.0.1 under its own host name.
 function devSignInAllowed(deps: SignInDeps, c: Context): boolean {
   return deps.config.development && isLoopbackRequest(c) && isLoopbackHost(c.req.header('Host') ?? '');
 }

@@ -108,8 +108,8 @@ export function agentFormValues(agent: AgentRecord): AgentFormValues {
 
 /** "6 calls/min, burst 3", or "none". */
 /**
- * Search mode as the agent record sets it (issue 28); without its own setting the gateway's `Gw:Catalog:Search`
- * applies.
+ * Search mode as the agent record sets it (issue 28); without
+ * its own setting the gateway's `Gw:Catalog:Search` applies.
  */
 export function toolSearchText(agent: AgentRecord): string {
   const mode = agent.toolSearch;

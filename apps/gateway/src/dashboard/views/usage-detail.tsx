@@ -37,8 +37,8 @@ const series = (report: LabelledUsageReport, pick: (bucket: UsageFigures) => num
   report.buckets.map((bucket) => ({ start: bucket.start, value: pick(bucket) }));
 
 /**
- * One tool's or one downstream's calls over the range: totals, charts, how calls ended, and the other dimension's
- * table.
+ * One tool's or one downstream's calls over the range: totals,
+ * charts, how calls ended, and the other dimension's table.
  */
 export function UsageDetailPage(props: UsageDetailProps) {
   const { overall, byOutcome, breakdown, problem } = props.usage;

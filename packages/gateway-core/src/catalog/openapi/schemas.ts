@@ -99,8 +99,8 @@ export class OperationSchemas {
     if (typeof schema.$ref === 'string') return this.#reference(schema, depth);
     const out: JsonObject = {};
     for (const keyword of PLAIN_KEYWORDS) if (schema[keyword] !== undefined) out[keyword] = schema[keyword];
-    // Documents hold patterns of other regex flavours; one that is not a valid Unicode JS regex would refuse every call
-    // of its tool.
+    // Documents hold patterns of other regex flavours; one that is not
+    // a valid Unicode JS regex would refuse every call of its tool.
     if (out.pattern !== undefined && !isUnicodeRegExp(out.pattern)) delete out.pattern;
     if (typeof schema.description === 'string' && schema.description.trim() !== '')
       out.description = trimmed(schema.description, MAX_SCHEMA_DESCRIPTION);

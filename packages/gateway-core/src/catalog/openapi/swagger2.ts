@@ -34,8 +34,8 @@ export function fromSwagger2(document: JsonObject): Swagger2Conversion {
   try {
     converted = upgrade(document, '3.0');
   } catch (error) {
-    // The upgrader trusts the document's shape: a hostile one fails as a TypeError, or a RangeError when nested very
-    // deep.
+    // The upgrader trusts the document's shape: a hostile one
+    // fails as a TypeError, or a RangeError when nested very deep.
     const why =
       error instanceof RangeError ? 'it nests too deeply' : error instanceof Error ? error.message : String(error);
     throw new OpenApiDocumentError(

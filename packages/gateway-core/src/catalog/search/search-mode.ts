@@ -15,8 +15,8 @@ import {
 } from './virtual-tools.js';
 
 /**
- * `off`: the whole catalog; `on`: search_tools and call_tool; `auto`: search once an agent may call more than the
- * threshold.
+ * `off`: the whole catalog; `on`: search_tools and call_tool;
+ * `auto`: search once an agent may call more than the threshold.
  */
 export type SearchModeSetting = 'off' | 'on' | 'auto';
 export const SEARCH_MODE_SETTINGS: readonly SearchModeSetting[] = ['off', 'on', 'auto'];

@@ -15,8 +15,8 @@ export interface FoundTool {
 export interface ToolSearchOptions {
   limit: number;
   /**
-   * Only tools this accepts are ranked: the caller's access rule, applied before the cut so a refused tool never takes
-   * a place.
+   * Only tools this accepts are ranked: the caller's access rule,
+   * applied before the cut so a refused tool never takes a place.
    */
   accept?: (tool: RegisteredTool) => boolean;
 }
@@ -36,8 +36,8 @@ export interface ToolSearchIndexOptions {
   /** BM25+ parameters (minisearch's defaults: k 1.2, b 0.7, d 0.5). */
   bm25?: { k: number; b: number; d: number };
   /**
-   * Query words of at least this many letters also match longer words they begin. Default `DEFAULT_PREFIX_LENGTH` (4);
-   * 0: never.
+   * Query words of at least this many letters also match longer
+   * words they begin. Default `DEFAULT_PREFIX_LENGTH` (4); 0: never.
    */
   prefixLength?: number;
   /** Score multiplier for a tool whose HTTP method does what the query's leading verb asks (1: method ignored). */
@@ -197,8 +197,8 @@ export class ToolSearchIndex {
   }
 
   /**
-   * Lexical scores scaled to the best one, plus the weighted cosine similarity; tools without words in common still
-   * rank by meaning.
+   * Lexical scores scaled to the best one, plus the weighted cosine
+   * similarity; tools without words in common still rank by meaning.
    */
   #mixed(lexical: FoundTool[], queryVector: number[], options: ToolSearchOptions): FoundTool[] {
     const best = lexical[0]?.score ?? 1;
@@ -242,8 +242,8 @@ export class ToolSearchIndex {
 }
 
 /**
- * What the model embeds of a tool: its summary, the part a question paraphrases (longer texts cost the local model
- * quadratic time).
+ * What the model embeds of a tool: its summary, the part a question
+ * paraphrases (longer texts cost the local model quadratic time).
  */
 function embeddingText(tool: RegisteredTool): string {
   const document = toolDocument(tool);

@@ -9,8 +9,8 @@ export const VIRTUAL_TOOL_NAMES: ReadonlySet<string> = new Set([SEARCH_TOOLS, CA
 export const DEFAULT_SEARCH_LIMIT = 5;
 export const MAX_SEARCH_LIMIT = 20;
 /**
- * Longer than any need a model phrases; a longer query is refused rather than tokenized (a 100 KB query would hold the
- * event loop).
+ * Longer than any need a model phrases; a longer query is refused
+ * rather than tokenized (a 100 KB query would hold the event loop).
  */
 export const MAX_QUERY_LENGTH = 1_000;
 

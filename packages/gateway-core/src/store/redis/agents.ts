@@ -78,8 +78,8 @@ export class RedisAgentStore implements AgentStore {
   async create(agent: AgentRecord): Promise<void> {
     const record = withDefaults(agent);
     await this.#claim(record.agentId, record.externalSubjects);
-    // Listed before it is written: a writer dying in between leaves an id the listing skips, never an agent it cannot
-    // see.
+    // Listed before it is written: a writer dying in between
+    // leaves an id the listing skips, never an agent it cannot see.
     await command(this.client, () => this.client.sAdd(this.#indexOf(agent.agentId), agent.agentId));
     const created = await command(this.client, () =>
       CREATE.run(this.client, [this.keys.agent(agent.agentId)], encode(record)),
@@ -148,8 +148,8 @@ export class RedisAgentStore implements AgentStore {
   }
 
   /**
-   * All or nothing: when one identity belongs to another agent, those claimed here are released and SubjectTakenError
-   * thrown.
+   * All or nothing: when one identity belongs to another agent,
+   * those claimed here are released and SubjectTakenError thrown.
    */
   async #claim(agentId: string, subjects: readonly ExternalSubject[]): Promise<void> {
     const claimed: ExternalSubject[] = [];
@@ -164,8 +164,8 @@ export class RedisAgentStore implements AgentStore {
   }
 
   /**
-   * Null once claimed; else the agent that holds the identity. A lasting claim whose agent does not name it is stale,
-   * and taken over.
+   * Null once claimed; else the agent that holds the identity. A
+   * lasting claim whose agent does not name it is stale, and taken over.
    */
   async #claimOne(agentId: string, subject: ExternalSubject): Promise<string | null> {
     const key = this.keys.externalSubject(subjectKey(subject));
@@ -189,8 +189,8 @@ export class RedisAgentStore implements AgentStore {
   }
 
   /**
-   * Whether the agent's record names the identity (a claim's writer may have died before writing it, or after removing
-   * it).
+   * Whether the agent's record names the identity (a claim's
+   * writer may have died before writing it, or after removing it).
    */
   async #confirms(agentId: string, subject: ExternalSubject): Promise<boolean> {
     return (await this.#subjectsOf(agentId)).some((listed) => subjectKey(listed) === subjectKey(subject));

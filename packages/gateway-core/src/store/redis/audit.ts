@@ -167,8 +167,8 @@ export class RedisAuditLog implements AuditLog {
       again.length === 0
         ? this.#bySlot(entries)
         : [...again, ...this.#bySlot(entries.filter((entry) => !this.#unansweredOf.has(entry)))];
-    // One script: it succeeds and the trail never hands these entries again, or it fails (and is kept to be sent again
-    // as it is).
+    // One script: it succeeds and the trail never hands these entries
+    // again, or it fails (and is kept to be sent again as it is).
     if (batches.length === 1 && again.length === 0) return this.#write(batches[0]!, false);
     const results = await Promise.allSettled(batches.map((batch) => this.#write(batch, true)));
     const failed = results.find((result) => result.status === 'rejected');
