@@ -10,6 +10,9 @@ const { fetchText } = downstreamClient(process.env.DOWNSTREAM_URL);
 
 serveMcp('bare-proxy', async (message) => {
   const answer = await fetchText(`/items/${encodeURIComponent(message.params.arguments.id)}`);
-  const result = answer.status === 200 ? { content: [{ type: 'text', text: answer.text }] } : { isError: true, content: [{ type: 'text', text: `downstream answered ${answer.status}` }] };
+  const result =
+    answer.status === 200
+      ? { content: [{ type: 'text', text: answer.text }] }
+      : { isError: true, content: [{ type: 'text', text: `downstream answered ${answer.status}` }] };
   return { result };
 });

@@ -77,7 +77,12 @@ async function main() {
   const [big, small] = [await caller(), await caller()];
   const call = async ({ token, agent, sessionId }, name) => {
     const startedAt = performance.now();
-    const reply = await exchange(`${url}/mcp`, { method: 'POST', agent, headers: sessionHeaders(sessionId, token), body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: {} } }) });
+    const reply = await exchange(`${url}/mcp`, {
+      method: 'POST',
+      agent,
+      headers: sessionHeaders(sessionId, token),
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: {} } }),
+    });
     toolAnswer(reply);
     return performance.now() - startedAt;
   };
@@ -107,7 +112,9 @@ async function main() {
     bigCallMs: bigMs.map(Math.round),
     load: { before: loadBefore, after: loadavg()[0] },
   };
-  log(`an 8.5 MB answer in flight adds ${result.addedMs} ms to another agent's slowest call (median of ${result.rounds} rounds; with ${JSON.stringify(result.slowestWithMs)}, alone ${JSON.stringify(result.slowestAloneMs)})`);
+  log(
+    `an 8.5 MB answer in flight adds ${result.addedMs} ms to another agent's slowest call (median of ${result.rounds} rounds; with ${JSON.stringify(result.slowestWithMs)}, alone ${JSON.stringify(result.slowestAloneMs)})`,
+  );
   process.stdout.write(`${JSON.stringify(result)}\n`);
 }
 

@@ -29,7 +29,11 @@ const ITEM = {
   watchers: ['grace.hopper@example.org', 'alan.turing@example.net'],
   tags: ['bench', 'fixed-size', 'echo', 'widget', 'catalog'],
   dimensions: { widthMm: 120, heightMm: 45, depthMm: 300, weightG: 850 },
-  history: Array.from({ length: 6 }, (_, i) => ({ at: `2025-01-0${i + 1}T10:00:00Z`, event: 'restocked', quantity: 10 * (i + 1) })),
+  history: Array.from({ length: 6 }, (_, i) => ({
+    at: `2025-01-0${i + 1}T10:00:00Z`,
+    event: 'restocked',
+    quantity: 10 * (i + 1),
+  })),
   notes: 'A fixed answer of about one kilobyte, the size of a typical record an agent asks for. '.repeat(3).trim(),
 };
 

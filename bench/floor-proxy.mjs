@@ -32,7 +32,10 @@ const HIT = process.env.FLOOR_MODE === 'hit';
 // FLOOR_ALG=EdDSA signs with the gateway's other algorithm (ES256 by default).
 const steps = new Set((process.env.FLOOR_STEPS ?? 'store,sign,parse').split(',').filter(Boolean));
 const downstream = downstreamClient(process.env.DOWNSTREAM_URL);
-const signer = new GatewayAssertionSigner({ signingKey: process.env.SIGNING_KEY ?? 'floor-proxy-signing-key-of-32-bytes-or-more', ...(process.env.FLOOR_ALG && { algorithm: process.env.FLOOR_ALG }) });
+const signer = new GatewayAssertionSigner({
+  signingKey: process.env.SIGNING_KEY ?? 'floor-proxy-signing-key-of-32-bytes-or-more',
+  ...(process.env.FLOOR_ALG && { algorithm: process.env.FLOOR_ALG }),
+});
 const redis = createClient({ url: process.env.REDIS_URL });
 await redis.connect();
 
@@ -41,7 +44,15 @@ const agentKey = `floor:agent:{${AGENT}}`;
 const budgetKey = `floor:budget:{${AGENT}}`;
 const auditKey = `floor:audit:{${AGENT}}`;
 // The agent's record as a hash (the gateway keeps about this much), a budget with one reservation per call.
-await redis.hSet(agentKey, { id: AGENT, name: 'bench agent', scopes: '["items:read"]', allowedTools: '["*"]', active: '1', dailyTokenBudget: '1000000000', createdAt: new Date().toISOString() });
+await redis.hSet(agentKey, {
+  id: AGENT,
+  name: 'bench agent',
+  scopes: '["items:read"]',
+  allowedTools: '["*"]',
+  active: '1',
+  dailyTokenBudget: '1000000000',
+  createdAt: new Date().toISOString(),
+});
 const BEFORE = `local agent = redis.call('HGETALL', KEYS[1])
 redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
 return { agent, redis.call('HGET', KEYS[2], 'used') or '0', redis.call('GET', KEYS[3]) }`;
@@ -64,20 +75,44 @@ if (HIT) await redis.set(cacheKey, CACHED);
 async function toolCall(message) {
   const callId = randomUUID();
   const reservation = `r:${callId}`;
-  const read = steps.has('store') ? await redis.evalSha(before, { keys: [agentKey, budgetKey, cacheKey], arguments: [reservation, '4000'] }) : undefined;
+  const read = steps.has('store')
+    ? await redis.evalSha(before, { keys: [agentKey, budgetKey, cacheKey], arguments: [reservation, '4000'] })
+    : undefined;
   let text;
   if (HIT) {
     text = read?.[2] ?? CACHED;
   } else {
-    const assertion = steps.has('sign') ? signer.sign({ audience: downstream.origin, agentId: AGENT, tool: message.params.name, scopes: ['items:read'], callId }) : callId;
-    const answer = await downstream.fetchText(`/items/${encodeURIComponent(message.params.arguments.id)}`, { 'Tollgate-Assertion': assertion });
-    if (answer.status !== 200) return { result: { isError: true, content: [{ type: 'text', text: `downstream answered ${answer.status}` }] } };
+    const assertion = steps.has('sign')
+      ? signer.sign({
+          audience: downstream.origin,
+          agentId: AGENT,
+          tool: message.params.name,
+          scopes: ['items:read'],
+          callId,
+        })
+      : callId;
+    const answer = await downstream.fetchText(`/items/${encodeURIComponent(message.params.arguments.id)}`, {
+      'Tollgate-Assertion': assertion,
+    });
+    if (answer.status !== 200)
+      return { result: { isError: true, content: [{ type: 'text', text: `downstream answered ${answer.status}` }] } };
     text = steps.has('parse') ? JSON.stringify(JSON.parse(answer.text)) : answer.text;
   }
   const result = { content: [{ type: 'text', text }] };
   if (!steps.has('store')) return { result };
-  const record = JSON.stringify({ time: new Date().toISOString(), kind: 'tool-call', agentId: AGENT, tool: message.params.name, callId, outcome: HIT ? 'cache-hit' : 'ok', tokens: 330 });
-  return { result, after: () => redis.evalSha(after, { keys: [budgetKey, auditKey], arguments: [reservation, '330', record] }) };
+  const record = JSON.stringify({
+    time: new Date().toISOString(),
+    kind: 'tool-call',
+    agentId: AGENT,
+    tool: message.params.name,
+    callId,
+    outcome: HIT ? 'cache-hit' : 'ok',
+    tokens: 330,
+  });
+  return {
+    result,
+    after: () => redis.evalSha(after, { keys: [budgetKey, auditKey], arguments: [reservation, '330', record] }),
+  };
 }
 
 serveMcp('floor-proxy', toolCall, () => redis.quit());

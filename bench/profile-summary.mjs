@@ -40,7 +40,12 @@ export async function summarizeProfile(file, { fromNs, toNs, top = 25 } = {}) {
     const where = location(url);
     const name = functionName || '(anonymous)';
     const key = `${name} ${where}:${lineNumber + 1}:${columnNumber + 1}`;
-    const entry = byFunction.get(key) ?? { function: name, location: url ? `${where}:${lineNumber + 1}` : '', package: packageOf(url, name), selfUs: 0 };
+    const entry = byFunction.get(key) ?? {
+      function: name,
+      location: url ? `${where}:${lineNumber + 1}` : '',
+      package: packageOf(url, name),
+      selfUs: 0,
+    };
     entry.selfUs += us;
     byFunction.set(key, entry);
     byPackage.set(entry.package, (byPackage.get(entry.package) ?? 0) + us);
@@ -65,7 +70,10 @@ export async function summarizeProfile(file, { fromNs, toNs, top = 25 } = {}) {
     '| --- | ---: | ---: |',
     ...packages.map((p) => `| ${p.package} | ${p.selfPercent} | ${p.selfMs} |`),
   ];
-  return { text: lines.join('\n'), data: { totalMs: Math.round(totalUs / 1000), functions: functions.map(({ selfUs, ...f }) => f), packages } };
+  return {
+    text: lines.join('\n'),
+    data: { totalMs: Math.round(totalUs / 1000), functions: functions.map(({ selfUs, ...f }) => f), packages },
+  };
 }
 
 /** A short, readable file location: relative to the repo, pnpm store paths cut to the package. */
@@ -94,7 +102,9 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
     options: { top: { type: 'string', default: '25' }, 'from-ns': { type: 'string' }, 'to-ns': { type: 'string' } },
   });
   if (positionals.length === 0) {
-    process.stderr.write('usage: node bench/profile-summary.mjs <file.cpuprofile>... [--top 25] [--from-ns N --to-ns N]\n');
+    process.stderr.write(
+      'usage: node bench/profile-summary.mjs <file.cpuprofile>... [--top 25] [--from-ns N --to-ns N]\n',
+    );
     process.exit(2);
   }
   for (const file of positionals) {

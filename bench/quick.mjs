@@ -20,7 +20,19 @@
 // work the issue's target itself puts on every call.
 // Not a substitute for `pnpm bench`: no latency pairs, no SDK peer, no RSS target.
 import { randomBytes } from 'node:crypto';
-import { cpSync, createWriteStream, existsSync, writeFileSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, lstatSync, readlinkSync } from 'node:fs';
+import {
+  cpSync,
+  createWriteStream,
+  existsSync,
+  writeFileSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  lstatSync,
+  readlinkSync,
+} from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -29,7 +41,15 @@ import { cpuPerCall, processTree, syscallsPerCall } from './lib/cpu.mjs';
 import { startFloorProxy } from './lib/floor.mjs';
 import { throughput, UNIQUE_ID } from './lib/load.mjs';
 import { inRounds } from './lib/rounds.mjs';
-import { agentToken, exchange, keepAliveAgent, openSession, sessionHeaders, toolAnswer, toolCallBody } from './lib/mcp.mjs';
+import {
+  agentToken,
+  exchange,
+  keepAliveAgent,
+  openSession,
+  sessionHeaders,
+  toolAnswer,
+  toolCallBody,
+} from './lib/mcp.mjs';
 import { answers, freePort, listeningLine, memoryOf, onStop, startNode, stopAll } from './lib/processes.mjs';
 import { summarizeProfile } from './profile-summary.mjs';
 
@@ -85,7 +105,12 @@ function linkModules(from, to, dir) {
       continue;
     }
     const own = source.endsWith('@tollgate/gateway-core');
-    symlinkSync(own ? join(dir, 'packages/gateway-core') : resolve(from, lstatSync(source).isSymbolicLink() ? readlinkSync(source) : name), join(to, name));
+    symlinkSync(
+      own
+        ? join(dir, 'packages/gateway-core')
+        : resolve(from, lstatSync(source).isSymbolicLink() ? readlinkSync(source) : name),
+      join(to, name),
+    );
   }
 }
 
@@ -94,15 +119,28 @@ if (args.snapshot) {
   process.exit(0);
 }
 
-const settings = { calls: Number(args.calls), rounds: Number(args.rounds), connections: Number(args.connections), warmupSec: Number(args.warmup) };
+const settings = {
+  calls: Number(args.calls),
+  rounds: Number(args.rounds),
+  connections: Number(args.connections),
+  warmupSec: Number(args.warmup),
+};
 const nodeOptions = /ENV\s.*\bNODE_OPTIONS="([^"]*)"/.exec(readFileSync(join(ROOT, 'Dockerfile'), 'utf8'))?.[1] ?? '';
 const extraEnv = Object.fromEntries(args.env.map((pair) => pair.split(/=(.*)/s).slice(0, 2)));
 
 async function main() {
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-  const downstream = await startNode('echo downstream', [here('./echo-downstream.mjs')], { env: { PORT: '0' }, ready: listeningLine });
-  const bareFlags = args.profile ? ['--cpu-prof', `--cpu-prof-dir=${PROFILES_DIR}`, `--cpu-prof-name=quick-bare-${stamp}.cpuprofile`] : [];
-  const bare = await startNode('bare proxy', [...bareFlags, here('./bare-proxy.mjs')], { env: { PORT: '0', DOWNSTREAM_URL: downstream.url }, ready: listeningLine });
+  const downstream = await startNode('echo downstream', [here('./echo-downstream.mjs')], {
+    env: { PORT: '0' },
+    ready: listeningLine,
+  });
+  const bareFlags = args.profile
+    ? ['--cpu-prof', `--cpu-prof-dir=${PROFILES_DIR}`, `--cpu-prof-name=quick-bare-${stamp}.cpuprofile`]
+    : [];
+  const bare = await startNode('bare proxy', [...bareFlags, here('./bare-proxy.mjs')], {
+    env: { PORT: '0', DOWNSTREAM_URL: downstream.url },
+    ready: listeningLine,
+  });
   const signingKey = randomBytes(32).toString('hex');
   const adminKey = randomBytes(32).toString('hex');
   const builds = { current: join(args.current ? resolve(args.current) : ROOT, 'apps/gateway/dist/main.js') };
@@ -115,7 +153,9 @@ async function main() {
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
     if (args.profile) mkdirSync(PROFILES_DIR, { recursive: true });
-    const flags = args.profile ? ['--cpu-prof', `--cpu-prof-dir=${PROFILES_DIR}`, `--cpu-prof-name=quick-${name}-${stamp}.cpuprofile`] : [];
+    const flags = args.profile
+      ? ['--cpu-prof', `--cpu-prof-dir=${PROFILES_DIR}`, `--cpu-prof-name=quick-${name}-${stamp}.cpuprofile`]
+      : [];
     const env = {
       NODE_OPTIONS: nodeOptions,
       NODE_ENV: 'production',
@@ -130,7 +170,11 @@ async function main() {
       Gw__Cache__Enabled: String(cache),
       ...extraEnv,
     };
-    const gateway = await startNode(name, [...flags, ...args['node-flag'], main], { env, ready: answers(url, '/health/ready'), timeoutMs: 90_000 });
+    const gateway = await startNode(name, [...flags, ...args['node-flag'], main], {
+      env,
+      ready: answers(url, '/health/ready'),
+      timeoutMs: 90_000,
+    });
     if (args['output-dir']) {
       // Everything the gateway prints from here on (V8 traces asked for with --node-flag, say).
       const out = createWriteStream(join(resolve(args['output-dir']), `${name}.log`));
@@ -149,10 +193,22 @@ async function main() {
 
   const rows = [];
   const bareSession = await openSession(bare.url, undefined, keepAliveAgent());
-  const bareReply = await exchange(`${bare.url}/mcp`, { method: 'POST', headers: sessionHeaders(bareSession), body: toolCallBody(1, UNIQUE_ID) });
+  const bareReply = await exchange(`${bare.url}/mcp`, {
+    method: 'POST',
+    headers: sessionHeaders(bareSession),
+    body: toolCallBody(1, UNIQUE_ID),
+  });
   toolAnswer(bareReply);
   const load = { connections: settings.connections, calls: settings.calls, maxSec: 90 };
-  const mcpLoad = (url, sessionId, bearer, reply) => ({ ...load, url: `${url}/mcp`, method: 'POST', headers: sessionHeaders(sessionId, bearer), body: toolCallBody(1, UNIQUE_ID), uniqueIds: true, expectBody: reply.text });
+  const mcpLoad = (url, sessionId, bearer, reply) => ({
+    ...load,
+    url: `${url}/mcp`,
+    method: 'POST',
+    headers: sessionHeaders(sessionId, bearer),
+    body: toolCallBody(1, UNIQUE_ID),
+    uniqueIds: true,
+    expectBody: reply.text,
+  });
   const ours = () => processTree(process.pid);
   const cpuOf = (pids) => ({ cpu: cpuPerCall({ underTest: pids, ours }), syscalls: syscallsPerCall(pids) });
   rows.push(['bare proxy', mcpLoad(bare.url, bareSession, undefined, bareReply), cpuOf(() => [bare.pid])]);
@@ -160,7 +216,11 @@ async function main() {
   if (args.floor) {
     const floor = await startFloorProxy('floor proxy', downstream.url, { steps: process.env.FLOOR_STEPS });
     const session = await openSession(floor.url, undefined, keepAliveAgent());
-    const reply = await exchange(`${floor.url}/mcp`, { method: 'POST', headers: sessionHeaders(session), body: toolCallBody(1, UNIQUE_ID) });
+    const reply = await exchange(`${floor.url}/mcp`, {
+      method: 'POST',
+      headers: sessionHeaders(session),
+      body: toolCallBody(1, UNIQUE_ID),
+    });
     toolAnswer(reply);
     rows.push(['floor proxy', mcpLoad(floor.url, session, undefined, reply), cpuOf(() => [floor.pid])]);
     floorPid = floor.pid;
@@ -168,21 +228,35 @@ async function main() {
   for (const [key, gateway] of targets) {
     const token = await agentToken(gateway.url, adminKey);
     const session = await retryUntilLoaded(() => openSession(gateway.url, token, keepAliveAgent()));
-    const reply = await exchange(`${gateway.url}/mcp`, { method: 'POST', headers: sessionHeaders(session, token), body: toolCallBody(1, UNIQUE_ID) });
+    const reply = await exchange(`${gateway.url}/mcp`, {
+      method: 'POST',
+      headers: sessionHeaders(session, token),
+      body: toolCallBody(1, UNIQUE_ID),
+    });
     toolAnswer(reply);
     rows.push([key, mcpLoad(gateway.url, session, token, reply), cpuOf(() => [gateway.pid])]);
   }
 
   const logRound = (key, round, row) =>
-    log(`  round ${round + 1} ${key}: ${row.cpu.usPerCall} µs/call, ${row.syscalls.reads}+${row.syscalls.writes} read+write syscalls/call (${row.syscalls.bytesOut} B out), ${row.requestsPerSec} req/s, other load ${row.cpu.otherBusyCores} cores${row.mismatches || row.errors ? `, PROBLEMS ${JSON.stringify(row.problemSamples)}` : ''}`);
+    log(
+      `  round ${round + 1} ${key}: ${row.cpu.usPerCall} µs/call, ${row.syscalls.reads}+${row.syscalls.writes} read+write syscalls/call (${row.syscalls.bytesOut} B out), ${row.requestsPerSec} req/s, other load ${row.cpu.otherBusyCores} cores${row.mismatches || row.errors ? `, PROBLEMS ${JSON.stringify(row.problemSamples)}` : ''}`,
+    );
   let results;
   if (args.concurrent && args.baseline) {
     // Each build's row under load at the same time as the other build's, for a fixed time: both see the same
     // neighbours, moment by moment, which sequential rounds on a busy machine cannot promise.
     const seconds = Number(args.concurrent);
-    log(`${settings.rounds} rounds: the bare proxy alone, then each gateway row of both builds at once, ${seconds} s each, ${settings.connections} connections each`);
+    log(
+      `${settings.rounds} rounds: the bare proxy alone, then each gateway row of both builds at once, ${seconds} s each, ${settings.connections} connections each`,
+    );
     const byKey = Object.fromEntries(rows.map((row) => [row[0], row]));
-    const units = [['bare proxy'], ...(floorPid ? [['floor proxy']] : []), ...targets.filter(([key]) => key.startsWith('current ')).map(([key]) => [key, key.replace(/^current /, 'baseline ')])];
+    const units = [
+      ['bare proxy'],
+      ...(floorPid ? [['floor proxy']] : []),
+      ...targets
+        .filter(([key]) => key.startsWith('current '))
+        .map(([key]) => [key, key.replace(/^current /, 'baseline ')]),
+    ];
     const measured = Object.fromEntries(rows.map(([key]) => [key, []]));
     for (let round = 0; round < settings.rounds; round++) {
       for (let i = 0; i < units.length; i++) {
@@ -191,7 +265,12 @@ async function main() {
         const rowsNow = await Promise.all(
           unit.map((key) => {
             const [, options, around] = byKey[key];
-            return throughput({ ...options, ...(timed && { calls: 1e9, maxSec: seconds }), warmupSec: round === 0 ? settings.warmupSec : 0.5, around });
+            return throughput({
+              ...options,
+              ...(timed && { calls: 1e9, maxSec: seconds }),
+              warmupSec: round === 0 ? settings.warmupSec : 0.5,
+              around,
+            });
           }),
         );
         unit.forEach((key, k) => (measured[key].push(rowsNow[k]), logRound(key, round, rowsNow[k])));
@@ -201,32 +280,58 @@ async function main() {
     results = Object.fromEntries(
       Object.entries(measured).map(([key, each]) => [
         key,
-        { each, cpu: { usPerCall: pick(each, (row) => row.cpu.usPerCall) }, requestsPerSec: pick(each, (row) => row.requestsPerSec), mismatches: each.reduce((n, row) => n + row.mismatches, 0), errors: each.reduce((n, row) => n + row.errors, 0), non2xx: each.reduce((n, row) => n + row.non2xx, 0) },
+        {
+          each,
+          cpu: { usPerCall: pick(each, (row) => row.cpu.usPerCall) },
+          requestsPerSec: pick(each, (row) => row.requestsPerSec),
+          mismatches: each.reduce((n, row) => n + row.mismatches, 0),
+          errors: each.reduce((n, row) => n + row.errors, 0),
+          non2xx: each.reduce((n, row) => n + row.non2xx, 0),
+        },
       ]),
     );
   } else {
-    log(`${settings.rounds} rounds of ${rows.length} targets, ${settings.connections} connections, ${settings.calls} calls each`);
+    log(
+      `${settings.rounds} rounds of ${rows.length} targets, ${settings.connections} connections, ${settings.calls} calls each`,
+    );
     results = await inRounds(
-      rows.map(([key, options, around]) => [key, (round) => throughput({ ...options, warmupSec: round === 0 ? settings.warmupSec : 0.5, around })]),
+      rows.map(([key, options, around]) => [
+        key,
+        (round) => throughput({ ...options, warmupSec: round === 0 ? settings.warmupSec : 0.5, around }),
+      ]),
       settings.rounds,
       logRound,
     );
   }
   const bareUs = results['bare proxy'].cpu.usPerCall;
-  const lines = ['| target | CPU µs/call (median) | × bare proxy | rounds (µs) | req/s | RSS MB |', '| --- | ---: | ---: | --- | ---: | ---: |'];
-  const pidOf = Object.fromEntries([['bare proxy', bare.pid], ...(floorPid ? [['floor proxy', floorPid]] : []), ...targets.map(([key, gateway]) => [key, gateway.pid])]);
+  const lines = [
+    '| target | CPU µs/call (median) | × bare proxy | rounds (µs) | req/s | RSS MB |',
+    '| --- | ---: | ---: | --- | ---: | ---: |',
+  ];
+  const pidOf = Object.fromEntries([
+    ['bare proxy', bare.pid],
+    ...(floorPid ? [['floor proxy', floorPid]] : []),
+    ...targets.map(([key, gateway]) => [key, gateway.pid]),
+  ]);
   for (const [key, row] of Object.entries(results)) {
     const rss = (await memoryOf(pidOf[key])).rssMb;
     const bad = row.mismatches + row.errors + row.non2xx;
-    lines.push(`| ${key}${bad ? ` (${bad} problems)` : ''} | ${row.cpu.usPerCall} | ${Math.round((row.cpu.usPerCall / bareUs) * 100) / 100} | ${row.each.map((r) => r.cpu.usPerCall).join(', ')} | ${row.requestsPerSec} | ${rss} |`);
+    lines.push(
+      `| ${key}${bad ? ` (${bad} problems)` : ''} | ${row.cpu.usPerCall} | ${Math.round((row.cpu.usPerCall / bareUs) * 100) / 100} | ${row.each.map((r) => r.cpu.usPerCall).join(', ')} | ${row.requestsPerSec} | ${rss} |`,
+    );
   }
   await stopAll();
   process.stdout.write(`\n${lines.join('\n')}\n`);
   // Round by round, each target against the bare proxy and (with --baseline) the same row of the
   // other build, measured minutes apart at most: the median of these ratios drifts less with the
   // machine's other load than the ratio of two medians.
-  const perRound = (key, against) => results[key].each.map((row, round) => row.cpu.usPerCall / results[against].each[round].cpu.usPerCall);
-  const paired = ['', '| target | median of per-round ratios to the bare proxy | to the baseline build |', '| --- | ---: | ---: |'];
+  const perRound = (key, against) =>
+    results[key].each.map((row, round) => row.cpu.usPerCall / results[against].each[round].cpu.usPerCall);
+  const paired = [
+    '',
+    '| target | median of per-round ratios to the bare proxy | to the baseline build |',
+    '| --- | ---: | ---: |',
+  ];
   for (const key of Object.keys(results)) {
     if (key === 'bare proxy') continue;
     const twin = key.replace(/^current /, 'baseline ');
@@ -240,7 +345,11 @@ async function main() {
       const file = `${PROFILES_DIR}quick-${gateway.name}-${stamp}.cpuprofile`;
       const window = results[key].each.at(-1).window;
       windows[key] = { file, ...window };
-      const summary = await summarizeProfile(file, { fromNs: BigInt(window.startNs), toNs: BigInt(window.endNs), top: 40 });
+      const summary = await summarizeProfile(file, {
+        fromNs: BigInt(window.startNs),
+        toNs: BigInt(window.endNs),
+        top: 40,
+      });
       process.stdout.write(`\n### ${key}: ${file}\n\n${summary.text}\n`);
     }
     // Where each profile's first measured round lies, for a closer look at it.
@@ -254,7 +363,6 @@ const median = (values) => {
   return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 };
 const round2 = (n) => Math.round(n * 100) / 100;
-
 
 async function retryUntilLoaded(open) {
   for (let attempt = 0; ; attempt++) {

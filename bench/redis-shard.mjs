@@ -57,7 +57,7 @@ const report = { server: {}, cluster: {} };
 const server = await startRedisServer();
 let benchmark;
 try {
-  report.server = await measureTarget(server.url, [server.port], (operation) => true);
+  report.server = await measureTarget(server.url, [server.port], () => true);
   benchmark = redisBenchmark(server.port);
 } finally {
   await server.stop();
@@ -65,7 +65,11 @@ try {
 // The same calls on a cluster of 3 masters: the whole call only, and how its cost spreads over the masters.
 const cluster = await startRedisCluster();
 try {
-  report.cluster = await measureTarget(cluster.url, cluster.nodes.map((node) => node.port), (operation) => args['all-rows'] || operation === 'whole call');
+  report.cluster = await measureTarget(
+    cluster.url,
+    cluster.nodes.map((node) => node.port),
+    (operation) => args['all-rows'] || operation === 'whole call',
+  );
 } finally {
   await cluster.stop();
 }
@@ -80,10 +84,13 @@ async function measureTarget(url, targetPorts, wanted) {
     await setUp(stores[0]);
     for (const profile of PROFILES) {
       await Promise.all(stores.map((store) => store.close()));
-      stores = await Promise.all(Array.from({ length: profile.connections }, () => createStore(url, { keyPrefix: prefix })));
+      stores = await Promise.all(
+        Array.from({ length: profile.connections }, () => createStore(url, { keyPrefix: prefix })),
+      );
       inflight = profile.inflight;
       const rows = {};
-      for (const [name, operation] of Object.entries(operations())) if (wanted(name)) rows[name] = await measure(operation);
+      for (const [name, operation] of Object.entries(operations()))
+        if (wanted(name)) rows[name] = await measure(operation);
       results[profile.name] = { ...profile, rows };
     }
   } finally {
@@ -96,8 +103,14 @@ async function measureTarget(url, targetPorts, wanted) {
 function operations() {
   return {
     'agent + generation + session (one round trip)': (store, agentId) =>
-      Promise.all([store.agents.get(agentId), store.revocation.generation(agentId), store.sessions.touch(`sess_${agentId}`, 600_000)]),
-    ...(stores[0].rateLimits ? { 'rate-limit take': (store, agentId) => store.rateLimits.take(agentId, limit, new Date()) } : {}),
+      Promise.all([
+        store.agents.get(agentId),
+        store.revocation.generation(agentId),
+        store.sessions.touch(`sess_${agentId}`, 600_000),
+      ]),
+    ...(stores[0].rateLimits
+      ? { 'rate-limit take': (store, agentId) => store.rateLimits.take(agentId, limit, new Date()) }
+      : {}),
     'budget reserve + settle': async (store, agentId) => {
       const reserved = await store.budget.reserve(agentId, 1e12, 100, new Date());
       if (reserved.ok) await store.budget.settle(reserved.reservation, 40);
@@ -121,7 +134,17 @@ async function setUp(store) {
       createdAt: new Date().toISOString(),
       updatedAt: new Date().toISOString(),
     });
-    await store.sessions.create({ sessionId: `sess_${agentId}`, agentId, protocolVersion: '2025-06-18', clientInfo: { name: 'bench', version: '1' }, createdAt: new Date().toISOString() }, 600_000, 100);
+    await store.sessions.create(
+      {
+        sessionId: `sess_${agentId}`,
+        agentId,
+        protocolVersion: '2025-06-18',
+        clientInfo: { name: 'bench', version: '1' },
+        createdAt: new Date().toISOString(),
+      },
+      600_000,
+      100,
+    );
   }
 }
 
@@ -161,8 +184,15 @@ function auditWriter() {
 function wholeCall() {
   const audit = auditWriter();
   return async (store, agentId) => {
-    await Promise.all([store.agents.get(agentId), store.revocation.generation(agentId), store.sessions.touch(`sess_${agentId}`, 600_000)]);
-    const [, reserved] = await Promise.all([store.rateLimits?.take(agentId, limit, new Date()), store.budget.reserve(agentId, 1e12, 100, new Date())]);
+    await Promise.all([
+      store.agents.get(agentId),
+      store.revocation.generation(agentId),
+      store.sessions.touch(`sess_${agentId}`, 600_000),
+    ]);
+    const [, reserved] = await Promise.all([
+      store.rateLimits?.take(agentId, limit, new Date()),
+      store.budget.reserve(agentId, 1e12, 100, new Date()),
+    ]);
     if (reserved.ok) await store.budget.settle(reserved.reservation, 40);
     await audit(store, agentId);
   };
@@ -216,8 +246,13 @@ async function counters(port) {
   const text = await info(port, ['cpu', 'stats', 'commandstats']);
   const stat = (name) => Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(text)?.[1] ?? NaN);
   let commands = 0;
-  for (const match of text.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) if (match[1] !== 'info') commands += Number(match[2]);
-  return { mainCpuSec: stat('used_cpu_user_main_thread') + stat('used_cpu_sys_main_thread'), reads: stat('total_reads_processed'), commands };
+  for (const match of text.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm))
+    if (match[1] !== 'info') commands += Number(match[2]);
+  return {
+    mainCpuSec: stat('used_cpu_user_main_thread') + stat('used_cpu_sys_main_thread'),
+    reads: stat('total_reads_processed'),
+    commands,
+  };
 }
 
 function info(port, sections) {
@@ -242,7 +277,11 @@ function info(port, sections) {
 /** redis-benchmark's GET, one command per round trip and 16 deep, for scale. */
 function redisBenchmark(port) {
   const run = (pipeline) => {
-    const result = spawnSync('redis-benchmark', ['-p', String(port), '-t', 'get', '-n', '200000', '-c', '50', '-P', String(pipeline), '-q', '--csv'], { encoding: 'utf8' });
+    const result = spawnSync(
+      'redis-benchmark',
+      ['-p', String(port), '-t', 'get', '-n', '200000', '-c', '50', '-P', String(pipeline), '-q', '--csv'],
+      { encoding: 'utf8' },
+    );
     if (result.status !== 0) return null;
     const row = result.stdout.split('\n').find((line) => line.startsWith('"GET"'));
     return row ? Math.round(Number(row.split(',')[1].replaceAll('"', ''))) : null;
@@ -256,16 +295,30 @@ function round(value, digits) {
 }
 
 function print(report, benchmark) {
-  for (const [target, profiles] of Object.entries({ 'one redis-server': report.server, 'a cluster of 3 masters': report.cluster })) {
+  for (const [target, profiles] of Object.entries({
+    'one redis-server': report.server,
+    'a cluster of 3 masters': report.cluster,
+  })) {
     for (const { name, connections, inflight: each, rows } of Object.values(profiles)) {
-      console.log(`\n${target}, ${name}: ${connections} connections × ${each} in flight, ${SECONDS} s per row, ${AGENTS} agents\n`);
-      console.log('| store operations | calls/s driven | busiest server | Redis CPU per call (all servers) | CPU share by server | commands per call | reads per call | calls/s at 100 % of the busiest server | client CPU per call |');
+      console.log(
+        `\n${target}, ${name}: ${connections} connections × ${each} in flight, ${SECONDS} s per row, ${AGENTS} agents\n`,
+      );
+      console.log(
+        '| store operations | calls/s driven | busiest server | Redis CPU per call (all servers) | CPU share by server | commands per call | reads per call | calls/s at 100 % of the busiest server | client CPU per call |',
+      );
       console.log('| --- | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: |');
       for (const [operation, r] of Object.entries(rows)) {
-        console.log(`| ${operation} | ${r.callsPerSec} | ${Math.round(r.redisBusy * 100)} % | ${r.redisCpuUsPerCall} µs | ${r.cpuShareByServer.join(' / ')} | ${r.commandsPerCall} | ${r.readsPerCall} | ${r.shardCapacityCallsPerSec} | ${r.clientCpuUsPerCall} µs |`);
+        console.log(
+          `| ${operation} | ${r.callsPerSec} | ${Math.round(r.redisBusy * 100)} % | ${r.redisCpuUsPerCall} µs | ${r.cpuShareByServer.join(' / ')} | ${r.commandsPerCall} | ${r.readsPerCall} | ${r.shardCapacityCallsPerSec} | ${r.clientCpuUsPerCall} µs |`,
+        );
       }
     }
   }
-  if (benchmark?.getPerSec) console.log(`\nredis-benchmark GET (50 clients): ${benchmark.getPerSec}/s one per round trip, ${benchmark.getPerSecPipelined16}/s 16 deep`);
-  console.log(JSON.stringify({ settings: { seconds: SECONDS, batch: BATCH, agents: AGENTS }, report, benchmark }, null, 2));
+  if (benchmark?.getPerSec)
+    console.log(
+      `\nredis-benchmark GET (50 clients): ${benchmark.getPerSec}/s one per round trip, ${benchmark.getPerSecPipelined16}/s 16 deep`,
+    );
+  console.log(
+    JSON.stringify({ settings: { seconds: SECONDS, batch: BATCH, agents: AGENTS }, report, benchmark }, null, 2),
+  );
 }

@@ -22,7 +22,8 @@ function mcpServer() {
     async ({ id }) => {
       const response = await fetch(`${downstream}/items/${encodeURIComponent(id)}`);
       const text = await response.text();
-      if (!response.ok) return { isError: true, content: [{ type: 'text', text: `downstream answered ${response.status}` }] };
+      if (!response.ok)
+        return { isError: true, content: [{ type: 'text', text: `downstream answered ${response.status}` }] };
       return { content: [{ type: 'text', text }] };
     },
   );

@@ -18,12 +18,17 @@ if (!downstream) throw new Error('DOWNSTREAM_URL is required');
 
 function mcpServer() {
   const server = new McpServer({ name: 'sdk-v2-peer', version: '1.0.0' });
-  server.registerTool('get_item', { description: 'Fetch one item by id.', inputSchema: z.object({ id: z.number().int() }) }, async ({ id }) => {
-    const response = await fetch(`${downstream}/items/${encodeURIComponent(id)}`);
-    const text = await response.text();
-    if (!response.ok) return { isError: true, content: [{ type: 'text', text: `downstream answered ${response.status}` }] };
-    return { content: [{ type: 'text', text }] };
-  });
+  server.registerTool(
+    'get_item',
+    { description: 'Fetch one item by id.', inputSchema: z.object({ id: z.number().int() }) },
+    async ({ id }) => {
+      const response = await fetch(`${downstream}/items/${encodeURIComponent(id)}`);
+      const text = await response.text();
+      if (!response.ok)
+        return { isError: true, content: [{ type: 'text', text: `downstream answered ${response.status}` }] };
+      return { content: [{ type: 'text', text }] };
+    },
+  );
   return server;
 }
 
@@ -40,13 +45,19 @@ const http = createServer(async (req, res) => {
     const text = req.method === 'POST' ? await readBody(req) : '';
     const headers = new Headers();
     for (const [name, value] of Object.entries(req.headers)) if (typeof value === 'string') headers.set(name, value);
-    const request = new Request(`http://${req.headers.host}${req.url}`, { method: req.method, headers, ...(text && { body: text }) });
+    const request = new Request(`http://${req.headers.host}${req.url}`, {
+      method: req.method,
+      headers,
+      ...(text && { body: text }),
+    });
     const response = await handler.fetch(request, text ? { parsedBody: JSON.parse(text) } : undefined);
     res.writeHead(response.status, Object.fromEntries(response.headers));
     res.end(Buffer.from(await response.arrayBuffer()));
   } catch (error) {
     if (!res.headersSent) res.writeHead(400, { 'Content-Type': 'application/json' });
-    res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32000, message: `Bad Request: ${error.message}` } }));
+    res.end(
+      JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32000, message: `Bad Request: ${error.message}` } }),
+    );
   }
 });
 http.keepAliveTimeout = 60_000;

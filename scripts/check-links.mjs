@@ -122,7 +122,12 @@ export function checkLinks(root) {
       if (target === '' || /^[a-z][a-z0-9+.-]*:/i.test(target) || target.startsWith('//')) continue;
       const [rawPath, anchor = ''] = target.split('#', 2);
       const path = decodeURIComponent(rawPath);
-      const resolved = path === '' ? file : relative(root, resolve(root, dirname(file), path)).split(sep).join('/');
+      const resolved =
+        path === ''
+          ? file
+          : relative(root, resolve(root, dirname(file), path))
+              .split(sep)
+              .join('/');
       if (resolved.startsWith('..') || !existsSync(join(root, resolved))) {
         problems.push(`${file}: link to ${target}: no such file ${resolved}`);
         continue;
@@ -146,7 +151,11 @@ export function checkLinks(root) {
       links = new Set(
         linkTargets(readFileSync(join(root, page), 'utf8'))
           .filter((target) => !/^[a-z][a-z0-9+.-]*:/i.test(target) && target.split('#')[0].endsWith('.md'))
-          .map((target) => relative(root, resolve(root, dirname(page), decodeURIComponent(target.split('#')[0]))).split(sep).join('/')),
+          .map((target) =>
+            relative(root, resolve(root, dirname(page), decodeURIComponent(target.split('#')[0])))
+              .split(sep)
+              .join('/'),
+          ),
       );
     }
     for (const next of links ?? []) {
@@ -171,5 +180,7 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
     console.error(`check-links: ${problems.length} problem(s) in ${checked} Markdown files`);
     process.exit(1);
   }
-  console.log(`check-links: ${checked} Markdown files, every relative link and anchor resolves, every docs page reachable`);
+  console.log(
+    `check-links: ${checked} Markdown files, every relative link and anchor resolves, every docs page reachable`,
+  );
 }

@@ -22,10 +22,12 @@ describe('the link check', () => {
     ]);
   });
 
-  it("names anchors as GitHub does: code and punctuation dropped, duplicates numbered, <a id> kept", () => {
+  it('names anchors as GitHub does: code and punctuation dropped, duplicates numbered, <a id> kept', () => {
     expect(slug('`Gw:Http:Workers` and setup_steps')).toBe('gwhttpworkers-and-setup_steps');
     expect(slug('4.2 Gateway: management')).toBe('42-gateway-management');
-    expect(slug('MCP 2026-07-28 beside the session era (issue 26)')).toBe('mcp-2026-07-28-beside-the-session-era-issue-26');
+    expect(slug('MCP 2026-07-28 beside the session era (issue 26)')).toBe(
+      'mcp-2026-07-28-beside-the-session-era-issue-26',
+    );
     expect([...anchorsOf('# A\n## A\n```\n# not a heading\n```\n<a id="x"></a>\n')]).toEqual(['a', 'a-1', 'x']);
   });
 });

@@ -54,7 +54,13 @@ export async function configTables(load = (path) => import(path)) {
   const { PAGE_SECTIONS } = await load(KEYS_MODULE);
   return PAGE_SECTIONS.map(({ title, groups }) => {
     const rows = groups.flatMap((keys) => Object.values(keys)).map(row);
-    return [`## ${title}`, '', '| Key | Environment variable | Type | Default | Meaning |', '|---|---|---|---|---|', ...rows].join('\n');
+    return [
+      `## ${title}`,
+      '',
+      '| Key | Environment variable | Type | Default | Meaning |',
+      '|---|---|---|---|---|',
+      ...rows,
+    ].join('\n');
   }).join('\n\n');
 }
 
@@ -69,7 +75,9 @@ export function withTables(page, tables) {
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const { runnerImport } = await import('vite');
   const page = readFileSync(PAGE, 'utf8');
-  const tables = await configTables(async (path) => (await runnerImport(path, { configFile: false, logLevel: 'error' })).module);
+  const tables = await configTables(
+    async (path) => (await runnerImport(path, { configFile: false, logLevel: 'error' })).module,
+  );
   const updated = withTables(page, tables);
   if (process.argv.includes('--write')) {
     writeFileSync(PAGE, updated);

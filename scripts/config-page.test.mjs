@@ -12,7 +12,11 @@ describe('docs/reference/configuration.md', () => {
     const tables = await configTables();
     const stale = `# Configuration\n${BEGIN}\n${tables.replace('| `30` | An MCP session', '| `60` | An MCP session')}\n${END}\n`;
     expect(withTables(stale, tables)).not.toBe(stale);
-    expect(tables).toContain('| `Gw:Mcp:SessionIdleMinutes` | `Gw__Mcp__SessionIdleMinutes` | whole number ≥ 1 | `30` | An MCP session');
-    expect(tables).toContain("| `Gw:Downstream:Retries` | `Gw__Downstream__Retries` | number | `2` (gateway-core's default) |");
+    expect(tables).toContain(
+      '| `Gw:Mcp:SessionIdleMinutes` | `Gw__Mcp__SessionIdleMinutes` | whole number ≥ 1 | `30` | An MCP session',
+    );
+    expect(tables).toContain(
+      "| `Gw:Downstream:Retries` | `Gw__Downstream__Retries` | number | `2` (gateway-core's default) |",
+    );
   });
 });

@@ -16,9 +16,13 @@ const gatewayUrl = `http://127.0.0.1:${GATEWAY_PORT}`;
 const children = [];
 
 function start(name, entry, env) {
-  const child = spawn(process.execPath, [entry], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [entry], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const prefix = (line) => `[${name}] ${line}`;
-  const pipe = (stream, out) => stream.on('data', (chunk) => out.write(chunk.toString().trimEnd().split('\n').map(prefix).join('\n') + '\n'));
+  const pipe = (stream, out) =>
+    stream.on('data', (chunk) => out.write(chunk.toString().trimEnd().split('\n').map(prefix).join('\n') + '\n'));
   pipe(child.stdout, process.stdout);
   pipe(child.stderr, process.stderr);
   child.on('exit', (code, signal) => {
@@ -50,15 +54,21 @@ function stop(code = 0) {
   stopping = true;
   for (const child of children) child.kill('SIGTERM');
   setTimeout(() => process.exit(code), 3000).unref();
-  Promise.all(children.map((child) => new Promise((resolve) => (child.exitCode !== null ? resolve() : child.once('exit', resolve))))).then(() =>
-    process.exit(code),
-  );
+  void Promise.all(
+    children.map(
+      (child) => new Promise((resolve) => (child.exitCode !== null ? resolve() : child.once('exit', resolve))),
+    ),
+  ).then(() => process.exit(code));
 }
 process.on('SIGINT', () => stop(0));
 process.on('SIGTERM', () => stop(0));
 
 // The sample answers only calls signed by this gateway; its audience defaults to its own address, the gateway's DownstreamBaseUrl.
-start('downstream', 'apps/sample-downstream/dist/main.js', { PORT: DOWNSTREAM_PORT, HOST: '127.0.0.1', GATEWAY_JWKS_URL: `${gatewayUrl}/.well-known/jwks.json` });
+start('downstream', 'apps/sample-downstream/dist/main.js', {
+  PORT: DOWNSTREAM_PORT,
+  HOST: '127.0.0.1',
+  GATEWAY_JWKS_URL: `${gatewayUrl}/.well-known/jwks.json`,
+});
 await waitFor(`${downstreamUrl}/gw/schema`, 'sample downstream');
 // The second way: a plain node:http API whose tools the gateway imports from its OpenAPI document.
 start('notes', 'apps/sample-openapi/src/main.mjs', { PORT: OPENAPI_PORT, HOST: '127.0.0.1' });
@@ -79,7 +89,8 @@ start('gateway', gatewayEntry, {
 await waitFor(`${gatewayUrl}/health/ready`, 'gateway', 120_000);
 const { token, expiresAt } = await (await waitFor(`${gatewayUrl}/dev/token`, 'gateway dev token')).json();
 /** A package's version as installed here, so the printed command names exactly what the repository tests with. */
-const installed = (name) => JSON.parse(readFileSync(new URL(`../node_modules/${name}/package.json`, import.meta.url), 'utf8')).version;
+const installed = (name) =>
+  JSON.parse(readFileSync(new URL(`../node_modules/${name}/package.json`, import.meta.url), 'utf8')).version;
 // npx on the user's own Node (20 on the README's machine) would pick an Inspector that runs there, an old one that
 // refuses a URL server with arguments: pin the Inspector, and the Node 24 it needs (`-p node@…` puts it first on PATH);
 // --loglevel=error: npm itself still runs on the user's Node and would warn about the engines it is not running.

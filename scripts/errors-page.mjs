@@ -12,7 +12,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const BEGIN = '<!-- errors:begin (written by scripts/errors-page.mjs from packages/gateway-core/src/error-catalogue.ts) -->';
+export const BEGIN =
+  '<!-- errors:begin (written by scripts/errors-page.mjs from packages/gateway-core/src/error-catalogue.ts) -->';
 export const END = '<!-- errors:end -->';
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const PAGE = join(ROOT, 'docs/reference/errors.md');
@@ -27,9 +28,14 @@ const DELIVERY = {
 export async function errorTable() {
   const { ERROR_CATALOGUE } = await import('../packages/gateway-core/src/error-catalogue.ts');
   const rows = Object.entries(ERROR_CATALOGUE).map(
-    ([code, kind]) => `| \`${code}\` | ${kind.title} | ${kind.httpStatus} | ${kind.jsonRpcCode} | ${DELIVERY[kind.delivery]} | \`${kind.outcome}\` |`,
+    ([code, kind]) =>
+      `| \`${code}\` | ${kind.title} | ${kind.httpStatus} | ${kind.jsonRpcCode} | ${DELIVERY[kind.delivery]} | \`${kind.outcome}\` |`,
   );
-  return ['| Code | Title | HTTP status | JSON-RPC code | Delivered by default as | Audit outcome |', '|---|---|---|---|---|---|', ...rows].join('\n');
+  return [
+    '| Code | Title | HTTP status | JSON-RPC code | Delivered by default as | Audit outcome |',
+    '|---|---|---|---|---|---|',
+    ...rows,
+  ].join('\n');
 }
 
 /** The page's text with its table replaced by `table`. */

@@ -43,7 +43,8 @@ export function processTree(pid) {
     }
   }
   const tree = [pid];
-  for (let i = 0; i < tree.length; i++) for (const [child, parent] of parentOf) if (parent === tree[i]) tree.push(child);
+  for (let i = 0; i < tree.length; i++)
+    for (const [child, parent] of parentOf) if (parent === tree[i]) tree.push(child);
   return tree;
 }
 
@@ -94,9 +95,13 @@ export function cpuPerCall({ underTest, context = {}, ours }) {
         pids: underTest(),
         usPerCall: perCallUs(end.underTest - start.underTest),
         // A cluster's primary and workers one by one (a single process: itself).
-        usPerCallByPid: Object.fromEntries(Object.keys(end.byPid).map((pid) => [pid, perCallUs(end.byPid[pid] - (start.byPid[pid] ?? 0))])),
+        usPerCallByPid: Object.fromEntries(
+          Object.keys(end.byPid).map((pid) => [pid, perCallUs(end.byPid[pid] - (start.byPid[pid] ?? 0))]),
+        ),
         cpuSeconds: round3(end.underTest - start.underTest),
-        contextUsPerCall: Object.fromEntries(Object.keys(context).map((name) => [name, perCallUs(end.context[name] - start.context[name])])),
+        contextUsPerCall: Object.fromEntries(
+          Object.keys(context).map((name) => [name, perCallUs(end.context[name] - start.context[name])]),
+        ),
         // Cores busy on average: the whole machine, and the part none of the bench's processes used.
         machineBusyCores: round2((end.machine - start.machine) / seconds),
         otherBusyCores: round2(Math.max(0, end.machine - start.machine - (end.ours - start.ours)) / seconds),
@@ -146,7 +151,11 @@ export function syscallsPerCall(underTest) {
     after: async (calls) => {
       end ??= syscalls(underTest());
       const perCall = (n) => Math.round((n / calls) * 100) / 100;
-      return { reads: perCall(end.reads - start.reads), writes: perCall(end.writes - start.writes), bytesOut: Math.round((end.bytesOut - start.bytesOut) / calls) };
+      return {
+        reads: perCall(end.reads - start.reads),
+        writes: perCall(end.writes - start.writes),
+        bytesOut: Math.round((end.bytesOut - start.bytesOut) / calls),
+      };
     },
   };
 }

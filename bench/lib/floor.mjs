@@ -14,7 +14,13 @@ const FLOOR_PROXY = fileURLToPath(new URL('../floor-proxy.mjs', import.meta.url)
 export async function startFloorProxy(name, downstreamUrl, { mode, steps } = {}) {
   const redis = await startRedisServer();
   onStop(() => redis.stop());
-  const env = { PORT: '0', DOWNSTREAM_URL: downstreamUrl, REDIS_URL: redis.url, ...(mode && { FLOOR_MODE: mode }), ...(steps && { FLOOR_STEPS: steps }) };
+  const env = {
+    PORT: '0',
+    DOWNSTREAM_URL: downstreamUrl,
+    REDIS_URL: redis.url,
+    ...(mode && { FLOOR_MODE: mode }),
+    ...(steps && { FLOOR_STEPS: steps }),
+  };
   const floor = await startNode(name, [FLOOR_PROXY], { env, ready: listeningLine });
   return { ...floor, redis };
 }

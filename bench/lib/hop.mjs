@@ -59,14 +59,23 @@ export function serveMcp(name, toolCall, onStop = async () => {}) {
     if (req.method !== 'POST' || req.url !== '/mcp') return sendJson(res, 404, { error: 'not found' });
     const message = JSON.parse(await readBody(req));
     if (message.method === 'initialize') {
-      const result = { protocolVersion: message.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name, version: '1.0.0' } };
+      const result = {
+        protocolVersion: message.params.protocolVersion,
+        capabilities: { tools: {} },
+        serverInfo: { name, version: '1.0.0' },
+      };
       return sendJson(res, 200, { jsonrpc: '2.0', id: message.id, result }, { 'Mcp-Session-Id': randomUUID() });
     }
     if (message.id === undefined) {
       res.writeHead(202).end();
       return;
     }
-    if (message.method !== 'tools/call') return sendJson(res, 200, { jsonrpc: '2.0', id: message.id, error: { code: -32601, message: 'Method not found' } });
+    if (message.method !== 'tools/call')
+      return sendJson(res, 200, {
+        jsonrpc: '2.0',
+        id: message.id,
+        error: { code: -32601, message: 'Method not found' },
+      });
     const call = await toolCall(message);
     sendEvent(res, { jsonrpc: '2.0', id: message.id, result: call.result });
     await call.after?.();

@@ -16,13 +16,27 @@ import autocannon from 'autocannon';
  * is done at its next one-second tick, and that idle tail must count neither
  * in the rate nor in the CPU.
  */
-export async function throughput({ url, method = 'GET', headers = {}, body, expectBody, uniqueIds = false, connections, calls, warmupSec, maxSec = 120, around = {} }) {
+export async function throughput({
+  url,
+  method = 'GET',
+  headers = {},
+  body,
+  expectBody,
+  uniqueIds = false,
+  connections,
+  calls,
+  warmupSec,
+  maxSec = 120,
+  around = {},
+}) {
   const target = { url, method, headers, body, connections, pipelining: 1, timeout: 10, idReplacement: uniqueIds };
   if (warmupSec > 0) await run({ ...target, duration: warmupSec });
   for (const hook of Object.values(around)) await hook.before();
   const start = process.hrtime.bigint();
   const problems = new Map();
-  const check = uniqueIds ? { verifyBody: (text) => withoutUniqueId(text) === withoutStreamIds(expectBody) } : { expectBody };
+  const check = uniqueIds
+    ? { verifyBody: (text) => withoutUniqueId(text) === withoutStreamIds(expectBody) }
+    : { expectBody };
   let end;
   const lastAnswer = () => {
     end = process.hrtime.bigint();

@@ -14,7 +14,9 @@ export function exchange(url, { method = 'GET', headers = {}, body, agent } = {}
     const req = request(url, { method, headers, agent }, (res) => {
       const chunks = [];
       res.on('data', (chunk) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
+      res.on('end', () =>
+        resolve({ status: res.statusCode, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }),
+      );
       res.on('error', reject);
     });
     req.on('error', reject);
@@ -47,7 +49,14 @@ export const statelessToolCallBody = (id, rpcId = 1) =>
     jsonrpc: '2.0',
     id: rpcId,
     method: 'tools/call',
-    params: { name: 'get_item', arguments: { id }, _meta: { 'io.modelcontextprotocol/protocolVersion': STATELESS_VERSION, 'io.modelcontextprotocol/clientCapabilities': {} } },
+    params: {
+      name: 'get_item',
+      arguments: { id },
+      _meta: {
+        'io.modelcontextprotocol/protocolVersion': STATELESS_VERSION,
+        'io.modelcontextprotocol/clientCapabilities': {},
+      },
+    },
   });
 
 /** Headers of a 2026-07-28 tools/call of get_item (no Mcp-Session-Id; the agent's token for the gateway). */
@@ -74,11 +83,16 @@ export async function openSession(baseUrl, token, agent) {
       jsonrpc: '2.0',
       id: 0,
       method: 'initialize',
-      params: { protocolVersion: PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'tollgate-bench', version: '1.0.0' } },
+      params: {
+        protocolVersion: PROTOCOL_VERSION,
+        capabilities: {},
+        clientInfo: { name: 'tollgate-bench', version: '1.0.0' },
+      },
     }),
   });
   const sessionId = init.headers['mcp-session-id'];
-  if (init.status !== 200 || typeof sessionId !== 'string') throw new Error(`initialize at ${baseUrl}: ${init.status} ${init.text}`);
+  if (init.status !== 200 || typeof sessionId !== 'string')
+    throw new Error(`initialize at ${baseUrl}: ${init.status} ${init.text}`);
   const ack = await exchange(`${baseUrl}/mcp`, {
     method: 'POST',
     agent,
@@ -95,7 +109,10 @@ export async function openSession(baseUrl, token, agent) {
  * its message event an id.
  */
 export function rpcMessage(reply) {
-  const match = /^(?:id: \S+\r?\nretry: \d+\r?\ndata: \r?\n\r?\n)?(?:id: \S+\r?\n)?event: message\r?\ndata: (.*)\r?\n\r?\n$/s.exec(reply.text);
+  const match =
+    /^(?:id: \S+\r?\nretry: \d+\r?\ndata: \r?\n\r?\n)?(?:id: \S+\r?\n)?event: message\r?\ndata: (.*)\r?\n\r?\n$/s.exec(
+      reply.text,
+    );
   return JSON.parse(match ? match[1] : reply.text);
 }
 
@@ -104,7 +121,8 @@ export function toolAnswer(reply) {
   if (reply.status !== 200) throw new Error(`tools/call: HTTP ${reply.status} ${reply.text}`);
   const message = rpcMessage(reply);
   const text = message.result?.content?.[0]?.text;
-  if (message.error || message.result?.isError || typeof text !== 'string') throw new Error(`tools/call failed: ${reply.text}`);
+  if (message.error || message.result?.isError || typeof text !== 'string')
+    throw new Error(`tools/call failed: ${reply.text}`);
   return JSON.parse(text);
 }
 

@@ -18,7 +18,10 @@ export function onStop(cleanup) {
  * Resolves once `ready()` holds; the child's output is kept (last 64 KB) for errors.
  */
 export async function startNode(name, args, { env, ready, timeoutMs = 60_000 }) {
-  const child = spawn(process.execPath, args, { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, args, {
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   const keep = (chunk) => (output = (output + chunk).slice(-65_536));
   child.stdout.on('data', keep);
@@ -47,13 +50,18 @@ export const listeningLine = async (output) => {
 };
 
 /** Ready when GET url+path answers `status`. */
-export const answers = (url, path, status = 200) => async () => {
-  for (;;) {
-    const ok = await fetch(`${url}${path}`).then((r) => r.status === status, () => false);
-    if (ok) return url;
-    await sleep(100);
-  }
-};
+export const answers =
+  (url, path, status = 200) =>
+  async () => {
+    for (;;) {
+      const ok = await fetch(`${url}${path}`).then(
+        (r) => r.status === status,
+        () => false,
+      );
+      if (ok) return url;
+      await sleep(100);
+    }
+  };
 
 async function stopChild(child) {
   if (child.exitCode !== null || child.signalCode !== null) return;

@@ -52,7 +52,12 @@ function parseCommands(text) {
 /** One snapshot of every counter the bench reads. */
 export async function redisCounters(port) {
   const text = await info(port, ['stats', 'commandstats', 'server']);
-  return { commands: parseCommands(text), reads: stat(text, 'total_reads_processed'), writes: stat(text, 'total_writes_processed'), pid: stat(text, 'process_id') };
+  return {
+    commands: parseCommands(text),
+    reads: stat(text, 'total_reads_processed'),
+    writes: stat(text, 'total_writes_processed'),
+    pid: stat(text, 'process_id'),
+  };
 }
 
 /** Reads and writes one snapshot itself costs the server (its connection, its INFO, its close): measured, not assumed. */

@@ -41,7 +41,12 @@ function merge(rounds) {
     calls: sum(rounds.map((row) => row.calls)),
     cutShort: rounds.some((row) => row.cutShort),
     requestsPerSec: pick((row) => row.requestsPerSec),
-    latencyMs: { p50: pick((row) => row.latencyMs.p50), p90: pick((row) => row.latencyMs.p90), p99: pick((row) => row.latencyMs.p99), mean: pick((row) => row.latencyMs.mean) },
+    latencyMs: {
+      p50: pick((row) => row.latencyMs.p50),
+      p90: pick((row) => row.latencyMs.p90),
+      p99: pick((row) => row.latencyMs.p99),
+      mean: pick((row) => row.latencyMs.mean),
+    },
     errors: sum(rounds.map((row) => row.errors)),
     timeouts: sum(rounds.map((row) => row.timeouts)),
     non2xx: sum(rounds.map((row) => row.non2xx)),
@@ -49,13 +54,21 @@ function merge(rounds) {
     cpu: {
       pids: typical.cpu.pids,
       usPerCall: pick((row) => row.cpu.usPerCall),
-      usPerCallByPid: Object.fromEntries(Object.keys(typical.cpu.usPerCallByPid).map((pid) => [pid, pick((row) => row.cpu.usPerCallByPid[pid])])),
-      contextUsPerCall: Object.fromEntries(Object.keys(typical.cpu.contextUsPerCall).map((name) => [name, pick((row) => row.cpu.contextUsPerCall[name])])),
+      usPerCallByPid: Object.fromEntries(
+        Object.keys(typical.cpu.usPerCallByPid).map((pid) => [pid, pick((row) => row.cpu.usPerCallByPid[pid])]),
+      ),
+      contextUsPerCall: Object.fromEntries(
+        Object.keys(typical.cpu.contextUsPerCall).map((name) => [name, pick((row) => row.cpu.contextUsPerCall[name])]),
+      ),
       machineBusyCores: pick((row) => row.cpu.machineBusyCores),
       otherBusyCores: pick((row) => row.cpu.otherBusyCores),
     },
     ...(typical.store && {
-      store: { ...typical.store, roundTrips: pick((row) => row.store.roundTrips), commands: { ...typical.store.commands, total: pick((row) => row.store.commands.total) } },
+      store: {
+        ...typical.store,
+        roundTrips: pick((row) => row.store.roundTrips),
+        commands: { ...typical.store.commands, total: pick((row) => row.store.commands.total) },
+      },
     }),
     // Every round as measured, for whoever doubts a median.
     each: rounds,

@@ -24,7 +24,10 @@ export async function semanticCacheQuality({ workloadCalls = 1000 } = {}) {
         precision: round3(evaluation.precision),
         recall: round3(evaluation.recall),
         wrongAnswers: evaluation.wrongAnswers.map((outcome) => `${outcome.a} | ${outcome.b}`),
-        similarityOnly: { wrongAnswers: evaluation.similarityOnly.wrongAnswers, recall: round3(evaluation.similarityOnly.recall) },
+        similarityOnly: {
+          wrongAnswers: evaluation.similarityOnly.wrongAnswers,
+          recall: round3(evaluation.similarityOnly.recall),
+        },
         byCategory: evaluation.byCategory,
       },
       workload: { ...workload, hitRatio: round3(workload.hitRatio) },

@@ -61,7 +61,9 @@ export interface Gateway {
 function loadEmbeddingModel(config: GatewayConfig): Promise<EmbeddingModel> {
   const embedding = config.embedding;
   if (embedding.provider === 'local') return loadLocalEmbeddingModel();
-  return Promise.resolve(createOpenAiEmbeddingModel({ baseUrl: embedding.baseUrl, model: embedding.model, apiKey: embedding.apiKey }));
+  return Promise.resolve(
+    createOpenAiEmbeddingModel({ baseUrl: embedding.baseUrl, model: embedding.model, apiKey: embedding.apiKey }),
+  );
 }
 
 /**
@@ -72,7 +74,10 @@ function loadEmbeddingModel(config: GatewayConfig): Promise<EmbeddingModel> {
 function searchIndex(config: GatewayConfig, embeddingModel: Promise<EmbeddingModel>): ToolSearchIndex {
   const semanticWeight = config.catalog.searchSemanticWeight;
   if (semanticWeight === 0) return new ToolSearchIndex();
-  const embedding: EmbeddingModel = { name: 'gateway embedding model', embed: async (texts) => (await embeddingModel).embed(texts) };
+  const embedding: EmbeddingModel = {
+    name: 'gateway embedding model',
+    embed: async (texts) => (await embeddingModel).embed(texts),
+  };
   return new ToolSearchIndex({ embedding, semanticWeight });
 }
 
@@ -85,7 +90,9 @@ const errorText = (error: unknown) => (error instanceof Error ? error.message : 
 
 /** Wires every part of the gateway from its configuration; the one place that knows them all. */
 export async function composeGateway(config: GatewayConfig, log: Logger): Promise<Gateway> {
-  const catalog = new ToolCatalog(config.downstreams.map(({ name, prefix, openApi }) => ({ name, prefix, readsOpenApi: openApi !== undefined })));
+  const catalog = new ToolCatalog(
+    config.downstreams.map(({ name, prefix, openApi }) => ({ name, prefix, readsOpenApi: openApi !== undefined })),
+  );
   const metrics = new GatewayMetrics((name) => catalog.registry.get(name) !== undefined);
   const store = await openStore(config, log, metrics);
   const tokens = new TokenService({ signingKey: config.jwt.signingKey });
@@ -93,34 +100,61 @@ export async function composeGateway(config: GatewayConfig, log: Logger): Promis
   const settlements = settlementQueue(store, log, metrics);
   const external = config.oauth ? new ExternalTokens({ issuers: config.oauth.issuers }) : undefined;
   // MCP 2026-07-28 listen streams hear of tool-list changes made on any instance, through the store.
-  const listens = new ListenStreams(store.changes, { maxPerAgent: config.mcp.maxListenStreamsPerAgent, maxTotal: config.mcp.maxListenStreams });
-  const publishFailed = (error: unknown) => log.warn({ err: errorText(error) }, 'tool-list change not published; listen streams catch up by tools/list ttlMs');
+  const listens = new ListenStreams(store.changes, {
+    maxPerAgent: config.mcp.maxListenStreamsPerAgent,
+    maxTotal: config.mcp.maxListenStreams,
+  });
+  const publishFailed = (error: unknown) =>
+    log.warn({ err: errorText(error) }, 'tool-list change not published; listen streams catch up by tools/list ttlMs');
   const onToolAccessChanged = (agentId: string) => void listens.publish({ agentId }).catch(publishFailed);
-  const agents = new AgentService({ store, tokens, external, settlements, audit, defaultRateLimit: config.rateLimit.defaultLimit, onToolAccessChanged });
+  const agents = new AgentService({
+    store,
+    tokens,
+    external,
+    settlements,
+    audit,
+    defaultRateLimit: config.rateLimit.defaultLimit,
+    onToolAccessChanged,
+  });
   const toolListWatch = new ToolListWatch((change) => listens.publish(change));
-  const refresher = toolRefresher(config, store, catalog, log, audit, () => toolListWatch.seen(catalog.registry.list(), publishFailed));
-  // Answers above the pool's threshold are decoded, filtered and capped in its worker threads, with the same privacy rules.
+  const refresher = toolRefresher(config, store, catalog, log, audit, () =>
+    toolListWatch.seen(catalog.registry.list(), publishFailed),
+  );
+  // Answers above the pool's threshold are decoded, filtered and
+  // capped in its worker threads, with the same privacy rules.
   const largeAnswers = new WorkerLargeAnswers({ privacy: config.privacy });
   const assertions = assertionSigner(config);
   const forwarders = downstreamForwarders(config.downstreams, {
     largeAnswerBytes: largeAnswers.thresholdBytes,
     // Each downstream is the audience of the assertions it is sent, so one cannot replay another's.
-    forwarderOptions: (downstream) => ({ assertion: assertions && { signer: assertions, audience: downstream.audience } }),
+    forwarderOptions: (downstream) => ({
+      assertion: assertions && { signer: assertions, audience: downstream.audience },
+    }),
     onStateChange: breakerLog(log, metrics, () => forwarders.worstBreakerState()),
   });
   const embeddingModel = loadEmbeddingModel(config);
   const cache = responseCache(config, store, log);
   // With Workers, /health/ready speaks for every worker (issue 25 finding 10).
-  const readiness = acrossWorkers(createReadiness({
-    store,
-    embeddingModel,
-    toolsLoaded: () => catalog.loaded,
-    // The single-key form lists its downstream only when it is not Healthy: its healthy report stays contract 2.6's.
-    downstreams: () => judgeDownstreams(catalog.downstreams(), { breakerState: forwarders.breakerState, schemaOf: schemaNames(config.downstreams), onlyUnhealthy: config.downstreams.length === 1 && config.downstreams[0]?.name === SHORTHAND_DOWNSTREAM }),
-  }));
-  metrics.countDownstreamTools(() => Object.fromEntries(catalog.downstreams().map((status) => [status.name, status.toolCount])));
+  const readiness = acrossWorkers(
+    createReadiness({
+      store,
+      embeddingModel,
+      toolsLoaded: () => catalog.loaded,
+      // The single-key form lists its downstream only when it is not Healthy: its healthy report stays contract 2.6's.
+      downstreams: () =>
+        judgeDownstreams(catalog.downstreams(), {
+          breakerState: forwarders.breakerState,
+          schemaOf: schemaNames(config.downstreams),
+          onlyUnhealthy: config.downstreams.length === 1 && config.downstreams[0]?.name === SHORTHAND_DOWNSTREAM,
+        }),
+    }),
+  );
+  metrics.countDownstreamTools(() =>
+    Object.fromEntries(catalog.downstreams().map((status) => [status.name, status.toolCount])),
+  );
   for (const { name } of config.downstreams) metrics.downstreamBreakerState(name, 'closed');
-  const onUnexpectedError = (error: unknown) => log.error({ err: error instanceof Error ? error.stack : String(error) }, 'unexpected error');
+  const onUnexpectedError = (error: unknown) =>
+    log.error({ err: error instanceof Error ? error.stack : String(error) }, 'unexpected error');
   // One index for search_tools and the dashboard's search box, following the catalog's reloads.
   const toolSearch = new ToolSearchMode({
     mode: config.catalog.search,
@@ -147,8 +181,12 @@ export async function composeGateway(config: GatewayConfig, log: Logger): Promis
     maxResumes: config.mcp.maxResumes,
     listens,
     toolSearch,
-    // Every instance derives the same key, so a confirmation asked by one is accepted by another, once (store.redeemed).
-    writeConfirmation: new WriteConfirmation({ key: derivedKey(config, 'write confirmation'), redeemed: store.redeemed }),
+    // Every instance derives the same key, so a confirmation asked by one is accepted by another, once
+    // (store.redeemed).
+    writeConfirmation: new WriteConfirmation({
+      key: derivedKey(config, 'write confirmation'),
+      redeemed: store.redeemed,
+    }),
     toolCall: {
       registry: () => catalog.registry,
       budget: store.budget,
@@ -165,7 +203,11 @@ export async function composeGateway(config: GatewayConfig, log: Logger): Promis
     serverInfo: { name: 'tollgate', version: GATEWAY_VERSION },
   });
   const adminSignIn = new AdminSignIn(
-    new SignInThrottle({ attempts: store.signInAttempts, maxFailures: config.admin.signInMaxFailures, backoffMs: config.admin.signInBackoffMs }),
+    new SignInThrottle({
+      attempts: store.signInAttempts,
+      maxFailures: config.admin.signInMaxFailures,
+      backoffMs: config.admin.signInBackoffMs,
+    }),
     log,
   );
   const app = createGatewayApp({
@@ -185,7 +227,8 @@ export async function composeGateway(config: GatewayConfig, log: Logger): Promis
     assertions,
     requestContext: requestContext(log),
     onUnexpectedError,
-    onRefreshError: (error) => log.warn({ err: errorText(error) }, 'tool refresh from the dashboard failed; keeping the current tools'),
+    onRefreshError: (error) =>
+      log.warn({ err: errorText(error) }, 'tool refresh from the dashboard failed; keeping the current tools'),
   });
 
   return {
@@ -193,10 +236,17 @@ export async function composeGateway(config: GatewayConfig, log: Logger): Promis
     metricsApp: new Hono().route('/metrics', metricsRoutes(metrics, null)),
     store,
     start() {
-      void readiness.modelChecked.then(async () => log.info({ readiness: await readiness.report() }, 'embedding model checked'));
-      embeddingModel.then((model) => cache.attachModel(model), () => undefined);
+      void readiness.modelChecked.then(async () =>
+        log.info({ readiness: await readiness.report() }, 'embedding model checked'),
+      );
+      embeddingModel.then(
+        (model) => cache.attachModel(model),
+        () => undefined,
+      );
       // Each downstream loads on its own; one that stays down never holds up the others' refreshes.
-      refresher.initialLoad().catch((error: unknown) => log.error({ err: errorText(error) }, 'could not load tools from the downstreams'));
+      refresher
+        .initialLoad()
+        .catch((error: unknown) => log.error({ err: errorText(error) }, 'could not load tools from the downstreams'));
       refresher.start();
     },
     async close() {
@@ -205,7 +255,10 @@ export async function composeGateway(config: GatewayConfig, log: Logger): Promis
       await settlements.drain();
       await Promise.all([auditTrail.flush(), usageRecorder.flush()]);
       // The local model's worker thread is stopped; a remote model has nothing to close.
-      await embeddingModel.then((model) => model.close?.(), () => undefined);
+      await embeddingModel.then(
+        (model) => model.close?.(),
+        () => undefined,
+      );
       await Promise.allSettled([forwarders.close(), store.close(), largeAnswers.close()]);
     },
   };
@@ -260,14 +313,25 @@ function settlementQueue(store: GatewayStore, log: Logger, metrics: GatewayMetri
     onError: (error, { agentId, granted }, willRetry) => {
       metrics.storeError();
       if (willRetry) log.warn({ err: errorText(error), agentId }, 'budget settlement failed; retrying');
-      else log.error({ err: errorText(error), agentId, granted }, 'budget settlement given up; the reservation lapses uncharged');
+      else
+        log.error(
+          { err: errorText(error), agentId, granted },
+          'budget settlement given up; the reservation lapses uncharged',
+        );
     },
   });
   metrics.countPendingSettlements(() => settlements.pending);
   return settlements;
 }
 
-function toolRefresher(config: GatewayConfig, store: GatewayStore, catalog: ToolCatalog, log: Logger, audit: (event: AuditEvent) => void, afterLoad: () => void): ToolRefresher {
+function toolRefresher(
+  config: GatewayConfig,
+  store: GatewayStore,
+  catalog: ToolCatalog,
+  log: Logger,
+  audit: (event: AuditEvent) => void,
+  afterLoad: () => void,
+): ToolRefresher {
   return new ToolRefresher({
     catalog,
     downstreams: config.downstreams,
@@ -279,12 +343,19 @@ function toolRefresher(config: GatewayConfig, store: GatewayStore, catalog: Tool
       for (const problem of load.problems) log.error({ downstream, problem }, 'tool definition left out');
       for (const note of notes) log.info({ downstream, note }, 'OpenAPI operation imported with a change');
       for (const collision of load.collisions) log.error({ downstream, collision }, describeCollision(collision));
-      log.info({ downstream, tools: load.tools, reason }, `loaded ${load.tools.length} tools from downstream ${downstream}`);
+      log.info(
+        { downstream, tools: load.tools, reason },
+        `loaded ${load.tools.length} tools from downstream ${downstream}`,
+      );
       afterLoad();
     },
-    onRetry: (attempt, reason, downstream) => log.warn({ downstream, attempt, reason }, `downstream ${downstream}: /gw/schema not reachable yet; retrying`),
+    onRetry: (attempt, reason, downstream) =>
+      log.warn({ downstream, attempt, reason }, `downstream ${downstream}: /gw/schema not reachable yet; retrying`),
     onError: (error, reason, downstream) =>
-      log.warn({ downstream, err: errorText(error), reason }, `tool refresh failed${downstream ? ` for downstream ${downstream}` : ''}; keeping the current tools`),
+      log.warn(
+        { downstream, err: errorText(error), reason },
+        `tool refresh failed${downstream ? ` for downstream ${downstream}` : ''}; keeping the current tools`,
+      ),
   });
 }
 
@@ -320,7 +391,10 @@ function responseCache(config: GatewayConfig, store: GatewayStore, log: Logger):
     tools: config.cache.tools,
     onError: (error) =>
       error instanceof EmbeddingModelError
-        ? log.warn({ err: errorText(error) }, 'semantic cache skipped for this call: the arguments could not be embedded')
+        ? log.warn(
+            { err: errorText(error) },
+            'semantic cache skipped for this call: the arguments could not be embedded',
+          )
         : log.warn({ err: errorText(error) }, 'cache unavailable; answering from the downstream'),
   });
 }

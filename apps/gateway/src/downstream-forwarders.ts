@@ -31,7 +31,10 @@ export interface DownstreamForwarders {
 
 const SEVERITY: Record<BreakerState, number> = { closed: 0, 'half-open': 1, open: 2 };
 
-export function downstreamForwarders(downstreams: readonly DownstreamConfig[], options: DownstreamForwardersOptions): DownstreamForwarders {
+export function downstreamForwarders(
+  downstreams: readonly DownstreamConfig[],
+  options: DownstreamForwardersOptions,
+): DownstreamForwarders {
   const pools: HttpForwarder[] = [];
   const router = new DownstreamRouter(
     downstreams.map((downstream) => {
@@ -46,7 +49,8 @@ export function downstreamForwarders(downstreams: readonly DownstreamConfig[], o
       pools.push(pool);
       const resilient = createResilientForwarder(pool, {
         ...downstream.resilience,
-        // One slot per pooled connection: calls wait their turn here, before their deadline starts, never inside the pool.
+        // One slot per pooled connection: calls wait their turn
+        // here, before their deadline starts, never inside the pool.
         connections: pool.connections,
         onStateChange: (change) => options.onStateChange?.(downstream.name, change),
         // Named in refusals when there are several; the one of the single-key form stays unnamed.
@@ -60,7 +64,8 @@ export function downstreamForwarders(downstreams: readonly DownstreamConfig[], o
     breakerState: (downstream) => router.get(downstream)?.breakerState,
     worstBreakerState() {
       let worst: BreakerState = 'closed';
-      for (const [, forwarder] of router.entries()) if (SEVERITY[forwarder.breakerState] > SEVERITY[worst]) worst = forwarder.breakerState;
+      for (const [, forwarder] of router.entries())
+        if (SEVERITY[forwarder.breakerState] > SEVERITY[worst]) worst = forwarder.breakerState;
       return worst;
     },
     longestTimeoutMs: Math.max(...downstreams.map((downstream) => downstream.resilience.deadlineMs)),

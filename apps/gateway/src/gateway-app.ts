@@ -53,7 +53,10 @@ export interface GatewayAppDeps {
   breakerOf: (downstream: string) => BreakerState | undefined;
   /** search_tools' ranking (issue 28), for the dashboard's tool library. */
   searchTools?: (query: string, limit: number) => Promise<string[]>;
-  /** Signs the assertion on forwarded calls; its public keys are served at /.well-known/jwks.json. Absent: no assertions, no JWKS. */
+  /**
+   * Signs the assertion on forwarded calls; its public keys are served at /.well-known/jwks.json. Absent: no
+   * assertions, no JWKS.
+   */
   assertions?: GatewayAssertionSigner;
   /** Request id and access log; runs first. */
   requestContext?: RequestContextMiddleware;
@@ -67,7 +70,8 @@ export function createGatewayApp(deps: GatewayAppDeps): Hono {
   const { config, agents, tokens, readiness, catalog, refresher } = deps;
   const app = new Hono();
   if (deps.requestContext) app.use('*', deps.requestContext);
-  // Browser CORS for /mcp, before the guard and the route: preflights are answered (or refused) here, and every answer carries its headers.
+  // Browser CORS for /mcp, before the guard and the route: preflights are answered (or refused) here, and every answer
+  // carries its headers.
   app.use('/mcp', mcpCors(originPolicyOf(config)));
   if (config.oauth) app.use('/mcp', withResourceMetadata(config.oauth.resourceMetadataUrl));
   // Health probes come from orchestrators with any Host; everything else is guarded.
@@ -77,19 +81,51 @@ export function createGatewayApp(deps: GatewayAppDeps): Hono {
   app.route('/health', healthRoutes(readiness));
   if (deps.assertions) app.route('/', jwksRoutes(deps.assertions));
   if (config.oauth) app.route('/', oauthMetadataRoutes({ oauth: config.oauth, scopes: () => catalog.scopes() }));
-  app.route('/auth', adminAuthRoutes({ tokens, apiKey: config.admin.apiKey, tokenExpiryDays: config.admin.tokenExpiryDays, signIn: deps.adminSignIn }));
-  app.route('/dev', devTokenRoutes({ development: config.development, agents, tokens, adminTokenExpiryDays: config.admin.tokenExpiryDays, knownScopes: () => catalog.scopes() }));
-  app.route('/management', managementRoutes({ agents, tokens, auditLog: deps.auditLog, catalog, refresher, usage: deps.usage }));
+  app.route(
+    '/auth',
+    adminAuthRoutes({
+      tokens,
+      apiKey: config.admin.apiKey,
+      tokenExpiryDays: config.admin.tokenExpiryDays,
+      signIn: deps.adminSignIn,
+    }),
+  );
+  app.route(
+    '/dev',
+    devTokenRoutes({
+      development: config.development,
+      agents,
+      tokens,
+      adminTokenExpiryDays: config.admin.tokenExpiryDays,
+      knownScopes: () => catalog.scopes(),
+    }),
+  );
+  app.route(
+    '/management',
+    managementRoutes({ agents, tokens, auditLog: deps.auditLog, catalog, refresher, usage: deps.usage }),
+  );
   app.route('/metrics', metricsRoutes(deps.metrics, tokens));
   app.get('/favicon.ico', serveFavicon);
   app.route('/dashboard', dashboardRoutes({ ...deps, refreshTools: (actor) => reloadFromDashboard(deps, actor) }));
   const bodies = new BodyAdmission(config.http.maxPendingBodyBytes);
-  const mcpRoute = { mcp: deps.mcp, maxBodyBytes: config.mcp.maxBodyBytes, keepAliveMs: config.mcp.keepAliveMs, bodies };
+  const mcpRoute = {
+    mcp: deps.mcp,
+    maxBodyBytes: config.mcp.maxBodyBytes,
+    keepAliveMs: config.mcp.keepAliveMs,
+    bodies,
+  };
   app.route('/mcp', mcpRoutes(mcpRoute));
-  // The server serves POST /mcp without the app when it can (see mcp-transport/mcp-fast-path.ts); same steps, same body bound.
+  // The server serves POST /mcp without the app when it can (see
+  // mcp-transport/mcp-fast-path.ts); same steps, same body bound.
   attachFastPath(
     app,
-    mcpFastPath({ route: mcpRoute, policy: originPolicyOf(config), resourceMetadataUrl: config.oauth?.resourceMetadataUrl, context: deps.requestContext?.node, onUnexpectedError: deps.onUnexpectedError }),
+    mcpFastPath({
+      route: mcpRoute,
+      policy: originPolicyOf(config),
+      resourceMetadataUrl: config.oauth?.resourceMetadataUrl,
+      context: deps.requestContext?.node,
+      onUnexpectedError: deps.onUnexpectedError,
+    }),
   );
 
   app.notFound((c) => errorResponse(c, new NotFoundError('Not found')));

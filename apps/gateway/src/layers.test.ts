@@ -122,7 +122,19 @@ describe('gateway app layers', () => {
     expect(found.length).toBeGreaterThan(100);
     expect(found).toContainEqual(expect.objectContaining({ file: 'mcp-transport/mcp-fast-path.ts', to: 'http' }));
     expect(found).toContainEqual(expect.objectContaining({ file: 'dashboard/routes/overview.tsx', to: '(root)' }));
-    expect(cycles([['a', 'b'], ['b', 'c'], ['c', 'a'], ['c', 'd']])).toEqual([['a', 'b', 'c']]);
-    expect(cycles([['a', 'b'], ['b', 'c']])).toEqual([]);
+    expect(
+      cycles([
+        ['a', 'b'],
+        ['b', 'c'],
+        ['c', 'a'],
+        ['c', 'd'],
+      ]),
+    ).toEqual([['a', 'b', 'c']]);
+    expect(
+      cycles([
+        ['a', 'b'],
+        ['b', 'c'],
+      ]),
+    ).toEqual([]);
   });
 });

@@ -49,7 +49,12 @@ async function main(): Promise<void> {
   });
   await checkStoreAtStart(config, gateway);
 
-  const serverOptions = { port: config.server.port, host: config.server.host, http: config.http, fastPath: fastPathOf(gateway.app) };
+  const serverOptions = {
+    port: config.server.port,
+    host: config.server.host,
+    http: config.http,
+    fastPath: fastPathOf(gateway.app),
+  };
   // A cluster worker listens on nothing: its primary accepts and hands it connections (cluster/connection-handoff.ts).
   const server = cluster.isWorker
     ? serveConnectionsOfPrimary(httpServer(gateway.app.fetch, serverOptions), log)
@@ -63,8 +68,10 @@ async function main(): Promise<void> {
   const metricsServer =
     config.metrics.port === undefined || cluster.isWorker
       ? undefined
-      : listen(gateway.metricsApp.fetch, { port: config.metrics.port, host: config.server.host, http: config.http }, (info) =>
-          log.info({ port: info.port }, `metrics on http://${config.server.host}:${info.port}/metrics`),
+      : listen(
+          gateway.metricsApp.fetch,
+          { port: config.metrics.port, host: config.server.host, http: config.http },
+          (info) => log.info({ port: info.port }, `metrics on http://${config.server.host}:${info.port}/metrics`),
         );
   refuseWhenTaken(server, 'PORT', config);
   if (metricsServer) refuseWhenTaken(metricsServer, 'Gw:Metrics:Port', config);
@@ -118,7 +125,10 @@ async function checkStoreAtStart(config: GatewayConfig, gateway: Gateway): Promi
   } catch (error) {
     // The reason names host and port at most; the address itself may carry a password.
     const reason = error instanceof Error ? error.message.replace(/^The store is unavailable: /, '') : String(error);
-    refuse([`ConnectionStrings:Store: the Redis it names is not reachable (${reason}): start Redis, or leave it unset for the in-memory store`]);
+    refuse([
+      `ConnectionStrings:Store: the Redis it names is not reachable (${reason}): start Redis, or leave it unset ` +
+        `for the in-memory store`,
+    ]);
   }
 }
 
@@ -139,8 +149,10 @@ function refuseWhenTaken(server: Server, setting: string, config: GatewayConfig)
   server.on('error', (error: NodeJS.ErrnoException) => {
     const port = setting === 'PORT' ? config.server.port : config.metrics.port;
     const where = `${config.server.host}:${port}`;
-    if (error.code === 'EADDRINUSE') refuse([`${setting}: ${where} is already in use: stop what listens there or set ${setting} to a free port`]);
-    if (error.code === 'EACCES') refuse([`${setting}: ${where} may not be opened by this user: set ${setting} to a port above 1023`]);
+    if (error.code === 'EADDRINUSE')
+      refuse([`${setting}: ${where} is already in use: stop what listens there or set ${setting} to a free port`]);
+    if (error.code === 'EACCES')
+      refuse([`${setting}: ${where} may not be opened by this user: set ${setting} to a port above 1023`]);
     refuse([`${setting}: cannot listen on ${where}: ${error.message}`]);
   });
 }

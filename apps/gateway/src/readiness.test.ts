@@ -26,8 +26,14 @@ describe('createReadiness', () => {
   it('is unhealthy until the model has embedded the test sentence, then healthy', async () => {
     const { model } = switchableModel();
     let load!: (model: EmbeddingModel) => void;
-    const readiness = createReadiness({ store: createMemoryStore(), embeddingModel: new Promise((resolve) => (load = resolve)) });
-    expect(await readiness.report()).toMatchObject({ status: 'Unhealthy', components: { embeddingModel: { status: 'Unhealthy', description: 'embedding model is loading' } } });
+    const readiness = createReadiness({
+      store: createMemoryStore(),
+      embeddingModel: new Promise((resolve) => (load = resolve)),
+    });
+    expect(await readiness.report()).toMatchObject({
+      status: 'Unhealthy',
+      components: { embeddingModel: { status: 'Unhealthy', description: 'embedding model is loading' } },
+    });
     load(model);
     await readiness.modelChecked;
     expect(await readiness.report()).toMatchObject({ status: 'Healthy' });
@@ -35,7 +41,11 @@ describe('createReadiness', () => {
 
   it('notices a loaded model that stopped working, in the background, and its recovery', async () => {
     const { model, state } = switchableModel();
-    const readiness = createReadiness({ store: createMemoryStore(), embeddingModel: Promise.resolve(model), modelRecheckMs: 0 });
+    const readiness = createReadiness({
+      store: createMemoryStore(),
+      embeddingModel: Promise.resolve(model),
+      modelRecheckMs: 0,
+    });
     await readiness.modelChecked;
     expect((await readiness.report()).status).toBe('Healthy');
 
@@ -45,7 +55,10 @@ describe('createReadiness', () => {
     await waitFor(() => state.embeds >= 3);
     const down = await readiness.report();
     expect(down.status).toBe('Unhealthy');
-    expect(down.components.embeddingModel).toEqual({ status: 'Unhealthy', description: 'switchable: the embedding worker stopped' });
+    expect(down.components.embeddingModel).toEqual({
+      status: 'Unhealthy',
+      description: 'switchable: the embedding worker stopped',
+    });
 
     state.failing = false;
     await readiness.report();
@@ -56,7 +69,11 @@ describe('createReadiness', () => {
 
   it('does not embed again while the verdict is younger than modelRecheckMs', async () => {
     const { model, state } = switchableModel();
-    const readiness = createReadiness({ store: createMemoryStore(), embeddingModel: Promise.resolve(model), modelRecheckMs: 60_000 });
+    const readiness = createReadiness({
+      store: createMemoryStore(),
+      embeddingModel: Promise.resolve(model),
+      modelRecheckMs: 60_000,
+    });
     await readiness.modelChecked;
     for (let i = 0; i < 5; i++) await readiness.report();
     expect(state.embeds).toBe(1);
@@ -73,12 +90,23 @@ describe('createReadiness with downstreams', () => {
       store: createMemoryStore(),
       embeddingModel: Promise.resolve(switchableModel().model),
       toolsLoaded: () => servable,
-      downstreams: () => ({ servable, components: { 'downstream:orders': healthy, 'downstream:billing': servable ? degraded : { ...degraded, status: 'Unhealthy' } } }),
+      downstreams: () => ({
+        servable,
+        components: {
+          'downstream:orders': healthy,
+          'downstream:billing': servable ? degraded : { ...degraded, status: 'Unhealthy' },
+        },
+      }),
     });
     await readiness.modelChecked;
     expect(await readiness.report()).toEqual({
       status: 'Degraded',
-      components: { cacheStore: healthy, embeddingModel: healthy, 'downstream:orders': healthy, 'downstream:billing': degraded },
+      components: {
+        cacheStore: healthy,
+        embeddingModel: healthy,
+        'downstream:orders': healthy,
+        'downstream:billing': degraded,
+      },
     });
     expect(await readiness.ready()).toBe(true);
 
@@ -108,7 +136,8 @@ describe('createReadiness with a store that answers in part or slowly (issue 25,
     store.ping = async () => {
       state.pings++;
       if (state.mode === 'part') throw new PartialStoreOutage('1 of 3 masters of the cluster do not answer');
-      if (state.mode === 'down') throw new StoreUnavailableError('The store is unavailable: no master of the cluster answers');
+      if (state.mode === 'down')
+        throw new StoreUnavailableError('The store is unavailable: no master of the cluster answers');
       if (state.mode === 'hang') await new Promise<void>((resolve) => (state.release = resolve));
     };
     return { store, state };
@@ -116,12 +145,19 @@ describe('createReadiness with a store that answers in part or slowly (issue 25,
 
   it('is Degraded (ready, 200) while one master of a cluster is away, and the /mcp gate stays open', async () => {
     const { store, state } = pingable();
-    const readiness = createReadiness({ store, embeddingModel: Promise.resolve(switchableModel().model), gateIntervalMs: 0 });
+    const readiness = createReadiness({
+      store,
+      embeddingModel: Promise.resolve(switchableModel().model),
+      gateIntervalMs: 0,
+    });
     await readiness.modelChecked;
     state.mode = 'part';
     expect(await readiness.report()).toEqual({
       status: 'Degraded',
-      components: { cacheStore: { status: 'Degraded', description: '1 of 3 masters of the cluster do not answer' }, embeddingModel: { status: 'Healthy' } },
+      components: {
+        cacheStore: { status: 'Degraded', description: '1 of 3 masters of the cluster do not answer' },
+        embeddingModel: { status: 'Healthy' },
+      },
     });
     expect(await readiness.ready()).toBe(true);
     await readiness.report(); // whatever check the gate started in the background
@@ -131,7 +167,11 @@ describe('createReadiness with a store that answers in part or slowly (issue 25,
 
   it('does not hold /mcp requests on a store check that is slow to answer while its last verdict was ready', async () => {
     const { store, state } = pingable();
-    const readiness = createReadiness({ store, embeddingModel: Promise.resolve(switchableModel().model), gateIntervalMs: 0 });
+    const readiness = createReadiness({
+      store,
+      embeddingModel: Promise.resolve(switchableModel().model),
+      gateIntervalMs: 0,
+    });
     await readiness.modelChecked;
     expect(await readiness.ready()).toBe(true);
     state.mode = 'hang';

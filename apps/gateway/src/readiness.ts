@@ -12,7 +12,10 @@ import type { DownstreamHealth, DownstreamsHealth } from './registry/downstream-
 export interface ReadinessReport {
   status: 'Healthy' | 'Degraded' | 'Unhealthy';
   /** `workers`: only with `Gw:Http:Workers` > 1, while some worker is not ready (cluster/workers-readiness.ts). */
-  components: { cacheStore: ComponentHealth; embeddingModel: ComponentHealth; workers?: ComponentHealth } & Record<`downstream:${string}`, DownstreamHealth>;
+  components: { cacheStore: ComponentHealth; embeddingModel: ComponentHealth; workers?: ComponentHealth } & Record<
+    `downstream:${string}`,
+    DownstreamHealth
+  >;
 }
 
 export interface Readiness {
@@ -35,7 +38,10 @@ export interface ReadinessOptions {
   embeddingModel: Promise<EmbeddingModel>;
   /** Each downstream's tools and breaker, for the report; absent, tools are not part of readiness. */
   downstreams?: () => DownstreamsHealth;
-  /** Whether any downstream's tools are loaded (`DownstreamsHealth.servable`), cheaply: the gate asks on every /mcp request. */
+  /**
+   * Whether any downstream's tools are loaded (`DownstreamsHealth.servable`),
+   * cheaply: the gate asks on every /mcp request.
+   */
   toolsLoaded?: () => boolean;
   gateIntervalMs?: number;
   /** A loaded model is checked again, in the background, when its verdict is older than this. */
@@ -57,7 +63,14 @@ export interface ReadinessOptions {
  */
 const STALE_VERDICT_GRACE_MS = 5_000;
 
-export function createReadiness({ store, embeddingModel, downstreams, toolsLoaded, gateIntervalMs = 1_000, modelRecheckMs = 30_000 }: ReadinessOptions): Readiness {
+export function createReadiness({
+  store,
+  embeddingModel,
+  downstreams,
+  toolsLoaded,
+  gateIntervalMs = 1_000,
+  modelRecheckMs = 30_000,
+}: ReadinessOptions): Readiness {
   let model: ComponentHealth = { status: 'Unhealthy', description: 'embedding model is loading' };
   let loaded: EmbeddingModel | null = null;
   let modelCheckedAt = Number.NEGATIVE_INFINITY;
@@ -96,7 +109,9 @@ export function createReadiness({ store, embeddingModel, downstreams, toolsLoade
     readyAt = ready ? Date.now() : Number.NEGATIVE_INFINITY;
     const tools = downstreams?.();
     const components = { cacheStore, embeddingModel: model, ...tools?.components };
-    const degraded = cacheStore.status === 'Degraded' || Object.values(tools?.components ?? {}).some((component) => component.status !== 'Healthy');
+    const degraded =
+      cacheStore.status === 'Degraded' ||
+      Object.values(tools?.components ?? {}).some((component) => component.status !== 'Healthy');
     const status = !ready || tools?.servable === false ? 'Unhealthy' : degraded ? 'Degraded' : 'Healthy';
     return { status, components };
   };

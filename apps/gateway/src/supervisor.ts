@@ -46,7 +46,10 @@ export function superviseWorkers(config: GatewayConfig, log: Logger): void {
   const fork = () => {
     const worker = cluster.fork();
     live.set(worker.id, { worker, startedAt: Date.now() });
-    primary.info({ worker: worker.id, pid: worker.process.pid }, `worker ${worker.id} started (pid ${worker.process.pid})`);
+    primary.info(
+      { worker: worker.id, pid: worker.process.pid },
+      `worker ${worker.id} started (pid ${worker.process.pid})`,
+    );
   };
 
   const finish = () => {
@@ -74,7 +77,10 @@ export function superviseWorkers(config: GatewayConfig, log: Logger): void {
       return;
     }
     const waitMs = backoff.next(Date.now() - startedAt);
-    primary.error({ ...facts, restartInMs: waitMs }, `worker ${worker.id} exited unexpectedly; starting a replacement in ${waitMs} ms`);
+    primary.error(
+      { ...facts, restartInMs: waitMs },
+      `worker ${worker.id} exited unexpectedly; starting a replacement in ${waitMs} ms`,
+    );
     const timer = setTimeout(() => {
       replacements.delete(timer);
       fork();
@@ -85,7 +91,10 @@ export function superviseWorkers(config: GatewayConfig, log: Logger): void {
   const metricsServer = serveClusterMetrics(config, primary);
   for (let i = 0; i < config.http.workers; i++) fork();
   const listener = acceptForWorkers({ port: config.server.port, host: config.server.host, pick }, (info) =>
-    primary.info({ port: info.port, host: config.server.host, workers: config.http.workers }, `tollgate gateway listening on http://${config.server.host}:${info.port}`),
+    primary.info(
+      { port: info.port, host: config.server.host, workers: config.http.workers },
+      `tollgate gateway listening on http://${config.server.host}:${info.port}`,
+    ),
   );
 
   const shutdown = (signal: string) => {

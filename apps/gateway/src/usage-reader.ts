@@ -38,15 +38,29 @@ export class UsageReader {
     return (await this.reports(params, [params.groupBy]))[0]!;
   }
 
-  /** One report per grouping (undefined: none) of one range, from one read of the counters; `only`: one tool's or downstream's calls. */
-  async reports(params: UsageQueryParams, groupings: ReadonlyArray<string | undefined>, only: UsageSubset = {}): Promise<LabelledUsageReport[]> {
+  /**
+   * One report per grouping (undefined: none) of one range, from one
+   * read of the counters; `only`: one tool's or downstream's calls.
+   */
+  async reports(
+    params: UsageQueryParams,
+    groupings: ReadonlyArray<string | undefined>,
+    only: UsageSubset = {},
+  ): Promise<LabelledUsageReport[]> {
     const queries = groupings.map((groupBy) => parseUsageQuery({ ...params, groupBy }, this.clock()));
     const { from, to, agentId } = queries[0]!;
-    const cells = (await this.usage.read({ from, to, ...(agentId !== undefined ? { agentId } : {}) })).filter((cell) => inSubset(cell, only));
+    const cells = (await this.usage.read({ from, to, ...(agentId !== undefined ? { agentId } : {}) })).filter((cell) =>
+      inSubset(cell, only),
+    );
     return Promise.all(
       queries.map(async (query) => {
         const report = usageReport(cells, query);
-        const named = query.groupBy === 'agent' ? report.totals.map((total) => total.group ?? '') : query.agentId !== undefined ? [query.agentId] : [];
+        const named =
+          query.groupBy === 'agent'
+            ? report.totals.map((total) => total.group ?? '')
+            : query.agentId !== undefined
+              ? [query.agentId]
+              : [];
         return { ...report, labels: named.length === 0 ? {} : await this.labels(named) };
       }),
     );
@@ -55,10 +69,15 @@ export class UsageReader {
   /** Labels of the given agent ids, in one read of the agent list. */
   async labels(agentIds: readonly string[]): Promise<Record<string, string>> {
     const known = new Map((await this.agents.list()).map((agent) => [agent.agentId, agent.label]));
-    return Object.fromEntries(agentIds.map((id) => [id, id === '' ? NO_AGENT_LABEL : (known.get(id) ?? `Deleted agent ${id}`)]));
+    return Object.fromEntries(
+      agentIds.map((id) => [id, id === '' ? NO_AGENT_LABEL : (known.get(id) ?? `Deleted agent ${id}`)]),
+    );
   }
 }
 
 function inSubset(cell: UsageCell, only: UsageSubset): boolean {
-  return (only.tool === undefined || cell.tool === only.tool) && (only.downstream === undefined || cell.downstream === only.downstream);
+  return (
+    (only.tool === undefined || cell.tool === only.tool) &&
+    (only.downstream === undefined || cell.downstream === only.downstream)
+  );
 }

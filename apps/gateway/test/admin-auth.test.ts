@@ -28,7 +28,10 @@ describe('POST /auth/admin/token (contract 4.1, 5)', () => {
   beforeAll(async () => {
     // The wrong-key cases below are more than the sign-in throttle's default 5 (sign-in-throttle.test.ts covers it).
     const roomForWrongKeys = { env: { Gw__Admin__SignInMaxFailures: '20' } };
-    pair = await startPair({ gateway: [roomForWrongKeys, { env: { Gw__Admin__TokenExpiryDays: '7' } }, { adminApiKey: null }], ready: false });
+    pair = await startPair({
+      gateway: [roomForWrongKeys, { env: { Gw__Admin__TokenExpiryDays: '7' } }, { adminApiKey: null }],
+      ready: false,
+    });
     [withDefaults, withWeekTokens, withoutKey] = [pair.gateways[0]!, pair.gateways[1]!, pair.gateways[2]!];
   });
   afterAll(() => pair?.stop());
@@ -99,14 +102,22 @@ describe('POST /auth/admin/token (contract 4.1, 5)', () => {
         const reply = await rawRequest(url, { method: 'POST', headers, ...sent });
         expect(reply.status).toBe(413);
         expect(reply.contentType).toMatch(/^application\/problem\+json/);
-        expect(JSON.parse(reply.body)).toMatchObject({ status: 413, detail: expect.stringMatching(/larger than 16384 bytes/) });
+        expect(JSON.parse(reply.body)).toMatchObject({
+          status: 413,
+          detail: expect.stringMatching(/larger than 16384 bytes/),
+        });
       }
     });
   });
 
   describe('without an admin API key', () => {
     it('answers 404 whatever is sent, as if the endpoint did not exist', async () => {
-      for (const body of [JSON.stringify({ apiKey: TEST_ADMIN_KEY }), JSON.stringify({ apiKey: '' }), '{}', 'not json']) {
+      for (const body of [
+        JSON.stringify({ apiKey: TEST_ADMIN_KEY }),
+        JSON.stringify({ apiKey: '' }),
+        '{}',
+        'not json',
+      ]) {
         await expectProblem(await postAdminToken(withoutKey.url, body), 404);
       }
     });

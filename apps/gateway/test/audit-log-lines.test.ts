@@ -3,7 +3,7 @@ import type { ControlledDownstream } from './support/controlled-downstream.js';
 import { createAgentWithToken, mcpRaw, openRawSession } from './support/mcp.js';
 import { startPair, type Pair } from './support/pair.js';
 import { agentAudit } from './support/audit.js';
-import { eventually, freePort, type RunningProcess } from './support/processes.js';
+import { eventually, freePort } from './support/processes.js';
 
 const CALLS = 24;
 
@@ -27,13 +27,20 @@ describe('audit log lines under concurrent calls (dist/main.js, controlled downs
   afterAll(() => pair?.stop());
 
   it('names, on each audit line, the request the record belongs to', async () => {
-    const agent = await createAgentWithToken(pair.api, await pair.adminToken(), { label: 'many-lines', dailyTokenBudget: 1_000_000 });
+    const agent = await createAgentWithToken(pair.api, await pair.adminToken(), {
+      label: 'many-lines',
+      dailyTokenBudget: 1_000_000,
+    });
     const { sessionId } = await openRawSession(pair.url, agent.token);
     // Answered together, so their records share the trail's batches.
     pair.downstream.delayMs = 200;
     const replies = await Promise.all(
       Array.from({ length: CALLS }, (_, i) =>
-        mcpRaw(pair.url, { jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'get_item', arguments: { id: i } } }, { token: agent.token, sessionId, headers: { 'X-Request-Id': `line-${i}` } }),
+        mcpRaw(
+          pair.url,
+          { jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'get_item', arguments: { id: i } } },
+          { token: agent.token, sessionId, headers: { 'X-Request-Id': `line-${i}` } },
+        ),
       ),
     );
     expect(replies.map((reply) => reply.status)).toEqual(Array(CALLS).fill(200));
@@ -45,9 +52,16 @@ describe('audit log lines under concurrent calls (dist/main.js, controlled downs
         .filter((line) => line.includes('"msg":"audit"'))
         .map((line) => JSON.parse(line) as AuditLine)
         .filter((line) => line.audit.kind === 'tool-call' && line.audit.agentId === agent.agentId);
-    const lines = await eventually(async () => auditLines(), (found) => found.length >= CALLS);
-    expect(lines.map((line) => line.audit.requestId).sort()).toEqual(Array.from({ length: CALLS }, (_, i) => `line-${i}`).sort());
-    const wrong = lines.filter((line) => line.requestId !== line.audit.requestId).map((line) => `${line.requestId} on ${line.audit.requestId}`);
+    const lines = await eventually(
+      async () => auditLines(),
+      (found) => found.length >= CALLS,
+    );
+    expect(lines.map((line) => line.audit.requestId).sort()).toEqual(
+      Array.from({ length: CALLS }, (_, i) => `line-${i}`).sort(),
+    );
+    const wrong = lines
+      .filter((line) => line.requestId !== line.audit.requestId)
+      .map((line) => `${line.requestId} on ${line.audit.requestId}`);
     expect(wrong).toEqual([]);
   });
 });
@@ -69,10 +83,21 @@ describe('a tools/call refused as not ready (dist/main.js, a downstream that nev
   it("shows in the agent's audit view, with the agent", async () => {
     const admin = await pair.adminToken();
     const agent = await createAgentWithToken(pair.api, admin, { label: 'not-ready', dailyTokenBudget: 1_000 });
-    const refused = await mcpRaw(pair.url, { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'get_item', arguments: { id: 1 } } }, { token: agent.token, sessionId: 'A'.repeat(32), headers: { 'X-Request-Id': 'not-ready-1' } });
+    const refused = await mcpRaw(
+      pair.url,
+      { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'get_item', arguments: { id: 1 } } },
+      { token: agent.token, sessionId: 'A'.repeat(32), headers: { 'X-Request-Id': 'not-ready-1' } },
+    );
     expect(refused.status).toBe(503);
-    const records = await eventually(() => agentAudit(pair.api, admin, agent.agentId), (found) => found.some((record) => record.kind === 'tool-call'));
-    expect(records.find((record) => record.kind === 'tool-call')).toMatchObject({ outcome: 'unavailable', agentId: agent.agentId, httpStatus: 503, jsonRpcCode: -32003 });
+    const records = await eventually(
+      () => agentAudit(pair.api, admin, agent.agentId),
+      (found) => found.some((record) => record.kind === 'tool-call'),
+    );
+    expect(records.find((record) => record.kind === 'tool-call')).toMatchObject({
+      outcome: 'unavailable',
+      agentId: agent.agentId,
+      httpStatus: 503,
+      jsonRpcCode: -32003,
+    });
   });
 });
-

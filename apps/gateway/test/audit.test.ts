@@ -11,7 +11,9 @@ import { startDownstream, startGateway, type RunningProcess } from './support/pr
 import { redisServerAvailable } from './support/redis-guard.js';
 import { HTTP_STATUS_DELIVERY } from './support/delivery.js';
 
-const redisAvailable = redisServerAvailable('the audit trail on Redis (pagination over streams, records kept across a graceful shutdown)');
+const redisAvailable = redisServerAvailable(
+  'the audit trail on Redis (pagination over streams, records kept across a graceful shutdown)',
+);
 
 /** An argument value that must never be stored or logged: only its digest may be. */
 const DISTINCTIVE = 'quokka-zebra-7741';
@@ -61,7 +63,11 @@ describe('audit trail (dist/main.js + sample downstream)', () => {
       pair = await startPair({ downstream, redis: redisAvailable, gateway: { env: HTTP_STATUS_DELIVERY } });
       ({ gateway, api } = pair);
       admin = await pair.adminToken();
-      agent = await createAgentWithToken(api, admin, { label: 'audited', dailyTokenBudget: 1_000_000, allowedTools: ['get_order', 'search_products', 'get_product', 'get_customer', 'quote_order'] });
+      agent = await createAgentWithToken(api, admin, {
+        label: 'audited',
+        dailyTokenBudget: 1_000_000,
+        allowedTools: ['get_order', 'search_products', 'get_product', 'get_customer', 'quote_order'],
+      });
     });
     afterAll(() => pair?.stop());
 
@@ -71,7 +77,12 @@ describe('audit trail (dist/main.js + sample downstream)', () => {
     /** The fields every tool-call record has, whatever its outcome. */
     function expectWellFormed(made: AuditedCall, expected: Partial<AuditRecord>): void {
       const { record } = made;
-      expect(record).toMatchObject({ kind: 'tool-call', actor: null, requestId: expect.stringMatching(/^call-/), ...expected });
+      expect(record).toMatchObject({
+        kind: 'tool-call',
+        actor: null,
+        requestId: expect.stringMatching(/^call-/),
+        ...expected,
+      });
       expect(Date.now() - Date.parse(record.time)).toBeLessThan(60_000);
       expect(record.gatewayMs).toBeGreaterThanOrEqual(0);
       expect(record.httpStatus).toBe(made.reply.status);
@@ -112,16 +123,34 @@ describe('audit trail (dist/main.js + sample downstream)', () => {
 
     it('unauthorized: a token the gateway did not sign, recorded without an agent', async () => {
       const foreign = new TokenService({ signingKey: 'a-different-signing-key-of-at-least-32-bytes' });
-      const { token: forged } = await foreign.issueAgentToken({ agentId: agent.agentId, scopes: [], generation: 0, expiresInDays: 1 });
+      const { token: forged } = await foreign.issueAgentToken({
+        agentId: agent.agentId,
+        scopes: [],
+        generation: 0,
+        expiresInDays: 1,
+      });
       const made = await call('get_order', { id: 1001 }, agent, forged);
       expect(made.reply.status).toBe(401);
-      expectWellFormed(made, { outcome: 'unauthorized', agentId: null, sessionId: null, tokensCharged: 0, cacheTier: null, downstreamStatus: null });
+      expectWellFormed(made, {
+        outcome: 'unauthorized',
+        agentId: null,
+        sessionId: null,
+        tokensCharged: 0,
+        cacheTier: null,
+        downstreamStatus: null,
+      });
     });
 
     it.each([
       ['forbidden (a scope missing)', 'get_customer', { id: 1 }, 403, 'forbidden'],
       ['not-allowlisted', 'list_orders', { limit: 1 }, 403, 'not-allowlisted'],
-      ['write-blocked (POST without allowWrite)', 'quote_order', { lines: [{ sku: 'KB-100', quantity: 1 }] }, 403, 'write-blocked'],
+      [
+        'write-blocked (POST without allowWrite)',
+        'quote_order',
+        { lines: [{ sku: 'KB-100', quantity: 1 }] },
+        403,
+        'write-blocked',
+      ],
       ['invalid-arguments', 'get_order', { id: DISTINCTIVE }, 400, 'invalid-arguments'],
       ['unknown-tool', 'no_such_tool', { id: 1 }, 400, 'unknown-tool'],
       ['downstream-error (downstream 404)', 'get_product', { sku: 'NO-SUCH-SKU' }, 502, 'downstream-error'],
@@ -139,7 +168,13 @@ describe('audit trail (dist/main.js + sample downstream)', () => {
       const broke = await createAgentWithToken(api, admin, { label: 'no budget', dailyTokenBudget: 0 });
       const made = await call('get_order', { id: 1001 }, broke);
       expect(made.reply.status).toBe(429);
-      expectWellFormed(made, { outcome: 'budget-exhausted', agentId: broke.agentId, tool: 'get_order', tokensCharged: 0, downstreamStatus: null });
+      expectWellFormed(made, {
+        outcome: 'budget-exhausted',
+        agentId: broke.agentId,
+        tool: 'get_order',
+        tokensCharged: 0,
+        downstreamStatus: null,
+      });
     });
 
     it('never stores or logs raw argument values, only their digest', async () => {
@@ -164,12 +199,28 @@ describe('audit trail (dist/main.js + sample downstream)', () => {
       expect((await api.request('POST', '/management/tools/refresh', admin)).status).toBe(200);
 
       const forAgent = await walk(api, admin, `/management/audit?agentId=${id}`, 100);
-      expect(forAgent.map((record) => record.outcome)).toEqual(['agent.deleted', 'agent.budget-reset', 'agent.token-issued', 'agent.updated', 'agent.created']);
+      expect(forAgent.map((record) => record.outcome)).toEqual([
+        'agent.deleted',
+        'agent.budget-reset',
+        'agent.token-issued',
+        'agent.updated',
+        'agent.created',
+      ]);
       // A deleted agent's own trail stays readable.
       const own = await api.request('GET', `/management/agents/${id}/audit`, admin);
       expect(own.status).toBe(200);
-      expect(own.body.records.map((record: { outcome: string }) => record.outcome)).toEqual(forAgent.map((record) => record.outcome));
-      for (const record of forAgent) expect(record).toMatchObject({ kind: 'management', agentId: id, actor, tool: null, argsDigest: null, tokensCharged: 0 });
+      expect(own.body.records.map((record: { outcome: string }) => record.outcome)).toEqual(
+        forAgent.map((record) => record.outcome),
+      );
+      for (const record of forAgent)
+        expect(record).toMatchObject({
+          kind: 'management',
+          agentId: id,
+          actor,
+          tool: null,
+          argsDigest: null,
+          tokensCharged: 0,
+        });
 
       const [refreshed] = await walk(api, admin, '/management/audit?outcome=tools.refreshed', 100);
       expect(refreshed).toMatchObject({ kind: 'management', outcome: 'tools.refreshed', actor, agentId: null });
@@ -180,7 +231,10 @@ describe('audit trail (dist/main.js + sample downstream)', () => {
       const paged = await createAgentWithToken(api, admin, { label: 'paged', dailyTokenBudget: 1_000_000 });
       const { sessionId } = await openRawSession(gateway.url, paged.token);
       for (let id = 1010; id < 1017; id += 1) {
-        expect((await rawCall(gateway.url, paged.token, sessionId, 'tools/call', { name: 'get_order', arguments: { id } })).status).toBe(200);
+        expect(
+          (await rawCall(gateway.url, paged.token, sessionId, 'tools/call', { name: 'get_order', arguments: { id } }))
+            .status,
+        ).toBe(200);
       }
       // 7 calls, plus agent.created and agent.token-issued.
       const whole = await walk(api, admin, `/management/agents/${paged.agentId}/audit`, 500);
@@ -210,9 +264,15 @@ describe('audit trail (dist/main.js + sample downstream)', () => {
       const byAgent = await walk(api, admin, `/management/audit?agentId=${agent.agentId}&outcome=forbidden`, 100);
       expect(byAgent.length).toBe(1);
       expect(byAgent[0]).toMatchObject({ agentId: agent.agentId, outcome: 'forbidden', tool: 'get_customer' });
-      const combined = await walk(api, admin, `/management/agents/${agent.agentId}/audit?tool=get_order&outcome=ok`, 100);
+      const combined = await walk(
+        api,
+        admin,
+        `/management/agents/${agent.agentId}/audit?tool=get_order&outcome=ok`,
+        100,
+      );
       expect(combined.length).toBeGreaterThan(0);
-      for (const record of combined) expect(record).toMatchObject({ agentId: agent.agentId, tool: 'get_order', outcome: 'ok' });
+      for (const record of combined)
+        expect(record).toMatchObject({ agentId: agent.agentId, tool: 'get_order', outcome: 'ok' });
     });
 
     it.each([
@@ -262,7 +322,16 @@ describe('audit trail (dist/main.js + sample downstream)', () => {
       const { sessionId } = await openRawSession(first.url, agent.token);
       const CALLS = 25;
       const replies = await Promise.all(
-        Array.from({ length: CALLS }, (_, index) => rawCall(first.url, agent.token, sessionId, 'tools/call', { name: 'get_order', arguments: { id: 1100 + index } }, index + 1)),
+        Array.from({ length: CALLS }, (_, index) =>
+          rawCall(
+            first.url,
+            agent.token,
+            sessionId,
+            'tools/call',
+            { name: 'get_order', arguments: { id: 1100 + index } },
+            index + 1,
+          ),
+        ),
       );
       for (const reply of replies) expect(reply.status).toBe(200);
       // Straight away: the trail is written off the hot path, so some records are still queued.
@@ -271,11 +340,19 @@ describe('audit trail (dist/main.js + sample downstream)', () => {
       reader = await startGateway({ downstreamUrl: downstream.url, redisUrl: redis.url });
       await waitUntilReady(reader.url);
       const readerApi = new GatewayClient(reader.url);
-      const records = await walk(readerApi, await readerApi.adminToken(), `/management/agents/${agent.agentId}/audit`, 500);
+      const records = await walk(
+        readerApi,
+        await readerApi.adminToken(),
+        `/management/agents/${agent.agentId}/audit`,
+        500,
+      );
       const calls = records.filter((record) => record.kind === 'tool-call');
       expect(calls.length).toBe(CALLS);
       for (const record of calls) expect(record).toMatchObject({ outcome: 'ok', tool: 'get_order', sessionId });
-      expect(records.filter((record) => record.kind === 'management').map((record) => record.outcome)).toEqual(['agent.token-issued', 'agent.created']);
+      expect(records.filter((record) => record.kind === 'management').map((record) => record.outcome)).toEqual([
+        'agent.token-issued',
+        'agent.created',
+      ]);
     });
   });
 });

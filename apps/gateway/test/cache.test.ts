@@ -34,7 +34,11 @@ class TestGateway {
   }
 
   agent(settings: Record<string, unknown>): Promise<TestAgent> {
-    return createAgentWithToken(this.api, this.admin, { label: 'cache test', dailyTokenBudget: 1_000_000, ...settings });
+    return createAgentWithToken(this.api, this.admin, {
+      label: 'cache test',
+      dailyTokenBudget: 1_000_000,
+      ...settings,
+    });
   }
 
   call(agent: TestAgent, name: string, args: Record<string, unknown>): Promise<AuditedCall> {
@@ -48,7 +52,8 @@ class TestGateway {
 
 /** What the downstream itself says now, bypassing the gateway. */
 async function stockAt(downstreamUrl: string, sku: string): Promise<number> {
-  return ((await fetch(`${downstreamUrl}/products/${sku}`).then((response) => response.json())) as { stock: number }).stock;
+  return ((await fetch(`${downstreamUrl}/products/${sku}`).then((response) => response.json())) as { stock: number })
+    .stock;
 }
 
 /** Changes the downstream behind the gateway's back (no gateway call, so no invalidation). */
@@ -90,7 +95,10 @@ describe('response cache (dist/main.js + sample downstream)', () => {
     let reader: TestAgent;
 
     beforeAll(async () => {
-      pair = await startPair({ downstream, gateway: { env: { ...HTTP_STATUS_DELIVERY, Gw__Cache__Tools__get_order__Enabled: 'false' } } });
+      pair = await startPair({
+        downstream,
+        gateway: { env: { ...HTTP_STATUS_DELIVERY, Gw__Cache__Tools__get_order__Enabled: 'false' } },
+      });
       gateway = await TestGateway.of(pair.gateway);
       reader = await gateway.agent({ scopes: ['customers:read'] });
     });
@@ -100,7 +108,12 @@ describe('response cache (dist/main.js + sample downstream)', () => {
       const before = await gateway.used(reader);
       const first = await gateway.call(reader, 'get_product', { sku: 'MN-270' });
       const tokens = countTokens(first.text!);
-      expect(first.record).toMatchObject({ outcome: 'ok', cacheTier: null, downstreamStatus: 200, tokensCharged: tokens });
+      expect(first.record).toMatchObject({
+        outcome: 'ok',
+        cacheTier: null,
+        downstreamStatus: 200,
+        tokensCharged: tokens,
+      });
       expect(first.record.downstreamMs).toEqual(expect.any(Number));
 
       // The downstream changes behind the gateway's back: an answer from the cache still shows the old stock.
@@ -110,7 +123,14 @@ describe('response cache (dist/main.js + sample downstream)', () => {
 
       const second = await gateway.call(reader, 'get_product', { sku: 'MN-270' });
       expect(second.text).toBe(first.text);
-      expect(second.record).toMatchObject({ outcome: 'cache-hit', cacheTier: 'exact', httpStatus: 200, downstreamStatus: null, downstreamMs: null, tokensCharged: tokens });
+      expect(second.record).toMatchObject({
+        outcome: 'cache-hit',
+        cacheTier: 'exact',
+        httpStatus: 200,
+        downstreamStatus: null,
+        downstreamMs: null,
+        tokensCharged: tokens,
+      });
       expect(second.reply.headers.get('server-timing')).toContain('cache;desc=exact');
       expect(await gateway.used(reader)).toBe(before + 2 * tokens);
     });
@@ -120,12 +140,20 @@ describe('response cache (dist/main.js + sample downstream)', () => {
       expect(first.record).toMatchObject({ outcome: 'ok', cacheTier: null });
       await sleep(EMBEDDING_SETTLE_MS);
       const paraphrase = await gateway.call(reader, 'search_products', { q: 'Noise cancelling  wireless headphones' });
-      expect(paraphrase.record).toMatchObject({ outcome: 'cache-hit', cacheTier: 'semantic', downstreamStatus: null, tokensCharged: countTokens(first.text!) });
+      expect(paraphrase.record).toMatchObject({
+        outcome: 'cache-hit',
+        cacheTier: 'semantic',
+        downstreamStatus: null,
+        tokensCharged: countTokens(first.text!),
+      });
       expect(paraphrase.text).toBe(first.text);
     });
 
     it('matches the other arguments exactly: the same words with a different category go to the downstream', async () => {
-      const first = await gateway.call(reader, 'search_products', { q: 'compact usb-c cable', category: 'accessories' });
+      const first = await gateway.call(reader, 'search_products', {
+        q: 'compact usb-c cable',
+        category: 'accessories',
+      });
       expect(first.record.outcome).toBe('ok');
       await sleep(EMBEDDING_SETTLE_MS);
       const other = await gateway.call(reader, 'search_products', { q: 'compact usb-c cable', category: 'hardware' });
@@ -158,11 +186,22 @@ describe('response cache (dist/main.js + sample downstream)', () => {
       await gateway.call(reader, 'get_product', { sku: 'DK-050' });
       await gateway.call(reader, 'search_products', { q: 'mechanical keyboards for typing' });
       await sleep(EMBEDDING_SETTLE_MS);
-      expect((await gateway.call(other, 'get_product', { sku: 'DK-050' })).record).toMatchObject({ outcome: 'ok', cacheTier: null, downstreamStatus: 200 });
-      expect((await gateway.call(other, 'search_products', { q: 'Mechanical keyboards for typing' })).record).toMatchObject({ outcome: 'ok', cacheTier: null });
+      expect((await gateway.call(other, 'get_product', { sku: 'DK-050' })).record).toMatchObject({
+        outcome: 'ok',
+        cacheTier: null,
+        downstreamStatus: 200,
+      });
+      expect(
+        (await gateway.call(other, 'search_products', { q: 'Mechanical keyboards for typing' })).record,
+      ).toMatchObject({ outcome: 'ok', cacheTier: null });
       // The same calls by the agent that made the first ones are hits: the misses above are the partition.
-      expect((await gateway.call(reader, 'get_product', { sku: 'DK-050' })).record).toMatchObject({ outcome: 'cache-hit', cacheTier: 'exact' });
-      expect((await gateway.call(reader, 'search_products', { q: 'Mechanical keyboards for typing' })).record).toMatchObject({ outcome: 'cache-hit', cacheTier: 'semantic' });
+      expect((await gateway.call(reader, 'get_product', { sku: 'DK-050' })).record).toMatchObject({
+        outcome: 'cache-hit',
+        cacheTier: 'exact',
+      });
+      expect(
+        (await gateway.call(reader, 'search_products', { q: 'Mechanical keyboards for typing' })).record,
+      ).toMatchObject({ outcome: 'cache-hit', cacheTier: 'semantic' });
     });
 
     it('never answers a negated or opposite query from the semantic tier', async () => {
@@ -170,7 +209,10 @@ describe('response cache (dist/main.js + sample downstream)', () => {
       await gateway.call(reader, 'search_products', { q: 'cheap monitors' });
       await sleep(EMBEDDING_SETTLE_MS);
       for (const q of ['keyboards that are not wireless', 'expensive monitors', 'wireless keyboard stands']) {
-        expect((await gateway.call(reader, 'search_products', { q })).record, q).toMatchObject({ outcome: 'ok', cacheTier: null });
+        expect((await gateway.call(reader, 'search_products', { q })).record, q).toMatchObject({
+          outcome: 'ok',
+          cacheTier: null,
+        });
       }
     });
 
@@ -235,7 +277,8 @@ describe('response cache (dist/main.js + sample downstream)', () => {
       const first = await gateway.call(agent, 'get_product', { sku: 'PD-010' });
       await restockDirectly(downstream.url, 'PD-010', 2);
       const second = await gateway.call(agent, 'get_product', { sku: 'PD-010' });
-      for (const call of [first, second]) expect(call.record).toMatchObject({ outcome: 'ok', cacheTier: null, downstreamStatus: 200 });
+      for (const call of [first, second])
+        expect(call.record).toMatchObject({ outcome: 'ok', cacheTier: null, downstreamStatus: 200 });
       expect(served(second).stock).toBe(served(first).stock + 2);
 
       await gateway.call(agent, 'search_products', { q: 'wireless noise cancelling headphones' });
@@ -249,7 +292,10 @@ describe('response cache (dist/main.js + sample downstream)', () => {
     let pair: Pair;
     let gateway: TestGateway;
     beforeAll(async () => {
-      pair = await startPair({ downstream, gateway: { env: { Gw__Cache__Tools__search_products__Semantic: 'false' } } });
+      pair = await startPair({
+        downstream,
+        gateway: { env: { Gw__Cache__Tools__search_products__Semantic: 'false' } },
+      });
       gateway = await TestGateway.of(pair.gateway);
     });
     afterAll(() => pair?.stop());
@@ -258,8 +304,12 @@ describe('response cache (dist/main.js + sample downstream)', () => {
       const agent = await gateway.agent({});
       await gateway.call(agent, 'search_products', { q: 'wireless noise cancelling headphones' });
       await sleep(EMBEDDING_SETTLE_MS);
-      expect((await gateway.call(agent, 'search_products', { q: 'wireless noise cancelling headphones' })).record).toMatchObject({ outcome: 'cache-hit', cacheTier: 'exact' });
-      expect((await gateway.call(agent, 'search_products', { q: 'Noise cancelling  wireless headphones' })).record).toMatchObject({ outcome: 'ok', cacheTier: null });
+      expect(
+        (await gateway.call(agent, 'search_products', { q: 'wireless noise cancelling headphones' })).record,
+      ).toMatchObject({ outcome: 'cache-hit', cacheTier: 'exact' });
+      expect(
+        (await gateway.call(agent, 'search_products', { q: 'Noise cancelling  wireless headphones' })).record,
+      ).toMatchObject({ outcome: 'ok', cacheTier: null });
     });
   });
 
@@ -279,7 +329,11 @@ describe('response cache (dist/main.js + sample downstream)', () => {
       const onA = await a.call(agent, 'get_product', { sku: 'SW-IDE' });
       expect(onA.record.outcome).toBe('ok');
       const onB = await b.call(agent, 'get_product', { sku: 'SW-IDE' });
-      expect(onB.record).toMatchObject({ outcome: 'cache-hit', cacheTier: 'exact', tokensCharged: onA.record.tokensCharged });
+      expect(onB.record).toMatchObject({
+        outcome: 'cache-hit',
+        cacheTier: 'exact',
+        tokensCharged: onA.record.tokensCharged,
+      });
       expect(onB.text).toBe(onA.text);
 
       const query = await a.call(agent, 'search_products', { q: 'waterproof hiking boots for women' });

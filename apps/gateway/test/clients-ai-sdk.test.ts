@@ -64,7 +64,9 @@ describe('client matrix: @ai-sdk/mcp createMCPClient over HTTP', { timeout: 30_0
       { rpc: ['server/discover'], protocolVersion: '2026-07-28', status: 200 },
       { rpc: ['tools/list'], protocolVersion: '2026-07-28', status: 200 },
     ]);
-    expect(seen.every((exchange) => exchange.sessionId === undefined && exchange.newSessionId === undefined)).toBe(true);
+    expect(seen.every((exchange) => exchange.sessionId === undefined && exchange.newSessionId === undefined)).toBe(
+      true,
+    );
   });
 
   it('connects with discovery off: initialize at 2025-11-25, as before 2026-07-28', async () => {
@@ -85,7 +87,10 @@ describe('client matrix: @ai-sdk/mcp createMCPClient over HTTP', { timeout: 30_0
     const client = await connect(matrix.reader.token);
     const { output, modelOutput } = await runTool(client, 'get_order', { id: KNOWN_ORDER });
     expect(JSON.parse(resultText(output))).toMatchObject({ id: KNOWN_ORDER });
-    expect(modelOutput).toMatchObject({ type: 'content', value: [{ type: 'text', text: expect.stringContaining(`"id":${KNOWN_ORDER}`) }] });
+    expect(modelOutput).toMatchObject({
+      type: 'content',
+      value: [{ type: 'text', text: expect.stringContaining(`"id":${KNOWN_ORDER}`) }],
+    });
   });
 
   it('downstream error: execute returns the isError result (no throw); the model reads the downstream message', async () => {
@@ -93,7 +98,10 @@ describe('client matrix: @ai-sdk/mcp createMCPClient over HTTP', { timeout: 30_0
     const { output, modelOutput } = await runTool(client, 'get_order', { id: MISSING_ORDER });
     expect(output).toMatchObject({ isError: true, _meta: DOWNSTREAM_ERROR_META });
     expect(resultText(output)).toMatch(DOWNSTREAM_MESSAGE);
-    expect(modelOutput).toMatchObject({ type: 'content', value: [{ type: 'text', text: expect.stringMatching(DOWNSTREAM_MESSAGE) }] });
+    expect(modelOutput).toMatchObject({
+      type: 'content',
+      value: [{ type: 'text', text: expect.stringMatching(DOWNSTREAM_MESSAGE) }],
+    });
   });
 
   it('invalid arguments: execute returns the isError result naming each field; the model reads it', async () => {
@@ -127,7 +135,11 @@ describe('client matrix: @ai-sdk/mcp createMCPClient over HTTP', { timeout: 30_0
     expect(await matrix.endSession(sessionId, matrix.reader.token)).toBe(204);
     const mark = matrix.observer.exchanges.length;
     const error = await client.tools().catch((failure: unknown) => failure);
-    expect(error).toMatchObject({ name: 'MCPClientError', code: -32600, message: expect.stringMatching(/session not found/i) });
+    expect(error).toMatchObject({
+      name: 'MCPClientError',
+      code: -32600,
+      message: expect.stringMatching(/session not found/i),
+    });
     const after = matrix.observer.since(mark);
     expect(posts(after)).toMatchObject([{ rpc: ['tools/list'], sessionId, status: 404 }]);
     expect(after.some((exchange) => exchange.rpc.includes('initialize'))).toBe(false);

@@ -5,7 +5,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  BUDGET_CODE,
   DOWNSTREAM_ERROR_META,
   DOWNSTREAM_MESSAGE,
   KNOWN_ORDER,
@@ -40,7 +39,16 @@ describe('client matrix: MCP Inspector CLI', { timeout: 45_000 }, () => {
   async function inspector(token: string, args: string[]): Promise<CliRun> {
     const child = spawn(
       process.execPath,
-      [INSPECTOR_BIN, '--cli', matrix.mcpUrl, '--transport', 'http', '--header', `Authorization: Bearer ${token}`, ...args],
+      [
+        INSPECTOR_BIN,
+        '--cli',
+        matrix.mcpUrl,
+        '--transport',
+        'http',
+        '--header',
+        `Authorization: Bearer ${token}`,
+        ...args,
+      ],
       { env: { PATH: process.env.PATH ?? '', HOME: home }, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let stdout = '';
@@ -54,7 +62,13 @@ describe('client matrix: MCP Inspector CLI', { timeout: 45_000 }, () => {
   }
 
   const call = (token: string, tool: string, ...toolArgs: string[]) =>
-    inspector(token, ['--method', 'tools/call', '--tool-name', tool, ...(toolArgs.length ? ['--tool-arg', ...toolArgs] : [])]);
+    inspector(token, [
+      '--method',
+      'tools/call',
+      '--tool-name',
+      tool,
+      ...(toolArgs.length ? ['--tool-arg', ...toolArgs] : []),
+    ]);
 
   beforeAll(async () => {
     home = await mkdtemp(join(tmpdir(), 'tollgate-matrix-inspector-'));
@@ -71,7 +85,9 @@ describe('client matrix: MCP Inspector CLI', { timeout: 45_000 }, () => {
     expect(run.code, run.stderr).toBe(0);
     const names = (JSON.parse(run.stdout) as { tools: Array<{ name: string }> }).tools.map((tool) => tool.name);
     expect(names).toEqual(expect.arrayContaining([...SAMPLE_TOOLS]));
-    expect(posts(matrix.observer.since(mark)).find((exchange) => exchange.rpc.includes('tools/list'))).toMatchObject({ protocolVersion: '2025-11-25' });
+    expect(posts(matrix.observer.since(mark)).find((exchange) => exchange.rpc.includes('tools/list'))).toMatchObject({
+      protocolVersion: '2025-11-25',
+    });
   });
 
   it('call: prints the result of a read tool', async () => {
@@ -99,13 +115,18 @@ describe('client matrix: MCP Inspector CLI', { timeout: 45_000 }, () => {
     expect(run.code).toBe(5);
   });
 
-  it('budget refusal: exits 1 printing the gateway\'s message, which names the code (-32029) since the CLI\'s error envelope has no field for it', async () => {
+  it("budget refusal: exits 1 printing the gateway's message, which names the code (-32029) since the CLI's error envelope has no field for it", async () => {
     const run = await call(matrix.broke.token, 'get_order', `id=${KNOWN_ORDER}`);
     expect(run.code).toBe(1);
     const envelope = JSON.parse((run.stdout + run.stderr).trim()) as { error: Record<string, unknown> };
     // The Inspector's envelope: its own code ("error"), the message, and cause/status/url when it has them.
-    expect(envelope.error).toMatchObject({ code: 'error', message: expect.stringMatching(/budget.*exhausted \(code -32029\).*resets at \d{4}-\d{2}-\d{2}T00:00:00\.000Z/i) });
-    expect(Object.keys(envelope.error).every((key) => ['code', 'message', 'cause', 'status', 'url'].includes(key))).toBe(true);
+    expect(envelope.error).toMatchObject({
+      code: 'error',
+      message: expect.stringMatching(/budget.*exhausted \(code -32029\).*resets at \d{4}-\d{2}-\d{2}T00:00:00\.000Z/i),
+    });
+    expect(
+      Object.keys(envelope.error).every((key) => ['code', 'message', 'cause', 'status', 'url'].includes(key)),
+    ).toBe(true);
   });
 
   it('session end: each run initializes its own session and leaves it open (no DELETE); a run never meets an ended session', async () => {
@@ -115,7 +136,11 @@ describe('client matrix: MCP Inspector CLI', { timeout: 45_000 }, () => {
     expect((await inspector(matrix.reader.token, ['--method', 'tools/list'])).code).toBe(0);
     const runs = [matrix.observer.exchanges.slice(first, second), matrix.observer.since(second)];
     const sessions = runs.map((seen) => {
-      expect(posts(seen).map((exchange) => exchange.rpc[0])).toEqual(['initialize', 'notifications/initialized', 'tools/list']);
+      expect(posts(seen).map((exchange) => exchange.rpc[0])).toEqual([
+        'initialize',
+        'notifications/initialized',
+        'tools/list',
+      ]);
       expect(seen.some((exchange) => exchange.method === 'DELETE')).toBe(false);
       return seen[0]!.newSessionId!;
     });

@@ -25,9 +25,13 @@ describe('client matrix: @langchain/mcp-adapters MultiServerMCPClient over HTTP'
   let matrix: Matrix;
   const clients: MultiServerMCPClient[] = [];
 
-  async function toolsFor(token: string): Promise<{ client: MultiServerMCPClient; tools: Map<string, StructuredToolInterface> }> {
+  async function toolsFor(
+    token: string,
+  ): Promise<{ client: MultiServerMCPClient; tools: Map<string, StructuredToolInterface> }> {
     const client = new MultiServerMCPClient({
-      mcpServers: { tollgate: { transport: 'http', url: matrix.mcpUrl, headers: { Authorization: `Bearer ${token}` } } },
+      mcpServers: {
+        tollgate: { transport: 'http', url: matrix.mcpUrl, headers: { Authorization: `Bearer ${token}` } },
+      },
     });
     clients.push(client);
     const tools = await client.getTools();
@@ -35,7 +39,12 @@ describe('client matrix: @langchain/mcp-adapters MultiServerMCPClient over HTTP'
   }
 
   /** A tool call as an agent makes it: the result is a ToolMessage. */
-  const toolCall = (name: string, args: Record<string, unknown>) => ({ type: 'tool_call' as const, id: 'call-1', name, args });
+  const toolCall = (name: string, args: Record<string, unknown>) => ({
+    type: 'tool_call' as const,
+    id: 'call-1',
+    name,
+    args,
+  });
 
   beforeAll(async () => {
     matrix = await startMatrix();
@@ -49,7 +58,9 @@ describe('client matrix: @langchain/mcp-adapters MultiServerMCPClient over HTTP'
     const mark = matrix.observer.exchanges.length;
     const { tools } = await toolsFor(matrix.reader.token);
     expect([...tools.keys()]).toEqual(expect.arrayContaining([...SAMPLE_TOOLS]));
-    expect(posts(matrix.observer.since(mark)).find((exchange) => exchange.rpc.includes('tools/list'))).toMatchObject({ protocolVersion: '2025-11-25' });
+    expect(posts(matrix.observer.since(mark)).find((exchange) => exchange.rpc.includes('tools/list'))).toMatchObject({
+      protocolVersion: '2025-11-25',
+    });
   });
 
   it('call: the ToolMessage holds the order', async () => {
@@ -103,7 +114,10 @@ describe('client matrix: @langchain/mcp-adapters MultiServerMCPClient over HTTP'
       .get('get_order')!
       .invoke(toolCall('get_order', { id: KNOWN_ORDER }))
       .catch((failure: unknown) => failure);
-    expect(error).toMatchObject({ name: 'ToolException', message: expect.stringMatching(/Streamable HTTP error.*-32600.*Session not found/) });
+    expect(error).toMatchObject({
+      name: 'ToolException',
+      message: expect.stringMatching(/Streamable HTTP error.*-32600.*Session not found/),
+    });
     const after = matrix.observer.since(mark);
     expect(posts(after)).toMatchObject([{ rpc: ['tools/call'], sessionId, status: 404 }]);
     expect(after.some((exchange) => exchange.rpc.includes('initialize'))).toBe(false);

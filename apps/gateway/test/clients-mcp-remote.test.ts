@@ -68,13 +68,21 @@ describe('client matrix: mcp-remote (stdio bridge) driven by the SDK over stdio'
     if (home) await rm(home, { recursive: true, force: true });
   });
 
-  it('connects with the header alone: probes for OAuth metadata (404s) but starts no flow, opens no browser, stores no tokens; the host\'s initialize goes through at 2025-11-25', async () => {
+  it("connects with the header alone: probes for OAuth metadata (404s) but starts no flow, opens no browser, stores no tokens; the host's initialize goes through at 2025-11-25", async () => {
     const seen = matrix.observer.exchanges;
     // Its start-up: a GET /mcp probe for a 401 challenge (405 here), the OAuth/OIDC metadata probes (all 404).
-    expect(seen.filter((exchange) => exchange.path !== '/mcp').every((exchange) => exchange.path.includes('/.well-known/') && exchange.status === 404)).toBe(true);
+    expect(
+      seen
+        .filter((exchange) => exchange.path !== '/mcp')
+        .every((exchange) => exchange.path.includes('/.well-known/') && exchange.status === 404),
+    ).toBe(true);
     expect(seen.some((exchange) => /\/(authorize|register|token)\b/.test(exchange.path))).toBe(false);
     expect(bridges[0]!.stderr()).not.toMatch(/Please authorize|Browser opened/);
-    expect(posts(seen).filter((exchange) => exchange.rpc.includes('initialize')).at(-1)).toMatchObject({ requestedVersion: '2025-11-25', status: 200 });
+    expect(
+      posts(seen)
+        .filter((exchange) => exchange.rpc.includes('initialize'))
+        .at(-1),
+    ).toMatchObject({ requestedVersion: '2025-11-25', status: 200 });
     const stored = await readdir(join(home, '.mcp-auth'), { recursive: true, withFileTypes: true }).catch(() => []);
     expect(stored.filter((entry) => entry.isFile()).map((entry) => entry.name)).toEqual([]);
   });
@@ -105,9 +113,14 @@ describe('client matrix: mcp-remote (stdio bridge) driven by the SDK over stdio'
 
   it('budget refusal: McpError -32029 with data.resetsAt, code and data kept by the bridge', async () => {
     const { client } = await bridge(matrix.broke.token);
-    const error = await client.callTool({ name: 'get_order', arguments: { id: KNOWN_ORDER } }).catch((failure: unknown) => failure);
+    const error = await client
+      .callTool({ name: 'get_order', arguments: { id: KNOWN_ORDER } })
+      .catch((failure: unknown) => failure);
     expect(error).toBeInstanceOf(McpError);
-    expect(error).toMatchObject({ code: BUDGET_CODE, data: { resetsAt: expect.any(String), retryAfterSeconds: expect.any(Number), dailyTokenBudget: 0, remaining: 0 } });
+    expect(error).toMatchObject({
+      code: BUDGET_CODE,
+      data: { resetsAt: expect.any(String), retryAfterSeconds: expect.any(Number), dailyTokenBudget: 0, remaining: 0 },
+    });
     expect((error as McpError).message).toMatch(/budget/i);
   });
 
@@ -116,7 +129,13 @@ describe('client matrix: mcp-remote (stdio bridge) driven by the SDK over stdio'
     // The bridge forwards the host's notifications/initialized on its own time: wait until the gateway has it.
     const sessionId = matrix.lastSessionId();
     await eventually(
-      async () => posts(matrix.observer.exchanges).some((exchange) => exchange.sessionId === sessionId && exchange.rpc.includes('notifications/initialized') && exchange.status === 202),
+      async () =>
+        posts(matrix.observer.exchanges).some(
+          (exchange) =>
+            exchange.sessionId === sessionId &&
+            exchange.rpc.includes('notifications/initialized') &&
+            exchange.status === 202,
+        ),
       (forwarded) => forwarded,
       5_000,
     );

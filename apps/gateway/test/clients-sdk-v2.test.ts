@@ -31,7 +31,9 @@ describe('client matrix: @modelcontextprotocol/client v2 (MCP 2026-07-28)', { ti
   const clients: Client[] = [];
 
   async function connect(token: string, mode: 'auto' | { pin: string }): Promise<Client> {
-    const transport = new StreamableHTTPClientTransport(new URL(matrix.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${token}` } } });
+    const transport = new StreamableHTTPClientTransport(new URL(matrix.mcpUrl), {
+      requestInit: { headers: { Authorization: `Bearer ${token}` } },
+    });
     const client = new Client({ name: 'matrix-sdk-v2', version: '2.4.0' }, { versionNegotiation: { mode } });
     clients.push(client);
     await client.connect(transport);
@@ -60,7 +62,9 @@ describe('client matrix: @modelcontextprotocol/client v2 (MCP 2026-07-28)', { ti
         { rpc: ['server/discover'], protocolVersion: MODERN, status: 200 },
         { rpc: ['tools/list'], protocolVersion: MODERN, status: 200 },
       ]);
-      expect(seen.every((exchange) => exchange.sessionId === undefined && exchange.newSessionId === undefined)).toBe(true);
+      expect(seen.every((exchange) => exchange.sessionId === undefined && exchange.newSessionId === undefined)).toBe(
+        true,
+      );
     });
 
     it('list: the sample tools', async () => {
@@ -96,62 +100,110 @@ describe('client matrix: @modelcontextprotocol/client v2 (MCP 2026-07-28)', { ti
     it.each([
       ['accepted', 'accept' as const],
       ['declined', 'decline' as const],
-    ])('write confirmation %s: the client\'s elicitation handler answers the question, and the client retries the call itself', async (_label, action) => {
-      const admin = await matrix.pair.adminToken();
-      const careful = await createAgentWithToken(matrix.pair.api, admin, { label: `matrix-v2-confirm-${action}`, dailyTokenBudget: 1_000_000, scopes: ['orders:write'], confirmWrites: true });
-      const transport = new StreamableHTTPClientTransport(new URL(matrix.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${careful.token}` } } });
-      const client = new Client({ name: 'matrix-sdk-v2-confirm', version: '2.4.0' }, { versionNegotiation: { mode }, capabilities: { elicitation: { form: {} } } });
-      const questions: string[] = [];
-      client.setRequestHandler('elicitation/create', async (request) => {
-        questions.push(request.params.message);
-        return action === 'accept' ? { action, content: { confirm: true } } : { action };
-      });
-      clients.push(client);
-      await client.connect(transport);
-      const mark = matrix.observer.exchanges.length;
-      const result = await client.callTool({ name: 'place_order', arguments: { customerId: 1, lines: [{ sku: 'KB-100', quantity: 1 }] } });
-      expect(questions).toEqual([expect.stringMatching(/^Confirm this call before it is sent: place_order .*\(POST \/orders\) with \{"customerId":1,/)]);
-      // Two requests on the wire, each its own call: the question, then the retry with the answer.
-      expect(posts(matrix.observer.since(mark)).map((exchange) => exchange.rpc[0])).toEqual(['tools/call', 'tools/call']);
-      if (action === 'accept') {
-        expect(result.isError).toBeFalsy();
-        expect(JSON.parse(resultText(result))).toMatchObject({ customerId: 1, status: 'pending' });
-      } else {
-        expect(result.isError).toBe(true);
-        expect(resultText(result)).toMatch(/did not confirm/);
-      }
-    });
+    ])(
+      "write confirmation %s: the client's elicitation handler answers the question, and the client retries the call itself",
+      async (_label, action) => {
+        const admin = await matrix.pair.adminToken();
+        const careful = await createAgentWithToken(matrix.pair.api, admin, {
+          label: `matrix-v2-confirm-${action}`,
+          dailyTokenBudget: 1_000_000,
+          scopes: ['orders:write'],
+          confirmWrites: true,
+        });
+        const transport = new StreamableHTTPClientTransport(new URL(matrix.mcpUrl), {
+          requestInit: { headers: { Authorization: `Bearer ${careful.token}` } },
+        });
+        const client = new Client(
+          { name: 'matrix-sdk-v2-confirm', version: '2.4.0' },
+          { versionNegotiation: { mode }, capabilities: { elicitation: { form: {} } } },
+        );
+        const questions: string[] = [];
+        client.setRequestHandler('elicitation/create', async (request) => {
+          questions.push(request.params.message);
+          return action === 'accept' ? { action, content: { confirm: true } } : { action };
+        });
+        clients.push(client);
+        await client.connect(transport);
+        const mark = matrix.observer.exchanges.length;
+        const result = await client.callTool({
+          name: 'place_order',
+          arguments: { customerId: 1, lines: [{ sku: 'KB-100', quantity: 1 }] },
+        });
+        expect(questions).toEqual([
+          expect.stringMatching(
+            /^Confirm this call before it is sent: place_order .*\(POST \/orders\) with \{"customerId":1,/,
+          ),
+        ]);
+        // Two requests on the wire, each its own call: the question, then the retry with the answer.
+        expect(posts(matrix.observer.since(mark)).map((exchange) => exchange.rpc[0])).toEqual([
+          'tools/call',
+          'tools/call',
+        ]);
+        if (action === 'accept') {
+          expect(result.isError).toBeFalsy();
+          expect(JSON.parse(resultText(result))).toMatchObject({ customerId: 1, status: 'pending' });
+        } else {
+          expect(result.isError).toBe(true);
+          expect(resultText(result)).toMatch(/did not confirm/);
+        }
+      },
+    );
 
     it('budget refusal: ProtocolError -32029 with data.resetsAt and the budget', async () => {
       const client = await connect(matrix.broke.token, mode);
-      const error = await client.callTool({ name: 'get_order', arguments: { id: KNOWN_ORDER } }).catch((failure: unknown) => failure);
+      const error = await client
+        .callTool({ name: 'get_order', arguments: { id: KNOWN_ORDER } })
+        .catch((failure: unknown) => failure);
       expect(error).toBeInstanceOf(ProtocolError);
       const refusal = error as ProtocolError;
       expect(refusal.code).toBe(BUDGET_CODE);
-      expect(refusal.data).toMatchObject({ resetsAt: expect.stringMatching(/T00:00:00\.000Z$/), dailyTokenBudget: 0, remaining: 0 });
+      expect(refusal.data).toMatchObject({
+        resetsAt: expect.stringMatching(/T00:00:00\.000Z$/),
+        dailyTokenBudget: 0,
+        remaining: 0,
+      });
     });
   });
 
   it('listen stream: a client with listChanged.tools opens subscriptions/listen at connect and hears an allowlist change (onChanged with the new list)', async () => {
     const admin = await matrix.pair.adminToken();
-    const agent = await createAgentWithToken(matrix.pair.api, admin, { label: 'matrix-v2-listen', dailyTokenBudget: 1_000_000 });
+    const agent = await createAgentWithToken(matrix.pair.api, admin, {
+      label: 'matrix-v2-listen',
+      dailyTokenBudget: 1_000_000,
+    });
     let heard: (tools: Array<{ name: string }>) => void = () => undefined;
     const changed = new Promise<Array<{ name: string }>>((resolve) => (heard = resolve));
-    const transport = new StreamableHTTPClientTransport(new URL(matrix.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${agent.token}` } } });
+    const transport = new StreamableHTTPClientTransport(new URL(matrix.mcpUrl), {
+      requestInit: { headers: { Authorization: `Bearer ${agent.token}` } },
+    });
     const client = new Client(
       { name: 'matrix-sdk-v2-listen', version: '2.4.0' },
-      { versionNegotiation: { mode: { pin: MODERN } }, listChanged: { tools: { debounceMs: 0, onChanged: (error, tools) => !error && tools && heard(tools) } } },
+      {
+        versionNegotiation: { mode: { pin: MODERN } },
+        listChanged: { tools: { debounceMs: 0, onChanged: (error, tools) => !error && tools && heard(tools) } },
+      },
     );
     clients.push(client);
     const mark = matrix.observer.exchanges.length;
     await client.connect(transport);
-    expect(posts(matrix.observer.since(mark)).map((exchange) => exchange.rpc[0])).toEqual(['server/discover', 'subscriptions/listen']);
-    expect((await matrix.pair.api.request('PUT', `/management/agents/${agent.agentId}`, admin, { allowedTools: ['get_order'] })).status).toBe(200);
+    expect(posts(matrix.observer.since(mark)).map((exchange) => exchange.rpc[0])).toEqual([
+      'server/discover',
+      'subscriptions/listen',
+    ]);
+    expect(
+      (
+        await matrix.pair.api.request('PUT', `/management/agents/${agent.agentId}`, admin, {
+          allowedTools: ['get_order'],
+        })
+      ).status,
+    ).toBe(200);
     expect((await changed).map((tool) => tool.name)).toEqual(['get_order']);
   });
 
   it('the v2 client in its default (legacy) mode still opens a 2025-11-25 session', async () => {
-    const transport = new StreamableHTTPClientTransport(new URL(matrix.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${matrix.reader.token}` } } });
+    const transport = new StreamableHTTPClientTransport(new URL(matrix.mcpUrl), {
+      requestInit: { headers: { Authorization: `Bearer ${matrix.reader.token}` } },
+    });
     const client = new Client({ name: 'matrix-sdk-v2-legacy', version: '2.4.0' });
     clients.push(client);
     await client.connect(transport);

@@ -47,7 +47,9 @@ describe('client matrix: @modelcontextprotocol/sdk Client over Streamable HTTP',
     expect((client.transport as StreamableHTTPClientTransport).protocolVersion).toBe('2025-11-25');
     const mark = matrix.observer.exchanges.length;
     await client.ping();
-    expect(posts(matrix.observer.since(mark))).toMatchObject([{ rpc: ['ping'], protocolVersion: '2025-11-25', status: 200 }]);
+    expect(posts(matrix.observer.since(mark))).toMatchObject([
+      { rpc: ['ping'], protocolVersion: '2025-11-25', status: 200 },
+    ]);
   });
 
   it('list: the sample tools are listed', async () => {
@@ -82,7 +84,14 @@ describe('client matrix: @modelcontextprotocol/sdk Client over Streamable HTTP',
 
   it('invalid arguments in a session at an older revision (2025-06-18; no SDK client sends it, so raw): JSON-RPC -32602 in HTTP 200 naming each field', async () => {
     const { sessionId } = await openRawSession(matrix.pair.url, matrix.reader.token, '2025-06-18');
-    const reply = await rawCall(matrix.pair.url, matrix.reader.token, sessionId, 'tools/call', { name: 'get_order', arguments: { ...INVALID_ARGUMENTS } }, 7);
+    const reply = await rawCall(
+      matrix.pair.url,
+      matrix.reader.token,
+      sessionId,
+      'tools/call',
+      { name: 'get_order', arguments: { ...INVALID_ARGUMENTS } },
+      7,
+    );
     expect(reply.status).toBe(200);
     expect(reply.message).toMatchObject({ jsonrpc: '2.0', id: 7, error: { code: INVALID_PARAMS } });
     expectFieldsNamed(reply.message.error.message);
@@ -97,11 +106,18 @@ describe('client matrix: @modelcontextprotocol/sdk Client over Streamable HTTP',
 
   it('budget refusal: McpError -32029 with data.resetsAt and the budget', async () => {
     const client = await connect(matrix.broke.token);
-    const error = await client.callTool({ name: 'get_order', arguments: { id: KNOWN_ORDER } }).catch((failure: unknown) => failure);
+    const error = await client
+      .callTool({ name: 'get_order', arguments: { id: KNOWN_ORDER } })
+      .catch((failure: unknown) => failure);
     expect(error).toBeInstanceOf(McpError);
     const refusal = error as McpError;
     expect(refusal.code).toBe(BUDGET_CODE);
-    expect(refusal.data).toMatchObject({ resetsAt: expect.stringMatching(/T00:00:00\.000Z$/), retryAfterSeconds: expect.any(Number), dailyTokenBudget: 0, remaining: 0 });
+    expect(refusal.data).toMatchObject({
+      resetsAt: expect.stringMatching(/T00:00:00\.000Z$/),
+      retryAfterSeconds: expect.any(Number),
+      dailyTokenBudget: 0,
+      remaining: 0,
+    });
     expect(refusal.message).toMatch(/budget/i);
   });
 
@@ -125,7 +141,9 @@ describe('client matrix: @modelcontextprotocol/sdk Client over Streamable HTTP',
     const sessionId = transport.sessionId!;
     const mark = matrix.observer.exchanges.length;
     await transport.terminateSession();
-    expect(matrix.observer.since(mark).filter((exchange) => exchange.method === 'DELETE')).toMatchObject([{ sessionId, status: 204 }]);
+    expect(matrix.observer.since(mark).filter((exchange) => exchange.method === 'DELETE')).toMatchObject([
+      { sessionId, status: 204 },
+    ]);
     expect(await matrix.endSession(sessionId, matrix.reader.token)).toBe(404);
   });
 });

@@ -61,10 +61,14 @@ const NOT_APPLICABLE: Record<string, string> = {
   'completion-complete': 'completion: the gateway serves no prompts or resource templates to complete',
   'tools-call-image': 'image content: a tool answers with the downstream JSON, as text and structuredContent',
   'tools-call-audio': 'audio content: a tool answers with the downstream JSON, as text and structuredContent',
-  'tools-call-embedded-resource': 'embedded resources: a tool answers with the downstream JSON, as text and structuredContent',
-  'tools-call-mixed-content': 'image and embedded-resource content: a tool answers with the downstream JSON, as text and structuredContent',
-  'tools-call-with-logging': 'logging notifications: the downstream answers one HTTP response, with nothing to log to the client',
-  'tools-call-with-progress': 'progress notifications: the downstream answers one HTTP response, with no progress to relay',
+  'tools-call-embedded-resource':
+    'embedded resources: a tool answers with the downstream JSON, as text and structuredContent',
+  'tools-call-mixed-content':
+    'image and embedded-resource content: a tool answers with the downstream JSON, as text and structuredContent',
+  'tools-call-with-logging':
+    'logging notifications: the downstream answers one HTTP response, with nothing to log to the client',
+  'tools-call-with-progress':
+    'progress notifications: the downstream answers one HTTP response, with no progress to relay',
   'tools-call-sampling': 'sampling: a downstream HTTP API cannot ask the client for an LLM completion',
   'tools-call-elicitation': 'elicitation: a downstream HTTP API cannot ask the user for input',
   'elicitation-sep1034-defaults': 'elicitation: a downstream HTTP API cannot ask the user for input',
@@ -81,7 +85,8 @@ const NOT_APPLICABLE: Record<string, string> = {
   'prompts-get-with-args': `prompts: ${TOOLS_ONLY}`,
   'prompts-get-embedded-resource': `prompts: ${TOOLS_ONLY}`,
   'prompts-get-with-image': `prompts: ${TOOLS_ONLY}`,
-  'http-custom-header-server-validation': 'x-mcp-header: calls the suite\'s own tools whose parameters it marks; the gateway serves only the tools of its downstreams, and their marks (host-kit paramHeaders, OpenAPI) are checked by mcp-write-confirmation and param-headers tests',
+  'http-custom-header-server-validation':
+    "x-mcp-header: calls the suite's own tools whose parameters it marks; the gateway serves only the tools of its downstreams, and their marks (host-kit paramHeaders, OpenAPI) are checked by mcp-write-confirmation and param-headers tests",
   'input-required-result-basic-elicitation': `MRTR elicitation from a tool: ${NO_INPUT}`,
   'input-required-result-basic-sampling': `MRTR sampling from a tool: ${NO_INPUT}`,
   'input-required-result-basic-list-roots': `MRTR roots from a tool: ${NO_INPUT}`,
@@ -120,15 +125,21 @@ const KNOWN_WARNINGS: Record<string, Record<string, string>> = {
  */
 const KNOWN_FAILURES: Record<string, Record<string, string>> = {
   'server-stateless': {
-    'sep-2575-server-rejects-undeclared-capability': "not testable: the suite's tool test_missing_capability needs a client capability; a downstream HTTP API needs none",
+    'sep-2575-server-rejects-undeclared-capability':
+      "not testable: the suite's tool test_missing_capability needs a client capability; a downstream HTTP API needs none",
     'sep-2575-missing-capability-http-400': 'not testable: as above (no tool needs a client capability)',
-    'sep-2575-http-server-no-independent-requests-on-stream': "not testable: the suite's tool test_streaming_elicitation elicits mid-call, which a downstream HTTP API cannot",
-    'sep-2575-server-no-log-without-loglevel': "not testable: the suite's tool test_logging_tool logs to the client, which a downstream HTTP API cannot",
+    'sep-2575-http-server-no-independent-requests-on-stream':
+      "not testable: the suite's tool test_streaming_elicitation elicits mid-call, which a downstream HTTP API cannot",
+    'sep-2575-server-no-log-without-loglevel':
+      "not testable: the suite's tool test_logging_tool logs to the client, which a downstream HTTP API cannot",
   },
   caching: {
-    'sep-2549-prompts-list-caching-hints': 'prompts/list: the gateway declares no prompts capability (tools only); the suite calls it regardless',
-    'sep-2549-resources-list-caching-hints': 'resources/list: the gateway declares no resources capability (tools only)',
-    'sep-2549-resources-templates-list-caching-hints': 'resources/templates/list: the gateway declares no resources capability (tools only)',
+    'sep-2549-prompts-list-caching-hints':
+      'prompts/list: the gateway declares no prompts capability (tools only); the suite calls it regardless',
+    'sep-2549-resources-list-caching-hints':
+      'resources/list: the gateway declares no resources capability (tools only)',
+    'sep-2549-resources-templates-list-caching-hints':
+      'resources/templates/list: the gateway declares no resources capability (tools only)',
   },
 };
 
@@ -194,21 +205,37 @@ describe('MCP conformance suite (server scenarios) against the built gateway', (
     if (results) await rm(results, { recursive: true, force: true });
   });
 
-  it.each(ERAS)('every server scenario of the pinned suite at %s is either run here or listed as not applicable', async (era) => {
-    const run = await conformance(['list', '--server', '--spec-version', era]);
-    expect(run.code, run.stderr).toBe(0);
-    const listed = [...run.stdout.matchAll(/^\s+- (\S+)/gm)].map((match) => match[1]!);
-    expect(listed.length).toBeGreaterThan(0);
-    const known = new Set([...APPLICABLE[era], ...Object.keys(NOT_APPLICABLE)]);
-    expect(listed.filter((scenario) => !known.has(scenario))).toEqual([]);
-    expect(APPLICABLE[era].filter((scenario) => !listed.includes(scenario))).toEqual([]);
-  });
+  it.each(ERAS)(
+    'every server scenario of the pinned suite at %s is either run here or listed as not applicable',
+    async (era) => {
+      const run = await conformance(['list', '--server', '--spec-version', era]);
+      expect(run.code, run.stderr).toBe(0);
+      const listed = [...run.stdout.matchAll(/^\s+- (\S+)/gm)].map((match) => match[1]!);
+      expect(listed.length).toBeGreaterThan(0);
+      const known = new Set([...APPLICABLE[era], ...Object.keys(NOT_APPLICABLE)]);
+      expect(listed.filter((scenario) => !known.has(scenario))).toEqual([]);
+      expect(APPLICABLE[era].filter((scenario) => !listed.includes(scenario))).toEqual([]);
+    },
+  );
 
   async function runScenario(era: Era, scenario: string): Promise<{ run: CliRun; checks: Check[] }> {
     const output = join(results, `${era}-${scenario}`);
-    const run = await conformance(['server', '--url', `${proxy!.url}/mcp`, '--scenario', scenario, '--spec-version', era, '--output-dir', output]);
+    const run = await conformance([
+      'server',
+      '--url',
+      `${proxy!.url}/mcp`,
+      '--scenario',
+      scenario,
+      '--spec-version',
+      era,
+      '--output-dir',
+      output,
+    ]);
     const [resultDir] = await readdir(output).catch(() => []);
-    const checks = resultDir === undefined ? [] : (JSON.parse(await readFile(join(output, resultDir, 'checks.json'), 'utf8')) as Check[]);
+    const checks =
+      resultDir === undefined
+        ? []
+        : (JSON.parse(await readFile(join(output, resultDir, 'checks.json'), 'utf8')) as Check[]);
     return { run, checks };
   }
 
@@ -229,5 +256,10 @@ describe('MCP conformance suite (server scenarios) against the built gateway', (
 });
 
 function explain(checks: readonly Check[]): string {
-  return checks.map((check) => `- [${check.status}] ${check.id}: ${check.description}${check.errorMessage ? `\n  ${check.errorMessage}` : ''}\n  details: ${JSON.stringify(check.details ?? null).slice(0, 1500)}`).join('\n');
+  return checks
+    .map(
+      (check) =>
+        `- [${check.status}] ${check.id}: ${check.description}${check.errorMessage ? `\n  ${check.errorMessage}` : ''}\n  details: ${JSON.stringify(check.details ?? null).slice(0, 1500)}`,
+    )
+    .join('\n');
 }

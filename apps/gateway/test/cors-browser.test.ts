@@ -3,7 +3,13 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromiumAvailable, collectConsoleErrors, launchChromium, type Browser, type ConsoleErrors } from './support/browser.js';
+import {
+  chromiumAvailable,
+  collectConsoleErrors,
+  launchChromium,
+  type Browser,
+  type ConsoleErrors,
+} from './support/browser.js';
 import { createAgentWithToken } from './support/mcp.js';
 import { startPair, type Pair } from './support/pair.js';
 
@@ -68,7 +74,10 @@ const PAGE = `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>
 /** The web apps' server: the page and its client script, on whatever host name the browser asked for. */
 function startStaticServer(): Promise<Server> {
   const server = createServer((request, response) => {
-    const [type, body] = request.url === '/mcp-client.js' ? ['text/javascript; charset=utf-8', PAGE_CLIENT] : ['text/html; charset=utf-8', PAGE];
+    const [type, body] =
+      request.url === '/mcp-client.js'
+        ? ['text/javascript; charset=utf-8', PAGE_CLIENT]
+        : ['text/html; charset=utf-8', PAGE];
     response.writeHead(200, { 'Content-Type': type, 'Cache-Control': 'no-store' }).end(body);
   });
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
@@ -115,7 +124,11 @@ describe.runIf(chromiumAvailable('the CORS browser test'))('a browser page on an
     evilOrigin = `http://${EVIL_HOST}:${port}`;
     pair = await startPair({ gateway: { env: { Gw__Http__AllowedOrigins: appOrigin } } });
     mcpUrl = `${pair.url}/mcp`;
-    ({ token } = await createAgentWithToken(pair.api, await pair.adminToken(), { label: 'browser app', dailyTokenBudget: 100_000, scopes: ['orders:read'] }));
+    ({ token } = await createAgentWithToken(pair.api, await pair.adminToken(), {
+      label: 'browser app',
+      dailyTokenBudget: 100_000,
+      scopes: ['orders:read'],
+    }));
     browser = await launchChromium({ loopbackHosts: [APP_HOST, EVIL_HOST] });
   });
   afterAll(async () => {
@@ -135,22 +148,34 @@ describe.runIf(chromiumAvailable('the CORS browser test'))('a browser page on an
   it('the gateway answers the preflight of the listed origin: 204 with the methods and headers MCP needs', async () => {
     const response = await fetch(mcpUrl, {
       method: 'OPTIONS',
-      headers: { Origin: appOrigin, 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'authorization,content-type,mcp-session-id,mcp-protocol-version' },
+      headers: {
+        Origin: appOrigin,
+        'Access-Control-Request-Method': 'POST',
+        'Access-Control-Request-Headers': 'authorization,content-type,mcp-session-id,mcp-protocol-version',
+      },
     });
     expect(response.status).toBe(204);
     expect(response.headers.get('Access-Control-Allow-Origin')).toBe(appOrigin);
     expect(response.headers.get('Vary')).toMatch(/\bOrigin\b/);
     expect(response.headers.get('Access-Control-Allow-Methods')).toMatch(/^POST, ?GET, ?DELETE, ?OPTIONS$/);
-    expect(response.headers.get('Access-Control-Allow-Headers')).toMatch(/^Authorization, ?Content-Type, ?Accept, ?Mcp-Session-Id, ?MCP-Protocol-Version, ?Last-Event-ID, ?Mcp-Method, ?Mcp-Name$/);
+    expect(response.headers.get('Access-Control-Allow-Headers')).toMatch(
+      /^Authorization, ?Content-Type, ?Accept, ?Mcp-Session-Id, ?MCP-Protocol-Version, ?Last-Event-ID, ?Mcp-Method, ?Mcp-Name$/,
+    );
     expect(Number(response.headers.get('Access-Control-Max-Age'))).toBeGreaterThan(0);
   });
 
   it('connects from the listed origin, lists the tools, calls one, reads a refusal, and ends its session', async () => {
     const { page, errors } = await openPage(appOrigin);
-    const connected = await page.evaluate(({ url, bearer }) => window.mcpClient.connect(url, bearer), { url: mcpUrl, bearer: token });
+    const connected = await page.evaluate(({ url, bearer }) => window.mcpClient.connect(url, bearer), {
+      url: mcpUrl,
+      bearer: token,
+    });
     expect(connected.init.status).toBe(200);
     expect(connected.init.contentType).toMatch(/^text\/event-stream/);
-    expect(connected.init.message.result).toMatchObject({ protocolVersion: expect.any(String), serverInfo: { name: expect.any(String) } });
+    expect(connected.init.message.result).toMatchObject({
+      protocolVersion: expect.any(String),
+      serverInfo: { name: expect.any(String) },
+    });
     // Readable only because the gateway exposes it: without the session id nothing after initialize works.
     expect(connected.init.sessionId).toMatch(/\S{16,}/);
     expect(connected.initialized).toBe(202);
@@ -160,7 +185,9 @@ describe.runIf(chromiumAvailable('the CORS browser test'))('a browser page on an
     const names = (listed.message.result.tools as { name: string }[]).map((tool) => tool.name);
     expect(names).toContain('get_order');
 
-    const called = await page.evaluate(() => window.mcpClient.request('tools/call', { name: 'get_order', arguments: { id: 1001 } }));
+    const called = await page.evaluate(() =>
+      window.mcpClient.request('tools/call', { name: 'get_order', arguments: { id: 1001 } }),
+    );
     expect(called.status).toBe(200);
     expect(called.contentType).toMatch(/^text\/event-stream/);
     expect(called.message.result.isError).toBeFalsy();
@@ -176,7 +203,9 @@ describe.runIf(chromiumAvailable('the CORS browser test'))('a browser page on an
     expect(refused.wwwAuthenticate).toMatch(/^Bearer\b/);
     expect(refused.message.error.code).toBe(-32001);
     // Chromium logs every 4xx it loads: that line, and no CORS refusal.
-    expect(errors.take()).toEqual([`${appOrigin}/: Failed to load resource: the server responded with a status of 401 (Unauthorized) (${mcpUrl})`]);
+    expect(errors.take()).toEqual([
+      `${appOrigin}/: Failed to load resource: the server responded with a status of 401 (Unauthorized) (${mcpUrl})`,
+    ]);
 
     const ended = await page.evaluate((bearer) => {
       window.mcpClient.useToken(bearer);
@@ -189,16 +218,23 @@ describe.runIf(chromiumAvailable('the CORS browser test'))('a browser page on an
 
   it('a page on an origin not listed cannot: its preflight is refused, fetch rejects', async () => {
     const { page, errors } = await openPage(evilOrigin);
-    const outcome = await page.evaluate(({ url, bearer }) => window.mcpClient.connect(url, bearer).then(
-      () => 'connected',
-      (error: unknown) => String(error),
-    ), { url: mcpUrl, bearer: token });
+    const outcome = await page.evaluate(
+      ({ url, bearer }) =>
+        window.mcpClient.connect(url, bearer).then(
+          () => 'connected',
+          (error: unknown) => String(error),
+        ),
+      { url: mcpUrl, bearer: token },
+    );
     expect(outcome).toBe('TypeError: Failed to fetch');
     expect(errors.take().join('\n')).toMatch(new RegExp(`from origin '${evilOrigin}' has been blocked by CORS policy`));
     await page.close();
 
     // What the browser was told: 403, no Access-Control-Allow-Origin.
-    const preflight = await fetch(mcpUrl, { method: 'OPTIONS', headers: { Origin: evilOrigin, 'Access-Control-Request-Method': 'POST' } });
+    const preflight = await fetch(mcpUrl, {
+      method: 'OPTIONS',
+      headers: { Origin: evilOrigin, 'Access-Control-Request-Method': 'POST' },
+    });
     expect(preflight.status).toBe(403);
     expect(preflight.headers.has('Access-Control-Allow-Origin')).toBe(false);
   });

@@ -19,7 +19,11 @@ describe('dashboard audit export (dist/main.js)', () => {
     const agent = await createAgentWithToken(pair.api, admin, { label: 'Exported agent', dailyTokenBudget: 1_000_000 });
     agentId = agent.agentId;
     const other = await createAgentWithToken(pair.api, admin, { label: 'Someone else', dailyTokenBudget: 1_000_000 });
-    for (const [who, id] of [[agent, 1001], [agent, 1002], [other, 1003]] as const) {
+    for (const [who, id] of [
+      [agent, 1001],
+      [agent, 1002],
+      [other, 1003],
+    ] as const) {
       const { sessionId } = await openRawSession(pair.url, who.token);
       await rawCall(pair.url, who.token, sessionId, 'tools/call', { name: 'get_order', arguments: { id } }, 5);
     }
@@ -31,7 +35,8 @@ describe('dashboard audit export (dist/main.js)', () => {
 
   it('exports one agent, named by its label, as JSON Lines with labels', async () => {
     const lines = await eventually(
-      async () => (await (await get('format=jsonl&agent=Exported%20agent&outcome=ok')).text()).trim().split('\n').filter(Boolean),
+      async () =>
+        (await (await get('format=jsonl&agent=Exported%20agent&outcome=ok')).text()).trim().split('\n').filter(Boolean),
       (found) => found.length === 2,
     );
     const records = lines.map((line) => JSON.parse(line));
@@ -52,7 +57,8 @@ describe('dashboard audit export (dist/main.js)', () => {
     expect(future).toBe('');
   });
 
-  const page = (query: string) => fetch(`${pair.url}/dashboard/audit?${query}`, { headers: { cookie } }).then((response) => response.text());
+  const page = (query: string) =>
+    fetch(`${pair.url}/dashboard/audit?${query}`, { headers: { cookie } }).then((response) => response.text());
   const listed = (html: string) => (html.match(/data-audit-id=/g) ?? []).length;
   /** A datetime-local value (UTC), as the page's own form sends it. */
   const local = (ms: number) => new Date(ms).toISOString().slice(0, 16);
@@ -60,7 +66,10 @@ describe('dashboard audit export (dist/main.js)', () => {
   it('lists only the time range the audit page is given, and hands that range to the export', async () => {
     const since = local(Date.now() - 10 * 60_000);
     const until = local(Date.now() + 10 * 60_000);
-    await eventually(() => page(`tool=get_order&from=${since}`), (html) => listed(html) === 3);
+    await eventually(
+      () => page(`tool=get_order&from=${since}`),
+      (html) => listed(html) === 3,
+    );
     expect(listed(await page(`tool=get_order&from=${since}&to=${until}`))).toBe(3);
     const future = await page(`tool=get_order&from=${local(Date.now() + 60 * 60_000)}`);
     expect(listed(future)).toBe(0);

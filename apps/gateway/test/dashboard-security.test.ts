@@ -14,7 +14,9 @@ describe('dashboard security, against the built gateway', () => {
   let sameOrigin: Record<string, string>;
 
   /** Signs in with the API key as the sign-in form does; returns the session cookie header and its CSRF token. */
-  async function signIn(extraHeaders: Record<string, string> = {}): Promise<{ cookie: string; csrf: string; setCookie: string }> {
+  async function signIn(
+    extraHeaders: Record<string, string> = {},
+  ): Promise<{ cookie: string; csrf: string; setCookie: string }> {
     const form = await send(`${gateway.url}/dashboard/sign-in`);
     const signInValue = cookieValue(form.cookies, 'tollgate_sign_in')!;
     const signedIn = await send(`${gateway.url}/dashboard/sign-in`, {
@@ -40,18 +42,25 @@ describe('dashboard security, against the built gateway', () => {
   afterAll(() => pair?.stop());
 
   describe('without a session', () => {
-    it.each(['/dashboard', '/dashboard/agents', '/dashboard/agents/agt_0000000000000000000000', '/dashboard/tools', '/dashboard/audit', '/dashboard/no-such-page'])(
-      'GET %s redirects to sign-in (303)',
-      async (path) => {
-        const reply = await send(`${gateway.url}${path}`);
-        expect(reply.status).toBe(303);
-        expect(reply.location).toBe('/dashboard/sign-in');
-      },
-    );
+    it.each([
+      '/dashboard',
+      '/dashboard/agents',
+      '/dashboard/agents/agt_0000000000000000000000',
+      '/dashboard/tools',
+      '/dashboard/audit',
+      '/dashboard/no-such-page',
+    ])('GET %s redirects to sign-in (303)', async (path) => {
+      const reply = await send(`${gateway.url}${path}`);
+      expect(reply.status).toBe(303);
+      expect(reply.location).toBe('/dashboard/sign-in');
+    });
 
     it('an action redirects to sign-in and changes nothing', async () => {
       const before = await agentCount();
-      const reply = await send(`${gateway.url}/dashboard/agents`, { form: { label: 'sneaky', dailyTokenBudget: '10', toolAccess: 'all' }, headers: sameOrigin });
+      const reply = await send(`${gateway.url}/dashboard/agents`, {
+        form: { label: 'sneaky', dailyTokenBudget: '10', toolAccess: 'all' },
+        headers: sameOrigin,
+      });
       expect(reply.status).toBe(303);
       expect(reply.location).toBe('/dashboard/sign-in');
       expect(await agentCount()).toBe(before);
@@ -60,7 +69,11 @@ describe('dashboard security, against the built gateway', () => {
     it('an agent token opens nothing, as a cookie or as a bearer token; nor does an admin bearer token without the cookie', async () => {
       const { agentId } = await client.createAgent(admin, { label: 'not an admin', dailyTokenBudget: 10 });
       const agentToken = await client.agentToken(admin, agentId);
-      for (const init of [{ cookie: `tollgate_dashboard=${agentToken}` }, { headers: { Authorization: `Bearer ${agentToken}` } }, { headers: { Authorization: `Bearer ${admin}` } }]) {
+      for (const init of [
+        { cookie: `tollgate_dashboard=${agentToken}` },
+        { headers: { Authorization: `Bearer ${agentToken}` } },
+        { headers: { Authorization: `Bearer ${admin}` } },
+      ]) {
         const reply = await send(`${gateway.url}/dashboard/agents`, init);
         expect(reply.status).toBe(303);
         expect(reply.location).toBe('/dashboard/sign-in');
@@ -84,7 +97,11 @@ describe('dashboard security, against the built gateway', () => {
     it('the right key without the form token, or from another site, is refused (403)', async () => {
       const form = await send(`${gateway.url}/dashboard/sign-in`);
       const cookie = `tollgate_sign_in=${cookieValue(form.cookies, 'tollgate_sign_in')}`;
-      const withoutToken = await send(`${gateway.url}/dashboard/sign-in`, { cookie, form: { apiKey: TEST_ADMIN_KEY }, headers: sameOrigin });
+      const withoutToken = await send(`${gateway.url}/dashboard/sign-in`, {
+        cookie,
+        form: { apiKey: TEST_ADMIN_KEY },
+        headers: sameOrigin,
+      });
       const crossSite = await send(`${gateway.url}/dashboard/sign-in`, {
         cookie,
         form: { _csrf: csrfField(form.text)!, apiKey: TEST_ADMIN_KEY },
@@ -115,9 +132,13 @@ describe('dashboard security, against the built gateway', () => {
 
   describe('changes need the session CSRF token', () => {
     const create = (session: { cookie: string }, form: Record<string, string>, headers: Record<string, string>) =>
-      send(`${gateway.url}/dashboard/agents`, { cookie: session.cookie, form: { label: 'csrf probe', dailyTokenBudget: '10', toolAccess: 'all', ...form }, headers });
+      send(`${gateway.url}/dashboard/agents`, {
+        cookie: session.cookie,
+        form: { label: 'csrf probe', dailyTokenBudget: '10', toolAccess: 'all', ...form },
+        headers,
+      });
 
-    it('refuses a change without the token, with a wrong one, or with another session\'s (403), and makes none', async () => {
+    it("refuses a change without the token, with a wrong one, or with another session's (403), and makes none", async () => {
       const session = await signIn();
       const other = await signIn();
       expect(other.csrf).not.toBe(session.csrf);
@@ -131,7 +152,11 @@ describe('dashboard security, against the built gateway', () => {
     it('refuses a change with the right token from another origin (403)', async () => {
       const session = await signIn();
       const before = await agentCount();
-      const reply = await create(session, { _csrf: session.csrf }, { Origin: 'https://evil.example', 'Sec-Fetch-Site': 'cross-site' });
+      const reply = await create(
+        session,
+        { _csrf: session.csrf },
+        { Origin: 'https://evil.example', 'Sec-Fetch-Site': 'cross-site' },
+      );
       expect(reply.status).toBe(403);
       expect(await agentCount()).toBe(before);
     });
@@ -142,10 +167,20 @@ describe('dashboard security, against the built gateway', () => {
       expect(reply.status).toBe(303);
       const agentId = /\/dashboard\/agents\/(agt_[\w-]+)\?done=created$/.exec(reply.location ?? '')?.[1];
       expect(agentId).toBeDefined();
-      expect((await client.request('GET', `/management/agents/${agentId}`, admin)).body).toMatchObject({ label: 'csrf probe', dailyTokenBudget: 10 });
+      expect((await client.request('GET', `/management/agents/${agentId}`, admin)).body).toMatchObject({
+        label: 'csrf probe',
+        dailyTokenBudget: 10,
+      });
       await expect
         .poll(async () => (await client.request('GET', `/management/audit?agentId=${agentId}`, admin)).body.records)
-        .toEqual([expect.objectContaining({ kind: 'management', outcome: 'agent.created', agentId, actor: expect.stringMatching(/^dashboard:[\w-]+$/) })]);
+        .toEqual([
+          expect.objectContaining({
+            kind: 'management',
+            outcome: 'agent.created',
+            agentId,
+            actor: expect.stringMatching(/^dashboard:[\w-]+$/),
+          }),
+        ]);
     });
 
     it('refuses an invalid agent with 400 naming the field, and creates nothing', async () => {
@@ -159,17 +194,27 @@ describe('dashboard security, against the built gateway', () => {
 
     it('signing out needs the token too, and clears the cookie', async () => {
       const session = await signIn();
-      expect((await send(`${gateway.url}/dashboard/sign-out`, { cookie: session.cookie, form: {}, headers: sameOrigin })).status).toBe(403);
-      const out = await send(`${gateway.url}/dashboard/sign-out`, { cookie: session.cookie, form: { _csrf: session.csrf }, headers: sameOrigin });
+      expect(
+        (await send(`${gateway.url}/dashboard/sign-out`, { cookie: session.cookie, form: {}, headers: sameOrigin }))
+          .status,
+      ).toBe(403);
+      const out = await send(`${gateway.url}/dashboard/sign-out`, {
+        cookie: session.cookie,
+        form: { _csrf: session.csrf },
+        headers: sameOrigin,
+      });
       expect(out.status).toBe(303);
       expect(out.location).toBe('/dashboard/sign-in');
-      expect(out.cookies.find((cookie) => cookie.startsWith('tollgate_dashboard='))).toMatch(/^tollgate_dashboard=;.*Max-Age=0/);
+      expect(out.cookies.find((cookie) => cookie.startsWith('tollgate_dashboard='))).toMatch(
+        /^tollgate_dashboard=;.*Max-Age=0/,
+      );
     });
 
     // Last in this group: it stops the downstream.
     it('reloading the tools needs the token; with the downstream gone it answers 502 and keeps serving the tools it has', async () => {
       const session = await signIn();
-      const reload = (form: Record<string, string>) => send(`${gateway.url}/dashboard/tools/refresh`, { cookie: session.cookie, form, headers: sameOrigin });
+      const reload = (form: Record<string, string>) =>
+        send(`${gateway.url}/dashboard/tools/refresh`, { cookie: session.cookie, form, headers: sameOrigin });
       expect((await reload({})).status).toBe(403);
       const done = await reload({ _csrf: session.csrf });
       expect(done.status).toBe(303);
@@ -182,7 +227,13 @@ describe('dashboard security, against the built gateway', () => {
       expect(failed.text).toContain('data-tool="get_order"');
       expect(failed.text).not.toContain(downstream.url);
       // The log line is written as the answer goes out; under load it can reach the pipe a moment later.
-      expect(await eventually(async () => gateway.output(), (output) => /tool refresh from the dashboard failed/.test(output), 5_000)).toMatch(/tool refresh from the dashboard failed/);
+      expect(
+        await eventually(
+          async () => gateway.output(),
+          (output) => /tool refresh from the dashboard failed/.test(output),
+          5_000,
+        ),
+      ).toMatch(/tool refresh from the dashboard failed/);
     });
   });
 });
@@ -216,7 +267,10 @@ describe('dashboard development sign-in', () => {
   });
 
   it('is not offered through a proxy (forwarding headers) or under a non-loopback host name (DNS rebinding)', async () => {
-    for (const headers of [{ 'X-Forwarded-For': '203.0.113.7' }, { Host: 'rebound.example:80', Origin: 'http://rebound.example:80' }] as Record<string, string>[]) {
+    for (const headers of [
+      { 'X-Forwarded-For': '203.0.113.7' },
+      { Host: 'rebound.example:80', Origin: 'http://rebound.example:80' },
+    ] as Record<string, string>[]) {
       const reply = await devSignIn(headers);
       expect(reply.status).toBe(404);
       expect(cookieValue(reply.cookies, 'tollgate_dashboard')).toBeUndefined();

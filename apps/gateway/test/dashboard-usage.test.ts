@@ -1,7 +1,14 @@
 /// <reference lib="dom" />
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromiumAvailable, collectConsoleErrors, launchChromium, screenshot, type Browser, type ConsoleErrors } from './support/browser.js';
+import {
+  chromiumAvailable,
+  collectConsoleErrors,
+  launchChromium,
+  screenshot,
+  type Browser,
+  type ConsoleErrors,
+} from './support/browser.js';
 import { createAgentWithToken, openRawSession, rawCall } from './support/mcp.js';
 import { startPair, type Pair } from './support/pair.js';
 import { TEST_ADMIN_KEY } from './support/processes.js';
@@ -11,7 +18,12 @@ const PHONE = { width: 390, height: 844 };
 
 /** Bars the browser laid out with a visible size: what the screenshot of the chart shows. */
 async function drawnBars(page: Page, chart: string): Promise<number> {
-  return page.locator(`svg[data-chart="${chart}"] rect.bar`).evaluateAll((bars) => bars.filter((bar) => bar.getBoundingClientRect().height >= 1 && bar.getBoundingClientRect().width > 0).length);
+  return page
+    .locator(`svg[data-chart="${chart}"] rect.bar`)
+    .evaluateAll(
+      (bars) =>
+        bars.filter((bar) => bar.getBoundingClientRect().height >= 1 && bar.getBoundingClientRect().width > 0).length,
+    );
 }
 
 /**
@@ -33,7 +45,15 @@ describe.runIf(chromiumAvailable('the dashboard usage charts'))('dashboard usage
     const agent = await createAgentWithToken(pair.api, admin, { label: 'Chart reader', dailyTokenBudget: 1_000_000 });
     agentId = agent.agentId;
     const { sessionId } = await openRawSession(pair.url, agent.token);
-    for (let i = 0; i < 4; i++) await rawCall(pair.url, agent.token, sessionId, 'tools/call', { name: 'get_order', arguments: { id: 1001 + i } }, 10 + i);
+    for (let i = 0; i < 4; i++)
+      await rawCall(
+        pair.url,
+        agent.token,
+        sessionId,
+        'tools/call',
+        { name: 'get_order', arguments: { id: 1001 + i } },
+        10 + i,
+      );
     await rawCall(pair.url, agent.token, sessionId, 'tools/call', { name: 'no_such_tool', arguments: {} }, 20);
     // An agent mistake on a known tool: it counts against get_order and its downstream, in its class.
     await rawCall(pair.url, agent.token, sessionId, 'tools/call', { name: 'get_order', arguments: {} }, 21);
@@ -57,7 +77,11 @@ describe.runIf(chromiumAvailable('the dashboard usage charts'))('dashboard usage
     ] as const) {
       await page.setViewportSize(size);
       // The counters are written a moment after the calls: reload until they show.
-      await expect.poll(async () => (await page.goto(`${pair.url}/dashboard?range=24h`), drawnBars(page, 'calls')), { timeout: 15_000 }).toBeGreaterThan(0);
+      await expect
+        .poll(async () => (await page.goto(`${pair.url}/dashboard?range=24h`), drawnBars(page, 'calls')), {
+          timeout: 15_000,
+        })
+        .toBeGreaterThan(0);
       expect(await drawnBars(page, 'tokens')).toBeGreaterThan(0);
       expect(await drawnBars(page, 'errors')).toBeGreaterThan(0);
       const chart = page.locator('svg[data-chart="calls"]');
@@ -116,11 +140,19 @@ describe.runIf(chromiumAvailable('the dashboard usage charts'))('dashboard usage
       await page.goto(`${pair.url}/dashboard/tools`);
       await page.locator('article[data-tool="get_order"] a.usage-link').click();
       await page.waitForURL(/\/dashboard\/tools\/get_order$/);
-      await expect.poll(async () => (await page.reload(), drawnBars(page, 'calls')), { timeout: 15_000 }).toBeGreaterThan(0);
+      await expect
+        .poll(async () => (await page.reload(), drawnBars(page, 'calls')), { timeout: 15_000 })
+        .toBeGreaterThan(0);
       expect(await drawnBars(page, 'errors')).toBeGreaterThan(0);
       expect((await page.locator('svg[data-chart="calls"]').boundingBox())!.width).toBeLessThanOrEqual(width);
-      expect(await page.locator('svg[data-chart="latency"]').screenshot()).toSatisfy((shot: Buffer) => shot.length > 500);
-      expect([await outcomeClassCount('success'), await outcomeClassCount('agent-mistake'), await outcomeClassCount('refusal')]).toEqual(['4', '1', '0']);
+      expect(await page.locator('svg[data-chart="latency"]').screenshot()).toSatisfy(
+        (shot: Buffer) => shot.length > 500,
+      );
+      expect([
+        await outcomeClassCount('success'),
+        await outcomeClassCount('agent-mistake'),
+        await outcomeClassCount('refusal'),
+      ]).toEqual(['4', '1', '0']);
       const tool = await page.locator('main').innerText();
       expect(tool).toContain('Tool get_order');
       expect(tool).toContain('Chart reader');

@@ -1,7 +1,14 @@
 /// <reference lib="dom" />
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { chromiumAvailable, collectConsoleErrors, launchChromium, screenshot, type Browser, type ConsoleErrors } from './support/browser.js';
+import {
+  chromiumAvailable,
+  collectConsoleErrors,
+  launchChromium,
+  screenshot,
+  type Browser,
+  type ConsoleErrors,
+} from './support/browser.js';
 import { connectSdkClient, resultJson, sdkRefusal } from './support/mcp.js';
 import { startPair, type Pair } from './support/pair.js';
 import { TEST_ADMIN_KEY, type RunningProcess } from './support/processes.js';
@@ -48,7 +55,9 @@ describe.runIf(chromiumAvailable('the dashboard browser tests'))('dashboard in C
    */
   const expectOnlyOwnStatus = (path: string, status: number) => {
     const own = `${gateway.url}${path}`;
-    expect(consoleErrors.take()).toEqual([`${own}: Failed to load resource: the server responded with a status of ${status} (${STATUS_TEXT[status]}) (${own})`]);
+    expect(consoleErrors.take()).toEqual([
+      `${own}: Failed to load resource: the server responded with a status of ${status} (${STATUS_TEXT[status]}) (${own})`,
+    ]);
   };
 
   it('sends a visitor without a session to the sign-in page', async () => {
@@ -90,8 +99,18 @@ describe.runIf(chromiumAvailable('the dashboard browser tests'))('dashboard in C
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Browser test agent');
     agentId = /\/dashboard\/agents\/(agt_[\w-]+)/.exec(page.url())![1]!;
 
-    const listed = await (await fetch(`${gateway.url}/management/agents/${agentId}`, { headers: { Authorization: `Bearer ${await adminToken(gateway.url)}` } })).json();
-    expect(listed).toMatchObject({ label: 'Browser test agent', dailyTokenBudget: 5000, scopes: ['orders:read'], allowedTools: null, isActive: true });
+    const listed = await (
+      await fetch(`${gateway.url}/management/agents/${agentId}`, {
+        headers: { Authorization: `Bearer ${await adminToken(gateway.url)}` },
+      })
+    ).json();
+    expect(listed).toMatchObject({
+      label: 'Browser test agent',
+      dailyTokenBudget: 5000,
+      scopes: ['orders:read'],
+      allowedTools: null,
+      isActive: true,
+    });
   });
 
   it('refuses an invalid agent and says which field is wrong', async () => {
@@ -113,7 +132,11 @@ describe.runIf(chromiumAvailable('the dashboard browser tests'))('dashboard in C
     agentToken = (await page.locator('#agent-token').textContent())!.trim();
     expect(agentToken).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
     const config = JSON.parse((await page.locator('#client-config').textContent())!);
-    expect(config).toEqual({ mcpServers: { tollgate: { type: 'http', url: `${gateway.url}/mcp`, headers: { Authorization: `Bearer ${agentToken}` } } } });
+    expect(config).toEqual({
+      mcpServers: {
+        tollgate: { type: 'http', url: `${gateway.url}/mcp`, headers: { Authorization: `Bearer ${agentToken}` } },
+      },
+    });
 
     await page.getByRole('button', { name: 'Copy token' }).click();
     await page.locator('#agent-token-status', { hasText: 'Copied to the clipboard.' }).waitFor({ timeout: 5_000 });
@@ -165,16 +188,29 @@ describe.runIf(chromiumAvailable('the dashboard browser tests'))('dashboard in C
     const headings = await page.locator('main section h2').allTextContents();
     expect(headings).toEqual(['catalog', 'customers', 'orders', 'Uncategorised']);
     const orders = page.locator('section[data-category="orders"]');
-    expect(await orders.locator('article h3').allTextContents()).toEqual(['cancel_order', 'get_order', 'list_orders', 'place_order', 'quote_order', 'salesReport']);
+    expect(await orders.locator('article h3').allTextContents()).toEqual([
+      'cancel_order',
+      'get_order',
+      'list_orders',
+      'place_order',
+      'quote_order',
+      'salesReport',
+    ]);
     const placeOrder = page.locator('article[data-tool="place_order"]');
     const text = (await placeOrder.textContent())!;
-    for (const part of ['POST', '/orders', 'writes', 'orders:write', 'Max response tokens']) expect(text).toContain(part);
+    for (const part of ['POST', '/orders', 'writes', 'orders:write', 'Max response tokens'])
+      expect(text).toContain(part);
     expect(await placeOrder.locator('tbody tr').count()).toBeGreaterThan(0);
     expect(await page.locator('section[data-category=""] article h3').allTextContents()).toEqual(['get_product']);
     await screenshot(page, '06-tools');
 
     await page.getByLabel('Filter tools').fill('customers:');
-    await expect(page.locator('article[data-tool]:visible h3').allTextContents()).resolves.toEqual(['create_customer', 'get_customer', 'list_customers', 'update_customer_contact']);
+    await expect(page.locator('article[data-tool]:visible h3').allTextContents()).resolves.toEqual([
+      'create_customer',
+      'get_customer',
+      'list_customers',
+      'update_customer_contact',
+    ]);
     expect(await page.locator('#tool-count').textContent()).toBe('4 tools');
     expect(new URL(page.url()).searchParams.get('q')).toBe('customers:');
   });
@@ -184,7 +220,10 @@ describe.runIf(chromiumAvailable('the dashboard browser tests'))('dashboard in C
     const plainErrors = collectConsoleErrors(plain);
     await plain.route('**/dashboard/assets/*.js', (route) => route.abort());
     await plain.goto(`${gateway.url}/dashboard/tools?q=inventory`);
-    expect(await plain.locator('article[data-tool]:visible h3').allTextContents()).toEqual(['restockProduct', 'stockLevel']);
+    expect(await plain.locator('article[data-tool]:visible h3').allTextContents()).toEqual([
+      'restockProduct',
+      'stockLevel',
+    ]);
     expect(await plain.locator('#tool-count').textContent()).toBe('2 tools');
     // The script this test blocks is the one error the page may log.
     expect(plainErrors.take().filter((error) => !/\/dashboard\/assets\/dashboard\.\w+\.js\)$/.test(error))).toEqual([]);
@@ -214,20 +253,31 @@ describe.runIf(chromiumAvailable('the dashboard browser tests'))('dashboard in C
   it('shows the last hour on the overview: calls, tokens, top agents, readiness and breaker', async () => {
     await open('/dashboard');
     // The last hour's figures; the usage section above has its own (issue 29).
-    const stats = await page.getByRole('region', { name: /Last hour/ }).locator('.stats').textContent();
+    const stats = await page
+      .getByRole('region', { name: /Last hour/ })
+      .locator('.stats')
+      .textContent();
     expect(stats).toMatch(/Tool calls\s*2/); // the call that worked and the one refused after deactivation
     expect(stats).toMatch(/Errors\s*1/);
-    expect(await page.getByRole('region', { name: 'Top agents by tokens' }).textContent()).toContain('Browser test agent');
+    expect(await page.getByRole('region', { name: 'Top agents by tokens' }).textContent()).toContain(
+      'Browser test agent',
+    );
     const health = (await page.getByRole('region', { name: 'Health' }).textContent())!;
-    for (const part of ['cacheStore', 'embeddingModel', 'Healthy', 'closed', '14 tools']) expect(health).toContain(part);
+    for (const part of ['cacheStore', 'embeddingModel', 'Healthy', 'closed', '14 tools'])
+      expect(health).toContain(part);
     await screenshot(page, '02-overview');
   });
 
   it('fits a phone screen', async () => {
     await page.setViewportSize(PHONE);
-    for (const [path, name] of [['/dashboard/agents', '07-agents-phone'], ['/dashboard/tools', '08-tools-phone']] as const) {
+    for (const [path, name] of [
+      ['/dashboard/agents', '07-agents-phone'],
+      ['/dashboard/tools', '08-tools-phone'],
+    ] as const) {
       await open(path);
-      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      const overflow = await page.evaluate(
+        () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+      );
       expect(overflow, `${path} scrolls sideways`).toBeLessThanOrEqual(0);
       await screenshot(page, name);
     }
@@ -245,7 +295,10 @@ describe.runIf(chromiumAvailable('the dashboard browser tests'))('dashboard in C
 });
 
 async function adminToken(gatewayUrl: string): Promise<string> {
-  const response = await fetch(`${gatewayUrl}/auth/admin/token`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ apiKey: TEST_ADMIN_KEY }) });
+  const response = await fetch(`${gatewayUrl}/auth/admin/token`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ apiKey: TEST_ADMIN_KEY }),
+  });
   return ((await response.json()) as { token: string }).token;
 }
-

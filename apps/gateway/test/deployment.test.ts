@@ -8,7 +8,15 @@ import { parseGatewayConfig } from '../src/config/gateway-config.js';
 import { readEnvironment } from '../src/config/sources.js';
 import { interpolate, MissingVariableError, readCompose, requiredVariables } from './support/compose-file.js';
 import { configKeyOf, readConfigKeys } from './support/config-keys.js';
-import { all, environment, execForm, healthcheckCommand, last, readDockerfile, stageNamed } from './support/dockerfile.js';
+import {
+  all,
+  environment,
+  execForm,
+  healthcheckCommand,
+  last,
+  readDockerfile,
+  stageNamed,
+} from './support/dockerfile.js';
 import { hasPath, readChart, skeleton, TEMPLATE_MARKER, valuesPaths } from './support/helm-chart.js';
 
 /**
@@ -36,12 +44,22 @@ function unknownKeys(envNames: string[]): string[] {
 
 describe('configuration keys read from the gateway source', () => {
   it('finds the schema keys, the open sections and the process variables', () => {
-    for (const key of [...REQUIRED_KEYS, 'ConnectionStrings:Store', 'Gw:Admin:ApiKey', 'PORT', 'HOST', 'NODE_ENV', 'LOG_LEVEL']) {
+    for (const key of [
+      ...REQUIRED_KEYS,
+      'ConnectionStrings:Store',
+      'Gw:Admin:ApiKey',
+      'PORT',
+      'HOST',
+      'NODE_ENV',
+      'LOG_LEVEL',
+    ]) {
       expect(configKeys.keys, key).toContain(key);
     }
     expect(configKeys.sections).toContain('Gw:Downstream:Headers');
     expect(configKeyOf('GW__JWT__SIGNINGKEY', configKeys)).toBe('Gw:Jwt:SigningKey');
-    expect(configKeyOf('Gw__Downstream__Headers__Authorization', configKeys)).toBe('Gw:Downstream:Headers:Authorization');
+    expect(configKeyOf('Gw__Downstream__Headers__Authorization', configKeys)).toBe(
+      'Gw:Downstream:Headers:Authorization',
+    );
     expect(configKeyOf('Gw__Jwt__Key', configKeys)).toBeUndefined();
     expect(configKeyOf('Gw__Downstream__Headers', configKeys)).toBeUndefined();
   });
@@ -66,7 +84,9 @@ describe('Dockerfile', () => {
     expect(last(gateway, 'ENTRYPOINT')).toBeUndefined();
     expect(command.join(' ')).toBe(gatewayPackage.scripts.start);
     expect(command[0]).toBe('node');
-    expect(existsSync(root(`apps/gateway/${command[1]}`)), 'apps/gateway/dist/main.js (run the build first)').toBe(true);
+    expect(existsSync(root(`apps/gateway/${command[1]}`)), 'apps/gateway/dist/main.js (run the build first)').toBe(
+      true,
+    );
   });
 
   it('starts the sample downstream with its start command', () => {
@@ -86,7 +106,10 @@ describe('Dockerfile', () => {
     const options = environment(gateway).NODE_OPTIONS ?? '';
     expect(options).toMatch(/--max-old-space-size=\d+/);
     expect(options).toMatch(/--max-semi-space-size=\d+/);
-    const check = spawnSync(process.execPath, ['-e', 'process.exit(0)'], { env: { PATH: process.env.PATH ?? '', NODE_OPTIONS: options }, encoding: 'utf8' });
+    const check = spawnSync(process.execPath, ['-e', 'process.exit(0)'], {
+      env: { PATH: process.env.PATH ?? '', NODE_OPTIONS: options },
+      encoding: 'utf8',
+    });
     expect(check.stderr).toBe('');
     expect(check.status).toBe(0);
   });
@@ -118,13 +141,30 @@ describe('.dockerignore', () => {
   const ignored = (path: string) => patterns.some((pattern) => !pattern.startsWith('!') && matchesGlob(path, pattern));
 
   it('keeps installs, build outputs and local secrets out of the build context, at every depth', () => {
-    for (const path of ['node_modules', 'apps/gateway/node_modules', 'packages/gateway-core/node_modules', 'apps/gateway/dist', 'packages/host-kit/dist', '.env', '.git']) {
+    for (const path of [
+      'node_modules',
+      'apps/gateway/node_modules',
+      'packages/gateway-core/node_modules',
+      'apps/gateway/dist',
+      'packages/host-kit/dist',
+      '.env',
+      '.git',
+    ]) {
       expect(ignored(path), path).toBe(true);
     }
   });
 
   it('sends what the build needs', () => {
-    for (const path of ['package.json', 'pnpm-lock.yaml', 'pnpm-workspace.yaml', '.npmrc', 'turbo.json', 'apps/gateway/src/main.ts', 'apps/sample-downstream/agent-tools.json', 'packages/gateway-core/src/index.ts']) {
+    for (const path of [
+      'package.json',
+      'pnpm-lock.yaml',
+      'pnpm-workspace.yaml',
+      '.npmrc',
+      'turbo.json',
+      'apps/gateway/src/main.ts',
+      'apps/sample-downstream/agent-tools.json',
+      'packages/gateway-core/src/index.ts',
+    ]) {
       expect(ignored(path), path).toBe(false);
     }
   });
@@ -133,9 +173,15 @@ describe('.dockerignore', () => {
 describe('docker-compose.yml', () => {
   const { services } = compose;
   const gateway = services.gateway!;
-  const secrets = { TOLLGATE_LICENSE_KEY: 'license', TOLLGATE_JWT_SIGNING_KEY: 'k'.repeat(32), TOLLGATE_ADMIN_API_KEY: '3f9c1a7e5b2d4c6a8e0f1b3d5a7c9e2f' };
+  const secrets = {
+    TOLLGATE_LICENSE_KEY: 'license',
+    TOLLGATE_JWT_SIGNING_KEY: 'k'.repeat(32),
+    TOLLGATE_ADMIN_API_KEY: '3f9c1a7e5b2d4c6a8e0f1b3d5a7c9e2f',
+  };
   const resolved = (env: Record<string, string | undefined>) =>
-    Object.fromEntries(Object.entries(gateway.environment ?? {}).map(([name, value]) => [name, interpolate(String(value), env)]));
+    Object.fromEntries(
+      Object.entries(gateway.environment ?? {}).map(([name, value]) => [name, interpolate(String(value), env)]),
+    );
 
   it('runs redis, the gateway and the sample downstream, each with a healthcheck', () => {
     expect(Object.keys(services).sort()).toEqual(['gateway', 'redis', 'sample-downstream']);
@@ -181,7 +227,9 @@ describe('docker-compose.yml', () => {
     const { config } = parseGatewayConfig(readEnvironment(resolved(secrets)));
     expect(config.development).toBe(false);
     expect(config.store.connectionString).toBe('redis://redis:6379');
-    expect(config.downstream.baseUrl).toBe(`http://sample-downstream:${services['sample-downstream']!.environment!.PORT}`);
+    expect(config.downstream.baseUrl).toBe(
+      `http://sample-downstream:${services['sample-downstream']!.environment!.PORT}`,
+    );
     expect(gateway.ports).toContain(`${config.server.port}:${config.server.port}`);
   });
 });
@@ -221,7 +269,10 @@ describe('Helm chart', () => {
   it('sets resource requests and limits', () => {
     expect(templates.get('deployment.yaml')).toMatch(/resources:\n\s+\{\{- toYaml \.Values\.resources /);
     for (const kind of ['requests', 'limits']) {
-      expect(values.resources[kind], kind).toEqual({ cpu: expect.anything(), memory: expect.stringMatching(/^\d+(Mi|Gi)$/) });
+      expect(values.resources[kind], kind).toEqual({
+        cpu: expect.anything(),
+        memory: expect.stringMatching(/^\d+(Mi|Gi)$/),
+      });
     }
   });
 
@@ -230,7 +281,10 @@ describe('Helm chart', () => {
     expect(hpa.apiVersion).toBe('autoscaling/v2');
     expect(hpa.spec.scaleTargetRef).toMatchObject({ apiVersion: 'apps/v1', kind: 'Deployment' });
     expect(hpa.spec.metrics).toEqual([
-      { type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: TEMPLATE_MARKER } } },
+      {
+        type: 'Resource',
+        resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: TEMPLATE_MARKER } },
+      },
     ]);
     expect(values.autoscaling.minReplicas).toBeGreaterThanOrEqual(2);
     expect(values.autoscaling.maxReplicas).toBeGreaterThan(values.autoscaling.minReplicas);
@@ -238,11 +292,13 @@ describe('Helm chart', () => {
   });
 
   it('passes configuration keys the gateway reads, secrets by reference to keys the Secret holds', () => {
-    const env: { name: string; value?: string; valueFrom?: { secretKeyRef: { name: string; key: string } } }[] = container.env;
+    const env: { name: string; value?: string; valueFrom?: { secretKeyRef: { name: string; key: string } } }[] =
+      container.env;
     const names = env.map((entry) => entry.name).filter((name) => name !== TEMPLATE_MARKER);
     expect(unknownKeys([...names, ...Object.keys(values.config)])).toEqual([]);
     const byKey = new Map(env.map((entry) => [configKeyOf(entry.name, configKeys), entry]));
-    for (const key of [...REQUIRED_KEYS, 'ConnectionStrings:Store', 'Gw:Admin:ApiKey']) expect(byKey.has(key), key).toBe(true);
+    for (const key of [...REQUIRED_KEYS, 'ConnectionStrings:Store', 'Gw:Admin:ApiKey'])
+      expect(byKey.has(key), key).toBe(true);
 
     const secretKeys = Object.keys(manifest('secret.yaml').stringData);
     for (const key of [...SECRET_KEYS, 'ConnectionStrings:Store']) {
@@ -256,26 +312,49 @@ describe('Helm chart', () => {
   it('runs as non-root on a read-only root filesystem, with /tmp writable', () => {
     expect(values.podSecurityContext).toMatchObject({ runAsNonRoot: true, runAsUser: expect.any(Number) });
     expect(values.podSecurityContext.runAsUser).toBeGreaterThan(0);
-    expect(values.securityContext).toMatchObject({ readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } });
+    expect(values.securityContext).toMatchObject({
+      readOnlyRootFilesystem: true,
+      allowPrivilegeEscalation: false,
+      capabilities: { drop: ['ALL'] },
+    });
     expect(container.volumeMounts).toEqual([{ name: 'tmp', mountPath: '/tmp' }]);
     expect(pod.volumes[0]).toMatchObject({ name: 'tmp', emptyDir: expect.any(Object) });
   });
 
   it('gives calls in flight longer to drain than the gateway shutdown deadline', () => {
-    const { config } = parseGatewayConfig(readEnvironment({ Gw__LicenseKey: 'x', Gw__Jwt__SigningKey: 'k'.repeat(32), Gw__ToolRegistry__DownstreamBaseUrl: 'http://d' }));
-    expect(values.terminationGracePeriodSeconds * 1000).toBeGreaterThan(config.http.shutdownDeadlineMs + values.preStopSleepSeconds * 1000);
+    const { config } = parseGatewayConfig(
+      readEnvironment({
+        Gw__LicenseKey: 'x',
+        Gw__Jwt__SigningKey: 'k'.repeat(32),
+        Gw__ToolRegistry__DownstreamBaseUrl: 'http://d',
+      }),
+    );
+    expect(values.terminationGracePeriodSeconds * 1000).toBeGreaterThan(
+      config.http.shutdownDeadlineMs + values.preStopSleepSeconds * 1000,
+    );
   });
 
   const helm = spawnSync('helm', ['version', '--short'], { encoding: 'utf8' });
-  if (helm.error) console.warn('\n⚠ helm not found: SKIPPING helm lint/template of deploy/helm/tollgate (static checks above still ran).\n');
+  if (helm.error)
+    console.warn(
+      '\n⚠ helm not found: SKIPPING helm lint/template of deploy/helm/tollgate (static checks above still ran).\n',
+    );
   it.skipIf(helm.error !== undefined)('passes helm lint and renders with the required values', () => {
-    const required = ['downstream.baseUrl=http://api:8081', 'redis.url=redis://redis:6379', 'secret.licenseKey=l', `secret.jwtSigningKey=${'k'.repeat(32)}`, 'secret.adminApiKey=a'];
+    const required = [
+      'downstream.baseUrl=http://api:8081',
+      'redis.url=redis://redis:6379',
+      'secret.licenseKey=l',
+      `secret.jwtSigningKey=${'k'.repeat(32)}`,
+      'secret.adminApiKey=a',
+    ];
     const args = required.flatMap((value) => ['--set', value]);
     const lint = spawnSync('helm', ['lint', root('deploy/helm/tollgate'), ...args], { encoding: 'utf8' });
     expect(lint.status, lint.stdout + lint.stderr).toBe(0);
     const rendered = spawnSync('helm', ['template', 'tg', root('deploy/helm/tollgate'), ...args], { encoding: 'utf8' });
     expect(rendered.status, rendered.stderr).toBe(0);
-    const kinds = parseAllDocuments(rendered.stdout).map((document) => document.toJS()?.kind).filter(Boolean);
+    const kinds = parseAllDocuments(rendered.stdout)
+      .map((document) => document.toJS()?.kind)
+      .filter(Boolean);
     expect(kinds.sort()).toEqual(['Deployment', 'HorizontalPodAutoscaler', 'PodDisruptionBudget', 'Secret', 'Service']);
     const missing = spawnSync('helm', ['template', 'tg', root('deploy/helm/tollgate')], { encoding: 'utf8' });
     expect(missing.status).not.toBe(0);

@@ -56,14 +56,19 @@ describe('development endpoints (contract 4.1)', () => {
     });
 
     const localAddress = nonLoopbackAddress();
-    it.skipIf(!localAddress)(`GET /dev/admin-token from a non-loopback address (${localAddress ?? 'none on this machine'}) answers 404`, async () => {
-      // The gateway stays bound to 127.0.0.1; leaving from an interface address makes it see a non-loopback peer.
-      const refused = await rawRequest(`${development.url}/dev/admin-token`, { localAddress });
-      expect(refused.status).toBe(404);
-      expect(refused.body).not.toMatch(/"token"/);
-      // The same route over the same kind of connection works from loopback, so the 404 is the address check.
-      expect((await rawRequest(`${development.url}/dev/admin-token`, { localAddress: '127.0.0.1' })).status).toBe(200);
-    });
+    it.skipIf(!localAddress)(
+      `GET /dev/admin-token from a non-loopback address (${localAddress ?? 'none on this machine'}) answers 404`,
+      async () => {
+        // The gateway stays bound to 127.0.0.1; leaving from an interface address makes it see a non-loopback peer.
+        const refused = await rawRequest(`${development.url}/dev/admin-token`, { localAddress });
+        expect(refused.status).toBe(404);
+        expect(refused.body).not.toMatch(/"token"/);
+        // The same route over the same kind of connection works from loopback, so the 404 is the address check.
+        expect((await rawRequest(`${development.url}/dev/admin-token`, { localAddress: '127.0.0.1' })).status).toBe(
+          200,
+        );
+      },
+    );
 
     it('GET /dev/token: a short-lived token of one development agent that may call every tool', async () => {
       const response = await fetch(`${development.url}/dev/token`);
@@ -78,10 +83,15 @@ describe('development endpoints (contract 4.1)', () => {
       expect(claims).toMatchObject({ aud: 'tollgate:agent', sub: expect.stringMatching(/^agt_/) });
       expect([...(claims.scopes as string[])].sort()).toEqual(SAMPLE_SCOPES);
 
-      const again = decodeJwtPayload(((await (await fetch(`${development.url}/dev/token`)).json()) as { token: string }).token);
+      const again = decodeJwtPayload(
+        ((await (await fetch(`${development.url}/dev/token`)).json()) as { token: string }).token,
+      );
       expect(again.sub).toBe(claims.sub);
 
-      const initialized = await eventually(() => mcpInitialize(development.url, body.token), (reply) => reply.status !== 503);
+      const initialized = await eventually(
+        () => mcpInitialize(development.url, body.token),
+        (reply) => reply.status !== 503,
+      );
       expect(initialized.status).toBe(200);
       expect(initialized.sessionId).toBeTruthy();
     });
@@ -94,7 +104,10 @@ describe('development endpoints (contract 4.1)', () => {
 
       const listed = await client.request('GET', '/management/agents', admin);
       expect(listed.body.filter((agent: { agentId: string }) => agent.agentId === agentId)).toHaveLength(1);
-      expect((await client.request('GET', `/management/agents/${agentId}`, admin)).body).toMatchObject({ label: 'development agent', isActive: true });
+      expect((await client.request('GET', `/management/agents/${agentId}`, admin)).body).toMatchObject({
+        label: 'development agent',
+        isActive: true,
+      });
 
       await client.request('PUT', `/management/agents/${agentId}`, admin, { isActive: false });
       expect((await mcpInitialize(development.url, devToken)).status).toBe(401);
@@ -106,7 +119,9 @@ describe('development endpoints (contract 4.1)', () => {
 
     it('a development agent token is no admin token', async () => {
       const devToken = ((await (await fetch(`${development.url}/dev/token`)).json()) as { token: string }).token;
-      expect((await new GatewayClient(development.url).request('GET', '/management/agents', devToken)).status).toBe(401);
+      expect((await new GatewayClient(development.url).request('GET', '/management/agents', devToken)).status).toBe(
+        401,
+      );
     });
 
     it('POST /auth/admin/token still answers 404 without a configured key', async () => {
@@ -120,13 +135,16 @@ describe('development endpoints (contract 4.1)', () => {
   });
 
   describe('outside development mode', () => {
-    it.each(['/dev/admin-token', '/dev/token'])('GET %s answers 404 from loopback, like a path that does not exist', async (path) => {
-      const response = await fetch(`${production.url}${path}`);
-      const unknown = await fetch(`${production.url}/dev/no-such-endpoint`);
-      expect(response.status).toBe(404);
-      expect(response.headers.get('Content-Type')).toMatch(/^application\/problem\+json/);
-      expect(await response.json()).toEqual(await unknown.json());
-    });
+    it.each(['/dev/admin-token', '/dev/token'])(
+      'GET %s answers 404 from loopback, like a path that does not exist',
+      async (path) => {
+        const response = await fetch(`${production.url}${path}`);
+        const unknown = await fetch(`${production.url}/dev/no-such-endpoint`);
+        expect(response.status).toBe(404);
+        expect(response.headers.get('Content-Type')).toMatch(/^application\/problem\+json/);
+        expect(await response.json()).toEqual(await unknown.json());
+      },
+    );
 
     it('creates no development agent', async () => {
       const client = new GatewayClient(production.url);

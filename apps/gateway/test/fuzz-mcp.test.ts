@@ -26,7 +26,11 @@ const TOOLS = [
     parameterSources: { q: 'query', limit: 'query', tags: 'query' },
     inputSchema: {
       type: 'object',
-      properties: { q: { type: 'string' }, limit: { type: 'integer' }, tags: { type: 'array', items: { type: 'string' } } },
+      properties: {
+        q: { type: 'string' },
+        limit: { type: 'integer' },
+        tags: { type: 'array', items: { type: 'string' } },
+      },
       required: [],
     },
   },
@@ -38,7 +42,11 @@ const TOOLS = [
     allowWrite: true,
     routePattern: '/items',
     parameterSources: { name: 'body', price: 'body' },
-    inputSchema: { type: 'object', properties: { name: { type: 'string' }, price: { type: 'number' } }, required: ['name'] },
+    inputSchema: {
+      type: 'object',
+      properties: { name: { type: 'string' }, price: { type: 'number' } },
+      required: ['name'],
+    },
   },
 ];
 const TOOL_NAMES = TOOLS.map((tool) => tool.name);
@@ -53,7 +61,10 @@ describe('POST /mcp under generated input (dist/main.js + recording downstream)'
   beforeAll(async () => {
     pair = await startPair({ downstream: { recording: TOOLS } });
     ({ downstream: recorder, gateway } = pair);
-    agent = await createAgentWithToken(pair.api, await pair.adminToken(), { label: 'fuzz', dailyTokenBudget: 100_000_000 });
+    agent = await createAgentWithToken(pair.api, await pair.adminToken(), {
+      label: 'fuzz',
+      dailyTokenBudget: 100_000_000,
+    });
     sessionId = (await openRawSession(gateway.url, agent.token)).sessionId;
   });
   afterAll(() => pair?.stop());
@@ -78,7 +89,9 @@ describe('POST /mcp under generated input (dist/main.js + recording downstream)'
           return;
         }
         const contentType = response.headers.get('content-type') ?? '';
-        const message = contentType.startsWith('text/event-stream') ? JSON.parse(SSE_MESSAGE.exec(reply)?.[1] ?? 'null') : JSON.parse(reply);
+        const message = contentType.startsWith('text/event-stream')
+          ? JSON.parse(SSE_MESSAGE.exec(reply)?.[1] ?? 'null')
+          : JSON.parse(reply);
         expectJsonRpcResponse(message);
         // A refusal travels with its HTTP status; only success and method-not-found are 200.
         if (response.status !== 200) expect(message.error, reply).toBeDefined();
@@ -92,10 +105,20 @@ describe('POST /mcp under generated input (dist/main.js + recording downstream)'
     // The generated bodies reach the downstream only by chance (a known tool, arguments that pass): the
     // hostile route values are also sent as they are, so the check never runs on nothing.
     for (const [index, id] of HOSTILE_ROUTE_VALUES.entries()) {
-      const body = { jsonrpc: '2.0', id: `hostile-${index}`, method: 'tools/call', params: { name: GET_ITEM_TOOL.name, arguments: { id } } };
+      const body = {
+        jsonrpc: '2.0',
+        id: `hostile-${index}`,
+        method: 'tools/call',
+        params: { name: GET_ITEM_TOOL.name, arguments: { id } },
+      };
       const response = await fetch(`${gateway.url}/mcp`, {
         method: 'POST',
-        headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', Authorization: `Bearer ${agent.token}`, 'Mcp-Session-Id': sessionId },
+        headers: {
+          'Content-Type': 'application/json',
+          Accept: 'application/json, text/event-stream',
+          Authorization: `Bearer ${agent.token}`,
+          'Mcp-Session-Id': sessionId,
+        },
         body: JSON.stringify(body),
       });
       expect(response.status, id).toBeLessThan(500);
@@ -122,7 +145,22 @@ describe('POST /mcp under generated input (dist/main.js + recording downstream)'
 // ---- generators -------------------------------------------------------------------------------
 
 /** Route values a hostile agent would try. */
-const HOSTILE_ROUTE_VALUES = ['..', '.', '', '%2e%2e', 'a%2Fb', '%252F', 'a\\b', '%5c', 'a\u0000b', '%00', 'x\r\ny', '%0d%0a', '../../etc/passwd', 'plain-id'];
+const HOSTILE_ROUTE_VALUES = [
+  '..',
+  '.',
+  '',
+  '%2e%2e',
+  'a%2Fb',
+  '%252F',
+  'a\\b',
+  '%5c',
+  'a\u0000b',
+  '%00',
+  'x\r\ny',
+  '%0d%0a',
+  '../../etc/passwd',
+  'plain-id',
+];
 
 /** Route values a hostile agent would try, mixed with ordinary ones. */
 const routeValue = fc.oneof(
@@ -134,15 +172,35 @@ const routeValue = fc.oneof(
 
 const toolArguments = fc.oneof(
   fc.record({ id: routeValue }, { requiredKeys: [] }),
-  fc.record({ q: fc.jsonValue({ maxDepth: 1 }), limit: fc.jsonValue({ maxDepth: 1 }), tags: fc.array(fc.string(), { maxLength: 4 }) }, { requiredKeys: [] }),
+  fc.record(
+    {
+      q: fc.jsonValue({ maxDepth: 1 }),
+      limit: fc.jsonValue({ maxDepth: 1 }),
+      tags: fc.array(fc.string(), { maxLength: 4 }),
+    },
+    { requiredKeys: [] },
+  ),
   fc.record({ name: fc.jsonValue({ maxDepth: 1 }), price: fc.oneof(fc.double(), fc.integer()) }, { requiredKeys: [] }),
   fc.dictionary(fc.string(), fc.jsonValue({ maxDepth: 3 })),
   fc.jsonValue({ maxDepth: 2 }),
 );
 
 const params = fc.oneof(
-  fc.record({ name: fc.oneof(fc.constantFrom(...TOOL_NAMES), fc.string(), fc.jsonValue({ maxDepth: 1 })), arguments: toolArguments }, { requiredKeys: [] }),
-  fc.record({ protocolVersion: fc.oneof(fc.constantFrom('2024-11-05', '2025-06-18'), fc.string()), capabilities: fc.jsonValue({ maxDepth: 2 }), clientInfo: fc.jsonValue({ maxDepth: 2 }) }, { requiredKeys: [] }),
+  fc.record(
+    {
+      name: fc.oneof(fc.constantFrom(...TOOL_NAMES), fc.string(), fc.jsonValue({ maxDepth: 1 })),
+      arguments: toolArguments,
+    },
+    { requiredKeys: [] },
+  ),
+  fc.record(
+    {
+      protocolVersion: fc.oneof(fc.constantFrom('2024-11-05', '2025-06-18'), fc.string()),
+      capabilities: fc.jsonValue({ maxDepth: 2 }),
+      clientInfo: fc.jsonValue({ maxDepth: 2 }),
+    },
+    { requiredKeys: [] },
+  ),
   fc.dictionary(fc.string(), fc.jsonValue({ maxDepth: 3 })),
   fc.jsonValue({ maxDepth: 2 }),
 );
@@ -150,8 +208,18 @@ const params = fc.oneof(
 const message = fc.record(
   {
     jsonrpc: fc.oneof(fc.constant('2.0'), fc.constant('2.0'), fc.jsonValue({ maxDepth: 1 })),
-    id: fc.oneof(fc.integer(), fc.string({ maxLength: 16 }), fc.constant(null), fc.double(), fc.boolean(), fc.jsonValue({ maxDepth: 1 })),
-    method: fc.oneof(fc.constantFrom('tools/call', 'tools/call', 'tools/list', 'ping', 'initialize', 'notifications/initialized'), fc.string()),
+    id: fc.oneof(
+      fc.integer(),
+      fc.string({ maxLength: 16 }),
+      fc.constant(null),
+      fc.double(),
+      fc.boolean(),
+      fc.jsonValue({ maxDepth: 1 }),
+    ),
+    method: fc.oneof(
+      fc.constantFrom('tools/call', 'tools/call', 'tools/list', 'ping', 'initialize', 'notifications/initialized'),
+      fc.string(),
+    ),
     params,
     result: fc.jsonValue({ maxDepth: 2 }),
     error: fc.jsonValue({ maxDepth: 2 }),
@@ -173,7 +241,12 @@ const body = fc.oneof(
   { weight: 1, arbitrary: fc.array(message, { maxLength: 3 }).map((batch) => JSON.stringify(batch)) },
   { weight: 1, arbitrary: fc.jsonValue().map((value) => JSON.stringify(value)) },
   { weight: 1, arbitrary: fc.string() },
-  { weight: 1, arbitrary: message.map((value) => JSON.stringify(value)).chain((text) => fc.nat(text.length).map((cut) => text.slice(0, cut))) },
+  {
+    weight: 1,
+    arbitrary: message
+      .map((value) => JSON.stringify(value))
+      .chain((text) => fc.nat(text.length).map((cut) => text.slice(0, cut))),
+  },
 );
 
 // ---- checks -----------------------------------------------------------------------------------

@@ -27,18 +27,34 @@ describe('the downstream trusts only the gateway', () => {
   beforeAll(async () => {
     pair = await startPair({
       downstream: { guardedSample: { env: { GATEWAY_JWKS_CACHE_SECONDS: '1' } } },
-      gateway: { env: { Gw__Assertion__RotationMinutes: String(ROTATION_MINUTES), Gw__Assertion__LifetimeSeconds: String(LIFETIME_SECONDS), Gw__Cache__Enabled: 'false' } },
+      gateway: {
+        env: {
+          Gw__Assertion__RotationMinutes: String(ROTATION_MINUTES),
+          Gw__Assertion__LifetimeSeconds: String(LIFETIME_SECONDS),
+          Gw__Cache__Enabled: 'false',
+        },
+      },
       instances: 2,
     });
     // Each instance has its own in-memory store: an agent on each.
     agents = await Promise.all(
       pair.gateways.map(async (gateway) => {
         const api = new GatewayClient(gateway.url);
-        return createAgentWithToken(api, await api.adminToken(), { label: 'assertion', dailyTokenBudget: 100_000, scopes: ['orders:read', 'customers:read'] });
+        return createAgentWithToken(api, await api.adminToken(), {
+          label: 'assertion',
+          dailyTokenBudget: 100_000,
+          scopes: ['orders:read', 'customers:read'],
+        });
       }),
     );
-    clients = await Promise.all(pair.gateways.map((gateway, index) => connectSdkClient(gateway.url, agents[index]!.token)));
-    forger = new GatewayAssertionSigner({ signingKey: TEST_SIGNING_KEY, rotationMinutes: ROTATION_MINUTES, lifetimeSeconds: LIFETIME_SECONDS });
+    clients = await Promise.all(
+      pair.gateways.map((gateway, index) => connectSdkClient(gateway.url, agents[index]!.token)),
+    );
+    forger = new GatewayAssertionSigner({
+      signingKey: TEST_SIGNING_KEY,
+      rotationMinutes: ROTATION_MINUTES,
+      lifetimeSeconds: LIFETIME_SECONDS,
+    });
   }, 60_000);
 
   afterAll(async () => {
@@ -48,7 +64,10 @@ describe('the downstream trusts only the gateway', () => {
 
   const downstream = () => pair.downstream as RunningProcess;
   const direct = (path: string, assertion?: string) =>
-    fetch(`${downstream().url}${path}`, assertion === undefined ? {} : { headers: { 'Tollgate-Assertion': assertion } }).then(async (response) => ({
+    fetch(
+      `${downstream().url}${path}`,
+      assertion === undefined ? {} : { headers: { 'Tollgate-Assertion': assertion } },
+    ).then(async (response) => ({
       status: response.status,
       body: (await response.json()) as Record<string, unknown>,
     }));
@@ -60,12 +79,22 @@ describe('the downstream trusts only the gateway', () => {
     callId: 'call-direct',
     ...overrides,
   });
-  const callLines = () => downstream().output().split('\n').filter((line) => line.startsWith('gateway call:'));
+  const callLines = () =>
+    downstream()
+      .output()
+      .split('\n')
+      .filter((line) => line.startsWith('gateway call:'));
 
   it('refuses a direct call to a tool route (either form), and leaves /gw/schema open', async () => {
     expect(await direct('/orders/1001')).toMatchObject({ status: 401, body: { error: 'gateway_assertion_required' } });
-    expect(await direct('/inventory/KB-100')).toMatchObject({ status: 401, body: { error: 'gateway_assertion_required' } });
-    expect(await direct('/orders/1001', 'forged.assertion.value')).toMatchObject({ status: 401, body: { error: 'invalid_gateway_assertion' } });
+    expect(await direct('/inventory/KB-100')).toMatchObject({
+      status: 401,
+      body: { error: 'gateway_assertion_required' },
+    });
+    expect(await direct('/orders/1001', 'forged.assertion.value')).toMatchObject({
+      status: 401,
+      body: { error: 'invalid_gateway_assertion' },
+    });
     expect((await fetch(`${downstream().url}/gw/schema`)).status).toBe(200);
   });
 
@@ -78,7 +107,11 @@ describe('the downstream trusts only the gateway', () => {
       (found) => found !== undefined,
       5_000,
     );
-    expect(line).toMatch(new RegExp(`^gateway call: tool=get_order agent=${agents[0]!.agentId} scopes=orders:read,customers:read call=[0-9a-f-]{36} status=200$`));
+    expect(line).toMatch(
+      new RegExp(
+        `^gateway call: tool=get_order agent=${agents[0]!.agentId} scopes=orders:read,customers:read call=[0-9a-f-]{36} status=200$`,
+      ),
+    );
   });
 
   it('publishes the same keys on every instance, publicly, with a short Cache-Control', async () => {
@@ -99,13 +132,33 @@ describe('the downstream trusts only the gateway', () => {
   it("accepts an assertion made with the gateway's keys once, and refuses it replayed, sent to another route, for another audience, expired or signed with another secret", async () => {
     const valid = forger.sign(claims());
     expect(await direct('/orders/1001', valid)).toMatchObject({ status: 200, body: { id: 1001 } });
-    expect(await direct('/orders/1001', valid)).toMatchObject({ status: 401, body: { error: 'invalid_gateway_assertion', message: 'The gateway assertion is invalid.' } });
-    expect(await direct('/customers/1001', forger.sign(claims()))).toMatchObject({ status: 401, body: { error: 'invalid_gateway_assertion' } });
-    expect(await direct('/orders/1001', forger.sign(claims({ audience: 'http://billing.internal' })))).toMatchObject({ status: 401 });
-    const stranger = new GatewayAssertionSigner({ signingKey: 'another-gateway-secret-that-is-32-bytes-long', rotationMinutes: ROTATION_MINUTES, lifetimeSeconds: LIFETIME_SECONDS });
-    expect(await direct('/orders/1001', stranger.sign(claims()))).toMatchObject({ status: 401, body: { error: 'invalid_gateway_assertion' } });
+    expect(await direct('/orders/1001', valid)).toMatchObject({
+      status: 401,
+      body: { error: 'invalid_gateway_assertion', message: 'The gateway assertion is invalid.' },
+    });
+    expect(await direct('/customers/1001', forger.sign(claims()))).toMatchObject({
+      status: 401,
+      body: { error: 'invalid_gateway_assertion' },
+    });
+    expect(await direct('/orders/1001', forger.sign(claims({ audience: 'http://billing.internal' })))).toMatchObject({
+      status: 401,
+    });
+    const stranger = new GatewayAssertionSigner({
+      signingKey: 'another-gateway-secret-that-is-32-bytes-long',
+      rotationMinutes: ROTATION_MINUTES,
+      lifetimeSeconds: LIFETIME_SECONDS,
+    });
+    expect(await direct('/orders/1001', stranger.sign(claims()))).toMatchObject({
+      status: 401,
+      body: { error: 'invalid_gateway_assertion' },
+    });
     // Signed 10 s ago (a key still published), expired 8 s ago: beyond the 5 s tolerance.
-    const earlier = new GatewayAssertionSigner({ signingKey: TEST_SIGNING_KEY, rotationMinutes: ROTATION_MINUTES, lifetimeSeconds: LIFETIME_SECONDS, clock: () => new Date(Date.now() - 10_000) });
+    const earlier = new GatewayAssertionSigner({
+      signingKey: TEST_SIGNING_KEY,
+      rotationMinutes: ROTATION_MINUTES,
+      lifetimeSeconds: LIFETIME_SECONDS,
+      clock: () => new Date(Date.now() - 10_000),
+    });
     expect(await direct('/orders/1001', earlier.sign(claims()))).toMatchObject({
       status: 401,
       body: { error: 'invalid_gateway_assertion', message: 'The gateway assertion has expired.' },
@@ -122,13 +175,19 @@ describe('the downstream trusts only the gateway', () => {
       const instance = calls % 2;
       const result = await clients[instance]!.callTool({ name: 'get_order', arguments: { id: 1001 + calls } });
       expect(result.isError ?? false, `call ${calls} through instance ${instance}`).toBe(false);
-      const { keys } = (await (await fetch(`${pair.gateways[instance]!.url}/.well-known/jwks.json`)).json()) as { keys: Array<{ kid: string }> };
+      const { keys } = (await (await fetch(`${pair.gateways[instance]!.url}/.well-known/jwks.json`)).json()) as {
+        keys: Array<{ kid: string }>;
+      };
       // The current key is the one before the next (the last published).
       kids.add(keys.at(-2)!.kid);
       calls++;
       await new Promise((resolve) => setTimeout(resolve, 700));
     }
     expect(kids.size).toBeGreaterThanOrEqual(3);
-    await eventually(async () => callLines().length - before, (count) => count === calls, 5_000);
+    await eventually(
+      async () => callLines().length - before,
+      (count) => count === calls,
+      5_000,
+    );
   });
 });

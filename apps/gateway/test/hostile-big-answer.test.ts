@@ -37,7 +37,12 @@ function wideObject(): Buffer {
  * length past it and then stalls, so only a gateway that believes the header
  * answers before its timeout.
  */
-async function startBigDownstream(): Promise<{ url: string; server: Server; big: Buffer; bigSent: () => Promise<void> }> {
+async function startBigDownstream(): Promise<{
+  url: string;
+  server: Server;
+  big: Buffer;
+  bigSent: () => Promise<void>;
+}> {
   const big = bigRecords(8.5 * 1000 * 1000);
   const wide = wideObject();
   const chunk = Buffer.alloc(1024 * 1024, 'x');
@@ -97,7 +102,8 @@ async function call(url: string, { token, sessionId }: Session, name: string) {
   return { reply, ms: performance.now() - started };
 }
 
-const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))]!;
+const percentile = (values: number[], p: number) =>
+  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))]!;
 
 /**
  * Issue 15 item 3 against the built gateway: a big downstream answer is
@@ -116,13 +122,18 @@ describe('a big downstream answer (dist/main.js)', () => {
     pair = await startPair({
       downstream: { url: downstream.url },
       // get_big is not cached, so every call of it reads and processes the downstream's 8 MB.
-      gateway: { env: { Gw__Downstream__MaxResponseBytes: String(LIMIT_BYTES), Gw__Cache__Tools__get_big__Enabled: 'false' } },
+      gateway: {
+        env: { Gw__Downstream__MaxResponseBytes: String(LIMIT_BYTES), Gw__Cache__Tools__get_big__Enabled: 'false' },
+      },
     });
     url = pair.url;
     const admin = await pair.adminToken();
     const budget = { dailyTokenBudget: 10_000_000 };
     bigCaller = await session(url, await createAgentWithToken(pair.api, admin, { label: 'big answers', ...budget }));
-    smallCaller = await session(url, await createAgentWithToken(pair.api, admin, { label: 'small answers', ...budget }));
+    smallCaller = await session(
+      url,
+      await createAgentWithToken(pair.api, admin, { label: 'small answers', ...budget }),
+    );
   }, 60_000);
   afterAll(async () => {
     await pair?.stop();
@@ -149,7 +160,11 @@ describe('a big downstream answer (dist/main.js)', () => {
     for (let i = 0; i < 40; i++) baseline.push((await call(url, smallCaller, 'get_small')).ms);
 
     let bigDone = false;
-    const big = Promise.all([call(url, bigCaller, 'get_big'), call(url, bigCaller, 'get_big'), call(url, bigCaller, 'get_wide')]).finally(() => (bigDone = true));
+    const big = Promise.all([
+      call(url, bigCaller, 'get_big'),
+      call(url, bigCaller, 'get_big'),
+      call(url, bigCaller, 'get_wide'),
+    ]).finally(() => (bigDone = true));
     const during: number[] = [];
     while (!bigDone) {
       const { reply, ms } = await call(url, smallCaller, 'get_small');
@@ -160,11 +175,17 @@ describe('a big downstream answer (dist/main.js)', () => {
 
     const summary = {
       baseline: { p50: percentile(baseline, 0.5), p95: percentile(baseline, 0.95), max: Math.max(...baseline) },
-      during: { calls: during.length, p50: percentile(during, 0.5), p95: percentile(during, 0.95), max: Math.max(...during) },
+      during: {
+        calls: during.length,
+        p50: percentile(during, 0.5),
+        p95: percentile(during, 0.95),
+        max: Math.max(...during),
+      },
       big: bigReplies.map(({ ms }) => Math.round(ms)),
     };
     console.log(`small-call latency (ms) around big answers: ${JSON.stringify(summary)}`);
-    for (const { reply } of bigReplies) expect(JSON.parse(reply.message.result.content[0].text)._truncated).toBeDefined();
+    for (const { reply } of bigReplies)
+      expect(JSON.parse(reply.message.result.content[0].text)._truncated).toBeDefined();
     // The big answers took a while: the small calls did run alongside them.
     expect(during.length).toBeGreaterThanOrEqual(5);
     // Nearly every call keeps its normal latency; the single slowest may meet a GC pause or the
@@ -198,13 +219,26 @@ describe('a big downstream answer (dist/main.js)', () => {
   it('refuses an answer streamed past Gw:Downstream:MaxResponseBytes as a downstream error', async () => {
     const { reply } = await call(url, bigCaller, 'get_oversized');
     expect(reply.status).toBe(200);
-    expect(reply.message.result).toMatchObject({ isError: true, _meta: { 'io.tollgate/error': { code: -32002, kind: 'downstream-error', reason: 'response-too-large', limitBytes: LIMIT_BYTES } } });
+    expect(reply.message.result).toMatchObject({
+      isError: true,
+      _meta: {
+        'io.tollgate/error': {
+          code: -32002,
+          kind: 'downstream-error',
+          reason: 'response-too-large',
+          limitBytes: LIMIT_BYTES,
+        },
+      },
+    });
     expect(reply.message.result.content[0].text).toContain(`exceeds ${LIMIT_BYTES} bytes`);
   }, 20_000);
 
   it('refuses an answer whose declared Content-Length is past the limit without waiting for its body', async () => {
     const { reply, ms } = await call(url, bigCaller, 'get_declared_oversized');
-    expect(reply.message.result).toMatchObject({ isError: true, _meta: { 'io.tollgate/error': { reason: 'response-too-large', limitBytes: LIMIT_BYTES } } });
+    expect(reply.message.result).toMatchObject({
+      isError: true,
+      _meta: { 'io.tollgate/error': { reason: 'response-too-large', limitBytes: LIMIT_BYTES } },
+    });
     // The body never comes: only the header can have told the gateway (its timeout is 10 s).
     expect(ms).toBeLessThan(3_000);
   }, 20_000);

@@ -60,7 +60,15 @@ describe.runIf(available)('budget admission under 200 concurrent calls on two ga
     const gateways = pair.gateways.map((gateway) => gateway.url);
     const agent = await createAgentWithToken(api, admin, { label: 'budget flood', dailyTokenBudget: BUDGET });
     const { sessionId } = await openRawSession(gateways[0]!, agent.token);
-    const call = (index: number) => rawCall(gateways[index % 2]!, agent.token, sessionId, 'tools/call', { name: 'get_item', arguments: { id: index } }, index + 1);
+    const call = (index: number) =>
+      rawCall(
+        gateways[index % 2]!,
+        agent.token,
+        sessionId,
+        'tools/call',
+        { name: 'get_item', arguments: { id: index } },
+        index + 1,
+      );
 
     // One call on each instance first: each then knows the agent, and the flood reserves ahead with authentication.
     const warmUp = (await Promise.all([call(1_000), call(1_001)])).map(outcomeOf);

@@ -19,9 +19,20 @@ interface Left {
  * `'half-close'` ends only its sending side (FIN) right after the request,
  * `'close'` drops the whole connection.
  */
-function callThenLeave(url: string, agent: TestAgent, sessionId: string, how: 'half-close' | 'close', leaveAfterMs = 0): Promise<Left> {
+function callThenLeave(
+  url: string,
+  agent: TestAgent,
+  sessionId: string,
+  how: 'half-close' | 'close',
+  leaveAfterMs = 0,
+): Promise<Left> {
   const { hostname, port } = new URL(url);
-  const body = JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'get_item', arguments: { id: 5 } } });
+  const body = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 7,
+    method: 'tools/call',
+    params: { name: 'get_item', arguments: { id: 5 } },
+  });
   const head = [
     'POST /mcp HTTP/1.1',
     `Host: ${hostname}:${port}`,
@@ -45,7 +56,12 @@ function callThenLeave(url: string, agent: TestAgent, sessionId: string, how: 'h
 }
 
 /** The agent's tool-call records once `count` are written (the audit write is asynchronous). */
-async function toolCalls(pair: Pair<ControlledDownstream>, admin: string, agent: TestAgent, count: number): Promise<AuditRecordJson[]> {
+async function toolCalls(
+  pair: Pair<ControlledDownstream>,
+  admin: string,
+  agent: TestAgent,
+  count: number,
+): Promise<AuditRecordJson[]> {
   for (let attempt = 0; attempt < 50; attempt += 1) {
     const records = (await agentAudit(pair.api, admin, agent.agentId)).filter((record) => record.kind === 'tool-call');
     if (records.length >= count) return records;
@@ -76,20 +92,29 @@ describe('a client that goes away before its answer (dist/main.js, controlled do
   it.each([
     ['drops the connection 200 ms into the call', 'close', 200],
     ['half-closes right after sending the request', 'half-close', 0],
-  ] as const)('%s: the downstream call is cancelled, nothing is charged, the audit says client-gone', async (_, how, leaveAfterMs) => {
-    const agent = await createAgentWithToken(pair.api, admin, { label: `gone-${how}`, dailyTokenBudget: 10_000 });
-    const { sessionId } = await openRawSession(pair.url, agent.token);
-    const cancelledBefore = pair.downstream.cancelled.length;
+  ] as const)(
+    '%s: the downstream call is cancelled, nothing is charged, the audit says client-gone',
+    async (_, how, leaveAfterMs) => {
+      const agent = await createAgentWithToken(pair.api, admin, { label: `gone-${how}`, dailyTokenBudget: 10_000 });
+      const { sessionId } = await openRawSession(pair.url, agent.token);
+      const cancelledBefore = pair.downstream.cancelled.length;
 
-    const { received } = await callThenLeave(pair.url, agent, sessionId, how, leaveAfterMs);
-    const [record] = await toolCalls(pair, admin, agent, 1);
+      const { received } = await callThenLeave(pair.url, agent, sessionId, how, leaveAfterMs);
+      const [record] = await toolCalls(pair, admin, agent, 1);
 
-    expect(received).toBe('');
-    expect(record).toMatchObject({ outcome: 'client-gone', tool: 'get_item', agentId: agent.agentId, tokensCharged: 0, httpStatus: 499 });
-    expect(pair.downstream.cancelled.length).toBe(cancelledBefore + 1);
-    const budget = await pair.api.request('GET', `/management/agents/${agent.agentId}/budget`, admin);
-    expect(budget.body).toMatchObject({ used: 0, remaining: 10_000 });
-  });
+      expect(received).toBe('');
+      expect(record).toMatchObject({
+        outcome: 'client-gone',
+        tool: 'get_item',
+        agentId: agent.agentId,
+        tokensCharged: 0,
+        httpStatus: 499,
+      });
+      expect(pair.downstream.cancelled.length).toBe(cancelledBefore + 1);
+      const budget = await pair.api.request('GET', `/management/agents/${agent.agentId}/budget`, admin);
+      expect(budget.body).toMatchObject({ used: 0, remaining: 10_000 });
+    },
+  );
 
   it('an SDK client (2025-11-25) that aborts its call sends notifications/cancelled: the downstream call stops, nothing is charged, the audit says client-gone', async () => {
     const agent = await createAgentWithToken(pair.api, admin, { label: 'sdk-abort', dailyTokenBudget: 10_000 });

@@ -48,7 +48,13 @@ function stallUpload(url: string, token: string | undefined, sendBytes: number):
     socket.once('error', reject);
     socket.once('connect', () => {
       socket.off('error', reject);
-      const head = ['POST /mcp HTTP/1.1', `Host: ${hostname}:${port}`, 'Content-Type: application/json', 'Accept: application/json, text/event-stream', `Content-Length: ${MiB}`];
+      const head = [
+        'POST /mcp HTTP/1.1',
+        `Host: ${hostname}:${port}`,
+        'Content-Type: application/json',
+        'Accept: application/json, text/event-stream',
+        `Content-Length: ${MiB}`,
+      ];
       if (token) head.push(`Authorization: Bearer ${token}`);
       socket.write(`${head.join('\r\n')}\r\n\r\n`);
       socket.write(Buffer.alloc(sendBytes, 'a'), () => resolve({ socket, received: () => received, closed }));
@@ -57,12 +63,24 @@ function stallUpload(url: string, token: string | undefined, sendBytes: number):
 }
 
 /** Small tools/call latencies (ms) of a well-behaved agent, one after another. */
-async function callTimes(url: string, agent: TestAgent, sessionId: string, count: number): Promise<{ statuses: number[]; ms: number[] }> {
+async function callTimes(
+  url: string,
+  agent: TestAgent,
+  sessionId: string,
+  count: number,
+): Promise<{ statuses: number[]; ms: number[] }> {
   const statuses: number[] = [];
   const ms: number[] = [];
   for (let i = 0; i < count; i += 1) {
     const started = performance.now();
-    const reply = await rawCall(url, agent.token, sessionId, 'tools/call', { name: 'get_order', arguments: { id: 1001 } }, i + 10);
+    const reply = await rawCall(
+      url,
+      agent.token,
+      sessionId,
+      'tools/call',
+      { name: 'get_order', arguments: { id: 1001 } },
+      i + 10,
+    );
     ms.push(performance.now() - started);
     statuses.push(reply.status);
   }
@@ -114,7 +132,8 @@ describe('hostile connections: stalled uploads (dist/main.js, production, image 
     const sampler = setInterval(() => (peak = Math.max(peak, rssMb(pid))), 20);
     const stalled: Stalled[] = [];
     const started = performance.now();
-    for (let i = 0; i < SOCKETS; i += 20) stalled.push(...(await Promise.all(Array.from({ length: 20 }, () => stallUpload(pair.url, token, 1_000_000)))));
+    for (let i = 0; i < SOCKETS; i += 20)
+      stalled.push(...(await Promise.all(Array.from({ length: 20 }, () => stallUpload(pair.url, token, 1_000_000)))));
     const attackMs = performance.now() - started;
     const during = await callTimes(pair.url, honest, sessionId, 20);
     await sleep(500);
@@ -144,7 +163,12 @@ describe('hostile connections: stalled uploads (dist/main.js, production, image 
     const statuses = replies.map((reply) => reply.status);
     const refused = statuses.filter((status) => status === 429).length;
     // A refused upload says when to come back, and that the connection ends.
-    expect(replies.filter((reply) => reply.status === 429 && (reply.headers['retry-after'] !== '1' || reply.headers.connection !== 'close'))).toEqual([]);
+    expect(
+      replies.filter(
+        (reply) =>
+          reply.status === 429 && (reply.headers['retry-after'] !== '1' || reply.headers.connection !== 'close'),
+      ),
+    ).toEqual([]);
     const timedOut = statuses.filter((status) => status === 408).length;
 
     // 64 MiB pending bound by default, an eighth per agent: 8 bodies of a declared 1 MiB at a time.

@@ -46,7 +46,10 @@ class FairnessDownstream {
   constructor() {
     this.#server = createServer((request, response) => {
       const path = request.url ?? '/';
-      if (path === '/gw/schema') return void response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify([tool('slow_item', '/slow'), tool('get_item', '/items')]));
+      if (path === '/gw/schema')
+        return void response
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify([tool('slow_item', '/slow'), tool('get_item', '/items')]));
       const kind = path.startsWith('/slow/') ? 'slow' : 'fast';
       this.inFlight[kind]++;
       this.hits[kind]++;
@@ -54,7 +57,8 @@ class FairnessDownstream {
       const answer = () => {
         this.inFlight[kind]--;
         if (response.destroyed) return;
-        if (this.failing) return void response.writeHead(500, { 'content-type': 'application/json' }).end('{"error":"down"}');
+        if (this.failing)
+          return void response.writeHead(500, { 'content-type': 'application/json' }).end('{"error":"down"}');
         response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ path }));
       };
       if (kind === 'slow') setTimeout(answer, SLOW_MS);
@@ -92,11 +96,22 @@ interface Reply {
 let nextId = 100;
 
 /** One tools/call; reads the JSON-RPC message from the SSE stream (keep-alive comments and all) or the JSON body. */
-async function callTool(url: string, agent: TestAgent & { sessionId: string }, name: string, id: string, signal?: AbortSignal): Promise<Reply> {
+async function callTool(
+  url: string,
+  agent: TestAgent & { sessionId: string },
+  name: string,
+  id: string,
+  signal?: AbortSignal,
+): Promise<Reply> {
   const started = performance.now();
   const response = await fetch(`${url}/mcp`, {
     method: 'POST',
-    headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', Authorization: `Bearer ${agent.token}`, 'Mcp-Session-Id': agent.sessionId },
+    headers: {
+      'Content-Type': 'application/json',
+      Accept: 'application/json, text/event-stream',
+      Authorization: `Bearer ${agent.token}`,
+      'Mcp-Session-Id': agent.sessionId,
+    },
     body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method: 'tools/call', params: { name, arguments: { id } } }),
     signal,
   });
@@ -105,8 +120,10 @@ async function callTool(url: string, agent: TestAgent & { sessionId: string }, n
   return { status: response.status, message: JSON.parse(data), ms: performance.now() - started };
 }
 
-const isOk = (reply: Reply) => reply.status === 200 && reply.message.result !== undefined && !reply.message.result.isError;
-const isTooManyCalls = (reply: Reply) => reply.status === 200 && reply.message.error?.code === -32003 && reply.message.error.data?.limit === LIMIT;
+const isOk = (reply: Reply) =>
+  reply.status === 200 && reply.message.result !== undefined && !reply.message.result.isError;
+const isTooManyCalls = (reply: Reply) =>
+  reply.status === 200 && reply.message.error?.code === -32003 && reply.message.error.data?.limit === LIMIT;
 
 /** How many times the breaker left `closed` so far, from the gateway's log. */
 const breakerOpenings = (gateway: RunningProcess) => (gateway.output().match(/circuit breaker open/g) ?? []).length;
@@ -140,7 +157,9 @@ describe('hostile load: one agent cannot starve the others or open the breaker (
       downstream: { url: downstream.url },
       gateway: [
         // A short window: another caller's success vouches for the downstream only that long (issue 25 finding 4).
-        { env: { Gw__Breaker__BreakSeconds: String(BREAK_SECONDS), Gw__Breaker__WindowSeconds: String(VOUCH_SECONDS) } },
+        {
+          env: { Gw__Breaker__BreakSeconds: String(BREAK_SECONDS), Gw__Breaker__WindowSeconds: String(VOUCH_SECONDS) },
+        },
         { env: { Gw__Mcp__MaxConcurrentCallsPerAgent: '0' } },
       ],
     });
@@ -162,7 +181,11 @@ describe('hostile load: one agent cannot starve the others or open the breaker (
   }
 
   /** The second agent's normal calls, one after another, until `done` settles. */
-  async function normalCalls(url: string, agent: TestAgent & { sessionId: string }, done: Promise<unknown>): Promise<Reply[]> {
+  async function normalCalls(
+    url: string,
+    agent: TestAgent & { sessionId: string },
+    done: Promise<unknown>,
+  ): Promise<Reply[]> {
     let finished = false;
     void done.finally(() => (finished = true));
     const replies: Reply[] = [];
@@ -180,13 +203,17 @@ describe('hostile load: one agent cannot starve the others or open the breaker (
     downstream.resetCounts();
     const openingsBefore = breakerOpenings(gateway);
 
-    const flood = Promise.all(Array.from({ length: FLOOD }, (_, index) => callTool(gateway.url, flooder, 'slow_item', `flood-${index}`)));
+    const flood = Promise.all(
+      Array.from({ length: FLOOD }, (_, index) => callTool(gateway.url, flooder, 'slow_item', `flood-${index}`)),
+    );
     const quietReplies = await normalCalls(gateway.url, quiet, flood);
     const floodReplies = await flood;
 
     const ok = floodReplies.filter(isOk).length;
     const refused = floodReplies.filter(isTooManyCalls);
-    console.info(`flood: ${ok} served, ${refused.length} refused as too-many-calls; quiet agent: ${quietReplies.length} calls, slowest ${Math.max(...quietReplies.map((r) => r.ms)).toFixed(0)} ms; downstream held at most ${downstream.maxInFlight.slow} slow calls`);
+    console.info(
+      `flood: ${ok} served, ${refused.length} refused as too-many-calls; quiet agent: ${quietReplies.length} calls, slowest ${Math.max(...quietReplies.map((r) => r.ms)).toFixed(0)} ms; downstream held at most ${downstream.maxInFlight.slow} slow calls`,
+    );
     expect(ok + refused.length).toBe(FLOOD);
     expect(ok).toBeGreaterThanOrEqual(LIMIT);
     expect(refused.length).toBeGreaterThanOrEqual(FLOOD / 2);
@@ -207,7 +234,8 @@ describe('hostile load: one agent cannot starve the others or open the breaker (
     );
     const calls = records.filter((record) => record.kind === 'tool-call');
     expect(countOutcomes(calls)['too-many-calls']).toBe(refused.length);
-    for (const record of calls.filter((r) => r.outcome === 'too-many-calls')) expect(record).toMatchObject({ agentId: flooder.agentId, tool: 'slow_item', tokensCharged: 0 });
+    for (const record of calls.filter((r) => r.outcome === 'too-many-calls'))
+      expect(record).toMatchObject({ agentId: flooder.agentId, tool: 'slow_item', tokensCharged: 0 });
   }, 30_000);
 
   it(`with no per-agent limit, ${FLOOD} slow calls queue for the 128 connections without one timeout; the other agent is served in turn`, async () => {
@@ -217,12 +245,16 @@ describe('hostile load: one agent cannot starve the others or open the breaker (
     downstream.resetCounts();
 
     // 300 calls of 4 s on 128 connections end after 12 s: past the 10 s deadline had the queue counted.
-    const flood = Promise.all(Array.from({ length: FLOOD }, (_, index) => callTool(gateway.url, flooder, 'slow_item', `queued-${index}`)));
+    const flood = Promise.all(
+      Array.from({ length: FLOOD }, (_, index) => callTool(gateway.url, flooder, 'slow_item', `queued-${index}`)),
+    );
     const quietReplies = await normalCalls(gateway.url, quiet, flood);
     const floodReplies = await flood;
 
     const failed = floodReplies.filter((reply) => !isOk(reply));
-    console.info(`queued flood: ${FLOOD - failed.length} served, ${failed.length} failed; downstream held at most ${downstream.maxInFlight.slow} at once; quiet agent slowest ${Math.max(...quietReplies.map((r) => r.ms)).toFixed(0)} ms`);
+    console.info(
+      `queued flood: ${FLOOD - failed.length} served, ${failed.length} failed; downstream held at most ${downstream.maxInFlight.slow} at once; quiet agent slowest ${Math.max(...quietReplies.map((r) => r.ms)).toFixed(0)} ms`,
+    );
     expect(failed.map((reply) => reply.message.error ?? reply.message.result)).toEqual([]);
     expect(downstream.maxInFlight.slow).toBeLessThanOrEqual(128);
     expect(quietReplies.filter((reply) => !isOk(reply))).toEqual([]);
@@ -242,12 +274,17 @@ describe('hostile load: one agent cannot starve the others or open the breaker (
     await sleep(VOUCH_SECONDS * 1000 + 200);
     const openingsAtStart = breakerOpenings(gateway);
     downstream.failing = true;
-    for (let call = 0; call < 5; call++) expect(isOk(await callTool(gateway.url, victim, 'get_item', `down-${call}`))).toBe(false);
+    for (let call = 0; call < 5; call++)
+      expect(isOk(await callTool(gateway.url, victim, 'get_item', `down-${call}`))).toBe(false);
     const refusedOpen = await callTool(gateway.url, victim, 'get_item', 'open');
     expect(refusedOpen.message.error).toMatchObject({ code: -32003 });
     expect(await breakerMetric(gateway, admin)).toBe('2');
     // The log line of this opening may reach the pipe after the metric says open: count it in first.
-    const openingsBefore = await eventually(async () => breakerOpenings(gateway), (count) => count === openingsAtStart + 1, 5000);
+    const openingsBefore = await eventually(
+      async () => breakerOpenings(gateway),
+      (count) => count === openingsAtStart + 1,
+      5000,
+    );
     const halfOpeningsBefore = halfOpenings(gateway);
 
     // Healthy again; the attack runs through the half-open phase.
@@ -258,14 +295,20 @@ describe('hostile load: one agent cannot starve the others or open the breaker (
     const attack = (async () => {
       let call = 0;
       while (attacking) {
-        void callTool(gateway.url, aborter, 'slow_item', `abort-${call++}`, AbortSignal.timeout(200)).catch(() => undefined);
+        void callTool(gateway.url, aborter, 'slow_item', `abort-${call++}`, AbortSignal.timeout(200)).catch(
+          () => undefined,
+        );
         await sleep(100);
       }
     })();
     const victimReplies: Array<Reply & { at: number }> = [];
     try {
       // The break ends and an aborted call of the attacker is the probe; the victim calls from then on, every 500 ms.
-      await eventually(async () => halfOpenings(gateway), (count) => count > halfOpeningsBefore, 5000);
+      await eventually(
+        async () => halfOpenings(gateway),
+        (count) => count > halfOpeningsBefore,
+        5000,
+      );
       for (let call = 0; performance.now() - healedAt < 15_000; call++) {
         const reply = await callTool(gateway.url, victim, 'get_item', `victim-${call}`);
         victimReplies.push({ ...reply, at: performance.now() - healedAt });
@@ -278,7 +321,9 @@ describe('hostile load: one agent cannot starve the others or open the breaker (
     }
 
     const firstServed = victimReplies.find(isOk);
-    console.info(`half-open attack: victim served ${firstServed ? `${firstServed.at.toFixed(0)} ms` : 'never'} after the downstream healed (${victimReplies.length} calls); ${downstream.hits.slow - slowHitsBefore} aborted slow calls reached the downstream`);
+    console.info(
+      `half-open attack: victim served ${firstServed ? `${firstServed.at.toFixed(0)} ms` : 'never'} after the downstream healed (${victimReplies.length} calls); ${downstream.hits.slow - slowHitsBefore} aborted slow calls reached the downstream`,
+    );
     // The break, then the probe's own answer (the aborter's slow call runs to its end): well under 15 s.
     expect(firstServed?.at).toBeLessThan(BREAK_SECONDS * 1000 + SLOW_MS + 1500);
     expect(downstream.hits.slow - slowHitsBefore).toBeGreaterThan(0);

@@ -2,9 +2,24 @@ import { createHmac, generateKeyPairSync, randomUUID, sign as rsaSign } from 'no
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GatewayClient } from './support/gateway-client.js';
 import { decodeJwtPayload, forgeJwt } from './support/jwt.js';
-import { createAgentWithToken, initializeRequest, mcpRaw, openRawSession, rawCall, type McpExchange, type TestAgent } from './support/mcp.js';
+import {
+  createAgentWithToken,
+  initializeRequest,
+  mcpRaw,
+  openRawSession,
+  rawCall,
+  type McpExchange,
+  type TestAgent,
+} from './support/mcp.js';
 import { startPair, type Pair } from './support/pair.js';
-import { freePort, gatewayEnv, GATEWAY_MAIN, runToExit, TEST_SIGNING_KEY, type RunningProcess } from './support/processes.js';
+import {
+  freePort,
+  gatewayEnv,
+  GATEWAY_MAIN,
+  runToExit,
+  TEST_SIGNING_KEY,
+  type RunningProcess,
+} from './support/processes.js';
 import { rawExchange, rawRequest, type RawReply } from './support/raw-http.js';
 import { GET_ITEM_TOOL, type RecordingDownstream } from './support/recording-downstream.js';
 import { HTTP_STATUS_DELIVERY } from './support/delivery.js';
@@ -63,7 +78,10 @@ describe('hostile and malformed input (dist/main.js)', () => {
     victimSession = (await openRawSession(url, victim.token)).sessionId;
 
     const guardedClient = new GatewayClient(guarded.url);
-    guardedAgent = await createAgentWithToken(guardedClient, await guardedClient.adminToken(), { label: 'guarded', dailyTokenBudget: BUDGET });
+    guardedAgent = await createAgentWithToken(guardedClient, await guardedClient.adminToken(), {
+      label: 'guarded',
+      dailyTokenBudget: BUDGET,
+    });
     guardedSession = (await openRawSession(guarded.url, guardedAgent.token)).sessionId;
   });
 
@@ -73,13 +91,21 @@ describe('hostile and malformed input (dist/main.js)', () => {
 
   /** A tools/call of the victim inside its session. */
   const victimCall = (name: string, args: unknown, id: number | string = 9) =>
-    mcpRaw(url, { jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } }, { token: victim.token, sessionId: victimSession });
+    mcpRaw(
+      url,
+      { jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } },
+      { token: victim.token, sessionId: victimSession },
+    );
 
   describe('HTTP method, content type and accept', () => {
     it.each(['PUT', 'PATCH', 'OPTIONS'])('answers %s /mcp with 405, Allow and a JSON-RPC error', async (method) => {
       const reply = await rawRequest(`${url}/mcp`, {
         method,
-        headers: { Authorization: `Bearer ${victim.token}`, 'Content-Type': 'application/json', 'Mcp-Session-Id': victimSession },
+        headers: {
+          Authorization: `Bearer ${victim.token}`,
+          'Content-Type': 'application/json',
+          'Mcp-Session-Id': victimSession,
+        },
         body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
       });
       expect(reply.status).toBe(405);
@@ -87,16 +113,30 @@ describe('hostile and malformed input (dist/main.js)', () => {
       expect(JSON.parse(reply.body)).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600 } });
     });
 
-    it.each([['application/jsonp'], ['text/json'], ['application/json-seq'], ['multipart/form-data; boundary=x'], ['application/json, text/html']])(
-      'answers Content-Type %s with 415 / -32600',
-      async (contentType) => {
-        expectRpcError(await mcpRaw(url, initializeRequest(), { token: victim.token, headers: { 'Content-Type': contentType } }), 415, -32600);
+    it.each([
+      ['application/jsonp'],
+      ['text/json'],
+      ['application/json-seq'],
+      ['multipart/form-data; boundary=x'],
+      ['application/json, text/html'],
+    ])('answers Content-Type %s with 415 / -32600', async (contentType) => {
+      expectRpcError(
+        await mcpRaw(url, initializeRequest(), { token: victim.token, headers: { 'Content-Type': contentType } }),
+        415,
+        -32600,
+      );
+    });
+
+    it.each([['text/html'], ['application/xml'], ['image/*']])(
+      'answers Accept %s with 406 / -32600',
+      async (accept) => {
+        expectRpcError(
+          await mcpRaw(url, initializeRequest(), { token: victim.token, headers: { Accept: accept } }),
+          406,
+          -32600,
+        );
       },
     );
-
-    it.each([['text/html'], ['application/xml'], ['image/*']])('answers Accept %s with 406 / -32600', async (accept) => {
-      expectRpcError(await mcpRaw(url, initializeRequest(), { token: victim.token, headers: { Accept: accept } }), 406, -32600);
-    });
   });
 
   describe('bodies: empty, truncated, not JSON, deeply nested, oversized', () => {
@@ -118,7 +158,10 @@ describe('hostile and malformed input (dist/main.js)', () => {
     });
 
     it('ignores a UTF-8 byte order mark before the JSON (RFC 8259 8.1 allows it)', async () => {
-      const reply = await mcpRaw(url, '\uFEFF{"jsonrpc":"2.0","id":1,"method":"ping"}', { token: victim.token, sessionId: victimSession });
+      const reply = await mcpRaw(url, '\uFEFF{"jsonrpc":"2.0","id":1,"method":"ping"}', {
+        token: victim.token,
+        sessionId: victimSession,
+      });
       expect(reply.status).toBe(200);
       expect(reply.message).toEqual({ jsonrpc: '2.0', id: 1, result: {} });
     });
@@ -135,27 +178,51 @@ describe('hostile and malformed input (dist/main.js)', () => {
 
     it('answers 100,000 nested arrays with 400 / -32600 (a batch), without running out of stack', async () => {
       const depth = 100_000;
-      const reply = await mcpRaw(url, '['.repeat(depth) + ']'.repeat(depth), { token: victim.token, sessionId: victimSession });
+      const reply = await mcpRaw(url, '['.repeat(depth) + ']'.repeat(depth), {
+        token: victim.token,
+        sessionId: victimSession,
+      });
       expectRpcError(reply, 400, -32600);
     });
 
     const nested = (depth: number, leaf = '1') => '{"a":'.repeat(depth) + leaf + '}'.repeat(depth);
     it.each([
-      ['tools/call arguments', (n: string) => `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"get_product","arguments":{"sku":${n}}}}`],
-      ['an undeclared argument', (n: string) => `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"get_product","arguments":{"sku":"KB-100","x":${n}}}}`],
-      ['the tool name', (n: string) => `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":${n},"arguments":{}}}`],
+      [
+        'tools/call arguments',
+        (n: string) =>
+          `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"get_product","arguments":{"sku":${n}}}}`,
+      ],
+      [
+        'an undeclared argument',
+        (n: string) =>
+          `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"get_product","arguments":{"sku":"KB-100","x":${n}}}}`,
+      ],
+      [
+        'the tool name',
+        (n: string) => `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":${n},"arguments":{}}}`,
+      ],
       ['tools/list params', (n: string) => `{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"cursor":${n}}}`],
-      ['initialize capabilities', (n: string) => `{"jsonrpc":"2.0","id":3,"method":"initialize","params":{"protocolVersion":"2024-11-05","clientInfo":{"name":"x","version":"1"},"capabilities":${n}}}`],
+      [
+        'initialize capabilities',
+        (n: string) =>
+          `{"jsonrpc":"2.0","id":3,"method":"initialize","params":{"protocolVersion":"2024-11-05","clientInfo":{"name":"x","version":"1"},"capabilities":${n}}}`,
+      ],
       ['a notification', (n: string) => `{"jsonrpc":"2.0","method":"notifications/progress","params":${n}}`],
-    ])('answers 50,000 nested objects in %s with 400 / -32600 (deeper than 64 levels), opening no session', async (_, build) => {
-      const reply = await mcpRaw(url, build(nested(50_000)), { token: victim.token, sessionId: victimSession });
-      expectRpcError(reply, 400, -32600);
-      expect(reply.message.error.message).toMatch(/deeper than 64/);
-      expect(reply.headers.get('mcp-session-id')).toBeNull();
-    });
+    ])(
+      'answers 50,000 nested objects in %s with 400 / -32600 (deeper than 64 levels), opening no session',
+      async (_, build) => {
+        const reply = await mcpRaw(url, build(nested(50_000)), { token: victim.token, sessionId: victimSession });
+        expectRpcError(reply, 400, -32600);
+        expect(reply.message.error.message).toMatch(/deeper than 64/);
+        expect(reply.headers.get('mcp-session-id')).toBeNull();
+      },
+    );
 
     it('answers 50,000 nested objects as the id with 400 / -32600 and id null', async () => {
-      const reply = await mcpRaw(url, `{"jsonrpc":"2.0","id":${nested(50_000)},"method":"ping"}`, { token: victim.token, sessionId: victimSession });
+      const reply = await mcpRaw(url, `{"jsonrpc":"2.0","id":${nested(50_000)},"method":"ping"}`, {
+        token: victim.token,
+        sessionId: victimSession,
+      });
       expectRpcError(reply, 400, -32600);
       expect(reply.message.id).toBeNull();
     });
@@ -170,7 +237,11 @@ describe('hostile and malformed input (dist/main.js)', () => {
       const reply = await rawRequest(`${url}/mcp`, {
         method: 'POST',
         headers: mcpHeaders(victim.token, victimSession),
-        chunks: ['{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"', ...Array.from({ length: 20 }, () => chunk), '"}}'],
+        chunks: [
+          '{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"',
+          ...Array.from({ length: 20 }, () => chunk),
+          '"}}',
+        ],
       });
       expect(reply.status).toBe(413);
       expect(reply.headers.connection).toBe('close');
@@ -178,7 +249,13 @@ describe('hostile and malformed input (dist/main.js)', () => {
     });
 
     it('takes a client that hangs up halfway through its body calmly: no unexpected error, still serving', async () => {
-      const head = ['POST /mcp HTTP/1.1', `Host: ${new URL(url).host}`, 'Content-Type: application/json', `Authorization: Bearer ${victim.token}`, 'Content-Length: 400'].join('\r\n');
+      const head = [
+        'POST /mcp HTTP/1.1',
+        `Host: ${new URL(url).host}`,
+        'Content-Type: application/json',
+        `Authorization: Bearer ${victim.token}`,
+        'Content-Length: 400',
+      ].join('\r\n');
       const answer = await rawExchange(url, head, '{"jsonrpc":"2.0","id":1,', 200);
       // The half-closed socket may still get the 400, or nothing at all.
       expect(answer === '' || /^HTTP\/1\.1 400 /.test(answer)).toBe(true);
@@ -213,14 +290,28 @@ describe('hostile and malformed input (dist/main.js)', () => {
       ['an array id', { jsonrpc: '2.0', id: [1], method: 'ping' }],
       ['an id beyond 2^53', '{"jsonrpc":"2.0","id":18014398509481984,"method":"ping"}'],
       ['a number as params', { jsonrpc: '2.0', id: 1, method: 'tools/list', params: 42 }],
-      ['an array as params', { jsonrpc: '2.0', id: 1, method: 'tools/call', params: ['get_product', { sku: 'KB-100' }] }],
+      [
+        'an array as params',
+        { jsonrpc: '2.0', id: 1, method: 'tools/call', params: ['get_product', { sku: 'KB-100' }] },
+      ],
       ['null params', { jsonrpc: '2.0', id: 1, method: 'tools/list', params: null }],
       ['no method and no result', { jsonrpc: '2.0', id: 1 }],
-      ['a response with both result and error', { jsonrpc: '2.0', id: 1, result: {}, error: { code: 1, message: 'x' } }],
+      [
+        'a response with both result and error',
+        { jsonrpc: '2.0', id: 1, result: {}, error: { code: 1, message: 'x' } },
+      ],
       ['a response whose error has no code', { jsonrpc: '2.0', id: 1, error: { message: 'x' } }],
       ['a JSON number', 42],
       ['JSON null', null],
-      ['a batch of tools/call requests', [1, 2, 3].map((id) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'get_product', arguments: { sku: 'KB-100' } } }))],
+      [
+        'a batch of tools/call requests',
+        [1, 2, 3].map((id) => ({
+          jsonrpc: '2.0',
+          id,
+          method: 'tools/call',
+          params: { name: 'get_product', arguments: { sku: 'KB-100' } },
+        })),
+      ],
       ['a batch of notifications', [{ jsonrpc: '2.0', method: 'notifications/initialized' }]],
     ])('answers %s with 400 / -32600', async (_, body) => {
       const reply = await mcpRaw(url, body, { token: victim.token, sessionId: victimSession });
@@ -239,17 +330,28 @@ describe('hostile and malformed input (dist/main.js)', () => {
     });
 
     it('still authenticates a stray response: no token is 401', async () => {
-      expectRpcError(await mcpRaw(url, { jsonrpc: '2.0', id: 1, result: {} }, { sessionId: victimSession }), 401, -32001);
+      expectRpcError(
+        await mcpRaw(url, { jsonrpc: '2.0', id: 1, result: {} }, { sessionId: victimSession }),
+        401,
+        -32001,
+      );
     });
   });
 
   describe('tool names and route values carrying traversal or separators', () => {
-    it.each(['../get_product', 'get_product/../list_orders', '%2e%2e%2fget_product', 'get_product%00', 'get_product\u0000', '..\\get_product', 'GET_PRODUCT', ' get_product', ''])(
-      'refuses tool name %j with 400 / -32602',
-      async (name) => {
-        expectRpcError(await victimCall(name, { sku: 'KB-100' }), 400, -32602);
-      },
-    );
+    it.each([
+      '../get_product',
+      'get_product/../list_orders',
+      '%2e%2e%2fget_product',
+      'get_product%00',
+      'get_product\u0000',
+      '..\\get_product',
+      'GET_PRODUCT',
+      ' get_product',
+      '',
+    ])('refuses tool name %j with 400 / -32602', async (name) => {
+      expectRpcError(await victimCall(name, { sku: 'KB-100' }), 400, -32602);
+    });
 
     it('refuses a tool name that is not a string with 400 / -32602', async () => {
       for (const name of [42, null, ['get_product'], { name: 'get_product' }]) {
@@ -280,17 +382,20 @@ describe('hostile and malformed input (dist/main.js)', () => {
       '%0d%0aX-Injected:%201',
     ];
 
-    it.each(HOSTILE_ROUTE_VALUES)('refuses route value %j with 400 / -32602, sending nothing downstream', async (value) => {
-      const before = recorder.requests.length;
-      const reply = await mcpRaw(
-        guarded.url,
-        { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'get_item', arguments: { id: value } } },
-        { token: guardedAgent.token, sessionId: guardedSession },
-      );
-      expectRpcError(reply, 400, -32602);
-      expect(reply.message.error.data).toMatchObject({ fields: [expect.objectContaining({ path: 'id' })] });
-      expect(recorder.requests.slice(before)).toEqual([]);
-    });
+    it.each(HOSTILE_ROUTE_VALUES)(
+      'refuses route value %j with 400 / -32602, sending nothing downstream',
+      async (value) => {
+        const before = recorder.requests.length;
+        const reply = await mcpRaw(
+          guarded.url,
+          { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'get_item', arguments: { id: value } } },
+          { token: guardedAgent.token, sessionId: guardedSession },
+        );
+        expectRpcError(reply, 400, -32602);
+        expect(reply.message.error.data).toMatchObject({ fields: [expect.objectContaining({ path: 'id' })] });
+        expect(recorder.requests.slice(before)).toEqual([]);
+      },
+    );
 
     it('forwards an ordinary value percent-encoded, so the recording downstream sees every call that does get through', async () => {
       const reply = await mcpRaw(
@@ -301,17 +406,23 @@ describe('hostile and malformed input (dist/main.js)', () => {
       expect(reply.status).toBe(200);
       expect(recorder.requests.at(-1)).toEqual({ method: 'GET', target: '/items/A%201%3Fx%23y', body: '' });
       const targets = recorder.requests.map((request) => request.target);
-      expect(targets.every((target) => /^\/items\/[^/\\]+$/.test(target) && !/%2f|%5c|%00|%0d|%0a|\.\./i.test(target))).toBe(true);
+      expect(
+        targets.every((target) => /^\/items\/[^/\\]+$/.test(target) && !/%2f|%5c|%00|%0d|%0a|\.\./i.test(target)),
+      ).toBe(true);
     });
 
     it('refuses the same values on the sample downstream (get_product), nothing charged', async () => {
-      for (const sku of ['..', '%2e%2e', 'a%2Fb', 'a\\b', 'a\u0000b']) expectRpcError(await victimCall('get_product', { sku }), 400, -32602);
+      for (const sku of ['..', '%2e%2e', 'a%2Fb', 'a\\b', 'a\u0000b'])
+        expectRpcError(await victimCall('get_product', { sku }), 400, -32602);
     });
   });
 
   describe('JWTs', () => {
     let claims: Record<string, unknown>;
-    const hs = (algorithm: string, key: string = TEST_SIGNING_KEY) => (input: string) => createHmac(algorithm, key).update(input).digest();
+    const hs =
+      (algorithm: string, key: string = TEST_SIGNING_KEY) =>
+      (input: string) =>
+        createHmac(algorithm, key).update(input).digest();
     const now = () => Math.floor(Date.now() / 1000);
 
     beforeAll(() => {
@@ -346,17 +457,32 @@ describe('hostile and malformed input (dist/main.js)', () => {
       ['wrong iss', () => forgeJwt({ alg: 'HS256' }, { ...claims, iss: 'someone-else' }, hs('sha256'))],
       ['no exp', () => forgeJwt({ alg: 'HS256' }, { ...claims, exp: undefined }, hs('sha256'))],
       ['exp as a string', () => forgeJwt({ alg: 'HS256' }, { ...claims, exp: String(now() + 3600) }, hs('sha256'))],
-      ['expired exp', () => forgeJwt({ alg: 'HS256' }, { ...claims, iat: now() - 7200, exp: now() - 3600 }, hs('sha256'))],
+      [
+        'expired exp',
+        () => forgeJwt({ alg: 'HS256' }, { ...claims, iat: now() - 7200, exp: now() - 3600 }, hs('sha256')),
+      ],
       ['nbf in the future', () => forgeJwt({ alg: 'HS256' }, { ...claims, nbf: now() + 3600 }, hs('sha256'))],
-      ['another revocation generation', () => forgeJwt({ alg: 'HS256' }, { ...claims, gen: Number(claims.gen) + 1 }, hs('sha256'))],
-      ['scopes that are not a list', () => forgeJwt({ alg: 'HS256' }, { ...claims, scopes: 'orders:write' }, hs('sha256'))],
-      ['an unknown agent id', () => forgeJwt({ alg: 'HS256' }, { ...claims, sub: 'agt_doesnotexist0000000000' }, hs('sha256'))],
+      [
+        'another revocation generation',
+        () => forgeJwt({ alg: 'HS256' }, { ...claims, gen: Number(claims.gen) + 1 }, hs('sha256')),
+      ],
+      [
+        'scopes that are not a list',
+        () => forgeJwt({ alg: 'HS256' }, { ...claims, scopes: 'orders:write' }, hs('sha256')),
+      ],
+      [
+        'an unknown agent id',
+        () => forgeJwt({ alg: 'HS256' }, { ...claims, sub: 'agt_doesnotexist0000000000' }, hs('sha256')),
+      ],
       ['a bit flipped in the signature', () => flipBit(victim.token, 2)],
       ['a bit flipped in the payload', () => flipBit(victim.token, 1)],
       ['a bit flipped in the header', () => flipBit(victim.token, 0)],
       ['two segments', () => victim.token.split('.').slice(0, 2).join('.')],
       ['four segments', () => `${victim.token}.x`],
-      ['a header that is not JSON', () => `${Buffer.from('nope').toString('base64url')}.${victim.token.split('.').slice(1).join('.')}`],
+      [
+        'a header that is not JSON',
+        () => `${Buffer.from('nope').toString('base64url')}.${victim.token.split('.').slice(1).join('.')}`,
+      ],
     ])('refuses a token with %s: 401 / -32001', async (_, make) => {
       await expectRefused(make());
     });
@@ -365,7 +491,9 @@ describe('hostile and malformed input (dist/main.js)', () => {
       const deleted = await createAgentWithToken(client, admin, { label: 'deleted', dailyTokenBudget: 100 });
       const deactivated = await createAgentWithToken(client, admin, { label: 'deactivated', dailyTokenBudget: 100 });
       expect((await client.request('DELETE', `/management/agents/${deleted.agentId}`, admin)).status).toBe(204);
-      expect((await client.request('PUT', `/management/agents/${deactivated.agentId}`, admin, { isActive: false })).status).toBe(200);
+      expect(
+        (await client.request('PUT', `/management/agents/${deactivated.agentId}`, admin, { isActive: false })).status,
+      ).toBe(200);
       await expectRefused(deleted.token);
       await expectRefused(deactivated.token);
     });
@@ -386,7 +514,9 @@ describe('hostile and malformed input (dist/main.js)', () => {
     });
 
     it('refuses two Authorization headers on management with a 401 problem', async () => {
-      const reply = await rawRequest(`${url}/management/agents`, { headers: { Authorization: [`Bearer ${admin}`, `Bearer ${admin}`] } });
+      const reply = await rawRequest(`${url}/management/agents`, {
+        headers: { Authorization: [`Bearer ${admin}`, `Bearer ${admin}`] },
+      });
       expect(reply.status).toBe(401);
       expect(reply.contentType).toMatch(/^application\/problem\+json/);
     });
@@ -399,7 +529,11 @@ describe('hostile and malformed input (dist/main.js)', () => {
       ['a second scheme after the token', 'Bearer x.y.z, Basic Zm9v'],
       ['"Token" scheme', 'Token abc'],
     ])('refuses %s with 401 / -32001', async (_, authorization) => {
-      expectRpcError(await mcpRaw(url, initializeRequest(), { headers: { Authorization: authorization } }), 401, -32001);
+      expectRpcError(
+        await mcpRaw(url, initializeRequest(), { headers: { Authorization: authorization } }),
+        401,
+        -32001,
+      );
     });
 
     it('accepts the scheme in any case ("bearer", RFC 9110 11.1)', async () => {
@@ -408,12 +542,23 @@ describe('hostile and malformed input (dist/main.js)', () => {
     });
 
     it('answers a token beyond the header limit (16 KiB) with 431 from the HTTP server, an 8 KB one with 401', async () => {
-      const head = (token: string) => ['POST /mcp HTTP/1.1', `Host: ${new URL(url).host}`, 'Content-Type: application/json', `Authorization: Bearer ${token}`, 'Content-Length: 0'].join('\r\n');
+      const head = (token: string) =>
+        [
+          'POST /mcp HTTP/1.1',
+          `Host: ${new URL(url).host}`,
+          'Content-Type: application/json',
+          `Authorization: Bearer ${token}`,
+          'Content-Length: 0',
+        ].join('\r\n');
       expect(await rawExchange(url, head(`${victim.token}${'A'.repeat(20 * 1024)}`))).toMatch(/^HTTP\/1\.1 431 /);
       // 100 KB: node answers 431 and closes with most of the header unread, so the client may see a reset instead.
       const huge = await rawExchange(url, head(`${victim.token}${'A'.repeat(100 * 1024)}`));
       expect(huge === '' || /^HTTP\/1\.1 431 /.test(huge)).toBe(true);
-      expectRpcError(await mcpRaw(url, initializeRequest(), { token: `${victim.token}${'A'.repeat(8 * 1024)}` }), 401, -32001);
+      expectRpcError(
+        await mcpRaw(url, initializeRequest(), { token: `${victim.token}${'A'.repeat(8 * 1024)}` }),
+        401,
+        -32001,
+      );
     });
   });
 
@@ -432,12 +577,19 @@ describe('hostile and malformed input (dist/main.js)', () => {
     });
 
     it('answers DELETE with a 10 KB session id with 404', async () => {
-      expectRpcError(await mcpRaw(url, undefined, { method: 'DELETE', token: victim.token, sessionId: 'A'.repeat(10 * 1024) }), 404, -32600);
+      expectRpcError(
+        await mcpRaw(url, undefined, { method: 'DELETE', token: victim.token, sessionId: 'A'.repeat(10 * 1024) }),
+        404,
+        -32600,
+      );
     });
 
     it("answers another agent's session on tools/call with 404 and forwards nothing", async () => {
       const guardedClient = new GatewayClient(guarded.url);
-      const other = await createAgentWithToken(guardedClient, await guardedClient.adminToken(), { label: 'other', dailyTokenBudget: BUDGET });
+      const other = await createAgentWithToken(guardedClient, await guardedClient.adminToken(), {
+        label: 'other',
+        dailyTokenBudget: BUDGET,
+      });
       const before = recorder.requests.length;
       const reply = await mcpRaw(
         guarded.url,
@@ -450,18 +602,30 @@ describe('hostile and malformed input (dist/main.js)', () => {
   });
 
   describe('Origin and Host (DNS rebinding)', () => {
-    it.each(['https://evil.example', 'http://localhost.evil.example', 'http://127.0.0.1.evil.example', 'null', 'file://', 'http://[::2]'])(
-      'refuses Origin %s on /mcp with 403 / -32003',
-      async (origin) => {
-        expectRpcError(await mcpRaw(url, initializeRequest(), { token: victim.token, headers: { Origin: origin } }), 403, -32003);
-      },
-    );
+    it.each([
+      'https://evil.example',
+      'http://localhost.evil.example',
+      'http://127.0.0.1.evil.example',
+      'null',
+      'file://',
+      'http://[::2]',
+    ])('refuses Origin %s on /mcp with 403 / -32003', async (origin) => {
+      expectRpcError(
+        await mcpRaw(url, initializeRequest(), { token: victim.token, headers: { Origin: origin } }),
+        403,
+        -32003,
+      );
+    });
 
     it('refuses a foreign Origin on management and auth with a 403 problem', async () => {
       for (const path of ['/management/agents', '/auth/admin/token']) {
         const reply = await rawRequest(`${url}${path}`, {
           method: path.startsWith('/auth') ? 'POST' : 'GET',
-          headers: { Authorization: `Bearer ${admin}`, Origin: 'https://evil.example', 'Content-Type': 'application/json' },
+          headers: {
+            Authorization: `Bearer ${admin}`,
+            Origin: 'https://evil.example',
+            'Content-Type': 'application/json',
+          },
           body: '{}',
         });
         expect(reply.status).toBe(403);
@@ -470,9 +634,14 @@ describe('hostile and malformed input (dist/main.js)', () => {
       }
     });
 
-    it.each(['http://localhost:3000', 'http://127.0.0.1:6274', 'http://[::1]:8080', 'https://localhost'])('allows loopback Origin %s', async (origin) => {
-      expect((await mcpRaw(url, initializeRequest(), { token: victim.token, headers: { Origin: origin } })).status).toBe(200);
-    });
+    it.each(['http://localhost:3000', 'http://127.0.0.1:6274', 'http://[::1]:8080', 'https://localhost'])(
+      'allows loopback Origin %s',
+      async (origin) => {
+        expect(
+          (await mcpRaw(url, initializeRequest(), { token: victim.token, headers: { Origin: origin } })).status,
+        ).toBe(200);
+      },
+    );
 
     it('honours Gw:Http:AllowedOrigins: the listed origin passes, others are 403', async () => {
       const host = new HostClient(guarded.url, ALLOWED_HOST);
@@ -499,7 +668,9 @@ describe('hostile and malformed input (dist/main.js)', () => {
         const mcp = await new HostClient(url, host).initialize(victim.token);
         expect(mcp.status).toBe(403);
         expect(JSON.parse(mcp.body)).toMatchObject({ error: { code: -32003 } });
-        const management = await rawRequest(`${url}/management/agents`, { headers: { Host: host, Authorization: `Bearer ${admin}` } });
+        const management = await rawRequest(`${url}/management/agents`, {
+          headers: { Host: host, Authorization: `Bearer ${admin}` },
+        });
         expect(management.status).toBe(403);
         expect(management.contentType).toMatch(/^application\/problem\+json/);
       }
@@ -514,7 +685,10 @@ describe('hostile and malformed input (dist/main.js)', () => {
     it('refuses to start when a configured downstream header carries CR/LF', async () => {
       const result = await runToExit(
         GATEWAY_MAIN,
-        gatewayEnv({ downstreamUrl: downstream.url, env: { Gw__Downstream__Headers__X_Api_Key: 'secret\r\nX-Injected: 1' } }),
+        gatewayEnv({
+          downstreamUrl: downstream.url,
+          env: { Gw__Downstream__Headers__X_Api_Key: 'secret\r\nX-Injected: 1' },
+        }),
       );
       expect(result.code).toBe(1);
       expect(result.stderr).toContain('Gw:Downstream:Headers:X_Api_Key');
@@ -544,14 +718,21 @@ describe('hostile and malformed input (dist/main.js)', () => {
       ['encoded CR/LF', '2024-11-05%0d%0aX-Injected: 1'],
       ['a value with a comma list', '2024-11-05, 2025-06-18'],
       ['a very long value', '2024-11-05'.repeat(500)],
-    ])('refuses MCP-Protocol-Version with %s with 400 / -32600 and reflects nothing into response headers', async (_, version) => {
-      const reply = await mcpRaw(url, { jsonrpc: '2.0', id: 1, method: 'ping' }, { token: victim.token, sessionId: victimSession, headers: { 'MCP-Protocol-Version': version } });
-      expectRpcError(reply, 400, -32600);
-      expect(reply.headers.get('x-injected')).toBeNull();
-      const headerValues: string[] = [];
-      reply.headers.forEach((value) => headerValues.push(value));
-      expect(headerValues.some((value) => value.includes('X-Injected'))).toBe(false);
-    });
+    ])(
+      'refuses MCP-Protocol-Version with %s with 400 / -32600 and reflects nothing into response headers',
+      async (_, version) => {
+        const reply = await mcpRaw(
+          url,
+          { jsonrpc: '2.0', id: 1, method: 'ping' },
+          { token: victim.token, sessionId: victimSession, headers: { 'MCP-Protocol-Version': version } },
+        );
+        expectRpcError(reply, 400, -32600);
+        expect(reply.headers.get('x-injected')).toBeNull();
+        const headerValues: string[] = [];
+        reply.headers.forEach((value) => headerValues.push(value));
+        expect(headerValues.some((value) => value.includes('X-Injected'))).toBe(false);
+      },
+    );
   });
 
   describe('management bodies and ids', () => {
@@ -593,7 +774,13 @@ describe('hostile and malformed input (dist/main.js)', () => {
     });
 
     it('refuses two Content-Length headers that disagree with 400 at the HTTP parser', async () => {
-      const head = ['POST /mcp HTTP/1.1', `Host: ${new URL(url).host}`, 'Content-Type: application/json', 'Content-Length: 2', 'Content-Length: 40'].join('\r\n');
+      const head = [
+        'POST /mcp HTTP/1.1',
+        `Host: ${new URL(url).host}`,
+        'Content-Type: application/json',
+        'Content-Length: 2',
+        'Content-Length: 40',
+      ].join('\r\n');
       expect(await rawExchange(url, head, '{}')).toMatch(/^HTTP\/1\.1 400 /);
     });
   });
@@ -645,7 +832,9 @@ function flipBit(token: string, segment: number): string {
 function rs256WithEmbeddedKey(claims: Record<string, unknown>): string {
   const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const jwk = publicKey.export({ format: 'jwk' });
-  return forgeJwt({ alg: 'RS256', typ: 'JWT', jwk }, claims, (input) => rsaSign('sha256', Buffer.from(input), privateKey));
+  return forgeJwt({ alg: 'RS256', typ: 'JWT', jwk }, claims, (input) =>
+    rsaSign('sha256', Buffer.from(input), privateKey),
+  );
 }
 
 /** Requests to a gateway with a chosen Host header, which fetch cannot set. */

@@ -27,7 +27,14 @@ describe.runIf(available)('resumable streams on a Redis Cluster (dist/main.js ×
     pair = await startPair({
       downstream: 'controlled',
       instances: 2,
-      gateway: { env: { ConnectionStrings__Store: cluster.url, Gw__Mcp__KeepAliveSeconds: String(KEEP_ALIVE_MS / 1000), Gw__Mcp__ResumeWindowSeconds: '20', Gw__Cache__Enabled: 'false' } },
+      gateway: {
+        env: {
+          ConnectionStrings__Store: cluster.url,
+          Gw__Mcp__KeepAliveSeconds: String(KEEP_ALIVE_MS / 1000),
+          Gw__Mcp__ResumeWindowSeconds: '20',
+          Gw__Cache__Enabled: 'false',
+        },
+      },
     });
   }, 60_000);
   afterAll(async () => {
@@ -37,7 +44,10 @@ describe.runIf(available)('resumable streams on a Redis Cluster (dist/main.js ×
 
   it('resumes on the other instance, woken by a notice; refuses a made-up stream at once', async () => {
     const [first, second] = pair.gateways.map((gateway) => gateway.url) as [string, string];
-    const agent = await createAgentWithToken(pair.api, await pair.adminToken(), { label: 'cluster-resume', dailyTokenBudget: 100_000 });
+    const agent = await createAgentWithToken(pair.api, await pair.adminToken(), {
+      label: 'cluster-resume',
+      dailyTokenBudget: 100_000,
+    });
     const { sessionId } = await openRawSession(first, agent.token, '2025-11-25');
     pair.downstream.delayMs = 4 * KEEP_ALIVE_MS;
     const { lastEventId } = await callAndDropAfterPriming(first, agent, sessionId, 41);
@@ -53,10 +63,15 @@ describe.runIf(available)('resumable streams on a Redis Cluster (dist/main.js ×
     expect(resume.status).toBe(200);
     expect(await resume.text()).toMatch(/event: message\ndata: .*"id":41.*"result"/s);
     const heldMs = Date.now() - started;
-    const reads = monitor.commands().split('\n').filter((line) => line.includes('"GET"') && line.includes(streamId)).length;
+    const reads = monitor
+      .commands()
+      .split('\n')
+      .filter((line) => line.includes('"GET"') && line.includes(streamId)).length;
     monitor.stop();
     // One read as it starts and one on the notice (or one per recheck): a poll would read four times a second.
     expect(reads, 'the monitored master serves the key').toBeGreaterThanOrEqual(1);
-    expect(reads, `reads of the stream's key in ${heldMs} ms`).toBeLessThanOrEqual(2 + Math.floor(heldMs / RESUME_RECHECK_MS));
+    expect(reads, `reads of the stream's key in ${heldMs} ms`).toBeLessThanOrEqual(
+      2 + Math.floor(heldMs / RESUME_RECHECK_MS),
+    );
   });
 });

@@ -46,8 +46,14 @@ async function agentWithRunningCall(pair: Pair<ControlledDownstream, true>, admi
   return { agent, sessionId, lastEventId };
 }
 
-async function toolCallRecords(pair: Pair<ControlledDownstream, true>, admin: string, agent: TestAgent, count: number): Promise<AuditRecordJson[]> {
-  const records = () => agentAudit(pair.api, admin, agent.agentId).then((all) => all.filter((record) => record.kind === 'tool-call'));
+async function toolCallRecords(
+  pair: Pair<ControlledDownstream, true>,
+  admin: string,
+  agent: TestAgent,
+  count: number,
+): Promise<AuditRecordJson[]> {
+  const records = () =>
+    agentAudit(pair.api, admin, agent.agentId).then((all) => all.filter((record) => record.kind === 'tool-call'));
   return eventually(records, (found) => found.length >= count);
 }
 
@@ -83,24 +89,39 @@ describe('resumable streams under a hostile or unlucky client (dist/main.js × 2
   it.each([
     ['straight to the gateway', false],
     ['through a hop that shows the drop only at the next write', true],
-  ] as const)('finding 1: a stream dropped right after its priming event (%s), answered before the next keep-alive, is resumable on the other instance', async (label, hidden) => {
-    const agent = await createAgentWithToken(pair.api, admin, { label: `dropped-after-priming-${hidden}`, dailyTokenBudget: 100_000 });
-    const [first, second] = pair.gateways;
-    const { sessionId } = await openRawSession(first!.url, agent.token, '2025-11-25');
-    // Priming at 1 s, the answer at 1.5 s, the next keep-alive write at 2 s.
-    pair.downstream.delayMs = KEEP_ALIVE_MS * 1.5;
-    const hop = hidden ? await startHidingProxy(first!.url) : null;
-    const dropped = await callAndDropAfterPriming(hop?.url ?? first!.url, agent, sessionId, 41).finally(() => hop?.close());
-    const [record] = await toolCallRecords(pair, admin, agent, 1);
+  ] as const)(
+    'finding 1: a stream dropped right after its priming event (%s), answered before the next keep-alive, is resumable on the other instance',
+    async (_label, hidden) => {
+      const agent = await createAgentWithToken(pair.api, admin, {
+        label: `dropped-after-priming-${hidden}`,
+        dailyTokenBudget: 100_000,
+      });
+      const [first, second] = pair.gateways;
+      const { sessionId } = await openRawSession(first!.url, agent.token, '2025-11-25');
+      // Priming at 1 s, the answer at 1.5 s, the next keep-alive write at 2 s.
+      pair.downstream.delayMs = KEEP_ALIVE_MS * 1.5;
+      const hop = hidden ? await startHidingProxy(first!.url) : null;
+      const dropped = await callAndDropAfterPriming(hop?.url ?? first!.url, agent, sessionId, 41).finally(() =>
+        hop?.close(),
+      );
+      const [record] = await toolCallRecords(pair, admin, agent, 1);
 
-    const resumed = await mcpRaw(second!.url, undefined, { method: 'GET', token: agent.token, sessionId, headers: { 'Last-Event-ID': dropped.lastEventId, 'Content-Type': undefined } });
-    const deliveredInStream = /event: message\ndata: .*"id":41.*"result"/s.test(dropped.received);
-    const resumedAnswer = resumed.status === 200 && 'result' in (resumed.message ?? {});
-    // Never both lost and charged: the answer reached the client (in its stream or on resume), or nothing was charged.
-    if (record!.tokensCharged > 0) expect({ deliveredInStream, resumedAnswer }).not.toEqual({ deliveredInStream: false, resumedAnswer: false });
-    // With the fix the gateway keeps what it could not deliver: the resume answers it.
-    if (!deliveredInStream) expect(resumed.message).toMatchObject({ id: 41, result: { content: [{ type: 'text' }] } });
-  });
+      const resumed = await mcpRaw(second!.url, undefined, {
+        method: 'GET',
+        token: agent.token,
+        sessionId,
+        headers: { 'Last-Event-ID': dropped.lastEventId, 'Content-Type': undefined },
+      });
+      const deliveredInStream = /event: message\ndata: .*"id":41.*"result"/s.test(dropped.received);
+      const resumedAnswer = resumed.status === 200 && 'result' in (resumed.message ?? {});
+      // Never both lost and charged: the answer reached the client (in its stream or on resume), or nothing was charged.
+      if (record!.tokensCharged > 0)
+        expect({ deliveredInStream, resumedAnswer }).not.toEqual({ deliveredInStream: false, resumedAnswer: false });
+      // With the fix the gateway keeps what it could not deliver: the resume answers it.
+      if (!deliveredInStream)
+        expect(resumed.message).toMatchObject({ id: 41, result: { content: [{ type: 'text' }] } });
+    },
+  );
 
   it('finding 2: refuses at once a made-up Last-Event-ID, and a genuine one from another session', async () => {
     pair.downstream.delayMs = 4 * KEEP_ALIVE_MS;
@@ -118,12 +139,16 @@ describe('resumable streams under a hostile or unlucky client (dist/main.js × 2
     }
   });
 
-  it('finding 2: bounds one agent\'s resumes, and wakes the held ones on a notice rather than polling the store', async () => {
+  it("finding 2: bounds one agent's resumes, and wakes the held ones on a notice rather than polling the store", async () => {
     pair.downstream.delayMs = 5 * KEEP_ALIVE_MS;
     const { agent, sessionId, lastEventId } = await agentWithRunningCall(pair, admin, 'resume-hoarder');
     const monitor = await monitorRedis(pair.redis.url);
     const started = Date.now();
-    const held = await Promise.all(Array.from({ length: MAX_RESUMES_PER_AGENT }, () => openResume(pair.gateways[1]!.url, agent, sessionId, lastEventId)));
+    const held = await Promise.all(
+      Array.from({ length: MAX_RESUMES_PER_AGENT }, () =>
+        openResume(pair.gateways[1]!.url, agent, sessionId, lastEventId),
+      ),
+    );
     expect(held.map((resume) => resume.status)).toEqual(Array(MAX_RESUMES_PER_AGENT).fill(200));
     const refused = await openResume(pair.gateways[1]!.url, agent, sessionId, lastEventId);
     expect.soft(refused.status).toBe(429);
@@ -135,22 +160,33 @@ describe('resumable streams under a hostile or unlucky client (dist/main.js × 2
     const heldMs = Date.now() - started;
     for (const answer of answers) expect(answer).toMatch(/event: message\ndata: .*"id":41.*"result"/s);
     const streamId = lastEventId.replace(/:0$/, '');
-    const reads = monitor.commands().split('\n').filter((line) => line.includes('"GET"') && line.includes(streamId)).length;
+    const reads = monitor
+      .commands()
+      .split('\n')
+      .filter((line) => line.includes('"GET"') && line.includes(streamId)).length;
     monitor.stop();
     // Each resume reads once as it starts and once per notice (or per recheck): polling would read four times a second.
-    expect.soft(reads, `reads of the stream's key in ${heldMs} ms`).toBeLessThanOrEqual(MAX_RESUMES_PER_AGENT * (2 + Math.floor(heldMs / RESUME_RECHECK_MS)));
+    expect
+      .soft(reads, `reads of the stream's key in ${heldMs} ms`)
+      .toBeLessThanOrEqual(MAX_RESUMES_PER_AGENT * (2 + Math.floor(heldMs / RESUME_RECHECK_MS)));
   });
 
-  it('finding 2: bounds every agent\'s resumes together below the connection limit; the instance still answers others', async () => {
+  it("finding 2: bounds every agent's resumes together below the connection limit; the instance still answers others", async () => {
     pair.downstream.delayMs = 5 * KEEP_ALIVE_MS;
-    const agents = await Promise.all(Array.from({ length: 5 }, (_, i) => agentWithRunningCall(pair, admin, `resume-crowd-${i}`)));
+    const agents = await Promise.all(
+      Array.from({ length: 5 }, (_, i) => agentWithRunningCall(pair, admin, `resume-crowd-${i}`)),
+    );
     const attempts = agents.flatMap(({ agent, sessionId, lastEventId }) =>
-      Array.from({ length: MAX_RESUMES_PER_AGENT }, () => openResume(pair.gateways[1]!.url, agent, sessionId, lastEventId)),
+      Array.from({ length: MAX_RESUMES_PER_AGENT }, () =>
+        openResume(pair.gateways[1]!.url, agent, sessionId, lastEventId),
+      ),
     );
     const resumes = await Promise.all(attempts);
     const statuses = resumes.map((resume) => resume.status);
     expect(statuses.filter((status) => status === 200)).toHaveLength(MAX_RESUMES);
-    expect(statuses.filter((status) => status === 429)).toHaveLength(agents.length * MAX_RESUMES_PER_AGENT - MAX_RESUMES);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(
+      agents.length * MAX_RESUMES_PER_AGENT - MAX_RESUMES,
+    );
     expect((await fetch(`${pair.gateways[1]!.url}/health/live`)).status).toBe(200);
     for (const resume of resumes) resume.close();
   });

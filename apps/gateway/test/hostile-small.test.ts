@@ -49,18 +49,24 @@ describe('hostile input, the smaller ones (dist/main.js)', () => {
       ['get_item', 'id', { id: '\ud800' }],
       ['get_item', 'id', { id: 'abc\udfff' }],
       ['search_items', 'q', { q: 'x\ud83d' }],
-    ])('%s with %s: a tool error naming the argument (2025-11-25), -32602 in HTTP 200 before; nothing forwarded', async (tool, argument, args) => {
-      const before = recorder.requests.length;
-      const current = await callIn('2025-11-25', tool, args);
-      expect(current.status).toBe(200);
-      expect(current.message.result).toMatchObject({ isError: true, _meta: { [ERROR_META]: { code: -32602, kind: 'invalid-arguments', fields: [{ path: argument }] } } });
-      expect(current.message.result.content[0].text).toMatch(/lone surrogate/);
+    ])(
+      '%s with %s: a tool error naming the argument (2025-11-25), -32602 in HTTP 200 before; nothing forwarded',
+      async (tool, argument, args) => {
+        const before = recorder.requests.length;
+        const current = await callIn('2025-11-25', tool, args);
+        expect(current.status).toBe(200);
+        expect(current.message.result).toMatchObject({
+          isError: true,
+          _meta: { [ERROR_META]: { code: -32602, kind: 'invalid-arguments', fields: [{ path: argument }] } },
+        });
+        expect(current.message.result.content[0].text).toMatch(/lone surrogate/);
 
-      const older = await callIn('2025-06-18', tool, args);
-      expect(older.status).toBe(200);
-      expect(older.message.error).toMatchObject({ code: -32602, data: { fields: [{ path: argument }] } });
-      expect(recorder.requests.slice(before)).toEqual([]);
-    });
+        const older = await callIn('2025-06-18', tool, args);
+        expect(older.status).toBe(200);
+        expect(older.message.error).toMatchObject({ code: -32602, data: { fields: [{ path: argument }] } });
+        expect(recorder.requests.slice(before)).toEqual([]);
+      },
+    );
 
     it('still forwards a well-formed pair, percent-encoded as UTF-8', async () => {
       const reply = await callIn('2025-11-25', 'get_item', { id: 'a\ud83d\ude00' });
@@ -72,39 +78,61 @@ describe('hostile input, the smaller ones (dist/main.js)', () => {
     it('charged nothing, audited the refusals as invalid-arguments, and logged no stack', async () => {
       const budget = await pair.api.request('GET', `/management/agents/${agent.agentId}/budget`, admin);
       // Only the well-formed call is charged.
-      const audit = await pair.api.request('GET', `/management/agents/${agent.agentId}/audit?outcome=invalid-arguments&limit=50`, admin);
+      const audit = await pair.api.request(
+        'GET',
+        `/management/agents/${agent.agentId}/audit?outcome=invalid-arguments&limit=50`,
+        admin,
+      );
       expect(audit.body.records).toHaveLength(6);
       expect(audit.body.records.every((record: { tokensCharged: number }) => record.tokensCharged === 0)).toBe(true);
       const ok = await pair.api.request('GET', `/management/agents/${agent.agentId}/audit?outcome=ok&limit=50`, admin);
-      expect(budget.body.used).toBe(ok.body.records.reduce((sum: number, record: { tokensCharged: number }) => sum + record.tokensCharged, 0));
+      expect(budget.body.used).toBe(
+        ok.body.records.reduce((sum: number, record: { tokensCharged: number }) => sum + record.tokensCharged, 0),
+      );
       expect(pair.gateway.output()).not.toMatch(/URIError|unexpected error|\n\s+at /);
     });
   });
 
   describe('audit cursors', () => {
-    it.each(['0-0', '00-000', '0000000000000000-0000000000000000'])('answers before=%s with 400 naming the field, never 500', async (before) => {
-      for (const path of ['/management/audit', `/management/agents/${agent.agentId}/audit`]) {
-        const reply = await pair.api.request('GET', `${path}?before=${before}`, admin);
-        expect(reply.status).toBe(400);
-        expect(JSON.stringify(reply.body)).toMatch(/before/);
-      }
-    });
+    it.each(['0-0', '00-000', '0000000000000000-0000000000000000'])(
+      'answers before=%s with 400 naming the field, never 500',
+      async (before) => {
+        for (const path of ['/management/audit', `/management/agents/${agent.agentId}/audit`]) {
+          const reply = await pair.api.request('GET', `${path}?before=${before}`, admin);
+          expect(reply.status).toBe(400);
+          expect(JSON.stringify(reply.body)).toMatch(/before/);
+        }
+      },
+    );
 
     it('answers the smallest and largest usable cursors with a page', async () => {
-      expect((await pair.api.request('GET', '/management/audit?before=0-1', admin)).body).toEqual({ records: [], nextCursor: null });
-      const largest = await pair.api.request('GET', '/management/audit?before=9999999999999999-9999999999999999&limit=1', admin);
+      expect((await pair.api.request('GET', '/management/audit?before=0-1', admin)).body).toEqual({
+        records: [],
+        nextCursor: null,
+      });
+      const largest = await pair.api.request(
+        'GET',
+        '/management/audit?before=9999999999999999-9999999999999999&limit=1',
+        admin,
+      );
       expect(largest.status).toBe(200);
       expect(largest.body.records).toHaveLength(1);
     });
   });
 
   describe('a sign-in body over its 16 KiB limit: the whole 413, Connection: close, then the connection ends', () => {
-    const head = (framing: string) => ['POST /auth/admin/token HTTP/1.1', `Host: ${new URL(url).host}`, 'Content-Type: application/json', framing].join('\r\n');
+    const head = (framing: string) =>
+      ['POST /auth/admin/token HTTP/1.1', `Host: ${new URL(url).host}`, 'Content-Type: application/json', framing].join(
+        '\r\n',
+      );
     const pad = 'k'.repeat(64 * 1024);
     const upload = [`{"apiKey":"${TEST_ADMIN_KEY}","pad":"`, ...Array.from({ length: 40 }, () => pad), '"}'];
 
     it.each([
-      ['a declared Content-Length, body still coming', () => rawUpload(url, head(`Content-Length: ${upload.join('').length}`), upload)],
+      [
+        'a declared Content-Length, body still coming',
+        () => rawUpload(url, head(`Content-Length: ${upload.join('').length}`), upload),
+      ],
       ['a declared Content-Length, no body sent', () => rawUpload(url, head('Content-Length: 1073741824'), [])],
       ['a chunked body', () => rawUpload(url, head('Transfer-Encoding: chunked'), upload, { chunked: true })],
     ])('%s', async (_, send) => {

@@ -42,20 +42,40 @@ describe('management API (contract 4.2) of the built gateway', () => {
     it('creates an agent: 201, an agt_ id, isActive true, Location of the record', async () => {
       const reply = await create({ label: 'Support bot', dailyTokenBudget: 50_000 });
       expect(reply.status).toBe(201);
-      expect(reply.body).toMatchObject({ label: 'Support bot', dailyTokenBudget: 50_000, isActive: true, allowedTools: null, scopes: [] });
+      expect(reply.body).toMatchObject({
+        label: 'Support bot',
+        dailyTokenBudget: 50_000,
+        isActive: true,
+        allowedTools: null,
+        scopes: [],
+      });
       expect(reply.body.agentId).toMatch(AGENT_ID);
       expect(reply.headers.get('Location')).toBe(`/management/agents/${reply.body.agentId}`);
     });
 
     it('gives every agent its own id', async () => {
-      const ids = await Promise.all([1, 2, 3].map(async (n) => (await create({ label: `a${n}`, dailyTokenBudget: n })).body.agentId));
+      const ids = await Promise.all(
+        [1, 2, 3].map(async (n) => (await create({ label: `a${n}`, dailyTokenBudget: n })).body.agentId),
+      );
       expect(new Set(ids).size).toBe(3);
     });
 
     it('get and list echo allowedTools and scopes', async () => {
-      const created = await create({ label: 'Orders bot', dailyTokenBudget: 1000, allowedTools: ['get_order', 'list_orders'], scopes: ['orders:read'] });
+      const created = await create({
+        label: 'Orders bot',
+        dailyTokenBudget: 1000,
+        allowedTools: ['get_order', 'list_orders'],
+        scopes: ['orders:read'],
+      });
       const { agentId } = created.body;
-      const expected = { agentId, label: 'Orders bot', dailyTokenBudget: 1000, isActive: true, allowedTools: ['get_order', 'list_orders'], scopes: ['orders:read'] };
+      const expected = {
+        agentId,
+        label: 'Orders bot',
+        dailyTokenBudget: 1000,
+        isActive: true,
+        allowedTools: ['get_order', 'list_orders'],
+        scopes: ['orders:read'],
+      };
       expect(created.body).toMatchObject(expected);
 
       const got = await client.request('GET', `/management/agents/${agentId}`, admin);
@@ -76,23 +96,39 @@ describe('management API (contract 4.2) of the built gateway', () => {
       ['a budget as a string', { label: 'x', dailyTokenBudget: '100' }, 'dailyTokenBudget'],
       ['a label of the wrong type', { label: 42, dailyTokenBudget: 10 }, 'label'],
       ['an empty label', { label: '  ', dailyTokenBudget: 10 }, 'label'],
-      ['allowedTools that is not a list', { label: 'x', dailyTokenBudget: 10, allowedTools: 'get_order' }, 'allowedTools'],
+      [
+        'allowedTools that is not a list',
+        { label: 'x', dailyTokenBudget: 10, allowedTools: 'get_order' },
+        'allowedTools',
+      ],
       ['scopes holding a number', { label: 'x', dailyTokenBudget: 10, scopes: ['orders:read', 7] }, 'scopes.1'],
       ['an unknown field', { label: 'x', dailyTokenBudget: 10, budget: 10 }, '(body)'],
       ['a client-chosen agentId', { agentId: 'agt_mine', label: 'x', dailyTokenBudget: 10 }, '(body)'],
-      ['a __proto__ field', JSON.parse('{"label": "x", "dailyTokenBudget": 10, "__proto__": {"isActive": false}}'), '(body)'],
+      [
+        'a __proto__ field',
+        JSON.parse('{"label": "x", "dailyTokenBudget": 10, "__proto__": {"isActive": false}}'),
+        '(body)',
+      ],
       ['an array body', [{ label: 'x', dailyTokenBudget: 10 }], '(body)'],
       ['a null body', null, '(body)'],
     ])('refuses a create with %s: 400 naming the field, nothing created', async (_, body, field) => {
       const before = (await client.request('GET', '/management/agents', admin)).body.length;
       const reply = await create(body);
       expectProblem(reply, 400);
-      expect(reply.body.errors.some((error: string) => error.startsWith(`${field}:`)), JSON.stringify(reply.body.errors)).toBe(true);
+      expect(
+        reply.body.errors.some((error: string) => error.startsWith(`${field}:`)),
+        JSON.stringify(reply.body.errors),
+      ).toBe(true);
       expect((await client.request('GET', '/management/agents', admin)).body).toHaveLength(before);
     });
 
     it('refuses invalid JSON, a missing body and a non-JSON content type with 400', async () => {
-      const invalidJson = await client.request('POST', '/management/agents', admin, '{"label": "x", dailyTokenBudget: 10}');
+      const invalidJson = await client.request(
+        'POST',
+        '/management/agents',
+        admin,
+        '{"label": "x", dailyTokenBudget: 10}',
+      );
       expectProblem(invalidJson, 400);
       expect(invalidJson.body.detail).toMatch(/not valid JSON/);
 
@@ -106,7 +142,10 @@ describe('management API (contract 4.2) of the built gateway', () => {
       });
       expect(wrongType.status).toBe(400);
       expect(wrongType.headers.get('Content-Type')).toMatch(/^application\/problem\+json/);
-      expect(await wrongType.json()).toMatchObject({ status: 400, detail: expect.stringMatching(/Content-Type must be application\/json/) });
+      expect(await wrongType.json()).toMatchObject({
+        status: 400,
+        detail: expect.stringMatching(/Content-Type must be application\/json/),
+      });
     });
   });
 
@@ -114,39 +153,86 @@ describe('management API (contract 4.2) of the built gateway', () => {
     // Own connections: a body refused unread must not leave a half-used socket in fetch's pool.
     const huge = JSON.stringify({ label: 'x'.repeat(2 * 1024 * 1024), dailyTokenBudget: 1 });
     const url = `${gateway.url}/management/agents`;
-    const tooLarge = await rawRequest(url, { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${admin}` }, body: huge });
+    const tooLarge = await rawRequest(url, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${admin}` },
+      body: huge,
+    });
     expect(tooLarge.status).toBe(413);
     expect(tooLarge.contentType).toMatch(/^application\/problem\+json/);
-    const unauthenticated = await rawRequest(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: huge });
+    const unauthenticated = await rawRequest(url, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: huge,
+    });
     expect(unauthenticated.status).toBe(401);
     expect(unauthenticated.contentType).toMatch(/^application\/problem\+json/);
   });
 
   describe('update and delete', () => {
     it('updates partially: omitted fields keep their value', async () => {
-      const { agentId } = await client.createAgent(admin, { label: 'Partial', dailyTokenBudget: 100, allowedTools: ['get_order'], scopes: ['orders:read'] });
+      const { agentId } = await client.createAgent(admin, {
+        label: 'Partial',
+        dailyTokenBudget: 100,
+        allowedTools: ['get_order'],
+        scopes: ['orders:read'],
+      });
 
-      const budgetOnly = await client.request('PUT', `/management/agents/${agentId}`, admin, { dailyTokenBudget: 5000 });
+      const budgetOnly = await client.request('PUT', `/management/agents/${agentId}`, admin, {
+        dailyTokenBudget: 5000,
+      });
       expect(budgetOnly.status).toBe(200);
-      expect(budgetOnly.body).toMatchObject({ agentId, label: 'Partial', dailyTokenBudget: 5000, isActive: true, allowedTools: ['get_order'], scopes: ['orders:read'] });
+      expect(budgetOnly.body).toMatchObject({
+        agentId,
+        label: 'Partial',
+        dailyTokenBudget: 5000,
+        isActive: true,
+        allowedTools: ['get_order'],
+        scopes: ['orders:read'],
+      });
 
-      const others = await client.request('PUT', `/management/agents/${agentId}`, admin, { label: 'Renamed', allowedTools: null, scopes: ['orders:read', 'orders:write'] });
+      const others = await client.request('PUT', `/management/agents/${agentId}`, admin, {
+        label: 'Renamed',
+        allowedTools: null,
+        scopes: ['orders:read', 'orders:write'],
+      });
       expect(others.status).toBe(200);
-      expect(others.body).toMatchObject({ label: 'Renamed', dailyTokenBudget: 5000, allowedTools: null, scopes: ['orders:read', 'orders:write'] });
+      expect(others.body).toMatchObject({
+        label: 'Renamed',
+        dailyTokenBudget: 5000,
+        allowedTools: null,
+        scopes: ['orders:read', 'orders:write'],
+      });
 
       const nothing = await client.request('PUT', `/management/agents/${agentId}`, admin, {});
       expect(nothing.status).toBe(200);
-      expect(nothing.body).toMatchObject({ label: 'Renamed', dailyTokenBudget: 5000, isActive: true, allowedTools: null });
+      expect(nothing.body).toMatchObject({
+        label: 'Renamed',
+        dailyTokenBudget: 5000,
+        isActive: true,
+        allowedTools: null,
+      });
 
       const got = await client.request('GET', `/management/agents/${agentId}`, admin);
-      expect(got.body).toMatchObject({ agentId, label: 'Renamed', dailyTokenBudget: 5000, isActive: true, allowedTools: null, scopes: ['orders:read', 'orders:write'] });
+      expect(got.body).toMatchObject({
+        agentId,
+        label: 'Renamed',
+        dailyTokenBudget: 5000,
+        isActive: true,
+        allowedTools: null,
+        scopes: ['orders:read', 'orders:write'],
+      });
     });
 
     it('sets isActive both ways', async () => {
       const { agentId } = await client.createAgent(admin, { label: 'Toggle', dailyTokenBudget: 1 });
-      expect((await client.request('PUT', `/management/agents/${agentId}`, admin, { isActive: false })).body.isActive).toBe(false);
+      expect(
+        (await client.request('PUT', `/management/agents/${agentId}`, admin, { isActive: false })).body.isActive,
+      ).toBe(false);
       expect((await client.request('GET', `/management/agents/${agentId}`, admin)).body.isActive).toBe(false);
-      expect((await client.request('PUT', `/management/agents/${agentId}`, admin, { isActive: true })).body.isActive).toBe(true);
+      expect(
+        (await client.request('PUT', `/management/agents/${agentId}`, admin, { isActive: true })).body.isActive,
+      ).toBe(true);
     });
 
     it.each<[string, unknown, string]>([
@@ -159,8 +245,15 @@ describe('management API (contract 4.2) of the built gateway', () => {
       const { agentId } = await client.createAgent(admin, { label: 'Stable', dailyTokenBudget: 77 });
       const reply = await client.request('PUT', `/management/agents/${agentId}`, admin, body);
       expectProblem(reply, 400);
-      expect(reply.body.errors.some((error: string) => error.startsWith(`${field}:`)), JSON.stringify(reply.body.errors)).toBe(true);
-      expect((await client.request('GET', `/management/agents/${agentId}`, admin)).body).toMatchObject({ label: 'Stable', dailyTokenBudget: 77, isActive: true });
+      expect(
+        reply.body.errors.some((error: string) => error.startsWith(`${field}:`)),
+        JSON.stringify(reply.body.errors),
+      ).toBe(true);
+      expect((await client.request('GET', `/management/agents/${agentId}`, admin)).body).toMatchObject({
+        label: 'Stable',
+        dailyTokenBudget: 77,
+        isActive: true,
+      });
     });
 
     it('refuses an update with invalid JSON', async () => {
@@ -199,7 +292,11 @@ describe('management API (contract 4.2) of the built gateway', () => {
 
   describe('agent tokens', () => {
     it('issues a 30-day token by default, with or without an empty body; claims carry the agent id and scopes', async () => {
-      const { agentId } = await client.createAgent(admin, { label: 'Tokened', dailyTokenBudget: 10, scopes: ['orders:read', 'customers:read'] });
+      const { agentId } = await client.createAgent(admin, {
+        label: 'Tokened',
+        dailyTokenBudget: 10,
+        scopes: ['orders:read', 'customers:read'],
+      });
       for (const body of [undefined, {}]) {
         const issuedAt = Date.now();
         const reply = await client.request('POST', `/management/agents/${agentId}/token`, admin, body);
@@ -209,7 +306,12 @@ describe('management API (contract 4.2) of the built gateway', () => {
         expectAbout(reply.body.expiresAt, issuedAt + 30 * DAY_MS);
 
         const claims = decodeJwtPayload(reply.body.token);
-        expect(claims).toMatchObject({ sub: agentId, scopes: ['orders:read', 'customers:read'], aud: 'tollgate:agent', iss: 'tollgate' });
+        expect(claims).toMatchObject({
+          sub: agentId,
+          scopes: ['orders:read', 'customers:read'],
+          aud: 'tollgate:agent',
+          iss: 'tollgate',
+        });
         expect((claims.exp as number) * 1000).toBe(Date.parse(reply.body.expiresAt));
       }
     });
@@ -225,7 +327,10 @@ describe('management API (contract 4.2) of the built gateway', () => {
     it('issues tokens that work on /mcp', async () => {
       const { agentId } = await client.createAgent(admin, { label: 'Caller', dailyTokenBudget: 10_000 });
       const token = await client.agentToken(admin, agentId);
-      const reply = await eventually(() => mcpInitialize(gateway.url, token), (r) => r.status !== 503);
+      const reply = await eventually(
+        () => mcpInitialize(gateway.url, token),
+        (r) => r.status !== 503,
+      );
       expect(reply.status).toBe(200);
       expect(reply.sessionId).toBeTruthy();
       expect(reply.message.result.protocolVersion).toBe('2024-11-05');
@@ -254,12 +359,25 @@ describe('management API (contract 4.2) of the built gateway', () => {
 
       const fresh = await client.request('GET', `/management/agents/${agentId}/budget`, admin);
       expect(fresh.status).toBe(200);
-      expect(fresh.body).toEqual({ agentId, dailyTokenBudget: 100_000, used: 0, remaining: 100_000, resetsAt: nextUtcMidnight });
+      expect(fresh.body).toEqual({
+        agentId,
+        dailyTokenBudget: 100_000,
+        used: 0,
+        remaining: 100_000,
+        resetsAt: nextUtcMidnight,
+      });
 
       // Spend some budget for real: one tool call through /mcp.
       const token = await client.agentToken(admin, agentId);
-      const session = await eventually(() => mcpInitialize(gateway.url, token), (r) => r.status === 200);
-      const call = await mcpRequest(gateway.url, token, { method: 'tools/call', params: { name: 'search_products', arguments: {} }, sessionId: session.sessionId! });
+      const session = await eventually(
+        () => mcpInitialize(gateway.url, token),
+        (r) => r.status === 200,
+      );
+      const call = await mcpRequest(gateway.url, token, {
+        method: 'tools/call',
+        params: { name: 'search_products', arguments: {} },
+        sessionId: session.sessionId!,
+      });
       expect(call.status, JSON.stringify(call.message)).toBe(200);
       expect(call.message.result.content[0].type).toBe('text');
 
@@ -269,14 +387,23 @@ describe('management API (contract 4.2) of the built gateway', () => {
 
       const reset = await client.request('DELETE', `/management/agents/${agentId}/budget`, admin);
       expect(reset.status).toBe(200);
-      expect(reset.body).toEqual({ agentId, dailyTokenBudget: 100_000, used: 0, remaining: 100_000, resetsAt: nextUtcMidnight });
+      expect(reset.body).toEqual({
+        agentId,
+        dailyTokenBudget: 100_000,
+        used: 0,
+        remaining: 100_000,
+        resetsAt: nextUtcMidnight,
+      });
       expect((await client.request('GET', `/management/agents/${agentId}/budget`, admin)).body.used).toBe(0);
     });
 
     it('follows a budget change at once', async () => {
       const { agentId } = await client.createAgent(admin, { label: 'Resized', dailyTokenBudget: 10 });
       await client.request('PUT', `/management/agents/${agentId}`, admin, { dailyTokenBudget: 2500 });
-      expect((await client.request('GET', `/management/agents/${agentId}/budget`, admin)).body).toMatchObject({ dailyTokenBudget: 2500, remaining: 2500 });
+      expect((await client.request('GET', `/management/agents/${agentId}/budget`, admin)).body).toMatchObject({
+        dailyTokenBudget: 2500,
+        remaining: 2500,
+      });
     });
   });
 

@@ -3,7 +3,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ControlledDownstream, GET_ITEM, startControlledDownstream } from './support/controlled-downstream.js';
 import { HTTP_STATUS_DELIVERY } from './support/delivery.js';
 import { GatewayClient } from './support/gateway-client.js';
-import { createAgentWithToken, openRawSession, rawCall, resultJson, waitUntilReady, type McpExchange, type TestAgent } from './support/mcp.js';
+import {
+  createAgentWithToken,
+  openRawSession,
+  rawCall,
+  resultJson,
+  waitUntilReady,
+  type McpExchange,
+  type TestAgent,
+} from './support/mcp.js';
 import { eventually, freePort, startDownstream, startGateway, type RunningProcess } from './support/processes.js';
 import { GET_ITEM_TOOL, startRecordingDownstream, type RecordingDownstream } from './support/recording-downstream.js';
 
@@ -29,7 +37,8 @@ const probe = async (url: string): Promise<Probe> => {
   return { status: response.status, body: await response.json() };
 };
 
-const toolNames = (reply: McpExchange): string[] => reply.message.result.tools.map((tool: { name: string }) => tool.name).sort();
+const toolNames = (reply: McpExchange): string[] =>
+  reply.message.result.tools.map((tool: { name: string }) => tool.name).sort();
 
 /**
  * Issue 18's "done when": one gateway (dist/main.js) in front of three
@@ -50,7 +59,11 @@ describe('one gateway, three downstreams (one of them stopped)', () => {
   let id = 10;
 
   beforeAll(async () => {
-    [orders, catalog, billing] = await Promise.all([startControlledDownstream(), startRecordingDownstream(catalogTools), startControlledDownstream()]);
+    [orders, catalog, billing] = await Promise.all([
+      startControlledDownstream(),
+      startRecordingDownstream(catalogTools),
+      startControlledDownstream(),
+    ]);
     billing.tools = [{ ...GET_ITEM, name: 'get_invoice', routePattern: '/invoices/{id}' }];
     // Stopped before the gateway starts; it comes back on the same port later.
     await billing.kill();
@@ -82,7 +95,8 @@ describe('one gateway, three downstreams (one of them stopped)', () => {
     await Promise.all([orders?.kill(), catalog?.close(), billing?.kill()]);
   });
 
-  const call = (name: string, args: object) => rawCall(gateway.url, agent.token, sessionId, 'tools/call', { name, arguments: args }, id++);
+  const call = (name: string, args: object) =>
+    rawCall(gateway.url, agent.token, sessionId, 'tools/call', { name, arguments: args }, id++);
   const list = () => rawCall(gateway.url, agent.token, sessionId, 'tools/list', {}, id++);
   const metrics = async () => (await api.request('GET', '/metrics', admin)).body as string;
 
@@ -97,7 +111,10 @@ describe('one gateway, three downstreams (one of them stopped)', () => {
         embeddingModel: { status: 'Healthy' },
         'downstream:orders': { status: 'Healthy' },
         'downstream:catalog': { status: 'Healthy' },
-        'downstream:billing': { status: 'Degraded', description: expect.stringMatching(/^tools not loaded: its \/gw\/schema could not be read/) },
+        'downstream:billing': {
+          status: 'Degraded',
+          description: expect.stringMatching(/^tools not loaded: its \/gw\/schema could not be read/),
+        },
       },
     });
     // The report is public: no address of a downstream in it.
@@ -109,7 +126,11 @@ describe('one gateway, three downstreams (one of them stopped)', () => {
       ['catalog', true, 2],
       ['billing', false, 0],
     ]);
-    expect(tools.body.definitions.find((tool: any) => tool.name === 'orders_get_item')).toMatchObject({ downstream: 'orders', declaredName: 'get_item', routePattern: '/items/{id}' });
+    expect(tools.body.definitions.find((tool: any) => tool.name === 'orders_get_item')).toMatchObject({
+      downstream: 'orders',
+      declaredName: 'get_item',
+      routePattern: '/items/{id}',
+    });
     expect(await metrics()).toMatch(/^tollgate_downstream_tools\{downstream="billing"\} 0$/m);
   });
 
@@ -121,15 +142,25 @@ describe('one gateway, three downstreams (one of them stopped)', () => {
     expect(resultJson(fromOrders.message.result)).toMatchObject({ id: 7, name: 'widget' });
     const fromCatalog = await call('get_item', { id: 'x-1' });
     expect(resultJson(fromCatalog.message.result)).toMatchObject({ ok: true, target: '/items/x-1' });
-    expect(resultJson((await call('search', { q: 'lamp' })).message.result)).toMatchObject({ target: '/search?q=lamp' });
+    expect(resultJson((await call('search', { q: 'lamp' })).message.result)).toMatchObject({
+      target: '/search?q=lamp',
+    });
     expect(orders.hits.slice(ordersBefore)).toEqual([{ method: 'GET', path: '/items/7' }]);
-    expect(catalog.requests.slice(catalogBefore).map((request) => request.target)).toEqual(['/items/x-1', '/search?q=lamp']);
+    expect(catalog.requests.slice(catalogBefore).map((request) => request.target)).toEqual([
+      '/items/x-1',
+      '/search?q=lamp',
+    ]);
 
     const records = await eventually(
-      async () => (await api.request('GET', `/management/agents/${agent.agentId}/audit?limit=10`, admin)).body.records as any[],
+      async () =>
+        (await api.request('GET', `/management/agents/${agent.agentId}/audit?limit=10`, admin)).body.records as any[],
       (found) => found.filter((record) => record.kind === 'tool-call').length >= 3,
     );
-    expect(records.filter((record) => record.kind === 'tool-call').map(({ tool, downstream, outcome }) => ({ tool, downstream, outcome }))).toEqual([
+    expect(
+      records
+        .filter((record) => record.kind === 'tool-call')
+        .map(({ tool, downstream, outcome }) => ({ tool, downstream, outcome })),
+    ).toEqual([
       { tool: 'search', downstream: 'catalog', outcome: 'ok' },
       { tool: 'get_item', downstream: 'catalog', outcome: 'ok' },
       { tool: 'orders_get_item', downstream: 'orders', outcome: 'ok' },
@@ -140,11 +171,18 @@ describe('one gateway, three downstreams (one of them stopped)', () => {
   });
 
   it('lets an allowlist name a whole downstream', async () => {
-    const limited = await createAgentWithToken(api, admin, { label: 'orders only', dailyTokenBudget: 10_000, allowedTools: ['orders.*', 'search'] });
+    const limited = await createAgentWithToken(api, admin, {
+      label: 'orders only',
+      dailyTokenBudget: 10_000,
+      allowedTools: ['orders.*', 'search'],
+    });
     const session = await openRawSession(gateway.url, limited.token);
     const listed = await rawCall(gateway.url, limited.token, session.sessionId, 'tools/list');
     expect(toolNames(listed)).toEqual(['orders_create_item', 'orders_get_item', 'search']);
-    const refused = await rawCall(gateway.url, limited.token, session.sessionId, 'tools/call', { name: 'get_item', arguments: { id: 'x' } });
+    const refused = await rawCall(gateway.url, limited.token, session.sessionId, 'tools/call', {
+      name: 'get_item',
+      arguments: { id: 'x' },
+    });
     expect(refused.status).toBe(403);
   });
 
@@ -155,7 +193,10 @@ describe('one gateway, three downstreams (one of them stopped)', () => {
     console.info(`billing's tools served ${Math.round(performance.now() - back)} ms after it came back`);
     expect((await call('billing_get_invoice', { id: 3 })).status).toBe(200);
     expect(billing.hits).toEqual([{ method: 'GET', path: '/invoices/3' }]);
-    const ready = await eventually(() => probe(`${gateway.url}/health/ready`), (reply) => reply.body.status === 'Healthy');
+    const ready = await eventually(
+      () => probe(`${gateway.url}/health/ready`),
+      (reply) => reply.body.status === 'Healthy',
+    );
     expect(ready.status).toBe(200);
   });
 
@@ -169,8 +210,15 @@ describe('one gateway, three downstreams (one of them stopped)', () => {
         'tool "orders_get_item" of downstream orders refused: downstream catalog already serves a tool of that name (set a Prefix on one of them)',
       );
       // The log line is written as the answer goes out and may reach the pipe after it.
-      const line = 'tool \\"orders_get_item\\" of downstream orders refused: downstream catalog already serves a tool of that name';
-      expect(await eventually(async () => gateway.output(), (output) => output.includes(line), 5_000)).toContain(line);
+      const line =
+        'tool \\"orders_get_item\\" of downstream orders refused: downstream catalog already serves a tool of that name';
+      expect(
+        await eventually(
+          async () => gateway.output(),
+          (output) => output.includes(line),
+          5_000,
+        ),
+      ).toContain(line);
 
       const ordersBefore = orders.hits.length;
       const catalogBefore = catalog.requests.length;
@@ -183,7 +231,9 @@ describe('one gateway, three downstreams (one of them stopped)', () => {
       expect(ready.status).toBe(200);
       expect(ready.body.components['downstream:orders']).toMatchObject({
         status: 'Degraded',
-        description: expect.stringContaining('tool "orders_get_item" refused: downstream catalog serves a tool of that name'),
+        description: expect.stringContaining(
+          'tool "orders_get_item" refused: downstream catalog serves a tool of that name',
+        ),
       });
     } finally {
       catalogTools.pop();
@@ -205,7 +255,11 @@ describe('one gateway, three downstreams (one of them stopped)', () => {
     expect(performance.now() - started).toBeLessThan(100);
 
     // The others' breakers stay closed and their calls reach them.
-    for (const [name, args] of [['orders_get_item', { id: 9 }], ['get_item', { id: 'y' }], ['search', { q: 'desk' }]] as const) {
+    for (const [name, args] of [
+      ['orders_get_item', { id: 9 }],
+      ['get_item', { id: 'y' }],
+      ['search', { q: 'desk' }],
+    ] as const) {
       expect((await call(name, args)).status, name).toBe(200);
     }
     const text = await metrics();
@@ -213,9 +267,13 @@ describe('one gateway, three downstreams (one of them stopped)', () => {
     expect(text).toMatch(/^tollgate_downstream_breaker_state\{downstream="orders"\} 0$/m);
     expect(text).toMatch(/^tollgate_downstream_breaker_state\{downstream="catalog"\} 0$/m);
     expect(text).toMatch(/^tollgate_breaker_state 2$/m);
-    expect(await eventually(async () => gateway.output(), (output) => /circuit breaker open \(downstream billing\)/.test(output), 5_000)).toMatch(
-      /circuit breaker open \(downstream billing\)/,
-    );
+    expect(
+      await eventually(
+        async () => gateway.output(),
+        (output) => /circuit breaker open \(downstream billing\)/.test(output),
+        5_000,
+      ),
+    ).toMatch(/circuit breaker open \(downstream billing\)/);
 
     const ready = await probe(`${gateway.url}/health/ready`);
     expect(ready.status).toBe(200);
@@ -224,7 +282,10 @@ describe('one gateway, three downstreams (one of them stopped)', () => {
       components: {
         'downstream:orders': { status: 'Healthy' },
         'downstream:catalog': { status: 'Healthy' },
-        'downstream:billing': { status: 'Degraded', description: '1 tools served; circuit open: its calls fail fast until the break ends' },
+        'downstream:billing': {
+          status: 'Degraded',
+          description: '1 tools served; circuit open: its calls fail fast until the break ends',
+        },
       },
     });
   });
@@ -248,7 +309,10 @@ describe('signed assertions with several downstreams: declared tool names, one a
 
   beforeAll(async () => {
     const port = await freePort();
-    [shop, items] = await Promise.all([startDownstream({ gatewayJwksUrl: `http://127.0.0.1:${port}/.well-known/jwks.json` }), startRecordingDownstream([GET_ITEM_TOOL])]);
+    [shop, items] = await Promise.all([
+      startDownstream({ gatewayJwksUrl: `http://127.0.0.1:${port}/.well-known/jwks.json` }),
+      startRecordingDownstream([GET_ITEM_TOOL]),
+    ]);
     gateway = await startGateway({
       downstreamUrl: 'unused',
       env: {
@@ -262,9 +326,16 @@ describe('signed assertions with several downstreams: declared tool names, one a
         Gw__Cache__Enabled: 'false',
       },
     });
-    await eventually(() => probe(`${gateway.url}/health/ready`), (reply) => reply.body.status === 'Healthy');
+    await eventually(
+      () => probe(`${gateway.url}/health/ready`),
+      (reply) => reply.body.status === 'Healthy',
+    );
     const api = new GatewayClient(gateway.url);
-    agent = await createAgentWithToken(api, await api.adminToken(), { label: 'assertions', dailyTokenBudget: 100_000, scopes: ['orders:read'] });
+    agent = await createAgentWithToken(api, await api.adminToken(), {
+      label: 'assertions',
+      dailyTokenBudget: 100_000,
+      scopes: ['orders:read'],
+    });
     ({ sessionId } = await openRawSession(gateway.url, agent.token));
   });
   afterAll(async () => {
@@ -273,14 +344,40 @@ describe('signed assertions with several downstreams: declared tool names, one a
   });
 
   it("passes host-kit's check through a prefix: the assertion names the tool as the downstream declared it, for its own audience", async () => {
-    const called = await rawCall(gateway.url, agent.token, sessionId, 'tools/call', { name: 'shop_get_order', arguments: { id: 1001 } }, 20);
+    const called = await rawCall(
+      gateway.url,
+      agent.token,
+      sessionId,
+      'tools/call',
+      { name: 'shop_get_order', arguments: { id: 1001 } },
+      20,
+    );
     expect(called.status).toBe(200);
     expect(called.message.result.isError).toBeFalsy();
     expect(resultJson(called.message.result)).toMatchObject({ id: 1001 });
-    const line = await eventually(async () => shop.output().split('\n').find((entry) => entry.startsWith('gateway call:')), (found) => found !== undefined, 5_000);
+    const line = await eventually(
+      async () =>
+        shop
+          .output()
+          .split('\n')
+          .find((entry) => entry.startsWith('gateway call:')),
+      (found) => found !== undefined,
+      5_000,
+    );
     expect(line).toMatch(new RegExp(`^gateway call: tool=get_order agent=${agent.agentId} `));
 
-    expect((await rawCall(gateway.url, agent.token, sessionId, 'tools/call', { name: 'get_item', arguments: { id: 'a' } }, 21)).status).toBe(200);
+    expect(
+      (
+        await rawCall(
+          gateway.url,
+          agent.token,
+          sessionId,
+          'tools/call',
+          { name: 'get_item', arguments: { id: 'a' } },
+          21,
+        )
+      ).status,
+    ).toBe(200);
     const assertion = items.requestHeaders.at(-1)?.['tollgate-assertion'];
     expect(typeof assertion).toBe('string');
     expect(jwtPayload(assertion as string)).toMatchObject({ aud: 'urn:items', tool: 'get_item', sub: agent.agentId });

@@ -22,7 +22,11 @@ describe('MCP error delivery, default (dist/main.js + sample downstream)', () =>
     pair = await startPair();
     ({ url, api } = pair);
     admin = await pair.adminToken();
-    reader = await createAgentWithToken(api, admin, { label: 'reader', dailyTokenBudget: 1_000_000, scopes: ['orders:read', 'customers:read'] });
+    reader = await createAgentWithToken(api, admin, {
+      label: 'reader',
+      dailyTokenBudget: 1_000_000,
+      scopes: ['orders:read', 'customers:read'],
+    });
   });
   afterAll(() => pair?.stop());
 
@@ -38,17 +42,32 @@ describe('MCP error delivery, default (dist/main.js + sample downstream)', () =>
     const result = reply.message.result;
     expect(result.isError).toBe(true);
     expect(result.content[0].text).toMatch(/^Downstream answered 404 for tool get_order: .*Order 99999 was not found/);
-    expect(result._meta[ERROR_META]).toEqual({ code: -32002, kind: 'downstream-error', httpStatus: 502, reason: 'status', downstreamStatus: 404 });
+    expect(result._meta[ERROR_META]).toEqual({
+      code: -32002,
+      kind: 'downstream-error',
+      httpStatus: 502,
+      reason: 'status',
+      downstreamStatus: 404,
+    });
 
     // The audit trail still says what contract 7 says about the call.
     const audit = await api.request('GET', `/management/agents/${reader.agentId}/audit?tool=get_order&limit=1`, admin);
-    expect(audit.body.records[0]).toMatchObject({ outcome: 'downstream-error', httpStatus: 502, jsonRpcCode: -32002, downstreamStatus: 404, tokensCharged: 0 });
+    expect(audit.body.records[0]).toMatchObject({
+      outcome: 'downstream-error',
+      httpStatus: 502,
+      jsonRpcCode: -32002,
+      downstreamStatus: 404,
+      tokensCharged: 0,
+    });
   });
 
   it('names each bad argument in a tool error for a 2025-11-25 session, and answers -32602 in HTTP 200 for older ones', async () => {
     const current = await callIn('2025-11-25', reader, 'get_order', { id: 'not a number' });
     expect(current.status).toBe(200);
-    expect(current.message.result).toMatchObject({ isError: true, _meta: { [ERROR_META]: { code: -32602, kind: 'invalid-arguments', fields: [{ path: 'id' }] } } });
+    expect(current.message.result).toMatchObject({
+      isError: true,
+      _meta: { [ERROR_META]: { code: -32602, kind: 'invalid-arguments', fields: [{ path: 'id' }] } },
+    });
     expect(current.message.result.content[0].text).toMatch(/Invalid arguments for tool get_order: id /);
 
     const older = await callIn('2025-06-18', reader, 'get_order', { id: 'not a number' });
@@ -66,13 +85,23 @@ describe('MCP error delivery, default (dist/main.js + sample downstream)', () =>
     const unscoped = await createAgentWithToken(api, admin, { label: 'unscoped', dailyTokenBudget: 1_000_000 });
     const scoped = await callIn('2025-11-25', unscoped, 'list_orders', {});
     expect(scoped.status).toBe(200);
-    expect(scoped.message.error).toMatchObject({ code: -32003, data: { reason: 'missing-scopes', missingScopes: ['orders:read'] } });
+    expect(scoped.message.error).toMatchObject({
+      code: -32003,
+      data: { reason: 'missing-scopes', missingScopes: ['orders:read'] },
+    });
 
-    const broke = await createAgentWithToken(api, admin, { label: 'broke', dailyTokenBudget: 1, scopes: ['orders:read'] });
+    const broke = await createAgentWithToken(api, admin, {
+      label: 'broke',
+      dailyTokenBudget: 1,
+      scopes: ['orders:read'],
+    });
     await callIn('2025-11-25', broke, 'get_order', { id: 1001 });
     const refused = await callIn('2025-11-25', broke, 'get_order', { id: 1001 });
     expect(refused.status).toBe(200);
-    expect(refused.message.error).toMatchObject({ code: -32029, data: { remaining: 0, dailyTokenBudget: 1, resetsAt: expect.stringMatching(/T00:00:00\.000Z$/) } });
+    expect(refused.message.error).toMatchObject({
+      code: -32029,
+      data: { remaining: 0, dailyTokenBudget: 1, resetsAt: expect.stringMatching(/T00:00:00\.000Z$/) },
+    });
     expect(refused.message.error.data.retryAfterSeconds).toBeGreaterThan(0);
   });
 
@@ -94,7 +123,11 @@ describe('MCP error delivery, default (dist/main.js + sample downstream)', () =>
   });
 
   it('answers MCP-Protocol-Version 2026-07-28 without the envelope with HTTP 400 and -32602 naming it (issue 26)', async () => {
-    const reply = await mcpRaw(url, { jsonrpc: '2.0', id: 9, method: 'server/discover' }, { token: reader.token, headers: { 'MCP-Protocol-Version': '2026-07-28' } });
+    const reply = await mcpRaw(
+      url,
+      { jsonrpc: '2.0', id: 9, method: 'server/discover' },
+      { token: reader.token, headers: { 'MCP-Protocol-Version': '2026-07-28' } },
+    );
     expect(reply.status).toBe(400);
     expect(reply.message).toMatchObject({ id: 9, error: { code: -32602, message: expect.stringMatching(/_meta/) } });
   });

@@ -1,5 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAgentWithToken, initializeRequest, mcpRaw, openRawSession, type McpExchange, type RawRequestOptions, type TestAgent } from './support/mcp.js';
+import {
+  createAgentWithToken,
+  initializeRequest,
+  mcpRaw,
+  openRawSession,
+  type McpExchange,
+  type RawRequestOptions,
+  type TestAgent,
+} from './support/mcp.js';
 import { startPair, type Pair } from './support/pair.js';
 
 /**
@@ -26,7 +34,15 @@ describe('POST /mcp: the fast path answers as the app does (dist/main.js + sampl
   afterAll(() => pair?.stop());
 
   /** Headers that differ per request or belong to CORS, left out of the comparison (their presence still counts). */
-  const VARYING = new Set(['date', 'x-request-id', 'server-timing', 'mcp-session-id', 'access-control-allow-origin', 'access-control-expose-headers', 'vary']);
+  const VARYING = new Set([
+    'date',
+    'x-request-id',
+    'server-timing',
+    'mcp-session-id',
+    'access-control-allow-origin',
+    'access-control-expose-headers',
+    'vary',
+  ]);
   const comparable = (reply: McpExchange) => {
     const headers: Record<string, string> = {};
     const present: string[] = [];
@@ -35,7 +51,12 @@ describe('POST /mcp: the fast path answers as the app does (dist/main.js + sampl
       else if (VARYING.has(name) && !name.startsWith('access-control') && name !== 'vary') present.push(name);
     });
     // Resumable streams carry a random stream id in their event ids.
-    return { status: reply.status, body: reply.text.replace(/^id: [A-Za-z0-9_.-]+:/gm, 'id: <stream>:'), headers, present: present.sort() };
+    return {
+      status: reply.status,
+      body: reply.text.replace(/^id: [A-Za-z0-9_.-]+:/gm, 'id: <stream>:'),
+      headers,
+      present: present.sort(),
+    };
   };
 
   async function bothWays(body: unknown, options: RawRequestOptions = {}) {
@@ -46,28 +67,54 @@ describe('POST /mcp: the fast path answers as the app does (dist/main.js + sampl
     return { viaFastPath, viaApp };
   }
 
-  const call = (id: number, name = 'get_order', args: unknown = { id: 1001 }): object => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
+  const call = (id: number, name = 'get_order', args: unknown = { id: 1001 }): object => ({
+    jsonrpc: '2.0',
+    id,
+    method: 'tools/call',
+    params: { name, arguments: args },
+  });
 
   it.each<[string, () => unknown, () => RawRequestOptions]>([
     ['a tools/call answered', () => call(1), () => ({ token: agent.token, sessionId })],
     ['a tool it does not know', () => call(2, 'no_such_tool'), () => ({ token: agent.token, sessionId })],
     ['invalid arguments', () => call(3, 'get_order', { id: 'x' }), () => ({ token: agent.token, sessionId })],
     ['ping', () => ({ jsonrpc: '2.0', id: 4, method: 'ping' }), () => ({ token: agent.token, sessionId })],
-    ['a notification', () => ({ jsonrpc: '2.0', method: 'notifications/initialized' }), () => ({ token: agent.token, sessionId })],
+    [
+      'a notification',
+      () => ({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+      () => ({ token: agent.token, sessionId }),
+    ],
     ['no session id', () => call(5), () => ({ token: agent.token })],
     ['an unknown session', () => call(6), () => ({ token: agent.token, sessionId: 'A'.repeat(32) })],
     ['no token', () => call(7), () => ({ sessionId })],
     ['a forged token', () => call(8), () => ({ token: `${agent.token.slice(0, -4)}AAAA`, sessionId })],
     ['a body that is not JSON', () => '{"jsonrpc":', () => ({ token: agent.token, sessionId })],
     ['a batch', () => [call(9)], () => ({ token: agent.token, sessionId })],
-    ['the wrong media type', () => call(10), () => ({ token: agent.token, sessionId, headers: { 'Content-Type': 'text/plain' } })],
-    ['an Accept without event streams', () => call(11), () => ({ token: agent.token, sessionId, headers: { Accept: 'text/html' } })],
-    ['two Authorization headers', () => call(12), () => ({ sessionId, headers: { Authorization: `Bearer ${agent.token}, Bearer ${agent.token}` } })],
-    ['a Host the gateway does not answer', () => call(13), () => ({ token: agent.token, sessionId, headers: { Host: 'attacker.example' } })],
+    [
+      'the wrong media type',
+      () => call(10),
+      () => ({ token: agent.token, sessionId, headers: { 'Content-Type': 'text/plain' } }),
+    ],
+    [
+      'an Accept without event streams',
+      () => call(11),
+      () => ({ token: agent.token, sessionId, headers: { Accept: 'text/html' } }),
+    ],
+    [
+      'two Authorization headers',
+      () => call(12),
+      () => ({ sessionId, headers: { Authorization: `Bearer ${agent.token}, Bearer ${agent.token}` } }),
+    ],
+    [
+      'a Host the gateway does not answer',
+      () => call(13),
+      () => ({ token: agent.token, sessionId, headers: { Host: 'attacker.example' } }),
+    ],
   ])('%s', async (what, body, options) => {
     const { viaFastPath, viaApp } = await bothWays(body(), options());
     expect(comparable(viaFastPath)).toEqual(comparable(viaApp));
-    if (what === 'a tools/call answered') expect(viaFastPath.message.result.structuredContent).toMatchObject({ id: 1001 });
+    if (what === 'a tools/call answered')
+      expect(viaFastPath.message.result.structuredContent).toMatchObject({ id: 1001 });
   });
 
   it('initialize: a session each way, the same answer otherwise', async () => {
@@ -98,7 +145,11 @@ describe('POST /mcp: the fast path answers as the app does (dist/main.js + sampl
  * A request whose Content-Length announces more than the limit, with no body
  * sent: fetch cannot send a false length, so a raw socket does.
  */
-async function rawStatusLine(url: string, length: string, extra: Record<string, string>): Promise<{ status: number; connection: string | null; body: string }> {
+async function rawStatusLine(
+  url: string,
+  length: string,
+  extra: Record<string, string>,
+): Promise<{ status: number; connection: string | null; body: string }> {
   const { connect } = await import('node:net');
   const { host, port } = new URL(url);
   return new Promise((resolve, reject) => {
@@ -112,8 +163,18 @@ async function rawStatusLine(url: string, length: string, extra: Record<string, 
       const connection = /^connection: (.*)$/im.exec(head)?.[1]?.trim() ?? null;
       resolve({ status, connection, body: body.replace(/"requestId":"[^"]*"/, '') });
     });
-    const headers = { Host: host, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'Content-Length': length, ...extra };
-    socket.write(`POST /mcp HTTP/1.1\r\n${Object.entries(headers).map(([name, value]) => `${name}: ${value}`).join('\r\n')}\r\n\r\n`);
+    const headers = {
+      Host: host,
+      'Content-Type': 'application/json',
+      Accept: 'application/json, text/event-stream',
+      'Content-Length': length,
+      ...extra,
+    };
+    socket.write(
+      `POST /mcp HTTP/1.1\r\n${Object.entries(headers)
+        .map(([name, value]) => `${name}: ${value}`)
+        .join('\r\n')}\r\n\r\n`,
+    );
     // The gateway answers without waiting for the body and closes; give up after a while regardless.
     setTimeout(() => socket.destroy(), 5_000).unref();
   });

@@ -14,7 +14,10 @@ import type { RunningProcess } from './support/processes.js';
 /** The launcher behind `npx @modelcontextprotocol/inspector` (its `bin`), run with this Node. */
 const require = createRequire(import.meta.url);
 const INSPECTOR_PACKAGE = require.resolve('@modelcontextprotocol/inspector/package.json');
-const INSPECTOR_BIN = join(dirname(INSPECTOR_PACKAGE), (require(INSPECTOR_PACKAGE) as { bin: Record<string, string> }).bin['mcp-inspector']!);
+const INSPECTOR_BIN = join(
+  dirname(INSPECTOR_PACKAGE),
+  (require(INSPECTOR_PACKAGE) as { bin: Record<string, string> }).bin['mcp-inspector']!,
+);
 
 interface CliRun {
   code: number | null;
@@ -40,10 +43,14 @@ describe('MCP Inspector CLI against the built gateway', () => {
   /** Runs the CLI with its own HOME, so it never touches the developer's Inspector settings. */
   async function inspector(args: string[], token: string | undefined): Promise<CliRun> {
     const auth = token === undefined ? [] : ['--header', `Authorization: Bearer ${token}`];
-    const child = spawn(process.execPath, [INSPECTOR_BIN, '--cli', `${gateway.url}/mcp`, '--transport', 'http', ...auth, ...args], {
-      env: { PATH: process.env.PATH ?? '', HOME: home },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [INSPECTOR_BIN, '--cli', `${gateway.url}/mcp`, '--transport', 'http', ...auth, ...args],
+      {
+        env: { PATH: process.env.PATH ?? '', HOME: home },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));
@@ -59,7 +66,11 @@ describe('MCP Inspector CLI against the built gateway', () => {
     pair = await startPair();
     ({ downstream, gateway, api } = pair);
     admin = await pair.adminToken();
-    agent = await createAgentWithToken(api, admin, { label: 'inspector', dailyTokenBudget: 100_000, scopes: ['customers:write'] });
+    agent = await createAgentWithToken(api, admin, {
+      label: 'inspector',
+      dailyTokenBudget: 100_000,
+      scopes: ['customers:write'],
+    });
   });
   afterAll(async () => {
     await pair?.stop();
@@ -75,9 +86,15 @@ describe('MCP Inspector CLI against the built gateway', () => {
   });
 
   it('calls a read tool with --tool-arg and is charged for the text it got', async () => {
-    const run = await inspector(['--method', 'tools/call', '--tool-name', 'get_order', '--tool-arg', 'id=1001'], agent.token);
+    const run = await inspector(
+      ['--method', 'tools/call', '--tool-name', 'get_order', '--tool-arg', 'id=1001'],
+      agent.token,
+    );
     expect(run.code, run.stderr).toBe(0);
-    const result = JSON.parse(run.stdout) as { content: Array<{ type: string; text: string }>; structuredContent?: unknown };
+    const result = JSON.parse(run.stdout) as {
+      content: Array<{ type: string; text: string }>;
+      structuredContent?: unknown;
+    };
     const direct = await fetch(`${downstream.url}/orders/1001`).then((response) => response.json());
     expect(JSON.parse(result.content[0]!.text)).toEqual(direct);
     expect(result.structuredContent).toEqual(direct);
@@ -87,7 +104,10 @@ describe('MCP Inspector CLI against the built gateway', () => {
 
   it('calls a write tool the token is scoped for', async () => {
     const email = `inspector-${Date.now()}@example.com`;
-    const run = await inspector(['--method', 'tools/call', '--tool-name', 'create_customer', '--tool-arg', 'name=Ada Lovelace', `email=${email}`], agent.token);
+    const run = await inspector(
+      ['--method', 'tools/call', '--tool-name', 'create_customer', '--tool-arg', 'name=Ada Lovelace', `email=${email}`],
+      agent.token,
+    );
     expect(run.code, run.stderr).toBe(0);
     const created = JSON.parse(JSON.parse(run.stdout).content[0].text) as { id: number; email: string };
     // The downstream echoes the email; the privacy filter keeps it from the agent.

@@ -10,8 +10,18 @@ async function callAndHangUp(url: string, agent: TestAgent, sessionId: string): 
   const abort = new AbortController();
   const response = await fetch(`${url}/mcp`, {
     method: 'POST',
-    headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', Authorization: `Bearer ${agent.token}`, 'Mcp-Session-Id': sessionId },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 31, method: 'tools/call', params: { name: 'get_item', arguments: { id: 5 } } }),
+    headers: {
+      'Content-Type': 'application/json',
+      Accept: 'application/json, text/event-stream',
+      Authorization: `Bearer ${agent.token}`,
+      'Mcp-Session-Id': sessionId,
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 31,
+      method: 'tools/call',
+      params: { name: 'get_item', arguments: { id: 5 } },
+    }),
     signal: abort.signal,
   });
   const reader = response.body!.getReader();
@@ -39,9 +49,14 @@ describe('resumable tools/call streams (dist/main.js × 2 on one Redis + control
       downstream: 'controlled',
       redis: true,
       instances: 2,
-      gateway: { env: { Gw__Mcp__KeepAliveSeconds: '0.2', Gw__Mcp__ResumeWindowSeconds: '3', Gw__Cache__Enabled: 'false' } },
+      gateway: {
+        env: { Gw__Mcp__KeepAliveSeconds: '0.2', Gw__Mcp__ResumeWindowSeconds: '3', Gw__Cache__Enabled: 'false' },
+      },
     });
-    agent = await createAgentWithToken(pair.api, await pair.adminToken(), { label: 'roaming', dailyTokenBudget: 100_000 });
+    agent = await createAgentWithToken(pair.api, await pair.adminToken(), {
+      label: 'roaming',
+      dailyTokenBudget: 100_000,
+    });
   });
   afterAll(() => pair?.stop());
 
@@ -52,7 +67,12 @@ describe('resumable tools/call streams (dist/main.js × 2 on one Redis + control
     const lastEventId = await callAndHangUp(first!.url, agent, sessionId);
     const hits = pair.downstream.hits.length;
 
-    const resumed = await mcpRaw(second!.url, undefined, { method: 'GET', token: agent.token, sessionId, headers: { 'Last-Event-ID': lastEventId, 'Content-Type': undefined } });
+    const resumed = await mcpRaw(second!.url, undefined, {
+      method: 'GET',
+      token: agent.token,
+      sessionId,
+      headers: { 'Last-Event-ID': lastEventId, 'Content-Type': undefined },
+    });
     expect(resumed.status).toBe(200);
     expect(resumed.headers.get('content-type')).toMatch(/^text\/event-stream/);
     const event = /id: (\S+)\nevent: message\ndata: (.*)\n\n$/s.exec(resumed.text);
@@ -61,7 +81,11 @@ describe('resumable tools/call streams (dist/main.js × 2 on one Redis + control
     // The downstream was asked once: the lost stream did not cancel the call, the resume did not repeat it.
     expect(pair.downstream.hits.length).toBe(hits);
 
-    const audit = await pair.api.request('GET', `/management/agents/${agent.agentId}/audit?tool=get_item`, await pair.adminToken());
+    const audit = await pair.api.request(
+      'GET',
+      `/management/agents/${agent.agentId}/audit?tool=get_item`,
+      await pair.adminToken(),
+    );
     expect(audit.body.records.filter((record: { outcome: string }) => record.outcome === 'ok')).toHaveLength(1);
   });
 
@@ -70,9 +94,18 @@ describe('resumable tools/call streams (dist/main.js × 2 on one Redis + control
     const { sessionId } = await openRawSession(first!.url, agent.token, '2025-11-25');
     pair.downstream.delayMs = 0;
     // A stream whose client stayed: its answer was delivered and never kept.
-    const delivered = await mcpRaw(first!.url, { jsonrpc: '2.0', id: 8, method: 'tools/call', params: { name: 'get_item', arguments: { id: 1 } } }, { token: agent.token, sessionId });
+    const delivered = await mcpRaw(
+      first!.url,
+      { jsonrpc: '2.0', id: 8, method: 'tools/call', params: { name: 'get_item', arguments: { id: 1 } } },
+      { token: agent.token, sessionId },
+    );
     const streamEvent = /^id: (\S+):0\n/.exec(delivered.text)![1]!;
-    const resumed = await mcpRaw(first!.url, undefined, { method: 'GET', token: agent.token, sessionId, headers: { 'Last-Event-ID': `${streamEvent}:0`, 'Content-Type': undefined } });
+    const resumed = await mcpRaw(first!.url, undefined, {
+      method: 'GET',
+      token: agent.token,
+      sessionId,
+      headers: { 'Last-Event-ID': `${streamEvent}:0`, 'Content-Type': undefined },
+    });
     expect(resumed.status).toBe(200);
     expect(resumed.text).toMatch(/event: message\ndata: .*"id":8.*"code":-32600.*"httpStatus":410/s);
   });
@@ -80,10 +113,20 @@ describe('resumable tools/call streams (dist/main.js × 2 on one Redis + control
   it('refuses a Last-Event-ID it did not hand out with 400, and still answers a plain GET with 405', async () => {
     const [first] = pair.gateways;
     const { sessionId } = await openRawSession(first!.url, agent.token, '2025-11-25');
-    const forged = await mcpRaw(first!.url, undefined, { method: 'GET', token: agent.token, sessionId, headers: { 'Last-Event-ID': 'forged:0', 'Content-Type': undefined } });
+    const forged = await mcpRaw(first!.url, undefined, {
+      method: 'GET',
+      token: agent.token,
+      sessionId,
+      headers: { 'Last-Event-ID': 'forged:0', 'Content-Type': undefined },
+    });
     expect(forged.status).toBe(400);
     expect(forged.message).toMatchObject({ error: { code: -32600 } });
-    const plain = await mcpRaw(first!.url, undefined, { method: 'GET', token: agent.token, sessionId, headers: { 'Content-Type': undefined } });
+    const plain = await mcpRaw(first!.url, undefined, {
+      method: 'GET',
+      token: agent.token,
+      sessionId,
+      headers: { 'Content-Type': undefined },
+    });
     expect(plain.status).toBe(405);
   });
 });

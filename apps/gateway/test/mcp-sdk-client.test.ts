@@ -2,7 +2,15 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GatewayClient } from './support/gateway-client.js';
-import { connectSdkClient, createAgentWithToken, openRawSession, rawCall, resultJson, sdkRefusal, type TestAgent } from './support/mcp.js';
+import {
+  connectSdkClient,
+  createAgentWithToken,
+  openRawSession,
+  rawCall,
+  resultJson,
+  sdkRefusal,
+  type TestAgent,
+} from './support/mcp.js';
 import { startPair, type Pair } from './support/pair.js';
 import type { RunningProcess } from './support/processes.js';
 import { HTTP_STATUS_DELIVERY } from './support/delivery.js';
@@ -37,8 +45,16 @@ describe('MCP with the official SDK client (dist/main.js + sample downstream)', 
     const { api } = pair;
     const admin = await pair.adminToken();
     reader = await createAgentWithToken(api, admin, { label: 'reader', dailyTokenBudget: 100_000 });
-    writer = await createAgentWithToken(api, admin, { label: 'writer', dailyTokenBudget: 100_000, scopes: ['orders:read', 'orders:write'] });
-    allowlisted = await createAgentWithToken(api, admin, { label: 'allowlisted', dailyTokenBudget: 100_000, allowedTools: ['get_product'] });
+    writer = await createAgentWithToken(api, admin, {
+      label: 'writer',
+      dailyTokenBudget: 100_000,
+      scopes: ['orders:read', 'orders:write'],
+    });
+    allowlisted = await createAgentWithToken(api, admin, {
+      label: 'allowlisted',
+      dailyTokenBudget: 100_000,
+      allowedTools: ['get_product'],
+    });
     broke = await createAgentWithToken(api, admin, { label: 'broke', dailyTokenBudget: 0 });
   });
   afterAll(async () => {
@@ -66,7 +82,11 @@ describe('MCP with the official SDK client (dist/main.js + sample downstream)', 
       expect(names).not.toContain('quote_order');
       const getOrder = tools.find((tool) => tool.name === 'get_order')!;
       expect(getOrder.description).toEqual(expect.any(String));
-      expect(getOrder.inputSchema).toMatchObject({ type: 'object', properties: { id: { type: 'integer' } }, required: ['id'] });
+      expect(getOrder.inputSchema).toMatchObject({
+        type: 'object',
+        properties: { id: { type: 'integer' } },
+        required: ['id'],
+      });
       expect(getOrder.annotations).toMatchObject({ readOnlyHint: true });
     });
 
@@ -85,7 +105,10 @@ describe('MCP with the official SDK client (dist/main.js + sample downstream)', 
       const client = await connect(writer.token);
       expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('place_order');
       const placed = resultJson(
-        await client.callTool({ name: 'place_order', arguments: { customerId: 3, lines: [{ sku: 'MS-210', quantity: 2 }], note: 'via MCP' } }),
+        await client.callTool({
+          name: 'place_order',
+          arguments: { customerId: 3, lines: [{ sku: 'MS-210', quantity: 2 }], note: 'via MCP' },
+        }),
       );
       expect(placed).toMatchObject({ id: expect.any(Number), customerId: 3, note: 'via MCP' });
       const stored = await fetch(`${downstream.url}/orders/${placed.id}`).then((response) => response.json());
@@ -125,29 +148,47 @@ describe('MCP with the official SDK client (dist/main.js + sample downstream)', 
       const agent = await createAgentWithToken(api, admin, { label: 'deactivated', dailyTokenBudget: 100_000 });
       const client = await connect(agent.token);
       await expect(client.callTool({ name: 'get_order', arguments: { id: 1001 } })).resolves.toBeDefined();
-      expect((await api.request('PUT', `/management/agents/${agent.agentId}`, admin, { isActive: false })).status).toBe(200);
-      expect(await sdkRefusal(client.callTool({ name: 'get_order', arguments: { id: 1001 } }))).toMatchObject({ status: 401, error: { code: -32001 } });
+      expect((await api.request('PUT', `/management/agents/${agent.agentId}`, admin, { isActive: false })).status).toBe(
+        200,
+      );
+      expect(await sdkRefusal(client.callTool({ name: 'get_order', arguments: { id: 1001 } }))).toMatchObject({
+        status: 401,
+        error: { code: -32001 },
+      });
       expect(await sdkRefusal(client.listTools())).toMatchObject({ status: 401, error: { code: -32001 } });
     });
 
     it('403 / -32003 when a required scope is absent from the token', async () => {
       const client = await connect(reader.token);
       const refusal = await sdkRefusal(client.callTool({ name: 'list_orders', arguments: {} }));
-      expect(refusal).toMatchObject({ status: 403, error: { code: -32003, message: expect.stringContaining('orders:read') } });
+      expect(refusal).toMatchObject({
+        status: 403,
+        error: { code: -32003, message: expect.stringContaining('orders:read') },
+      });
     });
 
     it('403 / -32003 when the tool would write and allowWrite is false (quote_order is a POST)', async () => {
       const client = await connect(writer.token);
-      const refusal = await sdkRefusal(client.callTool({ name: 'quote_order', arguments: { lines: [{ sku: 'KB-100', quantity: 1 }] } }));
-      expect(refusal).toMatchObject({ status: 403, error: { code: -32003, message: expect.stringMatching(/does not allow writes/) } });
+      const refusal = await sdkRefusal(
+        client.callTool({ name: 'quote_order', arguments: { lines: [{ sku: 'KB-100', quantity: 1 }] } }),
+      );
+      expect(refusal).toMatchObject({
+        status: 403,
+        error: { code: -32003, message: expect.stringMatching(/does not allow writes/) },
+      });
     });
 
     it('403 / -32003 for a tool outside the allowlist', async () => {
       const client = await connect(allowlisted.token);
       expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['get_product']);
       const refusal = await sdkRefusal(client.callTool({ name: 'get_order', arguments: { id: 1001 } }));
-      expect(refusal).toMatchObject({ status: 403, error: { code: -32003, message: expect.stringMatching(/allowed tools/) } });
-      expect(resultJson(await client.callTool({ name: 'get_product', arguments: { sku: 'KB-100' } }))).toMatchObject({ sku: 'KB-100' });
+      expect(refusal).toMatchObject({
+        status: 403,
+        error: { code: -32003, message: expect.stringMatching(/allowed tools/) },
+      });
+      expect(resultJson(await client.callTool({ name: 'get_product', arguments: { sku: 'KB-100' } }))).toMatchObject({
+        sku: 'KB-100',
+      });
     });
 
     it('429 / -32029 when the daily budget is exhausted, with the reset time', async () => {
@@ -175,7 +216,10 @@ describe('MCP with the official SDK client (dist/main.js + sample downstream)', 
 
     it('400 / -32602 for an unknown tool and for invalid arguments, nothing forwarded', async () => {
       const client = await connect(reader.token);
-      expect(await sdkRefusal(client.callTool({ name: 'drop_tables', arguments: {} }))).toMatchObject({ status: 400, error: { code: -32602 } });
+      expect(await sdkRefusal(client.callTool({ name: 'drop_tables', arguments: {} }))).toMatchObject({
+        status: 400,
+        error: { code: -32602 },
+      });
       const invalid = await sdkRefusal(client.callTool({ name: 'get_order', arguments: { id: 'abc', extra: 1 } }));
       expect(invalid).toMatchObject({ status: 400, error: { code: -32602 } });
       expect(invalid.error.message).toMatch(/id must be integer/);
@@ -196,7 +240,14 @@ describe('MCP with the official SDK client (dist/main.js + sample downstream)', 
         expect(reply.message).toMatchObject({ jsonrpc: '2.0', id: 21, error: { code } });
       }
       const broke429 = await openRawSession(url, broke.token);
-      const reply = await rawCall(url, broke.token, broke429.sessionId, 'tools/call', { name: 'get_order', arguments: { id: 1001 } }, 22);
+      const reply = await rawCall(
+        url,
+        broke.token,
+        broke429.sessionId,
+        'tools/call',
+        { name: 'get_order', arguments: { id: 1001 } },
+        22,
+      );
       expect(reply.status).toBe(429);
       expect(reply.message).toMatchObject({ jsonrpc: '2.0', id: 22, error: { code: -32029 } });
     });
@@ -209,7 +260,10 @@ describe('MCP with the official SDK client (dist/main.js + sample downstream)', 
 
       beforeAll(async () => {
         // One gateway that gives the downstream 1 ms, one whose downstream is gone after start-up.
-        [impatientPair, orphanedPair] = await Promise.all([startPair({ downstream, gateway: { env: { ...HTTP_STATUS_DELIVERY, Gw__Downstream__TimeoutMs: '1' } } }), startPair({ gateway: { env: HTTP_STATUS_DELIVERY } })]);
+        [impatientPair, orphanedPair] = await Promise.all([
+          startPair({ downstream, gateway: { env: { ...HTTP_STATUS_DELIVERY, Gw__Downstream__TimeoutMs: '1' } } }),
+          startPair({ gateway: { env: HTTP_STATUS_DELIVERY } }),
+        ]);
         [impatient, orphaned] = [impatientPair.gateway, orphanedPair.gateway];
         await orphanedPair.downstream.stop();
       });
@@ -230,13 +284,19 @@ describe('MCP with the official SDK client (dist/main.js + sample downstream)', 
 
       it('when it does not answer within Gw:Downstream:TimeoutMs; nothing is charged', async () => {
         const { refusal, budget } = await refusalFrom(impatient.url);
-        expect(refusal).toMatchObject({ status: 502, error: { code: -32002, data: { reason: 'timeout', timeoutMs: 1 } } });
+        expect(refusal).toMatchObject({
+          status: 502,
+          error: { code: -32002, data: { reason: 'timeout', timeoutMs: 1 } },
+        });
         expect(budget).toMatchObject({ used: 0, remaining: 100_000 });
       });
 
       it('when it cannot be reached; nothing is charged', async () => {
         const { refusal, budget } = await refusalFrom(orphaned.url);
-        expect(refusal).toMatchObject({ status: 502, error: { code: -32002, data: { reason: 'network', code: 'ECONNREFUSED' } } });
+        expect(refusal).toMatchObject({
+          status: 502,
+          error: { code: -32002, data: { reason: 'network', code: 'ECONNREFUSED' } },
+        });
         expect(budget).toMatchObject({ used: 0, remaining: 100_000 });
       });
     });

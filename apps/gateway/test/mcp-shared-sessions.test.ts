@@ -1,7 +1,15 @@
 import { countTokens } from '@tollgate/gateway-core/internal';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GatewayClient } from './support/gateway-client.js';
-import { connectSdkClient, createAgentWithToken, mcpRaw, openRawSession, rawCall, resultJson, type TestAgent } from './support/mcp.js';
+import {
+  connectSdkClient,
+  createAgentWithToken,
+  mcpRaw,
+  openRawSession,
+  rawCall,
+  resultJson,
+  type TestAgent,
+} from './support/mcp.js';
 import { startPair, type Pair } from './support/pair.js';
 import type { RunningProcess } from './support/processes.js';
 import { redisServerAvailable } from './support/redis-guard.js';
@@ -38,8 +46,13 @@ describe.runIf(available)('MCP sessions shared by two gateways on one Redis', ()
     const listed = await rawCall(second.url, alice.token, sessionId, 'tools/list');
     expect(listed.status).toBe(200);
     // The negotiated version travels with the session: annotations are 2025-03-26+ only.
-    expect(listed.message.result.tools.find((tool: { name: string }) => tool.name === 'get_order').annotations).toMatchObject({ readOnlyHint: true });
-    const called = await rawCall(second.url, alice.token, sessionId, 'tools/call', { name: 'get_order', arguments: { id: 1001 } });
+    expect(
+      listed.message.result.tools.find((tool: { name: string }) => tool.name === 'get_order').annotations,
+    ).toMatchObject({ readOnlyHint: true });
+    const called = await rawCall(second.url, alice.token, sessionId, 'tools/call', {
+      name: 'get_order',
+      arguments: { id: 1001 },
+    });
     expect(called.message.result.structuredContent).toMatchObject({ id: 1001 });
 
     expect((await mcpRaw(second.url, undefined, { method: 'DELETE', token: alice.token, sessionId })).status).toBe(204);
@@ -57,11 +70,22 @@ describe.runIf(available)('MCP sessions shared by two gateways on one Redis', ()
 
   it('keeps one budget under concurrent calls spread over both instances', async () => {
     const BUDGET = 10_000;
-    const agent = await createAgentWithToken(api, admin, { label: 'spread', dailyTokenBudget: BUDGET, scopes: ['orders:read'] });
+    const agent = await createAgentWithToken(api, admin, {
+      label: 'spread',
+      dailyTokenBudget: BUDGET,
+      scopes: ['orders:read'],
+    });
     const { sessionId } = await openRawSession(first.url, agent.token);
     const replies = await Promise.all(
       Array.from({ length: 60 }, (_, index) =>
-        rawCall(index % 2 === 0 ? first.url : second.url, agent.token, sessionId, 'tools/call', { name: 'list_orders', arguments: { limit: 300 } }, index),
+        rawCall(
+          index % 2 === 0 ? first.url : second.url,
+          agent.token,
+          sessionId,
+          'tools/call',
+          { name: 'list_orders', arguments: { limit: 300 } },
+          index,
+        ),
       ),
     );
     // A call that waits for budget past the 5 s keep-alive has started its stream (HTTP 200) before it is
@@ -82,13 +106,23 @@ describe.runIf(available)('MCP sessions shared by two gateways on one Redis', ()
     const client = await connectSdkClient(first.url, alice.token);
     try {
       const sessionId = (client.transport as { sessionId?: string }).sessionId!;
-      const before = (await api.request('GET', `/management/agents/${alice.agentId}/budget`, admin)).body.used as number;
+      const before = (await api.request('GET', `/management/agents/${alice.agentId}/budget`, admin)).body
+        .used as number;
       const viaFirst = await client.callTool({ name: 'get_product', arguments: { sku: 'KB-100' } });
-      const viaSecond = await rawCall(second.url, alice.token, sessionId, 'tools/call', { name: 'get_product', arguments: { sku: 'MS-210' } });
+      const viaSecond = await rawCall(second.url, alice.token, sessionId, 'tools/call', {
+        name: 'get_product',
+        arguments: { sku: 'MS-210' },
+      });
       expect(resultJson(viaFirst)).toMatchObject({ sku: 'KB-100' });
       expect(resultJson(viaSecond.message.result)).toMatchObject({ sku: 'MS-210' });
-      const spent = countTokens((viaFirst.content as Array<{ text: string }>)[0]!.text) + countTokens(viaSecond.message.result.content[0].text);
-      const seenBySecond = await new GatewayClient(second.url).request('GET', `/management/agents/${alice.agentId}/budget`, admin);
+      const spent =
+        countTokens((viaFirst.content as Array<{ text: string }>)[0]!.text) +
+        countTokens(viaSecond.message.result.content[0].text);
+      const seenBySecond = await new GatewayClient(second.url).request(
+        'GET',
+        `/management/agents/${alice.agentId}/budget`,
+        admin,
+      );
       expect(seenBySecond.body.used).toBe(before + spent);
     } finally {
       await client.close();

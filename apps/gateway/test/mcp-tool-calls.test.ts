@@ -41,10 +41,23 @@ describe('tools/call: budget, access and truncation (dist/main.js + sample downs
     const CALLS = 100;
 
     it(`${CALLS} concurrent calls never spend past the budget; the refused get 429 / -32029; the budget endpoint agrees`, async () => {
-      const agent = await createAgentWithToken(api, admin, { label: 'concurrent', dailyTokenBudget: BUDGET, scopes: ['orders:read'] });
+      const agent = await createAgentWithToken(api, admin, {
+        label: 'concurrent',
+        dailyTokenBudget: BUDGET,
+        scopes: ['orders:read'],
+      });
       const { sessionId } = await openRawSession(url, agent.token);
       const replies = await Promise.all(
-        Array.from({ length: CALLS }, (_, index) => rawCall(url, agent.token, sessionId, 'tools/call', { name: 'list_orders', arguments: { limit: 300 } }, index + 1)),
+        Array.from({ length: CALLS }, (_, index) =>
+          rawCall(
+            url,
+            agent.token,
+            sessionId,
+            'tools/call',
+            { name: 'list_orders', arguments: { limit: 300 } },
+            index + 1,
+          ),
+        ),
       );
 
       const served = replies.filter((reply) => reply.message.result !== undefined);
@@ -81,7 +94,14 @@ describe('tools/call: budget, access and truncation (dist/main.js + sample downs
       let total = 0;
       let last: McpExchange | undefined;
       for (let call = 0; call < 60; call += 1) {
-        last = await rawCall(url, agent.token, sessionId, 'tools/call', { name: 'get_order', arguments: { id: 1001 + call } }, call);
+        last = await rawCall(
+          url,
+          agent.token,
+          sessionId,
+          'tools/call',
+          { name: 'get_order', arguments: { id: 1001 + call } },
+          call,
+        );
         if (last.status !== 200) break;
         const text = textOf(last);
         expect(() => JSON.parse(text)).not.toThrow();
@@ -94,17 +114,49 @@ describe('tools/call: budget, access and truncation (dist/main.js + sample downs
     });
 
     it('holds nothing for calls refused after the budget was reserved ahead (known agent, known tool)', async () => {
-      const agent = await createAgentWithToken(api, admin, { label: 'refused', dailyTokenBudget: 5_000, allowedTools: ['get_order'] });
+      const agent = await createAgentWithToken(api, admin, {
+        label: 'refused',
+        dailyTokenBudget: 5_000,
+        allowedTools: ['get_order'],
+      });
       const { sessionId } = await openRawSession(url, agent.token);
       // The first call makes the agent known: later calls reserve alongside authentication.
-      const first = await rawCall(url, agent.token, sessionId, 'tools/call', { name: 'get_order', arguments: { id: 1001 } }, 1);
+      const first = await rawCall(
+        url,
+        agent.token,
+        sessionId,
+        'tools/call',
+        { name: 'get_order', arguments: { id: 1001 } },
+        1,
+      );
       expect(first.status).toBe(200);
       const charged = countTokens(textOf(first));
       const refusals = [
-        await rawCall(url, agent.token, sessionId, 'tools/call', { name: 'get_order', arguments: { id: 'not a number' } }, 2),
-        await rawCall(url, agent.token, sessionId, 'tools/call', { name: 'get_order', arguments: { id: 1001, extra: true } }, 3),
+        await rawCall(
+          url,
+          agent.token,
+          sessionId,
+          'tools/call',
+          { name: 'get_order', arguments: { id: 'not a number' } },
+          2,
+        ),
+        await rawCall(
+          url,
+          agent.token,
+          sessionId,
+          'tools/call',
+          { name: 'get_order', arguments: { id: 1001, extra: true } },
+          3,
+        ),
         await rawCall(url, agent.token, sessionId, 'tools/call', { name: 'list_orders', arguments: { limit: 1 } }, 4),
-        await rawCall(url, agent.token, 'A'.repeat(32), 'tools/call', { name: 'get_order', arguments: { id: 1001 } }, 5),
+        await rawCall(
+          url,
+          agent.token,
+          'A'.repeat(32),
+          'tools/call',
+          { name: 'get_order', arguments: { id: 1001 } },
+          5,
+        ),
       ];
       expect(refusals.map((reply) => reply.status)).toEqual([400, 400, 403, 404]);
       expect(await budgetOf(agent.agentId)).toMatchObject({ used: charged, remaining: 5_000 - charged });
@@ -129,7 +181,9 @@ describe('tools/call: budget, access and truncation (dist/main.js + sample downs
 
     let allTools: string[];
     beforeAll(async () => {
-      const schema = (await fetch(`${downstream.url}/gw/schema`).then((response) => response.json())) as Array<{ name: string }>;
+      const schema = (await fetch(`${downstream.url}/gw/schema`).then((response) => response.json())) as Array<{
+        name: string;
+      }>;
       allTools = schema.map((tool) => tool.name);
       expect(allTools).toEqual(expect.arrayContaining(Object.keys(ARGUMENTS)));
     });
@@ -158,9 +212,24 @@ describe('tools/call: budget, access and truncation (dist/main.js + sample downs
 
     it.each([
       ['no scopes, no allowlist', { scopes: [] }],
-      ['every sample scope', { scopes: ['customers:read', 'customers:write', 'orders:read', 'orders:write', 'catalog:write'] }],
-      ['an allowlist narrower than the scopes', { allowedTools: ['get_order', 'list_orders', 'place_order'], scopes: ['orders:read', 'orders:write', 'customers:read'] }],
-      ['an allowlist wider than the scopes', { allowedTools: ['get_customer', 'list_orders', 'place_order', 'quote_order', 'get_product'], scopes: ['customers:read'] }],
+      [
+        'every sample scope',
+        { scopes: ['customers:read', 'customers:write', 'orders:read', 'orders:write', 'catalog:write'] },
+      ],
+      [
+        'an allowlist narrower than the scopes',
+        {
+          allowedTools: ['get_order', 'list_orders', 'place_order'],
+          scopes: ['orders:read', 'orders:write', 'customers:read'],
+        },
+      ],
+      [
+        'an allowlist wider than the scopes',
+        {
+          allowedTools: ['get_customer', 'list_orders', 'place_order', 'quote_order', 'get_product'],
+          scopes: ['customers:read'],
+        },
+      ],
       ['an empty allowlist (all tools)', { allowedTools: [], scopes: ['orders:read'] }],
     ])('with %s, every listed tool is callable and every hidden one is refused', async (label, settings) => {
       const agent = await createAgentWithToken(api, admin, { label, dailyTokenBudget: 1_000_000, ...settings });
@@ -185,7 +254,9 @@ describe('tools/call: budget, access and truncation (dist/main.js + sample downs
 
     it('takes scopes from the token: scopes added to the agent later need a new token', async () => {
       const agent = await createAgentWithToken(api, admin, { label: 'rescoped', dailyTokenBudget: 1_000_000 });
-      const updated = await api.request('PUT', `/management/agents/${agent.agentId}`, admin, { scopes: ['orders:read'] });
+      const updated = await api.request('PUT', `/management/agents/${agent.agentId}`, admin, {
+        scopes: ['orders:read'],
+      });
       expect(updated.status).toBe(200);
       const oldToken = await listedAndCallable(agent.token);
       expect(oldToken.listed).not.toContain('list_orders');
@@ -202,7 +273,11 @@ describe('tools/call: budget, access and truncation (dist/main.js + sample downs
     let allOrders: Array<Record<string, unknown>>;
 
     beforeAll(async () => {
-      reader = await createAgentWithToken(api, admin, { label: 'truncation', dailyTokenBudget: 1_000_000, scopes: ['orders:read'] });
+      reader = await createAgentWithToken(api, admin, {
+        label: 'truncation',
+        dailyTokenBudget: 1_000_000,
+        scopes: ['orders:read'],
+      });
       const full = await fetch(`${downstream.url}/orders?limit=300`).then((response) => response.json());
       allOrders = (full as { orders: Array<Record<string, unknown>> }).orders;
       expect(countTokens(JSON.stringify(full))).toBeGreaterThan(2000);
@@ -210,13 +285,20 @@ describe('tools/call: budget, access and truncation (dist/main.js + sample downs
 
     it('cuts a response over the cap to valid JSON within the cap, marking the cut, keeping a prefix', async () => {
       const { sessionId } = await openRawSession(url, reader.token, '2025-06-18');
-      const reply = await rawCall(url, reader.token, sessionId, 'tools/call', { name: 'list_orders', arguments: { limit: 300 } });
+      const reply = await rawCall(url, reader.token, sessionId, 'tools/call', {
+        name: 'list_orders',
+        arguments: { limit: 300 },
+      });
       expect(reply.status).toBe(200);
       const text = textOf(reply);
       expect(countTokens(text)).toBeLessThanOrEqual(2000);
       expect(countTokens(text)).toBeGreaterThan(1500);
       const value = JSON.parse(text);
-      expect(value._truncated).toMatchObject({ reason: 'maxResponseTokens', maxTokens: 2000, originalBytes: expect.any(Number) });
+      expect(value._truncated).toMatchObject({
+        reason: 'maxResponseTokens',
+        maxTokens: 2000,
+        originalBytes: expect.any(Number),
+      });
       expect(value._truncated.cuts.length).toBeGreaterThan(0);
       const kept = value.data.orders as unknown[];
       expect(kept.length).toBeGreaterThan(0);
@@ -227,9 +309,16 @@ describe('tools/call: budget, access and truncation (dist/main.js + sample downs
     });
 
     it('cuts to what is left of the budget when that is below the cap, and charges exactly that text', async () => {
-      const agent = await createAgentWithToken(api, admin, { label: 'small budget', dailyTokenBudget: 500, scopes: ['orders:read'] });
+      const agent = await createAgentWithToken(api, admin, {
+        label: 'small budget',
+        dailyTokenBudget: 500,
+        scopes: ['orders:read'],
+      });
       const { sessionId } = await openRawSession(url, agent.token);
-      const reply = await rawCall(url, agent.token, sessionId, 'tools/call', { name: 'list_orders', arguments: { limit: 300 } });
+      const reply = await rawCall(url, agent.token, sessionId, 'tools/call', {
+        name: 'list_orders',
+        arguments: { limit: 300 },
+      });
       expect(reply.status).toBe(200);
       const text = textOf(reply);
       expect(countTokens(text)).toBeLessThanOrEqual(500);
@@ -239,7 +328,10 @@ describe('tools/call: budget, access and truncation (dist/main.js + sample downs
 
     it('leaves a response within the cap untouched', async () => {
       const { sessionId } = await openRawSession(url, reader.token);
-      const reply = await rawCall(url, reader.token, sessionId, 'tools/call', { name: 'list_orders', arguments: { limit: 3 } });
+      const reply = await rawCall(url, reader.token, sessionId, 'tools/call', {
+        name: 'list_orders',
+        arguments: { limit: 3 },
+      });
       const value = JSON.parse(textOf(reply));
       expect(value._truncated).toBeUndefined();
       expect(value.orders).toEqual(allOrders.slice(0, 3));

@@ -1,6 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GatewayClient } from './support/gateway-client.js';
-import { createAgentWithToken, initializeRequest, mcpRaw, openRawSession, rawCall, type TestAgent } from './support/mcp.js';
+import {
+  createAgentWithToken,
+  initializeRequest,
+  mcpRaw,
+  openRawSession,
+  rawCall,
+  type TestAgent,
+} from './support/mcp.js';
 import { startPair, type Pair } from './support/pair.js';
 import { HTTP_STATUS_DELIVERY } from './support/delivery.js';
 
@@ -33,14 +40,21 @@ describe('MCP transport (dist/main.js + sample downstream)', () => {
       expect(reply.message).toMatchObject({
         jsonrpc: '2.0',
         id: 7,
-        result: { protocolVersion: '2024-11-05', capabilities: { tools: {} }, serverInfo: { name: expect.any(String), version: expect.any(String) } },
+        result: {
+          protocolVersion: '2024-11-05',
+          capabilities: { tools: {} },
+          serverInfo: { name: expect.any(String), version: expect.any(String) },
+        },
       });
     });
 
-    it.each(['2025-03-26', '2025-06-18', '2025-11-25'])('answers a client asking for %s in that version', async (version) => {
-      const { initialized } = await openRawSession(url, alice.token, version);
-      expect(initialized.message.result.protocolVersion).toBe(version);
-    });
+    it.each(['2025-03-26', '2025-06-18', '2025-11-25'])(
+      'answers a client asking for %s in that version',
+      async (version) => {
+        const { initialized } = await openRawSession(url, alice.token, version);
+        expect(initialized.message.result.protocolVersion).toBe(version);
+      },
+    );
 
     it('answers an unknown version with the newest it supports (2025-11-25)', async () => {
       const { initialized } = await openRawSession(url, alice.token, '2099-12-31');
@@ -60,25 +74,39 @@ describe('MCP transport (dist/main.js + sample downstream)', () => {
       expect(currentResult.structuredContent).toEqual(JSON.parse(currentResult.content[0].text));
       expect(currentResult.structuredContent).toMatchObject({ id: 1001 });
       const currentTools = (await rawCall(url, alice.token, current.sessionId, 'tools/list')).message.result.tools;
-      expect(currentTools.find((tool: any) => tool.name === 'get_order').annotations).toMatchObject({ readOnlyHint: true });
+      expect(currentTools.find((tool: any) => tool.name === 'get_order').annotations).toMatchObject({
+        readOnlyHint: true,
+      });
     });
 
     it('accepts any supported MCP-Protocol-Version header in a session and refuses an unsupported or malformed one with 400', async () => {
       const { sessionId } = await openRawSession(url, alice.token, '2025-06-18');
       const ping = { jsonrpc: '2.0', id: 3, method: 'ping' };
       for (const version of ['2025-06-18', '2025-03-26', '2025-11-25']) {
-        const accepted = await mcpRaw(url, ping, { token: alice.token, sessionId, headers: { 'MCP-Protocol-Version': version } });
+        const accepted = await mcpRaw(url, ping, {
+          token: alice.token,
+          sessionId,
+          headers: { 'MCP-Protocol-Version': version },
+        });
         expect(accepted.status).toBe(200);
       }
       for (const version of ['2099-01-01', '1.0']) {
-        const refused = await mcpRaw(url, ping, { token: alice.token, sessionId, headers: { 'MCP-Protocol-Version': version } });
+        const refused = await mcpRaw(url, ping, {
+          token: alice.token,
+          sessionId,
+          headers: { 'MCP-Protocol-Version': version },
+        });
         expect(refused.status).toBe(400);
         expect(refused.message).toMatchObject({ jsonrpc: '2.0', id: 3, error: { code: -32600 } });
       }
     });
 
     it('refuses initialize params without clientInfo with 400 / -32602', async () => {
-      const reply = await mcpRaw(url, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2024-11-05', capabilities: {} } }, { token: alice.token });
+      const reply = await mcpRaw(
+        url,
+        { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2024-11-05', capabilities: {} } },
+        { token: alice.token },
+      );
       expect(reply.status).toBe(400);
       expect(reply.message).toMatchObject({ id: 1, error: { code: -32602 } });
       expect(reply.headers.get('mcp-session-id')).toBeNull();
@@ -92,7 +120,11 @@ describe('MCP transport (dist/main.js + sample downstream)', () => {
     });
 
     it('answers notifications with 202 and no body', async () => {
-      const reply = await mcpRaw(url, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 9 } }, { token: alice.token, sessionId });
+      const reply = await mcpRaw(
+        url,
+        { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 9 } },
+        { token: alice.token, sessionId },
+      );
       expect(reply.status).toBe(202);
       expect(reply.text).toBe('');
     });
@@ -107,7 +139,11 @@ describe('MCP transport (dist/main.js + sample downstream)', () => {
       const reply = await rawCall(url, alice.token, sessionId, 'resources/list', {}, 11);
       expect(reply.status).toBe(200);
       expect(reply.headers.get('content-type')).toMatch(/^text\/event-stream/);
-      expect(reply.message).toMatchObject({ jsonrpc: '2.0', id: 11, error: { code: -32601, message: expect.stringContaining('resources/list') } });
+      expect(reply.message).toMatchObject({
+        jsonrpc: '2.0',
+        id: 11,
+        error: { code: -32601, message: expect.stringContaining('resources/list') },
+      });
     });
 
     it('answers a body that is not JSON with 400 / -32700 and id null', async () => {
@@ -131,9 +167,17 @@ describe('MCP transport (dist/main.js + sample downstream)', () => {
     });
 
     it('echoes the id of a refused request when the id itself is valid', async () => {
-      const reply = await mcpRaw(url, { jsonrpc: '2.0', id: 'r-9', method: 'tools/list', params: 'all' }, { token: alice.token, sessionId });
+      const reply = await mcpRaw(
+        url,
+        { jsonrpc: '2.0', id: 'r-9', method: 'tools/list', params: 'all' },
+        { token: alice.token, sessionId },
+      );
       expect(reply.status).toBe(400);
-      expect(reply.message).toEqual({ jsonrpc: '2.0', id: 'r-9', error: { code: -32600, message: expect.stringContaining('params must be an object') } });
+      expect(reply.message).toEqual({
+        jsonrpc: '2.0',
+        id: 'r-9',
+        error: { code: -32600, message: expect.stringContaining('params must be an object') },
+      });
     });
 
     it('refuses a body over the size limit with 413', async () => {
@@ -153,9 +197,17 @@ describe('MCP transport (dist/main.js + sample downstream)', () => {
 
   describe('sessions', () => {
     it('refuses a request without Mcp-Session-Id with 400 and a JSON-RPC error', async () => {
-      const reply = await mcpRaw(url, { jsonrpc: '2.0', id: 5, method: 'tools/list', params: {} }, { token: alice.token });
+      const reply = await mcpRaw(
+        url,
+        { jsonrpc: '2.0', id: 5, method: 'tools/list', params: {} },
+        { token: alice.token },
+      );
       expect(reply.status).toBe(400);
-      expect(reply.message).toMatchObject({ jsonrpc: '2.0', id: 5, error: { code: -32600, message: expect.stringMatching(/Mcp-Session-Id/) } });
+      expect(reply.message).toMatchObject({
+        jsonrpc: '2.0',
+        id: 5,
+        error: { code: -32600, message: expect.stringMatching(/Mcp-Session-Id/) },
+      });
     });
 
     it("answers another agent's session id with 404, like an unknown one", async () => {
@@ -196,26 +248,42 @@ describe('MCP transport (dist/main.js + sample downstream)', () => {
 
   describe('HTTP framing', () => {
     it('answers GET /mcp with 405 and Allow', async () => {
-      const reply = await mcpRaw(url, undefined, { method: 'GET', token: alice.token, headers: { Accept: 'text/event-stream', 'Content-Type': undefined } });
+      const reply = await mcpRaw(url, undefined, {
+        method: 'GET',
+        token: alice.token,
+        headers: { Accept: 'text/event-stream', 'Content-Type': undefined },
+      });
       expect(reply.status).toBe(405);
       expect(reply.headers.get('allow')).toMatch(/POST/);
       expect(reply.headers.get('allow')).toMatch(/DELETE/);
     });
 
-    it.each([['text/plain'], ['application/x-www-form-urlencoded'], [undefined]])('answers Content-Type %s with 415', async (contentType) => {
-      const reply = await mcpRaw(url, initializeRequest(), { token: alice.token, headers: { 'Content-Type': contentType } });
-      expect(reply.status).toBe(415);
-      expect(reply.message).toMatchObject({ error: { code: -32600 } });
-    });
+    it.each([['text/plain'], ['application/x-www-form-urlencoded'], [undefined]])(
+      'answers Content-Type %s with 415',
+      async (contentType) => {
+        const reply = await mcpRaw(url, initializeRequest(), {
+          token: alice.token,
+          headers: { 'Content-Type': contentType },
+        });
+        expect(reply.status).toBe(415);
+        expect(reply.message).toMatchObject({ error: { code: -32600 } });
+      },
+    );
 
     it('answers an Accept without text/event-stream with 406', async () => {
-      const reply = await mcpRaw(url, initializeRequest(), { token: alice.token, headers: { Accept: 'application/json' } });
+      const reply = await mcpRaw(url, initializeRequest(), {
+        token: alice.token,
+        headers: { Accept: 'application/json' },
+      });
       expect(reply.status).toBe(406);
       expect(reply.message).toMatchObject({ error: { code: -32600 } });
     });
 
     it('accepts Content-Type with a charset', async () => {
-      const reply = await mcpRaw(url, initializeRequest(), { token: alice.token, headers: { 'Content-Type': 'application/json; charset=utf-8' } });
+      const reply = await mcpRaw(url, initializeRequest(), {
+        token: alice.token,
+        headers: { 'Content-Type': 'application/json; charset=utf-8' },
+      });
       expect(reply.status).toBe(200);
     });
   });

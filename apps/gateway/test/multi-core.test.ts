@@ -37,10 +37,20 @@ function logLines(output: string): LogLine[] {
 }
 
 /** Worker ids with a line from the worker itself matching `message`. */
-const workersSaying = (lines: LogLine[], message: RegExp) => new Set(lines.filter((line) => line.role === undefined && line.worker !== undefined && message.test(line.msg)).map((line) => line.worker!));
+const workersSaying = (lines: LogLine[], message: RegExp) =>
+  new Set(
+    lines
+      .filter((line) => line.role === undefined && line.worker !== undefined && message.test(line.msg))
+      .map((line) => line.worker!),
+  );
 
 /** Pid of each worker, from the primary's `worker N started (pid P)` lines. */
-const pidsOf = (lines: LogLine[]) => new Map(lines.filter((line) => line.role === 'primary' && /^worker \d+ started/.test(line.msg)).map((line) => [line.worker!, line.pid!]));
+const pidsOf = (lines: LogLine[]) =>
+  new Map(
+    lines
+      .filter((line) => line.role === 'primary' && /^worker \d+ started/.test(line.msg))
+      .map((line) => [line.worker!, line.pid!]),
+  );
 
 /** How long a connection may go without an answer or a reset before it counts as never answered. */
 const ANSWER_BOUND_MS = 10_000;
@@ -63,7 +73,9 @@ function liveProbe(url: string): Promise<'answered' | 'reset' | 'silent'> {
       clearTimeout(timer);
       resolve(answered ? 'answered' : 'reset');
     };
-    socket.on('connect', () => socket.write(`GET /health/live HTTP/1.1\r\nHost: ${hostname}\r\nConnection: close\r\n\r\n`));
+    socket.on('connect', () =>
+      socket.write(`GET /health/live HTTP/1.1\r\nHost: ${hostname}\r\nConnection: close\r\n\r\n`),
+    );
     socket.on('data', () => (answered = true));
     socket.on('error', () => undefined);
     socket.on('close', end);
@@ -102,11 +114,17 @@ describe.runIf(available)('Gw:Http:Workers=2 (dist/main.js as primary + 2 worker
         Authorization: `Bearer ${agent.token}`,
         'Mcp-Session-Id': sessionId,
       },
-      body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'get_item', arguments: { id } } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id,
+        method: 'tools/call',
+        params: { name: 'get_item', arguments: { id } },
+      }),
     });
 
   /** /health/ready six times, each on its own connection. */
-  const readyStatuses = () => Promise.all(Array.from({ length: 6 }, () => rawRequest(`${pair.url}/health/ready`).then((reply) => reply.status)));
+  const readyStatuses = () =>
+    Promise.all(Array.from({ length: 6 }, () => rawRequest(`${pair.url}/health/ready`).then((reply) => reply.status)));
   const allReady = () => eventually(readyStatuses, (statuses) => statuses.every((status) => status === 200), 30_000);
 
   /** Each worker still alive, as [id, pid], oldest first. */
@@ -123,7 +141,10 @@ describe.runIf(available)('Gw:Http:Workers=2 (dist/main.js as primary + 2 worker
     }
     // The access line is written as the answer goes out: wait until every call's line is in.
     const served = await eventually(
-      async () => logLines(pair.gateway.output().slice(mark)).filter((line) => line.msg === 'request' && line.path === '/mcp' && line.method === 'POST'),
+      async () =>
+        logLines(pair.gateway.output().slice(mark)).filter(
+          (line) => line.msg === 'request' && line.path === '/mcp' && line.method === 'POST',
+        ),
       (lines) => lines.length >= CALLS,
       5_000,
     );
@@ -157,7 +178,10 @@ describe.runIf(available)('Gw:Http:Workers=2 (dist/main.js as primary + 2 worker
     });
     await untilServing([1, 2]);
     await allReady();
-    agent = await createAgentWithToken(pair.api, await pair.adminToken(), { label: 'multi-core', dailyTokenBudget: 1_000_000 });
+    agent = await createAgentWithToken(pair.api, await pair.adminToken(), {
+      label: 'multi-core',
+      dailyTokenBudget: 1_000_000,
+    });
     ({ sessionId } = await openRawSession(pair.url, agent.token, '2025-06-18'));
   }, 90_000);
   afterAll(() => pair?.stop());
@@ -170,7 +194,9 @@ describe.runIf(available)('Gw:Http:Workers=2 (dist/main.js as primary + 2 worker
     // Scraped from the primary: both workers' counters summed.
     const metrics = await eventually(
       () => fetch(metricsUrl).then(async (response) => ({ status: response.status, text: await response.text() })),
-      (scrape) => scrape.status === 200 && /tollgate_tool_calls_total\{tool="get_item",outcome="ok"\} (\d+)/.exec(scrape.text)?.[1] === String(CALLS),
+      (scrape) =>
+        scrape.status === 200 &&
+        /tollgate_tool_calls_total\{tool="get_item",outcome="ok"\} (\d+)/.exec(scrape.text)?.[1] === String(CALLS),
       5_000,
     );
     expect(metrics.text).toContain('tollgate_breaker_state 0');
@@ -188,7 +214,14 @@ describe.runIf(available)('Gw:Http:Workers=2 (dist/main.js as primary + 2 worker
       10_000,
     );
     const lines = logLines(pair.gateway.output());
-    expect(lines.some((line) => line.role === 'primary' && line.worker === 1 && /^worker 1 exited unexpectedly; starting a replacement in \d+ ms$/.test(line.msg))).toBe(true);
+    expect(
+      lines.some(
+        (line) =>
+          line.role === 'primary' &&
+          line.worker === 1 &&
+          /^worker 1 exited unexpectedly; starting a replacement in \d+ ms$/.test(line.msg),
+      ),
+    ).toBe(true);
     expect(isAlive(victim)).toBe(false);
     await untilServing([replacement!, 2]);
     // The primary hands connections to ready workers first: the replacement gets them once it said it is ready.
@@ -204,14 +237,20 @@ describe.runIf(available)('Gw:Http:Workers=2 (dist/main.js as primary + 2 worker
     const [victimId, victim] = liveWorkers()[0]!;
     process.kill(victim, 'SIGKILL');
     await eventually(
-      async () => logLines(pair.gateway.output()).some((line) => line.role === 'primary' && line.worker === victimId && /exited unexpectedly/.test(line.msg)),
+      async () =>
+        logLines(pair.gateway.output()).some(
+          (line) => line.role === 'primary' && line.worker === victimId && /exited unexpectedly/.test(line.msg),
+        ),
       (exited) => exited,
       10_000,
     );
     // Each on a fresh connection: whichever worker answers, the gateway is not ready.
     const during = await rawRequest(`${pair.url}/health/ready`);
     expect(during.status).toBe(503);
-    expect(JSON.parse(during.body)).toMatchObject({ status: 'Unhealthy', components: { workers: { status: 'Unhealthy', description: '1 of 2 workers ready' } } });
+    expect(JSON.parse(during.body)).toMatchObject({
+      status: 'Unhealthy',
+      components: { workers: { status: 'Unhealthy', description: '1 of 2 workers ready' } },
+    });
     expect(await readyStatuses()).toEqual([503, 503, 503, 503, 503, 503]);
 
     const replacement = await eventually(
@@ -229,9 +268,20 @@ describe.runIf(available)('Gw:Http:Workers=2 (dist/main.js as primary + 2 worker
   it('a connection opened as a worker is killed gets an answer or a reset, never silence (issue 25 finding 15)', async () => {
     for (let kill = 0; kill < 3; kill++) {
       // Both workers take connections (the one started last said so) before the next kill.
-      await eventually(async () => liveWorkers(), (workers) => workers.length === 2, 20_000);
+      await eventually(
+        async () => liveWorkers(),
+        (workers) => workers.length === 2,
+        20_000,
+      );
       const [newestId] = liveWorkers().at(-1)!;
-      await eventually(async () => workersSaying(logLines(pair.gateway.output()), /^(serving the connections|tollgate gateway listening)/).has(newestId), (said) => said, 20_000);
+      await eventually(
+        async () =>
+          workersSaying(logLines(pair.gateway.output()), /^(serving the connections|tollgate gateway listening)/).has(
+            newestId,
+          ),
+        (said) => said,
+        20_000,
+      );
       const [, victim] = liveWorkers()[0]!;
       const probes: Array<Promise<string>> = [];
       const opener = setInterval(() => probes.push(liveProbe(pair.url)), 2);
@@ -254,7 +304,11 @@ describe.runIf(available)('Gw:Http:Workers=2 (dist/main.js as primary + 2 worker
     const hitsBefore = pair.downstream.hits.length;
     const mark = pair.gateway.output().length;
     const inFlight = Promise.all(Array.from({ length: 4 }, (_, i) => call(100 + i)));
-    await eventually(async () => pair.downstream.hits.length - hitsBefore, (hits) => hits === 4, 5_000);
+    await eventually(
+      async () => pair.downstream.hits.length - hitsBefore,
+      (hits) => hits === 4,
+      5_000,
+    );
 
     const exitCode = pair.gateway.stop('SIGTERM');
     const replies = await inFlight;
@@ -264,10 +318,16 @@ describe.runIf(available)('Gw:Http:Workers=2 (dist/main.js as primary + 2 worker
     // The primary's last line can still be in the pipe when its exit is seen (at load, past the 2 s that
     // stop() waits for the pipes to close): wait for it.
     const primaryStopped = (line: { role?: string; msg?: string }) => line.role === 'primary' && line.msg === 'stopped';
-    await eventually(async () => logLines(pair.gateway.output().slice(mark)), (seen) => seen.some(primaryStopped), 10_000);
+    await eventually(
+      async () => logLines(pair.gateway.output().slice(mark)),
+      (seen) => seen.some(primaryStopped),
+      10_000,
+    );
     const lines = logLines(pair.gateway.output().slice(mark));
     // The four calls were on both workers, and both drained them.
-    expect(new Set(lines.filter((line) => line.msg === 'request' && line.path === '/mcp').map((line) => line.worker)).size).toBe(2);
+    expect(
+      new Set(lines.filter((line) => line.msg === 'request' && line.path === '/mcp').map((line) => line.worker)).size,
+    ).toBe(2);
     const stopped = lines.filter((line) => line.role === 'primary' && /^worker \d+ stopped$/.test(line.msg));
     expect(stopped.map((line) => line.code)).toEqual([0, 0]);
     // Said once. Its place among the shared pipe's lines is not asserted: a clean-clone run saw it before the
@@ -279,9 +339,14 @@ describe.runIf(available)('Gw:Http:Workers=2 (dist/main.js as primary + 2 worker
 
 describe('Gw:Http:Workers on the in-memory store', () => {
   it('refuses to start: each worker would keep its own sessions and budgets', async () => {
-    const result = await runToExit(GATEWAY_MAIN, gatewayEnv({ downstreamUrl: 'http://127.0.0.1:9', env: { Gw__Http__Workers: '2' } }));
+    const result = await runToExit(
+      GATEWAY_MAIN,
+      gatewayEnv({ downstreamUrl: 'http://127.0.0.1:9', env: { Gw__Http__Workers: '2' } }),
+    );
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain('tollgate: refusing to start: Gw:Http:Workers: is 2, but more than one worker needs a shared store: set ConnectionStrings:Store');
+    expect(result.stderr).toContain(
+      'tollgate: refusing to start: Gw:Http:Workers: is 2, but more than one worker needs a shared store: set ConnectionStrings:Store',
+    );
     expect(result.stdout).not.toContain('started (pid');
   });
 });

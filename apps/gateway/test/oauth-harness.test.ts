@@ -15,7 +15,10 @@ describe('test authorization server (oidc-provider harness)', { timeout: 30_000 
   let esIssuer: TestIssuer;
 
   beforeAll(async () => {
-    [rsIssuer, esIssuer] = await Promise.all([TestIssuer.start({ scopes }), TestIssuer.start({ scopes, accessTokenAlg: 'ES256' })]);
+    [rsIssuer, esIssuer] = await Promise.all([
+      TestIssuer.start({ scopes }),
+      TestIssuer.start({ scopes, accessTokenAlg: 'ES256' }),
+    ]);
   });
   afterAll(async () => {
     await Promise.all([rsIssuer?.stop(), esIssuer?.stop()]);
@@ -31,7 +34,9 @@ describe('test authorization server (oidc-provider harness)', { timeout: 30_000 
     });
     expect(metadata.scopes_supported).toEqual(expect.arrayContaining(scopes));
     const jwks = (await (await fetch(rsIssuer.jwksUrl)).json()) as { keys: Array<{ kid: string; d?: string }> };
-    expect(jwks.keys.map((key) => key.kid).sort()).toEqual([rsIssuer.currentKeys.rsa.kid, rsIssuer.currentKeys.ec.kid].sort());
+    expect(jwks.keys.map((key) => key.kid).sort()).toEqual(
+      [rsIssuer.currentKeys.rsa.kid, rsIssuer.currentKeys.ec.kid].sort(),
+    );
     expect(jwks.keys.every((key) => key.d === undefined)).toBe(true);
   });
 
@@ -45,7 +50,9 @@ describe('test authorization server (oidc-provider harness)', { timeout: 30_000 
     expect(payload.exp - payload.iat).toBe(300);
     expect(verifies(accessToken, rsIssuer.currentKeys.rsa.privateJwk)).toBe(true);
     // What the harness mints with the same key verifies the same way.
-    expect(verifies(rsIssuer.mint(rsIssuer.claims({ sub: 'alice', aud: resource })), rsIssuer.currentKeys.rsa.privateJwk)).toBe(true);
+    expect(
+      verifies(rsIssuer.mint(rsIssuer.claims({ sub: 'alice', aud: resource })), rsIssuer.currentKeys.rsa.privateJwk),
+    ).toBe(true);
   });
 
   it('consent grants only what the user allows: the token carries the granted scopes only', async () => {
@@ -63,7 +70,14 @@ describe('test authorization server (oidc-provider harness)', { timeout: 30_000 
       })
     ).json()) as { client_id: string };
     const url = new URL(metadata.authorization_endpoint);
-    url.search = new URLSearchParams({ client_id: registered.client_id, redirect_uri: 'http://127.0.0.1:9/cb', response_type: 'code', scope: 'orders:read', state: 's', resource }).toString();
+    url.search = new URLSearchParams({
+      client_id: registered.client_id,
+      redirect_uri: 'http://127.0.0.1:9/cb',
+      response_type: 'code',
+      scope: 'orders:read',
+      state: 's',
+      resource,
+    }).toString();
     const callback = await signIn(url, 'http://127.0.0.1:9/cb', { account: 'alice' });
     expect(callback.searchParams.get('code')).toBeNull();
     expect(callback.searchParams.get('error')).toBe('invalid_request');
@@ -94,7 +108,10 @@ describe('test authorization server (oidc-provider harness)', { timeout: 30_000 
     const claims = rsIssuer.claims({ sub: 'alice', aud: resource });
     expect(decodeJwt(rsIssuer.mintUnsigned(claims)).header.alg).toBe('none');
     expect(rsIssuer.mintUnsigned(claims).endsWith('.')).toBe(true);
-    expect(decodeJwt(rsIssuer.mintHmacWithPublicKey(claims)).header).toMatchObject({ alg: 'HS256', kid: rsIssuer.currentKeys.rsa.kid });
+    expect(decodeJwt(rsIssuer.mintHmacWithPublicKey(claims)).header).toMatchObject({
+      alg: 'HS256',
+      kid: rsIssuer.currentKeys.rsa.kid,
+    });
     const foreign = rsIssuer.mintWithForeignKey(claims);
     expect(decodeJwt(foreign).header.kid).toBe(rsIssuer.accessTokenKey.kid);
     expect(verifies(foreign, rsIssuer.currentKeys.rsa.privateJwk)).toBe(false);
@@ -108,5 +125,10 @@ function verifies(token: string, jwk: Record<string, unknown>): boolean {
   const { d: _d, p: _p, q: _q, dp: _dp, dq: _dq, qi: _qi, ...publicJwk } = jwk;
   const key = createPublicKey({ key: publicJwk as any, format: 'jwk' });
   const alg = decodeJwt(token).header.alg;
-  return verify('sha256', Buffer.from(`${header}.${payload}`), alg === 'ES256' ? { key, dsaEncoding: 'ieee-p1363' } : key, Buffer.from(signature, 'base64url'));
+  return verify(
+    'sha256',
+    Buffer.from(`${header}.${payload}`),
+    alg === 'ES256' ? { key, dsaEncoding: 'ieee-p1363' } : key,
+    Buffer.from(signature, 'base64url'),
+  );
 }

@@ -35,7 +35,6 @@ function publicJwk(key: SigningKey) {
 
 describe('a trusted issuer that fails or hangs (issue 25, findings 7 and 8)', { timeout: 60_000 }, () => {
   let server: Server;
-  let origin: string;
   let resource: string;
   let pair: Pair;
   const issuers: Record<'fails' | 'flooded' | 'hangs', FakeIssuer> = {} as never;
@@ -47,17 +46,25 @@ describe('a trusted issuer that fails or hangs (issue 25, findings 7 and 8)', { 
       if (issuer === undefined) return void response.writeHead(404).end();
       issuer.jwksRequests += 1;
       if (issuer.behaviour === 'hang') return;
-      if (issuer.behaviour !== 'ok') return void response.writeHead(issuer.behaviour, { 'content-type': 'application/json' }).end('{"error":"unavailable"}');
-      response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: [publicJwk(issuer.key)] }));
+      if (issuer.behaviour !== 'ok')
+        return void response
+          .writeHead(issuer.behaviour, { 'content-type': 'application/json' })
+          .end('{"error":"unavailable"}');
+      response
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ keys: [publicJwk(issuer.key)] }));
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const issuerOrigin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const reserved = await reserveGatewayUrl();
-    ({ origin, resource } = reserved);
+    ({ resource } = reserved);
     const env = oauthEnv(
       reserved.port,
       resource,
-      Object.values(issuers).map((issuer) => ({ issuer: `${issuerOrigin}/${issuer.path}`, jwksUrl: `${issuerOrigin}/${issuer.path}/jwks` })),
+      Object.values(issuers).map((issuer) => ({
+        issuer: `${issuerOrigin}/${issuer.path}`,
+        jwksUrl: `${issuerOrigin}/${issuer.path}/jwks`,
+      })),
     );
     // No cooldown for this one: every verification that needs its keys fetches them, so the count says how often a request verifies.
     env.Gw__OAuth__Issuers__0__JwksCooldownSeconds = '0';
@@ -73,8 +80,10 @@ describe('a trusted issuer that fails or hangs (issue 25, findings 7 and 8)', { 
   function mint(issuer: FakeIssuer, kid = issuer.key.kid, key = issuer.key): string {
     const iss = `http://127.0.0.1:${(server.address() as AddressInfo).port}/${issuer.path}`;
     const iat = Math.floor(Date.now() / 1000);
-    return forgeJwt({ alg: 'ES256', typ: 'at+jwt', kid }, { iss, sub: 'alice', aud: resource, scope: 'items:read', iat, exp: iat + 300 }, (input) =>
-      sign('sha256', Buffer.from(input), { key: key.privateKey, dsaEncoding: 'ieee-p1363' }),
+    return forgeJwt(
+      { alg: 'ES256', typ: 'at+jwt', kid },
+      { iss, sub: 'alice', aud: resource, scope: 'items:read', iat, exp: iat + 300 },
+      (input) => sign('sha256', Buffer.from(input), { key: key.privateKey, dsaEncoding: 'ieee-p1363' }),
     );
   }
 

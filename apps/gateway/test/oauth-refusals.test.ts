@@ -37,18 +37,30 @@ describe('OAuth tokens the gateway refuses, and never forwards (issue 17)', { ti
   let admin: string;
 
   beforeAll(async () => {
-    [strict, provisioning] = await Promise.all([TestIssuer.start({ scopes: SCOPES, accessTokenAlg: 'ES256' }), TestIssuer.start({ scopes: SCOPES })]);
+    [strict, provisioning] = await Promise.all([
+      TestIssuer.start({ scopes: SCOPES, accessTokenAlg: 'ES256' }),
+      TestIssuer.start({ scopes: SCOPES }),
+    ]);
     const reserved = await reserveGatewayUrl();
     ({ origin, resource } = reserved);
     const env = oauthEnv(reserved.port, resource, [
       { issuer: strict.issuer, jwksUrl: strict.jwksUrl, algorithms: ['ES256'] },
       { issuer: provisioning.issuer, provision: TEMPLATE },
     ]);
-    pair = await startPair({ downstream: { recording: [GET_ITEM_TOOL, REPORT_TOOL] }, redis: true, gateway: [{ env }, { env: { ...env, PORT: '0' } }] });
+    pair = await startPair({
+      downstream: { recording: [GET_ITEM_TOOL, REPORT_TOOL] },
+      redis: true,
+      gateway: [{ env }, { env: { ...env, PORT: '0' } }],
+    });
     other = pair.gateways[1]!.url;
     admin = await pair.adminToken();
     for (const account of ['alice', 'erin']) {
-      await pair.api.createAgent(admin, { label: account, dailyTokenBudget: 50_000, scopes: ['reports:read'], externalSubjects: [{ issuer: strict.issuer, subject: account }] });
+      await pair.api.createAgent(admin, {
+        label: account,
+        dailyTokenBudget: 50_000,
+        scopes: ['reports:read'],
+        externalSubjects: [{ issuer: strict.issuer, subject: account }],
+      });
     }
   });
   afterAll(async () => {
@@ -58,10 +70,11 @@ describe('OAuth tokens the gateway refuses, and never forwards (issue 17)', { ti
 
   const initialize = (token: string, at = pair.url) => mcpRaw(at, initializeRequest('2025-06-18'), { token });
   /** Alice's token as the strict issuer would sign it, with `overrides` (undefined removes a claim). */
-  const aliceClaims = (overrides: Record<string, unknown> = {}) => strict.claims({ sub: 'alice', aud: resource, scope: 'reports:read' }, overrides);
+  const aliceClaims = (overrides: Record<string, unknown> = {}) =>
+    strict.claims({ sub: 'alice', aud: resource, scope: 'reports:read' }, overrides);
   const now = () => Math.floor(Date.now() / 1000);
 
-  it('accepts the well-formed token every refusal below differs from by one thing, and the gateway\'s own tokens beside it', async () => {
+  it("accepts the well-formed token every refusal below differs from by one thing, and the gateway's own tokens beside it", async () => {
     expect((await initialize(strict.mint(aliceClaims()))).status).toBe(200);
     const own = await createAgentWithToken(pair.api, admin, { label: 'own token', dailyTokenBudget: 1000 });
     expect((await initialize(own.token)).status).toBe(200);
@@ -69,34 +82,56 @@ describe('OAuth tokens the gateway refuses, and never forwards (issue 17)', { ti
 
   it.each<[string, () => string]>([
     ['another audience', () => strict.mint(aliceClaims({ aud: 'http://127.0.0.1:1/mcp' }))],
-    ['an audience list without the gateway', () => strict.mint(aliceClaims({ aud: ['https://api.example.com', `${resource}/other`] }))],
+    [
+      'an audience list without the gateway',
+      () => strict.mint(aliceClaims({ aud: ['https://api.example.com', `${resource}/other`] })),
+    ],
     ['another issuer, signed with the trusted key', () => strict.mint(aliceClaims({ iss: 'http://127.0.0.1:1' }))],
-    ['the issuer with a trailing slash (iss must match exactly)', () => strict.mint(aliceClaims({ iss: `${strict.issuer}/` }))],
+    [
+      'the issuer with a trailing slash (iss must match exactly)',
+      () => strict.mint(aliceClaims({ iss: `${strict.issuer}/` })),
+    ],
     ['expired beyond the clock tolerance', () => strict.mint(aliceClaims({ iat: now() - 600, exp: now() - 60 }))],
     ['not valid before a time to come (nbf)', () => strict.mint(aliceClaims({ nbf: now() + 300 }))],
     ['no expiry', () => strict.mint(aliceClaims({ exp: undefined }))],
-    ['RS256 with the issuer\'s own published RSA key, the issuer allowed ES256 only', () => strict.mint(aliceClaims(), strict.currentKeys.rsa)],
+    [
+      "RS256 with the issuer's own published RSA key, the issuer allowed ES256 only",
+      () => strict.mint(aliceClaims(), strict.currentKeys.rsa),
+    ],
     ['alg none', () => strict.mintUnsigned(aliceClaims())],
-    ['HS256 keyed with the issuer\'s public key', () => strict.mintHmacWithPublicKey(aliceClaims())],
+    ["HS256 keyed with the issuer's public key", () => strict.mintHmacWithPublicKey(aliceClaims())],
     ['a key the issuer never published, under its kid', () => strict.mintWithForeignKey(aliceClaims())],
-    ['a subject no agent has, at an issuer that does not provision', () => strict.mint(aliceClaims({ sub: 'mallory' }))],
+    [
+      'a subject no agent has, at an issuer that does not provision',
+      () => strict.mint(aliceClaims({ sub: 'mallory' })),
+    ],
   ])('refuses %s: 401 with Bearer error="invalid_token" and resource_metadata', async (_, token) => {
     expectInvalidToken(await initialize(token()), origin);
   });
 
   it('refuses the token of a deactivated agent at once, on both instances, in an open session and for a new one', async () => {
     const { accessToken } = await strict.obtainToken({ account: 'erin', resource });
-    const sessions = await Promise.all([pair.url, other].map(async (at) => ({ at, ...(await openRawSession(at, accessToken, '2025-06-18')) })));
-    const agents = (await pair.api.request('GET', '/management/agents', admin)).body as Array<{ agentId: string; label: string }>;
+    const sessions = await Promise.all(
+      [pair.url, other].map(async (at) => ({ at, ...(await openRawSession(at, accessToken, '2025-06-18')) })),
+    );
+    const agents = (await pair.api.request('GET', '/management/agents', admin)).body as Array<{
+      agentId: string;
+      label: string;
+    }>;
     const erin = agents.find((agent) => agent.label === 'erin')!;
     for (const { at, sessionId } of sessions) {
-      expect((await rawCall(at, accessToken, sessionId, 'tools/call', { name: 'get_item', arguments: { id: 'e1' } })).status).toBe(200);
+      expect(
+        (await rawCall(at, accessToken, sessionId, 'tools/call', { name: 'get_item', arguments: { id: 'e1' } })).status,
+      ).toBe(200);
     }
 
     const deactivated = await pair.api.request('PUT', `/management/agents/${erin.agentId}`, admin, { isActive: false });
     expect(deactivated.body.isActive).toBe(false);
     for (const { at, sessionId } of sessions) {
-      expectInvalidToken(await rawCall(at, accessToken, sessionId, 'tools/call', { name: 'get_item', arguments: { id: 'e2' } }), origin);
+      expectInvalidToken(
+        await rawCall(at, accessToken, sessionId, 'tools/call', { name: 'get_item', arguments: { id: 'e2' } }),
+        origin,
+      );
       expectInvalidToken(await initialize(accessToken, at), origin);
     }
   });
@@ -111,13 +146,16 @@ describe('OAuth tokens the gateway refuses, and never forwards (issue 17)', { ti
         form: { _csrf: csrf, label: 'gina', dailyTokenBudget: '5000', toolAccess: 'all', externalSubjects: identities },
         headers: sameOrigin(gateway),
       });
-    const identitiesOf = async () => (await pair.api.request('GET', `/management/agents/${agent.agentId}`, admin)).body.externalSubjects;
+    const identitiesOf = async () =>
+      (await pair.api.request('GET', `/management/agents/${agent.agentId}`, admin)).body.externalSubjects;
     const gina = strict.mint(aliceClaims({ sub: 'gina' }));
     expectInvalidToken(await initialize(gina), origin);
 
     expect((await save(`${strict.issuer} gina`)).status).toBe(303);
     expect(await identitiesOf()).toEqual([{ issuer: strict.issuer, subject: 'gina' }]);
-    expect((await send(`${gateway.url}/dashboard/agents/${agent.agentId}`, { cookie })).text).toMatch(new RegExp(`name="identity" value="[^"]+" checked="?"?/?>\\s*<label[^>]*>${strict.issuer} gina</label>`));
+    expect((await send(`${gateway.url}/dashboard/agents/${agent.agentId}`, { cookie })).text).toMatch(
+      new RegExp(`name="identity" value="[^"]+" checked="?"?/?>\\s*<label[^>]*>${strict.issuer} gina</label>`),
+    );
     expect((await initialize(gina)).status).toBe(200);
 
     const untrusted = await save('https://elsewhere.example gina');
@@ -133,7 +171,10 @@ describe('OAuth tokens the gateway refuses, and never forwards (issue 17)', { ti
     const { accessToken } = await strict.obtainToken({ account: 'alice', resource });
     const mark = pair.downstream.requests.length;
     const { sessionId } = await openRawSession(pair.url, accessToken, '2025-06-18');
-    for (const [name, id] of [['get_item', 'i1'], ['get_report', 'r1']] as const) {
+    for (const [name, id] of [
+      ['get_item', 'i1'],
+      ['get_report', 'r1'],
+    ] as const) {
       const answer = await rawCall(pair.url, accessToken, sessionId, 'tools/call', { name, arguments: { id } });
       expect(answer.status).toBe(200);
       expect(answer.message.result.isError).toBeFalsy();
@@ -159,20 +200,34 @@ describe('OAuth tokens the gateway refuses, and never forwards (issue 17)', { ti
     expect(firstCalls.map((call) => call.status)).toEqual([200, 200]);
 
     const agents = (await pair.api.request('GET', '/management/agents', admin)).body as Array<Record<string, any>>;
-    const franks = agents.filter((agent) => (agent.externalSubjects ?? []).some((subject: any) => subject.subject === 'frank'));
+    const franks = agents.filter((agent) =>
+      (agent.externalSubjects ?? []).some((subject: any) => subject.subject === 'frank'),
+    );
     expect(franks).toHaveLength(1);
     const frank = franks[0]!;
-    expect(frank).toMatchObject({ ...TEMPLATE, isActive: true, externalSubjects: [{ issuer: provisioning.issuer, subject: 'frank' }] });
+    expect(frank).toMatchObject({
+      ...TEMPLATE,
+      isActive: true,
+      externalSubjects: [{ issuer: provisioning.issuer, subject: 'frank' }],
+    });
 
     const { sessionId } = await openRawSession(pair.url, accessToken, '2025-06-18');
-    const answer = await rawCall(pair.url, accessToken, sessionId, 'tools/call', { name: 'get_report', arguments: { id: 'f1' } });
+    const answer = await rawCall(pair.url, accessToken, sessionId, 'tools/call', {
+      name: 'get_report',
+      arguments: { id: 'f1' },
+    });
     expect(answer.status).toBe(200);
     expect(answer.message.result.isError).toBeFalsy();
 
     const audit = await pair.api.request('GET', `/management/audit?agentId=${frank.agentId}&tool=get_report`, admin);
     expect(audit.status).toBe(200);
     expect(audit.body.records).toHaveLength(1);
-    expect(audit.body.records[0]).toMatchObject({ agentId: frank.agentId, outcome: 'ok', issuer: provisioning.issuer, subject: 'frank' });
+    expect(audit.body.records[0]).toMatchObject({
+      agentId: frank.agentId,
+      outcome: 'ok',
+      issuer: provisioning.issuer,
+      subject: 'frank',
+    });
   });
 
   // Issue 25, finding 6: one rule for a subject, whichever way it enters.
@@ -181,17 +236,30 @@ describe('OAuth tokens the gateway refuses, and never forwards (issue 17)', { ti
     ['NUL', 'nul\u0000sub'],
     ['a right-to-left override', 'admin\u202Egnp'],
     ['a newline naming another identity', 'mallory\n{issuer} victim'],
-  ])('does not provision an agent for a token whose subject holds %s: 401, nothing made, on either instance', async (_, subject) => {
-    const before = (await pair.api.request('GET', '/management/agents', admin)).body.length;
-    const token = provisioning.mint(provisioning.claims({ sub: subject.replace('{issuer}', provisioning.issuer), aud: resource, scope: 'reports:read' }));
-    for (const at of [pair.url, other]) expectInvalidToken(await initialize(token, at), origin);
-    expect((await pair.api.request('GET', '/management/agents', admin)).body).toHaveLength(before);
-  });
+  ])(
+    'does not provision an agent for a token whose subject holds %s: 401, nothing made, on either instance',
+    async (_, subject) => {
+      const before = (await pair.api.request('GET', '/management/agents', admin)).body.length;
+      const token = provisioning.mint(
+        provisioning.claims({
+          sub: subject.replace('{issuer}', provisioning.issuer),
+          aud: resource,
+          scope: 'reports:read',
+        }),
+      );
+      for (const at of [pair.url, other]) expectInvalidToken(await initialize(token, at), origin);
+      expect((await pair.api.request('GET', '/management/agents', admin)).body).toHaveLength(before);
+    },
+  );
 
   it('refuses the same subject, a misleading label and a scope that is two through the management API and the dashboard, naming the field', async () => {
-    const create = (body: Record<string, unknown>) => pair.api.request('POST', '/management/agents', admin, { label: 'ok', dailyTokenBudget: 1, ...body });
+    const create = (body: Record<string, unknown>) =>
+      pair.api.request('POST', '/management/agents', admin, { label: 'ok', dailyTokenBudget: 1, ...body });
     const cases: Array<[Record<string, unknown>, string]> = [
-      [{ externalSubjects: [{ issuer: strict.issuer, subject: `mallory\n${strict.issuer} alice` }] }, 'externalSubjects.0.subject'],
+      [
+        { externalSubjects: [{ issuer: strict.issuer, subject: `mallory\n${strict.issuer} alice` }] },
+        'externalSubjects.0.subject',
+      ],
       [{ externalSubjects: [{ issuer: strict.issuer, subject: 'x'.repeat(257) }] }, 'externalSubjects.0.subject'],
       [{ label: 'Support\u202E' }, 'label'],
       [{ label: 'zero\u200Bwidth' }, 'label'],
@@ -201,22 +269,34 @@ describe('OAuth tokens the gateway refuses, and never forwards (issue 17)', { ti
     for (const [body, field] of cases) {
       const reply = await create(body);
       expect(reply.status, JSON.stringify(body)).toBe(400);
-      expect(reply.body.errors.some((error: string) => error.startsWith(`${field}:`)), JSON.stringify(reply.body.errors)).toBe(true);
+      expect(
+        reply.body.errors.some((error: string) => error.startsWith(`${field}:`)),
+        JSON.stringify(reply.body.errors),
+      ).toBe(true);
     }
     const agent = await pair.api.createAgent(admin, { label: 'hank', dailyTokenBudget: 1 });
-    expect((await pair.api.request('PUT', `/management/agents/${agent.agentId}`, admin, { scopes: ['a b'] })).status).toBe(400);
+    expect(
+      (await pair.api.request('PUT', `/management/agents/${agent.agentId}`, admin, { scopes: ['a b'] })).status,
+    ).toBe(400);
 
     const gateway = pair.gateways[0]!;
     const { cookie, csrf } = await signInToDashboard(gateway);
     const save = (fields: Record<string, string>) =>
-      send(`${gateway.url}/dashboard/agents/${agent.agentId}`, { cookie, form: { _csrf: csrf, label: 'hank', dailyTokenBudget: '1', toolAccess: 'all', ...fields }, headers: sameOrigin(gateway) });
+      send(`${gateway.url}/dashboard/agents/${agent.agentId}`, {
+        cookie,
+        form: { _csrf: csrf, label: 'hank', dailyTokenBudget: '1', toolAccess: 'all', ...fields },
+        headers: sameOrigin(gateway),
+      });
     const refusedLabel = await save({ label: 'hank\u202E' });
     expect(refusedLabel.status).toBe(400);
     expect(refusedLabel.text).toContain('Label: must not contain control, bidi-override');
     const refusedSubject = await save({ externalSubjects: `${strict.issuer} a\u0000b` });
     expect(refusedSubject.status).toBe(400);
     expect(refusedSubject.text).toContain('Sign-in identities: must not contain control, bidi-override');
-    expect((await pair.api.request('GET', `/management/agents/${agent.agentId}`, admin)).body).toMatchObject({ label: 'hank', externalSubjects: [] });
+    expect((await pair.api.request('GET', `/management/agents/${agent.agentId}`, admin)).body).toMatchObject({
+      label: 'hank',
+      externalSubjects: [],
+    });
   });
 
   it('dashboard: saving an agent with several identities unchanged keeps exactly those identities', async () => {
@@ -225,16 +305,32 @@ describe('OAuth tokens the gateway refuses, and never forwards (issue 17)', { ti
       { issuer: strict.issuer, subject: '  ivy two  ' },
       { issuer: provisioning.issuer, subject: 'ivy' },
     ];
-    const agent = await pair.api.createAgent(admin, { label: 'ivy', dailyTokenBudget: 1, externalSubjects: identities });
+    const agent = await pair.api.createAgent(admin, {
+      label: 'ivy',
+      dailyTokenBudget: 1,
+      externalSubjects: identities,
+    });
     const gateway = pair.gateways[0]!;
     const { cookie, csrf } = await signInToDashboard(gateway);
     const page = (await send(`${gateway.url}/dashboard/agents/${agent.agentId}`, { cookie })).text;
     const boxes = [...page.matchAll(/name="identity" value="([^"]+)"/g)].map((match) => match[1]!);
     expect(boxes).toHaveLength(3);
-    const form = new URLSearchParams({ _csrf: csrf, label: 'ivy', dailyTokenBudget: '1', toolAccess: 'all', externalSubjects: '' });
+    const form = new URLSearchParams({
+      _csrf: csrf,
+      label: 'ivy',
+      dailyTokenBudget: '1',
+      toolAccess: 'all',
+      externalSubjects: '',
+    });
     for (const box of boxes) form.append('identity', box);
-    const saved = await send(`${gateway.url}/dashboard/agents/${agent.agentId}`, { cookie, form, headers: sameOrigin(gateway) });
+    const saved = await send(`${gateway.url}/dashboard/agents/${agent.agentId}`, {
+      cookie,
+      form,
+      headers: sameOrigin(gateway),
+    });
     expect(saved.status).toBe(303);
-    expect((await pair.api.request('GET', `/management/agents/${agent.agentId}`, admin)).body.externalSubjects).toEqual(identities);
+    expect((await pair.api.request('GET', `/management/agents/${agent.agentId}`, admin)).body.externalSubjects).toEqual(
+      identities,
+    );
   });
 });

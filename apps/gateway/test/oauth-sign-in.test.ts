@@ -5,7 +5,13 @@ import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KNOWN_ORDER } from './support/client-matrix.js';
 import { initializeRequest, mcpRaw, openRawSession, rawCall, resultJson } from './support/mcp.js';
-import { expectInvalidToken, oauthEnv, parseChallenge, reserveGatewayUrl, resourceMetadataUrl } from './support/oauth-gateway.js';
+import {
+  expectInvalidToken,
+  oauthEnv,
+  parseChallenge,
+  reserveGatewayUrl,
+  resourceMetadataUrl,
+} from './support/oauth-gateway.js';
 import { decodeJwt, MemoryOAuthClient, TestIssuer } from './support/oidc-provider.js';
 import { startPair, type Pair } from './support/pair.js';
 
@@ -50,7 +56,12 @@ describe('OAuth sign-in through a real authorization server (issue 17)', { timeo
       ['alice', ['orders:read', 'customers:read']],
       ['dave', ['orders:read', 'customers:read']],
     ] as const) {
-      await pair.api.createAgent(admin, { label: account, dailyTokenBudget: 100_000, scopes, externalSubjects: [{ issuer: issuer.issuer, subject: account }] });
+      await pair.api.createAgent(admin, {
+        label: account,
+        dailyTokenBudget: 100_000,
+        scopes,
+        externalSubjects: [{ issuer: issuer.issuer, subject: account }],
+      });
     }
   });
   afterAll(async () => {
@@ -64,7 +75,12 @@ describe('OAuth sign-in through a real authorization server (issue 17)', { timeo
     const recording: typeof fetch = async (input, init) => {
       const response = await fetch(input, init);
       const request = new Request(input, init);
-      seen.push({ method: request.method, url: request.url, status: response.status, authorization: request.headers.get('authorization') });
+      seen.push({
+        method: request.method,
+        url: request.url,
+        status: response.status,
+        authorization: request.headers.get('authorization'),
+      });
       return response;
     };
     return new StreamableHTTPClientTransport(new URL(resource), { authProvider, fetch: recording });
@@ -91,7 +107,11 @@ describe('OAuth sign-in through a real authorization server (issue 17)', { timeo
       expect(response.status, path).toBe(200);
       expect(response.headers.get('content-type')).toMatch(/^application\/json/);
       const metadata = (await response.json()) as Record<string, unknown>;
-      expect(metadata).toMatchObject({ resource, authorization_servers: [issuer.issuer], bearer_methods_supported: ['header'] });
+      expect(metadata).toMatchObject({
+        resource,
+        authorization_servers: [issuer.issuer],
+        bearer_methods_supported: ['header'],
+      });
       expect([...(metadata.scopes_supported as string[])].sort()).toEqual(SAMPLE_SCOPES);
     }
   });
@@ -113,14 +133,18 @@ describe('OAuth sign-in through a real authorization server (issue 17)', { timeo
     // It started with no token and was turned away.
     expect(seen[0]).toMatchObject({ method: 'POST', url: resource, status: 401, authorization: null });
     // It read the metadata the challenge named, then the issuer's, registered, and exchanged the code.
-    const step = (method: string, url: RegExp) => seen.findIndex((request) => request.method === method && url.test(request.url) && request.status < 300);
+    const step = (method: string, url: RegExp) =>
+      seen.findIndex((request) => request.method === method && url.test(request.url) && request.status < 300);
     const at = (path: string) => new RegExp(`^${escape(issuer.issuer)}${path}$`);
     const metadataRead = step('GET', new RegExp(`^${escape(resourceMetadataUrl(origin))}$`));
     // RFC 8414 metadata or OpenID discovery: oidc-provider serves both, the SDK tries RFC 8414 first.
     const issuerRead = step('GET', at('/\\.well-known/(oauth-authorization-server|openid-configuration)'));
     const registered = step('POST', at('/reg'));
     const exchanged = step('POST', at('/token'));
-    expect([metadataRead, issuerRead, registered, exchanged].every((index) => index > 0), JSON.stringify(seen, null, 1)).toBe(true);
+    expect(
+      [metadataRead, issuerRead, registered, exchanged].every((index) => index > 0),
+      JSON.stringify(seen, null, 1),
+    ).toBe(true);
     expect(metadataRead < issuerRead && issuerRead < registered && registered < exchanged).toBe(true);
 
     // The authorization request: PKCE S256 and the gateway as the resource (RFC 8707).
@@ -133,7 +157,11 @@ describe('OAuth sign-in through a real authorization server (issue 17)', { timeo
     // The token is the provider's JWT for the gateway, and the client now sends it.
     const token = authProvider.tokens()!.access_token;
     expect(decodeJwt(token).payload).toMatchObject({ iss: issuer.issuer, sub: 'alice', aud: resource });
-    expect(seen.filter((request) => request.url === resource && request.status === 200).every((request) => request.authorization === `Bearer ${token}`)).toBe(true);
+    expect(
+      seen
+        .filter((request) => request.url === resource && request.status === 200)
+        .every((request) => request.authorization === `Bearer ${token}`),
+    ).toBe(true);
 
     const result = await client.callTool({ name: 'get_order', arguments: { id: KNOWN_ORDER } });
     expect(result.isError).toBeFalsy();
@@ -144,10 +172,12 @@ describe('OAuth sign-in through a real authorization server (issue 17)', { timeo
     const names = (await client.listTools()).tools.map((tool) => tool.name);
     expect(names).toEqual(expect.arrayContaining(['get_order', 'list_orders', 'get_customer']));
     expect(names).not.toContain('place_order');
-    const widened = await client.callTool({ name: 'place_order', arguments: { customerId: 1, lines: [{ sku: 'KB-100', quantity: 1 }] } }).then(
-      () => null,
-      (error: unknown) => error,
-    );
+    const widened = await client
+      .callTool({ name: 'place_order', arguments: { customerId: 1, lines: [{ sku: 'KB-100', quantity: 1 }] } })
+      .then(
+        () => null,
+        (error: unknown) => error,
+      );
     expect(widened).toBeInstanceOf(McpError);
     expect((widened as McpError).code).toBe(REFUSED);
     expect((widened as McpError).message).toMatch(/orders:write/);
@@ -167,12 +197,18 @@ describe('OAuth sign-in through a real authorization server (issue 17)', { timeo
     expect(refused).toMatchObject({ method: 'POST', url: resource });
     // The SDK asked for what the challenge named: the missing scope and those the token had, so it loses none.
     expect(authProvider.authorizationUrls).toHaveLength(2);
-    expect(authProvider.authorizationUrls[1]!.searchParams.get('scope')?.split(' ').sort()).toEqual(['customers:read', 'orders:read']);
+    expect(authProvider.authorizationUrls[1]!.searchParams.get('scope')?.split(' ').sort()).toEqual([
+      'customers:read',
+      'orders:read',
+    ]);
 
     const transport = recordedTransport(authProvider, seen);
     await transport.finishAuth(authProvider.authorizationCode!);
     const stepped = await connect(transport);
-    expect(decodeJwt(authProvider.tokens()!.access_token).payload.scope.split(' ').sort()).toEqual(['customers:read', 'orders:read']);
+    expect(decodeJwt(authProvider.tokens()!.access_token).payload.scope.split(' ').sort()).toEqual([
+      'customers:read',
+      'orders:read',
+    ]);
     const result = await stepped.callTool({ name: 'list_orders', arguments: {} });
     expect(result.isError).toBeFalsy();
     expect((await stepped.callTool({ name: 'get_customer', arguments: { id: 1 } })).isError).toBeFalsy();
@@ -181,11 +217,17 @@ describe('OAuth sign-in through a real authorization server (issue 17)', { timeo
   it('the 403 itself: Bearer error="insufficient_scope", scope and resource_metadata', async () => {
     const { accessToken } = await issuer.obtainToken({ account: 'dave', resource, grantScopes: ['customers:read'] });
     const { sessionId } = await openRawSession(pair.url, accessToken, '2025-06-18');
-    const refused = await rawCall(pair.url, accessToken, sessionId, 'tools/call', { name: 'list_orders', arguments: {} });
+    const refused = await rawCall(pair.url, accessToken, sessionId, 'tools/call', {
+      name: 'list_orders',
+      arguments: {},
+    });
     expect(refused.status).toBe(403);
     const challenge = parseChallenge(refused.headers.get('www-authenticate'));
     expect(challenge.scheme).toBe('Bearer');
-    expect(challenge.params).toMatchObject({ error: 'insufficient_scope', resource_metadata: resourceMetadataUrl(origin) });
+    expect(challenge.params).toMatchObject({
+      error: 'insufficient_scope',
+      resource_metadata: resourceMetadataUrl(origin),
+    });
     // The scope to ask for: the one the tool needs, with those the token already has (a new token replaces the old).
     expect(challenge.params.scope!.split(' ').sort()).toEqual(['customers:read', 'orders:read']);
   });

@@ -32,7 +32,11 @@ describe('observability (dist/main.js + sample downstream)', () => {
     expect(reply.status).toBe(200);
     expect(reply.headers.get('x-request-id')).toBe('trace-me-123');
     expect(reply.headers.get('server-timing')).toMatch(/^gateway;dur=\d+\.\d{2}, downstream;dur=\d+\.\d{2}$/);
-    const forged = await mcpRaw(gateway.url, { jsonrpc: '2.0', id: 1, method: 'ping' }, { token: agent.token, sessionId, headers: { 'X-Request-Id': 'a"} <b>' } });
+    const forged = await mcpRaw(
+      gateway.url,
+      { jsonrpc: '2.0', id: 1, method: 'ping' },
+      { token: agent.token, sessionId, headers: { 'X-Request-Id': 'a"} <b>' } },
+    );
     expect(forged.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
   });
 
@@ -40,22 +44,44 @@ describe('observability (dist/main.js + sample downstream)', () => {
     const { sessionId } = await openRawSession(gateway.url, agent.token);
     await mcpRaw(
       gateway.url,
-      { jsonrpc: '2.0', id: 8, method: 'tools/call', params: { name: 'search_products', arguments: { q: 'keyboard' } } },
+      {
+        jsonrpc: '2.0',
+        id: 8,
+        method: 'tools/call',
+        params: { name: 'search_products', arguments: { q: 'keyboard' } },
+      },
       { token: agent.token, sessionId, headers: { 'X-Request-Id': 'audit-join-42' } },
     );
-    const lines = () => gateway.output().split('\n').filter((line) => line.includes('audit-join-42'));
-    await eventually(async () => lines(), (found) => found.some((line) => line.includes('"msg":"audit"')));
-    const access = lines().map((line) => JSON.parse(line)).find((entry) => entry.msg === 'request');
+    const lines = () =>
+      gateway
+        .output()
+        .split('\n')
+        .filter((line) => line.includes('audit-join-42'));
+    await eventually(
+      async () => lines(),
+      (found) => found.some((line) => line.includes('"msg":"audit"')),
+    );
+    const access = lines()
+      .map((line) => JSON.parse(line))
+      .find((entry) => entry.msg === 'request');
     expect(access).toMatchObject({ requestId: 'audit-join-42', method: 'POST', path: '/mcp', status: 200 });
     const page = await client.request('GET', `/management/agents/${agent.agentId}/audit?tool=search_products`, admin);
-    expect(page.body.records[0]).toMatchObject({ requestId: 'audit-join-42', outcome: expect.stringMatching(/^(ok|cache-hit)$/) });
+    expect(page.body.records[0]).toMatchObject({
+      requestId: 'audit-join-42',
+      outcome: expect.stringMatching(/^(ok|cache-hit)$/),
+    });
   });
 
   it('serves Prometheus metrics behind an admin token, and without one on Gw:Metrics:Port', async () => {
     const { sessionId } = await openRawSession(gateway.url, agent.token);
-    await rawCall(gateway.url, agent.token, sessionId, 'tools/call', { name: 'get_product', arguments: { sku: 'KB-100' } });
+    await rawCall(gateway.url, agent.token, sessionId, 'tools/call', {
+      name: 'get_product',
+      arguments: { sku: 'KB-100' },
+    });
     expect((await fetch(`${gateway.url}/metrics`)).status).toBe(401);
-    expect((await fetch(`${gateway.url}/metrics`, { headers: { Authorization: `Bearer ${agent.token}` } })).status).toBe(401);
+    expect(
+      (await fetch(`${gateway.url}/metrics`, { headers: { Authorization: `Bearer ${agent.token}` } })).status,
+    ).toBe(401);
     const withAdmin = await fetch(`${gateway.url}/metrics`, { headers: { Authorization: `Bearer ${admin}` } });
     expect(withAdmin.status).toBe(200);
     const text = await withAdmin.text();

@@ -100,7 +100,11 @@ describe("GitHub's REST API imported from its OpenAPI document", () => {
         Gw__Cache__Enabled: 'false',
       },
     });
-    await eventually(() => fetch(`${gateway.url}/health/ready`).then((response) => response.status), (status) => status === 200, 50_000);
+    await eventually(
+      () => fetch(`${gateway.url}/health/ready`).then((response) => response.status),
+      (status) => status === 200,
+      50_000,
+    );
     readyAfterMs = performance.now() - started;
     api = new GatewayClient(gateway.url);
     admin = await api.adminToken();
@@ -120,7 +124,8 @@ describe("GitHub's REST API imported from its OpenAPI document", () => {
     await github?.close();
   });
 
-  const call = (name: string, args: object) => rawCall(gateway.url, agent.token, sessionId, 'tools/call', { name, arguments: args }, id++);
+  const call = (name: string, args: object) =>
+    rawCall(gateway.url, agent.token, sessionId, 'tools/call', { name, arguments: args }, id++);
 
   it('loads the whole document and the tag selection, within the memory bound, and says what it skipped', async () => {
     const tools = await api.request('GET', '/management/tools', admin);
@@ -130,24 +135,40 @@ describe("GitHub's REST API imported from its OpenAPI document", () => {
     expect(pulls).toMatchObject({ name: 'ghpulls', loaded: true });
     expect(pulls.toolCount).toBeGreaterThan(20);
     expect(pulls.toolCount).toBeLessThan(40);
-    console.log(`GitHub whole + tag:pulls: ready after ${Math.round(readyAfterMs)} ms, both loaded after ${Math.round(loadedAfterMs)} ms; gateway RSS ${loadedRss} MiB`);
+    console.log(
+      `GitHub whole + tag:pulls: ready after ${Math.round(readyAfterMs)} ms, both loaded after ${Math.round(loadedAfterMs)} ms; gateway RSS ${loadedRss} MiB`,
+    );
     // Issue 27's bound, on Node's defaults: each import runs in a child process whose memory leaves with it
     // (in a worker thread, about 160 MiB per import stayed resident: 470-490 MiB here, 324-328 MiB since).
     expect(loadedRss).toBeLessThanOrEqual(400);
 
     const ready = await (await fetch(`${gateway.url}/health/ready`)).json();
-    expect(ready.components['downstream:github'].description).toMatch(/tool definitions left out: .*copilot\/set-copilot-content-exclusion-for-organization\): its JSON request body is not an object/);
+    expect(ready.components['downstream:github'].description).toMatch(
+      /tool definitions left out: .*copilot\/set-copilot-content-exclusion-for-organization\): its JSON request body is not an object/,
+    );
     expect(JSON.stringify(ready)).not.toContain('127.0.0.1');
   });
 
   it('pulls/list arrives exactly as GitHub expects it', async () => {
     const before = github.requests.length;
-    const reply = await call('github_pulls_list', { owner: 'octo-org', repo: 'hello-world', state: 'closed', per_page: 5 });
+    const reply = await call('github_pulls_list', {
+      owner: 'octo-org',
+      repo: 'hello-world',
+      state: 'closed',
+      per_page: 5,
+    });
     expect(reply.message.result.isError).toBeFalsy();
     expect(resultJson(reply.message.result)).toEqual([{ number: 1, state: 'closed', title: 'Fix the thing' }]);
     const [request] = github.requests.slice(before);
-    expect(request).toMatchObject({ method: 'GET', target: '/repos/octo-org/hello-world/pulls?state=closed&per_page=5', body: '' });
-    expect(request!.headers).toMatchObject({ accept: 'application/vnd.github+json', 'x-github-api-version': '2022-11-28' });
+    expect(request).toMatchObject({
+      method: 'GET',
+      target: '/repos/octo-org/hello-world/pulls?state=closed&per_page=5',
+      body: '',
+    });
+    expect(request!.headers).toMatchObject({
+      accept: 'application/vnd.github+json',
+      'x-github-api-version': '2022-11-28',
+    });
     // The tag selection's tool is the same operation under its own prefix.
     await call('ghpulls_pulls_list', { owner: 'octo-org', repo: 'hello-world' });
     expect(github.requests.at(-1)).toMatchObject({ method: 'GET', target: '/repos/octo-org/hello-world/pulls' });
@@ -155,7 +176,13 @@ describe("GitHub's REST API imported from its OpenAPI document", () => {
 
   it('an allowed write, issues/create, arrives with its JSON body', async () => {
     const before = github.requests.length;
-    const reply = await call('github_issues_create', { owner: 'octo-org', repo: 'hello-world', title: 'Found a bug', body: 'It broke.', labels: ['bug'] });
+    const reply = await call('github_issues_create', {
+      owner: 'octo-org',
+      repo: 'hello-world',
+      title: 'Found a bug',
+      body: 'It broke.',
+      labels: ['bug'],
+    });
     expect(resultJson(reply.message.result)).toMatchObject({ number: 1347, title: 'Found a bug' });
     const [request] = github.requests.slice(before);
     expect(request).toMatchObject({ method: 'POST', target: '/repos/octo-org/hello-world/issues' });
@@ -165,17 +192,31 @@ describe("GitHub's REST API imported from its OpenAPI document", () => {
 
   it('a body property named like a path parameter (a variable renamed) arrives under its own name, beside the path value', async () => {
     const before = github.requests.length;
-    const reply = await call('github_actions_update-repo-variable', { owner: 'octo-org', repo: 'hello-world', name: 'OLD_NAME', body_name: 'NEW_NAME', value: 'blue' });
+    const reply = await call('github_actions_update-repo-variable', {
+      owner: 'octo-org',
+      repo: 'hello-world',
+      name: 'OLD_NAME',
+      body_name: 'NEW_NAME',
+      value: 'blue',
+    });
     expect(reply.message.result.isError).toBeFalsy();
     const [request] = github.requests.slice(before);
-    expect(request).toMatchObject({ method: 'PATCH', target: '/repos/octo-org/hello-world/actions/variables/OLD_NAME' });
+    expect(request).toMatchObject({
+      method: 'PATCH',
+      target: '/repos/octo-org/hello-world/actions/variables/OLD_NAME',
+    });
     expect(request!.headers['content-type']).toMatch(/^application\/json/);
     expect(JSON.parse(request!.body)).toEqual({ name: 'NEW_NAME', value: 'blue' });
   });
 
   it('a write not allowed, a value leaving its path segment and bad arguments never leave the gateway', async () => {
     const before = github.requests.length;
-    const update = await call('github_issues_update', { owner: 'octo-org', repo: 'hello-world', issue_number: 1, state: 'closed' });
+    const update = await call('github_issues_update', {
+      owner: 'octo-org',
+      repo: 'hello-world',
+      issue_number: 1,
+      state: 'closed',
+    });
     // Refused exactly as a host-kit tool with allowWrite: false (write-blocked).
     expect(update.message.error?.code).toBe(-32003);
     expect(JSON.stringify(update.message)).toMatch(/write/i);
@@ -193,18 +234,27 @@ describe("GitHub's REST API imported from its OpenAPI document", () => {
     // Neither downstream (both read this document) could be read: the refresh answers 502, and each keeps its tools.
     expect((await api.request('POST', '/management/tools/refresh', admin)).status).toBe(502);
     const ready = await (await fetch(`${gateway.url}/health/ready`)).json();
-    expect(ready.components['downstream:github']).toMatchObject({ status: 'Degraded', description: expect.stringMatching(/the last read of its OpenAPI document failed \(.*\): the OpenAPI document is not valid JSON/) });
+    expect(ready.components['downstream:github']).toMatchObject({
+      status: 'Degraded',
+      description: expect.stringMatching(
+        /the last read of its OpenAPI document failed \(.*\): the OpenAPI document is not valid JSON/,
+      ),
+    });
     expect(resultJson((await call('github_pulls_list', { owner: 'o', repo: 'r' })).message.result)).toHaveLength(1);
     // The dashboard's tool library says the same, as a signed-in admin sees it.
     const { cookie } = await signInToDashboard(gateway);
     const library = await send(`${gateway.url}/dashboard/tools`, { cookie });
-    expect(library.text).toMatch(/last read of its OpenAPI document failed <time[^>]*>[^<]*<\/time>: the OpenAPI document is not valid JSON[^<]*; serving the last good tools/);
+    expect(library.text).toMatch(
+      /last read of its OpenAPI document failed <time[^>]*>[^<]*<\/time>: the OpenAPI document is not valid JSON[^<]*; serving the last good tools/,
+    );
     expect(library.text).not.toContain('127.0.0.1');
 
     github.brokenDocument = JSON.stringify({ swagger: '1.2', info: { title: 'old', version: '1' }, apis: [] });
     await api.request('POST', '/management/tools/refresh', admin);
     const swagger = await (await fetch(`${gateway.url}/health/ready`)).json();
-    expect(swagger.components['downstream:github'].description).toMatch(/Swagger 1\.2 document; the gateway reads Swagger 2\.0, OpenAPI 3\.0 and 3\.1: convert it to OpenAPI 3 first/);
+    expect(swagger.components['downstream:github'].description).toMatch(
+      /Swagger 1\.2 document; the gateway reads Swagger 2\.0, OpenAPI 3\.0 and 3\.1: convert it to OpenAPI 3 first/,
+    );
 
     // A Swagger 2.0 document (the classic Petstore) is converted in the import process and served as any other.
     github.brokenDocument = readFileSync(require.resolve('@readme/oas-examples/2.0/json/petstore.json'), 'utf8');
@@ -213,7 +263,9 @@ describe("GitHub's REST API imported from its OpenAPI document", () => {
     expect(resultJson((await call('github_getPetById', { petId: 7 })).message.result)).toHaveLength(1);
     expect(github.requests.slice(before)).toMatchObject([{ method: 'GET', target: '/pet/7' }]);
     const converted = await (await fetch(`${gateway.url}/health/ready`)).json();
-    expect(converted.components['downstream:github'].description).toMatch(/uploadFile\): its form parameter "file" \(a file\) cannot be sent/);
+    expect(converted.components['downstream:github'].description).toMatch(
+      /uploadFile\): its form parameter "file" \(a file\) cannot be sent/,
+    );
 
     github.brokenDocument = null;
     await api.request('POST', '/management/tools/refresh', admin);

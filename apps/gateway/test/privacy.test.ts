@@ -8,9 +8,23 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentAudit } from './support/audit.js';
 import { GET_ITEM } from './support/controlled-downstream.js';
 import { GatewayClient } from './support/gateway-client.js';
-import { createAgentWithToken, openRawSession, rawCall, waitUntilReady, type McpExchange, type TestAgent } from './support/mcp.js';
+import {
+  createAgentWithToken,
+  openRawSession,
+  rawCall,
+  waitUntilReady,
+  type McpExchange,
+  type TestAgent,
+} from './support/mcp.js';
 import { startPair, type Pair } from './support/pair.js';
-import { GATEWAY_MAIN, gatewayEnv, runToExit, startDownstream, startGateway, type RunningProcess } from './support/processes.js';
+import {
+  GATEWAY_MAIN,
+  gatewayEnv,
+  runToExit,
+  startDownstream,
+  startGateway,
+  type RunningProcess,
+} from './support/processes.js';
 import { monitorRedis, type RedisMonitor } from './support/redis-monitor.js';
 import { redisServerAvailable } from './support/redis-guard.js';
 
@@ -39,7 +53,9 @@ describe('privacy rules (dist/main.js + sample downstream)', () => {
 
   beforeAll(async () => {
     downstream = await startDownstream();
-    const raw = (await fetch(`${downstream.url}/customers?limit=100`).then((response) => response.json())) as { customers: Customer[] };
+    const raw = (await fetch(`${downstream.url}/customers?limit=100`).then((response) => response.json())) as {
+      customers: Customer[];
+    };
     customers = raw.customers;
     expect(customers.length).toBe(12);
     personalData = customers.flatMap((customer) => [customer.email, customer.phone]);
@@ -82,7 +98,11 @@ describe('privacy rules (dist/main.js + sample downstream)', () => {
       await waitUntilReady(gateway.url);
       api = new GatewayClient(gateway.url);
       admin = await api.adminToken();
-      reader = await createAgentWithToken(api, admin, { label: 'privacy reader', dailyTokenBudget: 1_000_000, scopes: ['customers:read'] });
+      reader = await createAgentWithToken(api, admin, {
+        label: 'privacy reader',
+        dailyTokenBudget: 1_000_000,
+        scopes: ['customers:read'],
+      });
     });
     afterAll(async () => {
       await gateway?.stop();
@@ -92,35 +112,64 @@ describe('privacy rules (dist/main.js + sample downstream)', () => {
 
     it('list_customers shows no email or phone, in the text or in structuredContent; the rest is left as it was', async () => {
       const { sessionId } = await openRawSession(gateway.url, reader.token, '2025-06-18');
-      const result = resultOf(await rawCall(gateway.url, reader.token, sessionId, 'tools/call', { name: 'list_customers', arguments: { limit: 100 } }));
+      const result = resultOf(
+        await rawCall(gateway.url, reader.token, sessionId, 'tools/call', {
+          name: 'list_customers',
+          arguments: { limit: 100 },
+        }),
+      );
       const text = result.content[0]!.text;
       expectNoPersonalData(text);
       expectNoPersonalData(JSON.stringify(result.structuredContent));
       const shown = JSON.parse(text) as { total: number; customers: Customer[] };
       expect(result.structuredContent).toEqual(shown);
       expect(shown.customers).toEqual(
-        customers.map((customer) => ({ ...customer, email: '[REDACTED:email]', phone: '[REDACTED:phone]', city: '[REDACTED:field]' })),
+        customers.map((customer) => ({
+          ...customer,
+          email: '[REDACTED:email]',
+          phone: '[REDACTED:phone]',
+          city: '[REDACTED:field]',
+        })),
       );
     });
 
     it('get_customer shows no email or phone for any customer', async () => {
       const { sessionId } = await openRawSession(gateway.url, reader.token, '2025-06-18');
       for (const customer of customers) {
-        const result = resultOf(await rawCall(gateway.url, reader.token, sessionId, 'tools/call', { name: 'get_customer', arguments: { id: customer.id } }));
-        expect(JSON.parse(result.content[0]!.text)).toMatchObject({ id: customer.id, name: customer.name, email: '[REDACTED:email]', phone: '[REDACTED:phone]' });
+        const result = resultOf(
+          await rawCall(gateway.url, reader.token, sessionId, 'tools/call', {
+            name: 'get_customer',
+            arguments: { id: customer.id },
+          }),
+        );
+        expect(JSON.parse(result.content[0]!.text)).toMatchObject({
+          id: customer.id,
+          name: customer.name,
+          email: '[REDACTED:email]',
+          phone: '[REDACTED:phone]',
+        });
         expectNoPersonalData(JSON.stringify(result));
       }
     });
 
     it('applies a rule from the variables to every tool (get_order note)', async () => {
       const { sessionId } = await openRawSession(gateway.url, reader.token);
-      const result = resultOf(await rawCall(gateway.url, reader.token, sessionId, 'tools/call', { name: 'get_order', arguments: { id: 1001 } }));
-      expect(JSON.parse(result.content[0]!.text)).toMatchObject({ id: 1001, note: 'Please deliver to the [REDACTED:entrance]' });
+      const result = resultOf(
+        await rawCall(gateway.url, reader.token, sessionId, 'tools/call', {
+          name: 'get_order',
+          arguments: { id: 1001 },
+        }),
+      );
+      expect(JSON.parse(result.content[0]!.text)).toMatchObject({
+        id: 1001,
+        note: 'Please deliver to the [REDACTED:entrance]',
+      });
     });
 
     it('answers a repeated call from the cache, still filtered', async () => {
       const { sessionId } = await openRawSession(gateway.url, reader.token, '2025-06-18');
-      const call = () => rawCall(gateway.url, reader.token, sessionId, 'tools/call', { name: 'get_customer', arguments: { id: 3 } });
+      const call = () =>
+        rawCall(gateway.url, reader.token, sessionId, 'tools/call', { name: 'get_customer', arguments: { id: 3 } });
       const first = resultOf(await call());
       const second = resultOf(await call());
       expect(second).toEqual(first);
@@ -132,7 +181,12 @@ describe('privacy rules (dist/main.js + sample downstream)', () => {
     it('keeps every email and phone number out of the audit records and the log lines', async () => {
       // A search whose arguments name no one, so only the response could carry personal data into a record.
       const { sessionId } = await openRawSession(gateway.url, reader.token);
-      resultOf(await rawCall(gateway.url, reader.token, sessionId, 'tools/call', { name: 'list_customers', arguments: { search: 'example', limit: 5 } }));
+      resultOf(
+        await rawCall(gateway.url, reader.token, sessionId, 'tools/call', {
+          name: 'list_customers',
+          arguments: { search: 'example', limit: 5 },
+        }),
+      );
       const records = await agentAudit(api, admin, reader.agentId);
       expect(records.length).toBeGreaterThan(12);
       expectNoPersonalData(JSON.stringify(records));
@@ -143,12 +197,15 @@ describe('privacy rules (dist/main.js + sample downstream)', () => {
       expectNoPersonalData(log);
     });
 
-    it.runIf(redisAvailable)('never sends an email or phone number to Redis (every command the store received)', async () => {
-      const sent = monitor!.commands();
-      // The monitor did see the cached answers: the filtered text went to the store.
-      expect(sent).toContain('[REDACTED:email]');
-      expectNoPersonalData(sent);
-    });
+    it.runIf(redisAvailable)(
+      'never sends an email or phone number to Redis (every command the store received)',
+      async () => {
+        const sent = monitor!.commands();
+        // The monitor did see the cached answers: the filtered text went to the store.
+        expect(sent).toContain('[REDACTED:email]');
+        expectNoPersonalData(sent);
+      },
+    );
   });
 
   describe('a rules file and a per-tool override', () => {
@@ -167,9 +224,16 @@ describe('privacy rules (dist/main.js + sample downstream)', () => {
           rules: [{ name: 'sku', pattern: '([A-Z]{2})-(\\d)\\d\\d', replacement: '$1-$2**' }],
         }),
       );
-      pair = await startPair({ downstream, gateway: { env: { Gw__Privacy__RulesFile: rulesFile, Gw__Privacy__Tools__get_customer__Enabled: 'false' } } });
+      pair = await startPair({
+        downstream,
+        gateway: { env: { Gw__Privacy__RulesFile: rulesFile, Gw__Privacy__Tools__get_customer__Enabled: 'false' } },
+      });
       ({ gateway } = pair);
-      reader = await createAgentWithToken(pair.api, await pair.adminToken(), { label: 'override reader', dailyTokenBudget: 1_000_000, scopes: ['customers:read'] });
+      reader = await createAgentWithToken(pair.api, await pair.adminToken(), {
+        label: 'override reader',
+        dailyTokenBudget: 1_000_000,
+        scopes: ['customers:read'],
+      });
     });
     afterAll(async () => {
       await pair?.stop();
@@ -178,7 +242,10 @@ describe('privacy rules (dist/main.js + sample downstream)', () => {
 
     const call = async (name: string, args: Record<string, unknown>) => {
       const { sessionId } = await openRawSession(gateway.url, reader.token);
-      return JSON.parse(resultOf(await rawCall(gateway.url, reader.token, sessionId, 'tools/call', { name, arguments: args })).content[0]!.text);
+      return JSON.parse(
+        resultOf(await rawCall(gateway.url, reader.token, sessionId, 'tools/call', { name, arguments: args }))
+          .content[0]!.text,
+      );
     };
 
     it('leaves the one tool whose filtering is turned off unfiltered', async () => {
@@ -189,7 +256,12 @@ describe('privacy rules (dist/main.js + sample downstream)', () => {
     it('filters every other tool with the defaults plus the fields and rules of the file', async () => {
       const listed = (await call('list_customers', { limit: 100 })) as { customers: Customer[] };
       expectNoPersonalData(JSON.stringify(listed));
-      expect(listed.customers[0]).toMatchObject({ name: '[REDACTED:field]', email: '[REDACTED:email]', phone: '[REDACTED:phone]', city: customers[0]!.city });
+      expect(listed.customers[0]).toMatchObject({
+        name: '[REDACTED:field]',
+        email: '[REDACTED:email]',
+        phone: '[REDACTED:phone]',
+        city: customers[0]!.city,
+      });
       expect(await call('get_product', { sku: 'KB-100' })).toMatchObject({ sku: 'KB-1**', name: '[REDACTED:field]' });
     });
   });
@@ -199,7 +271,10 @@ describe('privacy rules (dist/main.js + sample downstream)', () => {
     beforeAll(() => {
       directory = mkdtempSync(join(tmpdir(), 'tollgate-privacy-bad-'));
       writeFileSync(join(directory, 'broken.json'), '{"fields": [');
-      writeFileSync(join(directory, 'unknown-detector.json'), JSON.stringify({ tools: { get_order: { disabledDetectors: ['telepathy'] } } }));
+      writeFileSync(
+        join(directory, 'unknown-detector.json'),
+        JSON.stringify({ tools: { get_order: { disabledDetectors: ['telepathy'] } } }),
+      );
     });
     afterAll(() => rmSync(directory, { recursive: true, force: true }));
 
@@ -219,10 +294,26 @@ describe('privacy rules (dist/main.js + sample downstream)', () => {
         () => ({ Gw__Privacy__Rules__0__Name: 'backref', Gw__Privacy__Rules__0__Pattern: '(a+)\\1' }),
         /^tollgate: refusing to start: Gw:Privacy:Rules:0:Pattern: /,
       ],
-      ['a rule without a name', () => ({ Gw__Privacy__Rules__0__Pattern: 'secret-\\d+' }), /^tollgate: refusing to start: Gw:Privacy:Rules:0:Name: /],
-      ['an unknown detector', () => ({ Gw__Privacy__DisabledDetectors__0: 'telepathy' }), /^tollgate: refusing to start: Gw:Privacy:DisabledDetectors:0: /],
-      ['a missing rules file', () => ({ Gw__Privacy__RulesFile: join(directory, 'absent.json') }), /^tollgate: refusing to start: Gw:Privacy:RulesFile: /],
-      ['a rules file that is not JSON', () => ({ Gw__Privacy__RulesFile: join(directory, 'broken.json') }), /^tollgate: refusing to start: Gw:Privacy:RulesFile: /],
+      [
+        'a rule without a name',
+        () => ({ Gw__Privacy__Rules__0__Pattern: 'secret-\\d+' }),
+        /^tollgate: refusing to start: Gw:Privacy:Rules:0:Name: /,
+      ],
+      [
+        'an unknown detector',
+        () => ({ Gw__Privacy__DisabledDetectors__0: 'telepathy' }),
+        /^tollgate: refusing to start: Gw:Privacy:DisabledDetectors:0: /,
+      ],
+      [
+        'a missing rules file',
+        () => ({ Gw__Privacy__RulesFile: join(directory, 'absent.json') }),
+        /^tollgate: refusing to start: Gw:Privacy:RulesFile: /,
+      ],
+      [
+        'a rules file that is not JSON',
+        () => ({ Gw__Privacy__RulesFile: join(directory, 'broken.json') }),
+        /^tollgate: refusing to start: Gw:Privacy:RulesFile: /,
+      ],
       [
         'a rules file naming an unknown detector',
         () => ({ Gw__Privacy__RulesFile: join(directory, 'unknown-detector.json') }),
@@ -246,9 +337,18 @@ describe('privacy rules (dist/main.js + sample downstream)', () => {
    * addresses and passwords inside strings.
    */
   describe('JSON numbers and separator evasions (issue 16)', () => {
-    const fullWidth = (digits: string) => [...digits].map((digit) => String.fromCharCode(0xff10 + Number(digit))).join('');
+    const fullWidth = (digits: string) =>
+      [...digits].map((digit) => String.fromCharCode(0xff10 + Number(digit))).join('');
     const answers: Record<string, unknown> = {
-      '1': { id: 1, cc: 4012888888881881, homePhone: 442079460958, customerSsn: 287654321, total: 129.99, placedAt: 1700000000004, orderId: 1234567890123456 },
+      '1': {
+        id: 1,
+        cc: 4012888888881881,
+        homePhone: 442079460958,
+        customerSsn: 287654321,
+        total: 129.99,
+        placedAt: 1700000000004,
+        orderId: 1234567890123456,
+      },
       '2': {
         id: 2,
         note: 'card 5105\u00A01051\u00A00510\u00A05100 ok',
@@ -294,7 +394,10 @@ describe('privacy rules (dist/main.js + sample downstream)', () => {
       's3cr3t-Pa55',
       'correct horse',
     ];
-    const monitorForm = (text: string) => [...Buffer.from(text)].map((byte) => (byte < 0x80 ? String.fromCharCode(byte) : `\\x${byte.toString(16)}`)).join('');
+    const monitorForm = (text: string) =>
+      [...Buffer.from(text)]
+        .map((byte) => (byte < 0x80 ? String.fromCharCode(byte) : `\\x${byte.toString(16)}`))
+        .join('');
     const leaks = [...secrets, ...secrets.map(monitorForm)];
 
     let server: Server;
@@ -306,16 +409,28 @@ describe('privacy rules (dist/main.js + sample downstream)', () => {
     beforeAll(async () => {
       server = createServer((request, response) => {
         response.setHeader('Content-Type', 'application/json');
-        if (request.url === '/gw/schema') return void response.end(JSON.stringify([{ ...GET_ITEM, name: 'get_record', routePattern: '/records/{id}', maxResponseTokens: 2000 }]));
+        if (request.url === '/gw/schema')
+          return void response.end(
+            JSON.stringify([
+              { ...GET_ITEM, name: 'get_record', routePattern: '/records/{id}', maxResponseTokens: 2000 },
+            ]),
+          );
         const answer = answers[(request.url ?? '').split('/').pop() ?? ''];
         response.statusCode = answer === undefined ? 404 : 200;
         response.end(JSON.stringify(answer ?? { error: 'not found' }));
       });
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-      pair = await startPair({ downstream: { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }, redis: redisAvailable });
+      pair = await startPair({
+        downstream: { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` },
+        redis: redisAvailable,
+      });
       if (pair.redis) monitor = await monitorRedis(pair.redis.url);
       admin = await pair.adminToken();
-      reader = await createAgentWithToken(pair.api, admin, { label: 'evasion reader', dailyTokenBudget: 1_000_000, scopes: [] });
+      reader = await createAgentWithToken(pair.api, admin, {
+        label: 'evasion reader',
+        dailyTokenBudget: 1_000_000,
+        scopes: [],
+      });
     });
     afterAll(async () => {
       monitor?.stop();
@@ -325,7 +440,9 @@ describe('privacy rules (dist/main.js + sample downstream)', () => {
 
     const call = async (id: number) => {
       const { sessionId } = await openRawSession(pair.url, reader.token, '2025-06-18');
-      return resultOf(await rawCall(pair.url, reader.token, sessionId, 'tools/call', { name: 'get_record', arguments: { id } }));
+      return resultOf(
+        await rawCall(pair.url, reader.token, sessionId, 'tools/call', { name: 'get_record', arguments: { id } }),
+      );
     };
 
     function expectNoLeak(text: string): void {
@@ -384,8 +501,17 @@ describe('privacy rules (dist/main.js + sample downstream)', () => {
 
     it('serves the repeated calls from the cache, still redacted, and keeps every leak out of the audit, the log and Redis', async () => {
       for (const id of [1, 2, 3]) expectNoLeak(JSON.stringify(await call(id)));
-      const records = (await agentAudit(pair.api, admin, reader.agentId)).filter((record) => record.tool === 'get_record');
-      expect(records.map((record) => record.outcome).sort()).toEqual(['cache-hit', 'cache-hit', 'cache-hit', 'ok', 'ok', 'ok']);
+      const records = (await agentAudit(pair.api, admin, reader.agentId)).filter(
+        (record) => record.tool === 'get_record',
+      );
+      expect(records.map((record) => record.outcome).sort()).toEqual([
+        'cache-hit',
+        'cache-hit',
+        'cache-hit',
+        'ok',
+        'ok',
+        'ok',
+      ]);
       expectNoLeak(JSON.stringify(records));
       expectNoLeak(JSON.stringify((await pair.api.request('GET', '/management/audit?limit=500', admin)).body));
       expect(pair.gateway.output()).toContain('"msg":"audit"');

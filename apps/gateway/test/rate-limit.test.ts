@@ -27,7 +27,8 @@ const refusal = (reply: McpExchange) => (reply.message?.error ? reply.message.er
 async function callsCounted(gateway: RunningProcess, admin: string, outcome: string): Promise<number> {
   const text = await (await fetch(`${gateway.url}/metrics`, { headers: { Authorization: `Bearer ${admin}` } })).text();
   let total = 0;
-  for (const match of text.matchAll(/^tollgate_tool_calls_total\{([^}]*)\} (\d+)$/gm)) if (match[1]!.includes(`outcome="${outcome}"`)) total += Number(match[2]);
+  for (const match of text.matchAll(/^tollgate_tool_calls_total\{([^}]*)\} (\d+)$/gm))
+    if (match[1]!.includes(`outcome="${outcome}"`)) total += Number(match[2]);
   return total;
 }
 
@@ -47,7 +48,11 @@ describe.runIf(available)('per-agent rate limit (dist/main.js × 2 on one Redis 
 
   beforeAll(async () => {
     const env = { Gw__Cache__Enabled: 'false' };
-    pair = await startPair({ downstream: 'controlled', redis: true, gateway: [{ env: { ...env, ...HTTP_STATUS_DELIVERY } }, { env }] });
+    pair = await startPair({
+      downstream: 'controlled',
+      redis: true,
+      gateway: [{ env: { ...env, ...HTTP_STATUS_DELIVERY } }, { env }],
+    });
     [statusDelivery, mcpDelivery] = [pair.gateways[0]!, pair.gateways[1]!];
     api = pair.api;
     admin = await pair.adminToken();
@@ -55,27 +60,37 @@ describe.runIf(available)('per-agent rate limit (dist/main.js × 2 on one Redis 
   afterAll(() => pair?.stop());
 
   it(`lets exactly the burst through across both instances, refuses the rest with retryAfterSeconds, and lets one more through after the wait`, async () => {
-    const agent = await createAgentWithToken(api, admin, { label: 'rate limited', dailyTokenBudget: 100_000, rateLimit: LIMIT });
+    const agent = await createAgentWithToken(api, admin, {
+      label: 'rate limited',
+      dailyTokenBudget: 100_000,
+      rateLimit: LIMIT,
+    });
     expect((await api.request('GET', `/management/agents/${agent.agentId}`, admin)).body.rateLimit).toEqual(LIMIT);
     // One session serves both instances (it lives in Redis); initialize is not rate-limited.
     const { sessionId } = await openRawSession(statusDelivery.url, agent.token);
     const gateways = [statusDelivery.url, mcpDelivery.url];
 
-    const replies = await Promise.all(Array.from({ length: CALLS }, (_, i) => callItem(gateways[i % 2]!, agent.token, sessionId, i + 1)));
+    const replies = await Promise.all(
+      Array.from({ length: CALLS }, (_, i) => callItem(gateways[i % 2]!, agent.token, sessionId, i + 1)),
+    );
     const passed = replies.filter((reply) => reply.status === 200 && reply.message.result);
     const refused = replies.filter((reply) => refusal(reply) !== null);
     expect(passed).toHaveLength(LIMIT.burst);
     expect(refused).toHaveLength(CALLS - LIMIT.burst);
     for (const reply of refused) {
       const error = refusal(reply);
-      expect(error).toMatchObject({ code: -32029, data: { reason: 'rate-limited', callsPerMinute: 6, burst: 3, remaining: 0, resetsAt: expect.any(String) } });
+      expect(error).toMatchObject({
+        code: -32029,
+        data: { reason: 'rate-limited', callsPerMinute: 6, burst: 3, remaining: 0, resetsAt: expect.any(String) },
+      });
       expect(error.data.retryAfterSeconds).toBeGreaterThanOrEqual(1);
       expect(error.data.retryAfterSeconds).toBeLessThanOrEqual(10);
     }
     // Contract 7's status, with the wait in Retry-After, from the instance that answers with statuses; in-band from the other.
     const byStatus = refused.filter((reply) => reply.status === 429);
     expect(byStatus.length + refused.filter((reply) => reply.status === 200).length).toBe(refused.length);
-    for (const reply of byStatus) expect(reply.headers.get('retry-after')).toBe(String(refusal(reply).data.retryAfterSeconds));
+    for (const reply of byStatus)
+      expect(reply.headers.get('retry-after')).toBe(String(refusal(reply).data.retryAfterSeconds));
     // ping and tools/list are not limited.
     expect((await rawCall(mcpDelivery.url, agent.token, sessionId, 'ping')).message.result).toEqual({});
     expect((await rawCall(statusDelivery.url, agent.token, sessionId, 'tools/list')).status).toBe(200);
@@ -95,14 +110,23 @@ describe.runIf(available)('per-agent rate limit (dist/main.js × 2 on one Redis 
       (found) => found.filter((record) => record.kind === 'tool-call').length === CALLS + 2,
     );
     const refusedCount = CALLS - LIMIT.burst + 1;
-    expect(countOutcomes(records.filter((record) => record.kind === 'tool-call'))).toEqual({ ok: LIMIT.burst + 1, 'rate-limited': refusedCount });
-    for (const record of records.filter((r) => r.outcome === 'rate-limited')) expect(record).toMatchObject({ tool: 'get_item', httpStatus: 429, jsonRpcCode: -32029, tokensCharged: 0 });
+    expect(countOutcomes(records.filter((record) => record.kind === 'tool-call'))).toEqual({
+      ok: LIMIT.burst + 1,
+      'rate-limited': refusedCount,
+    });
+    for (const record of records.filter((r) => r.outcome === 'rate-limited'))
+      expect(record).toMatchObject({ tool: 'get_item', httpStatus: 429, jsonRpcCode: -32029, tokensCharged: 0 });
     const counted = await eventually(
-      async () => (await callsCounted(statusDelivery, admin, 'rate-limited')) + (await callsCounted(mcpDelivery, admin, 'rate-limited')),
+      async () =>
+        (await callsCounted(statusDelivery, admin, 'rate-limited')) +
+        (await callsCounted(mcpDelivery, admin, 'rate-limited')),
       (total) => total === refusedCount,
     );
     expect(counted).toBe(refusedCount);
-    const charged = [...passed, after].reduce((sum, reply) => sum + countTokens(reply.message.result.content[0].text), 0);
+    const charged = [...passed, after].reduce(
+      (sum, reply) => sum + countTokens(reply.message.result.content[0].text),
+      0,
+    );
     const budget = await eventually(
       async () => (await api.request('GET', `/management/agents/${agent.agentId}/budget`, admin)).body,
       (body) => body.used === charged && body.remaining === 100_000 - charged,
@@ -127,30 +151,55 @@ describe.runIf(available)('per-agent rate limit (dist/main.js × 2 on one Redis 
       [{ callsPerMinute: 10, burst: 1, perHour: 5 }, 'rateLimit'],
       ['fast', 'rateLimit'],
     ] as const) {
-      expect(await bad('POST', '/management/agents', { label: 'x', dailyTokenBudget: 10, rateLimit }), JSON.stringify(rateLimit)).toEqual([field]);
+      expect(
+        await bad('POST', '/management/agents', { label: 'x', dailyTokenBudget: 10, rateLimit }),
+        JSON.stringify(rateLimit),
+      ).toEqual([field]);
     }
     const agent = await createAgentWithToken(api, admin, { label: 'changed limits', dailyTokenBudget: 100_000 });
     const path = `/management/agents/${agent.agentId}`;
     expect((await api.request('GET', path, admin)).body.rateLimit).toBeNull();
-    expect(await bad('PUT', path, { rateLimit: { callsPerMinute: -1, burst: 1 } })).toEqual(['rateLimit.callsPerMinute']);
+    expect(await bad('PUT', path, { rateLimit: { callsPerMinute: -1, burst: 1 } })).toEqual([
+      'rateLimit.callsPerMinute',
+    ]);
 
-    expect((await api.request('PUT', path, admin, { rateLimit: { callsPerMinute: 60, burst: 1 } })).body.rateLimit).toEqual({ callsPerMinute: 60, burst: 1 });
-    expect((await api.request('PUT', path, admin, { label: 'renamed' })).body.rateLimit).toEqual({ callsPerMinute: 60, burst: 1 });
+    expect(
+      (await api.request('PUT', path, admin, { rateLimit: { callsPerMinute: 60, burst: 1 } })).body.rateLimit,
+    ).toEqual({ callsPerMinute: 60, burst: 1 });
+    expect((await api.request('PUT', path, admin, { label: 'renamed' })).body.rateLimit).toEqual({
+      callsPerMinute: 60,
+      burst: 1,
+    });
     const { sessionId } = await openRawSession(mcpDelivery.url, agent.token);
     expect((await callItem(mcpDelivery.url, agent.token, sessionId, 1)).message.result).toBeDefined();
     expect(refusal(await callItem(statusDelivery.url, agent.token, sessionId, 2))?.code).toBe(-32029);
 
     // Cleared: calls flow again at once, on both instances.
     expect((await api.request('PUT', path, admin, { rateLimit: null })).body.rateLimit).toBeNull();
-    const replies = await Promise.all(Array.from({ length: 6 }, (_, i) => callItem([statusDelivery.url, mcpDelivery.url][i % 2]!, agent.token, sessionId, 10 + i)));
+    const replies = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        callItem([statusDelivery.url, mcpDelivery.url][i % 2]!, agent.token, sessionId, 10 + i),
+      ),
+    );
     expect(replies.map((reply) => refusal(reply)?.code ?? 'ok')).toEqual(Array(6).fill('ok'));
   });
 
   it('dashboard: the agent form sets, shows and clears the limit, and names a bad field', async () => {
     const agent = await api.createAgent(admin, { label: 'dashboard limits', dailyTokenBudget: 5000 });
     const { cookie, csrf } = await signInToDashboard(statusDelivery);
-    const form = (fields: Record<string, string>) => ({ _csrf: csrf, label: 'dashboard limits', dailyTokenBudget: '5000', toolAccess: 'all', ...fields });
-    const save = (fields: Record<string, string>) => send(`${statusDelivery.url}/dashboard/agents/${agent.agentId}`, { cookie, form: form(fields), headers: sameOrigin(statusDelivery) });
+    const form = (fields: Record<string, string>) => ({
+      _csrf: csrf,
+      label: 'dashboard limits',
+      dailyTokenBudget: '5000',
+      toolAccess: 'all',
+      ...fields,
+    });
+    const save = (fields: Record<string, string>) =>
+      send(`${statusDelivery.url}/dashboard/agents/${agent.agentId}`, {
+        cookie,
+        form: form(fields),
+        headers: sameOrigin(statusDelivery),
+      });
     const limitOf = async () => (await api.request('GET', `/management/agents/${agent.agentId}`, admin)).body.rateLimit;
 
     expect((await save({ callsPerMinute: '12', burst: '4' })).status).toBe(303);
@@ -169,9 +218,16 @@ describe.runIf(available)('per-agent rate limit (dist/main.js × 2 on one Redis 
     expect(await limitOf()).toBeNull();
 
     // The create form: blank means the gateway's default (none configured here); filled, the limit.
-    const created = await send(`${statusDelivery.url}/dashboard/agents`, { cookie, form: form({ label: 'made limited', callsPerMinute: '30', burst: '5' }), headers: sameOrigin(statusDelivery) });
+    const created = await send(`${statusDelivery.url}/dashboard/agents`, {
+      cookie,
+      form: form({ label: 'made limited', callsPerMinute: '30', burst: '5' }),
+      headers: sameOrigin(statusDelivery),
+    });
     expect(created.status).toBe(303);
     const createdId = /\/dashboard\/agents\/(agt_[\w-]+)/.exec(created.location!)![1]!;
-    expect((await api.request('GET', `/management/agents/${createdId}`, admin)).body.rateLimit).toEqual({ callsPerMinute: 30, burst: 5 });
+    expect((await api.request('GET', `/management/agents/${createdId}`, admin)).body.rateLimit).toEqual({
+      callsPerMinute: 30,
+      burst: 5,
+    });
   });
 });

@@ -18,7 +18,10 @@ async function probe(url: string): Promise<Probe> {
   return { status: response.status, body: await response.json() };
 }
 
-const HEALTHY = { status: 'Healthy', components: { cacheStore: { status: 'Healthy' }, embeddingModel: { status: 'Healthy' } } };
+const HEALTHY = {
+  status: 'Healthy',
+  components: { cacheStore: { status: 'Healthy' }, embeddingModel: { status: 'Healthy' } },
+};
 
 /** Contract 2.6 and 4.4: the store is checked for real, and the gateway follows it down and back up by itself. */
 describe.runIf(available)('readiness through a Redis outage (no gateway restart)', () => {
@@ -35,7 +38,10 @@ describe.runIf(available)('readiness through a Redis outage (no gateway restart)
   afterAll(() => pair?.stop());
 
   it('goes Unhealthy (503, cacheStore described) when Redis stops and Healthy again when it returns', async () => {
-    const ready = await eventually(() => probe(`${gateway.url}/health/ready`), (reply) => reply.status === 200);
+    const ready = await eventually(
+      () => probe(`${gateway.url}/health/ready`),
+      (reply) => reply.status === 200,
+    );
     expect(ready.body).toEqual(HEALTHY);
     const admin = await client.adminToken();
     const { agentId } = await client.createAgent(admin, { label: 'Before the outage', dailyTokenBudget: 1000 });
@@ -44,10 +50,17 @@ describe.runIf(available)('readiness through a Redis outage (no gateway restart)
 
     await redis.stop();
 
-    const down = await eventually(() => probe(`${gateway.url}/health/ready`), (reply) => reply.status === 503, 10_000);
+    const down = await eventually(
+      () => probe(`${gateway.url}/health/ready`),
+      (reply) => reply.status === 503,
+      10_000,
+    );
     expect(down.body).toEqual({
       status: 'Unhealthy',
-      components: { cacheStore: { status: 'Unhealthy', description: expect.any(String) }, embeddingModel: { status: 'Healthy' } },
+      components: {
+        cacheStore: { status: 'Unhealthy', description: expect.any(String) },
+        embeddingModel: { status: 'Healthy' },
+      },
     });
     expect(down.body.components.cacheStore.description).toMatch(/unavailable/i);
     expect(down.body.components.cacheStore.description).not.toContain(redis.url);
@@ -63,7 +76,11 @@ describe.runIf(available)('readiness through a Redis outage (no gateway restart)
 
     await redis.restart();
 
-    const back = await eventually(() => probe(`${gateway.url}/health/ready`), (reply) => reply.status === 200, 15_000);
+    const back = await eventually(
+      () => probe(`${gateway.url}/health/ready`),
+      (reply) => reply.status === 200,
+      15_000,
+    );
     expect(back.body).toEqual(HEALTHY);
     expect(gateway.child.exitCode).toBeNull();
 

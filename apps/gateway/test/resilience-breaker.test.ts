@@ -49,19 +49,30 @@ describe('circuit breaker and retries (dist/main.js + a controlled downstream)',
   });
   afterAll(() => pair?.stop());
 
-  async function newCaller(label: string, dailyTokenBudget = 100_000): Promise<{ agent: TestAgent; call: (name: string, args: object) => Promise<McpExchange & { ms: number }> }> {
+  async function newCaller(
+    label: string,
+    dailyTokenBudget = 100_000,
+  ): Promise<{ agent: TestAgent; call: (name: string, args: object) => Promise<McpExchange & { ms: number }> }> {
     const agent = await createAgentWithToken(api, admin, { label, dailyTokenBudget });
     const { sessionId } = await openRawSession(gateway.url, agent.token);
     let id = 10;
     const call = async (name: string, args: object) => {
       const started = performance.now();
-      const exchange = await rawCall(gateway.url, agent.token, sessionId, 'tools/call', { name, arguments: args }, id++);
+      const exchange = await rawCall(
+        gateway.url,
+        agent.token,
+        sessionId,
+        'tools/call',
+        { name, arguments: args },
+        id++,
+      );
       return { ...exchange, ms: performance.now() - started };
     };
     return { agent, call };
   }
 
-  const used = async (agentId: string): Promise<number> => (await api.request('GET', `/management/agents/${agentId}/budget`, admin)).body.used;
+  const used = async (agentId: string): Promise<number> =>
+    (await api.request('GET', `/management/agents/${agentId}/budget`, admin)).body.used;
 
   /** Waits out the break; the breaker moves to half-open on the next call. */
   const afterBreak = () => sleep(BREAK_MS + 150);
@@ -108,7 +119,8 @@ describe('circuit breaker and retries (dist/main.js + a controlled downstream)',
     const { agent, call } = await newCaller('breaker');
     expect((await call('get_item', { id: 3 })).status).toBe(200);
     downstream.status = 500;
-    for (let failure = 0; failure < FAILURE_THRESHOLD; failure++) expect((await call('get_item', { id: 3 })).status).toBe(502);
+    for (let failure = 0; failure < FAILURE_THRESHOLD; failure++)
+      expect((await call('get_item', { id: 3 })).status).toBe(502);
 
     const usedBefore = await used(agent.agentId);
     const hitsBefore = downstream.hits.length;
@@ -186,10 +198,18 @@ describe('circuit breaker and retries (dist/main.js + a controlled downstream)',
     };
     const workers = Array.from({ length: 6 }, worker);
 
-    await eventually(async () => replies.length, (count) => count >= 30, 10_000);
+    await eventually(
+      async () => replies.length,
+      (count) => count >= 30,
+      10_000,
+    );
     phase = 'down';
     await downstream.kill();
-    await eventually(async () => replies.filter((reply) => reply.status === 503).length, (count) => count >= 20, 10_000);
+    await eventually(
+      async () => replies.filter((reply) => reply.status === 503).length,
+      (count) => count >= 20,
+      10_000,
+    );
     phase = 'back';
     await downstream.start();
     // Closed again: a run of successes after the return.
@@ -203,9 +223,14 @@ describe('circuit breaker and retries (dist/main.js + a controlled downstream)',
 
     const statuses = new Set(replies.map((reply) => reply.status));
     expect([...statuses].sort()).toEqual([200, 502, 503]);
-    const failFast = replies.filter((reply) => reply.status === 503).map((reply) => reply.ms).sort((a, b) => a - b);
+    const failFast = replies
+      .filter((reply) => reply.status === 503)
+      .map((reply) => reply.ms)
+      .sort((a, b) => a - b);
     const median = failFast[Math.floor(failFast.length / 2)]!;
-    console.info(`killed downstream: ${replies.length} calls, ${failFast.length} refused by the open circuit, median ${median.toFixed(1)} ms`);
+    console.info(
+      `killed downstream: ${replies.length} calls, ${failFast.length} refused by the open circuit, median ${median.toFixed(1)} ms`,
+    );
     expect(median).toBeLessThan(FAIL_FAST_MS);
     for (const reply of replies.filter((r) => r.status === 503)) expect(reply.message.error.code).toBe(-32003);
 

@@ -3,7 +3,15 @@ import { performance } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COUNT_ITEMS, CREATE_ITEM, GET_ITEM, type ControlledDownstream } from './support/controlled-downstream.js';
 import { GatewayClient } from './support/gateway-client.js';
-import { createAgentWithToken, openRawSession, rawCall, resultJson, waitUntilReady, type McpExchange, type TestAgent } from './support/mcp.js';
+import {
+  createAgentWithToken,
+  openRawSession,
+  rawCall,
+  resultJson,
+  waitUntilReady,
+  type McpExchange,
+  type TestAgent,
+} from './support/mcp.js';
 import { startPair, type Pair } from './support/pair.js';
 import { eventually, startGateway, type RunningProcess } from './support/processes.js';
 import { redisServerAvailable } from './support/redis-guard.js';
@@ -31,7 +39,8 @@ async function inPool<T>(tasks: Array<() => Promise<T>>, limit: number): Promise
   return results;
 }
 
-const toolNames = (reply: McpExchange): string[] => reply.message.result.tools.map((tool: { name: string }) => tool.name).sort();
+const toolNames = (reply: McpExchange): string[] =>
+  reply.message.result.tools.map((tool: { name: string }) => tool.name).sort();
 
 /**
  * Two gateway processes on one Redis (issue 6, many instances): one budget
@@ -47,7 +56,12 @@ describe.runIf(available)('many instances on one Redis (dist/main.js × 2 + cont
   let admin: string;
 
   beforeAll(async () => {
-    pair = await startPair({ downstream: 'controlled', redis: true, instances: 2, gateway: { env: { ...HTTP_STATUS_DELIVERY, Gw__Cache__Enabled: 'false' } } });
+    pair = await startPair({
+      downstream: 'controlled',
+      redis: true,
+      instances: 2,
+      gateway: { env: { ...HTTP_STATUS_DELIVERY, Gw__Cache__Enabled: 'false' } },
+    });
     ({ downstream, api } = pair);
     [first, second] = [pair.gateways[0]!, pair.gateways[1]!];
     admin = await pair.adminToken();
@@ -68,11 +82,21 @@ describe.runIf(available)('many instances on one Redis (dist/main.js × 2 + cont
     const setupMs = performance.now() - started;
 
     // Call k of every agent before call k+1 of any, each on the instance the session was not opened on half the time.
-    const calls = Array.from({ length: AGENTS * CALLS_PER_AGENT }, (_, index) => ({ agent: index % AGENTS, call: Math.floor(index / AGENTS) }));
+    const calls = Array.from({ length: AGENTS * CALLS_PER_AGENT }, (_, index) => ({
+      agent: index % AGENTS,
+      call: Math.floor(index / AGENTS),
+    }));
     const replies = await inPool(
       calls.map(({ agent, call }) => () => {
         const { token, sessionId } = agents[agent]!;
-        return rawCall(gateways[(agent + call) % 2]!, token, sessionId, 'tools/call', { name: 'get_item', arguments: { id: call } }, call + 1);
+        return rawCall(
+          gateways[(agent + call) % 2]!,
+          token,
+          sessionId,
+          'tools/call',
+          { name: 'get_item', arguments: { id: call } },
+          call + 1,
+        );
       }),
       IN_FLIGHT,
     );
@@ -80,7 +104,9 @@ describe.runIf(available)('many instances on one Redis (dist/main.js × 2 + cont
 
     const statuses: Record<number, number> = {};
     for (const reply of replies) statuses[reply.status] = (statuses[reply.status] ?? 0) + 1;
-    console.info(`load: setup ${Math.round(setupMs)} ms, ${replies.length} calls in ${Math.round(loadMs)} ms, statuses ${JSON.stringify(statuses)}`);
+    console.info(
+      `load: setup ${Math.round(setupMs)} ms, ${replies.length} calls in ${Math.round(loadMs)} ms, statuses ${JSON.stringify(statuses)}`,
+    );
     expect(Object.keys(statuses).sort()).toEqual(['200', '429']);
     for (const reply of replies.filter((r) => r.status === 429)) expect(reply.message.error.code).toBe(-32029);
 
@@ -90,7 +116,9 @@ describe.runIf(available)('many instances on one Redis (dist/main.js × 2 + cont
     );
     agents.forEach((agent, index) => {
       const mine = replies.filter((_, call) => calls[call]!.agent === index);
-      const charged = mine.filter((r) => r.status === 200).reduce((sum, r) => sum + countTokens(r.message.result.content[0].text), 0);
+      const charged = mine
+        .filter((r) => r.status === 200)
+        .reduce((sum, r) => sum + countTokens(r.message.result.content[0].text), 0);
       const budget = budgets[index]!.body;
       expect(budget.used, agent.agentId).toBeLessThanOrEqual(BUDGET);
       expect(budget.used, agent.agentId).toBe(charged);
@@ -112,8 +140,19 @@ describe.runIf(available)('many instances on one Redis (dist/main.js × 2 + cont
       expect(toolNames(await list(first.url))).toEqual(['create_item', 'get_item']);
       downstream.delayMs = 1500;
       try {
-        const slow = rawCall(first.url, agent.token, sessionId, 'tools/call', { name: 'get_item', arguments: { id: 999 } }, 90);
-        await eventually(async () => downstream.hitsOn('/items/999'), (hits) => hits === 1, 2000);
+        const slow = rawCall(
+          first.url,
+          agent.token,
+          sessionId,
+          'tools/call',
+          { name: 'get_item', arguments: { id: 999 } },
+          90,
+        );
+        await eventually(
+          async () => downstream.hitsOn('/items/999'),
+          (hits) => hits === 1,
+          2000,
+        );
 
         downstream.tools = [GET_ITEM, CREATE_ITEM, COUNT_ITEMS];
         const refreshed = await api.request('POST', '/management/tools/refresh', admin);
@@ -127,14 +166,24 @@ describe.runIf(available)('many instances on one Redis (dist/main.js × 2 + cont
       } finally {
         downstream.delayMs = 0;
       }
-      const called = await rawCall(first.url, agent.token, sessionId, 'tools/call', { name: 'count_items', arguments: {} });
+      const called = await rawCall(first.url, agent.token, sessionId, 'tools/call', {
+        name: 'count_items',
+        arguments: {},
+      });
       expect(resultJson(called.message.result)).toEqual({ count: 42 });
 
       // The other instance reads the store's registry generation every 5 s.
       const followed = performance.now();
-      await eventually(() => list(second.url), (reply) => toolNames(reply).includes('count_items'), 8000);
+      await eventually(
+        () => list(second.url),
+        (reply) => toolNames(reply).includes('count_items'),
+        8000,
+      );
       console.info(`second instance followed the refresh after ${Math.round(performance.now() - followed)} ms`);
-      expect((await rawCall(second.url, agent.token, sessionId, 'tools/call', { name: 'count_items', arguments: {} })).status).toBe(200);
+      expect(
+        (await rawCall(second.url, agent.token, sessionId, 'tools/call', { name: 'count_items', arguments: {} }))
+          .status,
+      ).toBe(200);
     });
 
     it('refuses a refresh with the downstream down (502 problem) and keeps the current tools', async () => {
@@ -158,18 +207,27 @@ describe.runIf(available)('many instances on one Redis (dist/main.js × 2 + cont
 
     it('refreshes periodically with Gw:ToolRegistry:RefreshSeconds', async () => {
       downstream.tools = [GET_ITEM, CREATE_ITEM, COUNT_ITEMS];
-      const periodic = await startGateway({ downstreamUrl: downstream.url, env: { ...HTTP_STATUS_DELIVERY, Gw__ToolRegistry__RefreshSeconds: '1' } });
+      const periodic = await startGateway({
+        downstreamUrl: downstream.url,
+        env: { ...HTTP_STATUS_DELIVERY, Gw__ToolRegistry__RefreshSeconds: '1' },
+      });
       try {
         await waitUntilReady(periodic.url);
         const client = new GatewayClient(periodic.url);
-        const own = await createAgentWithToken(client, await client.adminToken(), { label: 'periodic', dailyTokenBudget: 1000 });
+        const own = await createAgentWithToken(client, await client.adminToken(), {
+          label: 'periodic',
+          dailyTokenBudget: 1000,
+        });
         const session = await openRawSession(periodic.url, own.token);
         const names = async () => toolNames(await rawCall(periodic.url, own.token, session.sessionId, 'tools/list'));
         expect(await names()).toEqual(['count_items', 'create_item', 'get_item']);
 
         downstream.tools = [GET_ITEM, CREATE_ITEM];
         await eventually(names, (tools) => !tools.includes('count_items'), 4000);
-        const removed = await rawCall(periodic.url, own.token, session.sessionId, 'tools/call', { name: 'count_items', arguments: {} });
+        const removed = await rawCall(periodic.url, own.token, session.sessionId, 'tools/call', {
+          name: 'count_items',
+          arguments: {},
+        });
         expect(removed.status).toBe(400);
         expect(removed.message.error.code).toBe(-32602);
       } finally {

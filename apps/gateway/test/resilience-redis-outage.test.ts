@@ -27,7 +27,11 @@ describe.runIf(available)('Redis restarted mid-load (dist/main.js + controlled d
   let api: GatewayClient;
 
   beforeAll(async () => {
-    pair = await startPair({ downstream: 'controlled', redis: { persistent: true }, gateway: { env: { Gw__Cache__Enabled: 'false' } } });
+    pair = await startPair({
+      downstream: 'controlled',
+      redis: { persistent: true },
+      gateway: { env: { Gw__Cache__Enabled: 'false' } },
+    });
     ({ redis, gateway, api } = pair);
   });
   afterAll(() => pair?.stop());
@@ -43,7 +47,12 @@ describe.runIf(available)('Redis restarted mid-load (dist/main.js + controlled d
     let next = 100;
     const watchReadiness = async () => {
       while (!stop) {
-        readiness.push(await fetch(`${gateway.url}/health/ready`).then((response) => response.status, () => 0));
+        readiness.push(
+          await fetch(`${gateway.url}/health/ready`).then(
+            (response) => response.status,
+            () => 0,
+          ),
+        );
         await sleep(50);
       }
     };
@@ -51,21 +60,42 @@ describe.runIf(available)('Redis restarted mid-load (dist/main.js + controlled d
       while (!stop) {
         const id = next++;
         // A refused connection (a crashed gateway) is recorded as status 0 and fails the test below.
-        const reply = await rawCall(gateway.url, agent.token, sessionId, 'tools/call', { name: 'get_item', arguments: { id } }, id).catch(
-          (): McpExchange => ({ status: 0, headers: new Headers(), text: '', message: null }),
-        );
+        const reply = await rawCall(
+          gateway.url,
+          agent.token,
+          sessionId,
+          'tools/call',
+          { name: 'get_item', arguments: { id } },
+          id,
+        ).catch((): McpExchange => ({ status: 0, headers: new Headers(), text: '', message: null }));
         replies.push(reply);
         await sleep(10);
       }
     };
     const running = [watchReadiness(), ...Array.from({ length: 4 }, worker)];
 
-    await eventually(async () => replies.length, (count) => count >= 40, 10_000);
+    await eventually(
+      async () => replies.length,
+      (count) => count >= 40,
+      10_000,
+    );
     await redis.stop();
-    await eventually(async () => readiness.at(-1), (status) => status === 503, 10_000);
-    await eventually(async () => replies.filter((reply) => reply.status === 503).length, (count) => count >= 20, 10_000);
+    await eventually(
+      async () => readiness.at(-1),
+      (status) => status === 503,
+      10_000,
+    );
+    await eventually(
+      async () => replies.filter((reply) => reply.status === 503).length,
+      (count) => count >= 20,
+      10_000,
+    );
     await redis.restart();
-    await eventually(async () => readiness.at(-1), (status) => status === 200, 15_000);
+    await eventually(
+      async () => readiness.at(-1),
+      (status) => status === 200,
+      15_000,
+    );
     const afterRecovery = replies.length;
     await eventually(
       async () => replies.slice(afterRecovery),
@@ -77,7 +107,9 @@ describe.runIf(available)('Redis restarted mid-load (dist/main.js + controlled d
 
     expect(gateway.child.exitCode).toBeNull();
     const statuses = replies.map((reply) => reply.status);
-    console.info(`redis outage: ${replies.length} calls, ${statuses.filter((s) => s === 503).length} answered 503, readiness ${[...new Set(readiness)].join('/')}`);
+    console.info(
+      `redis outage: ${replies.length} calls, ${statuses.filter((s) => s === 503).length} answered 503, readiness ${[...new Set(readiness)].join('/')}`,
+    );
     expect(new Set(statuses)).toEqual(new Set([200, 503]));
     for (const reply of replies.filter((r) => r.status === 503)) {
       expect(reply.message.error.code).toBe(-32003);
@@ -93,14 +125,19 @@ describe.runIf(available)('Redis restarted mid-load (dist/main.js + controlled d
     // The slack: a call whose reply was lost as the connection failed may be charged without being
     // delivered, at most the calls in flight at that instant (4 workers). Nothing is charged twice:
     // the reservation of a call is settled or released once.
-    const successful = replies.filter((r) => r.status === 200).map((r) => countTokens(r.message.result.content[0].text));
+    const successful = replies
+      .filter((r) => r.status === 200)
+      .map((r) => countTokens(r.message.result.content[0].text));
     const charged = successful.reduce((sum, tokens) => sum + tokens, 0);
     const budget = (await api.request('GET', `/management/agents/${agent.agentId}/budget`, admin)).body;
     expect(budget.used).toBeGreaterThanOrEqual(charged);
     expect(budget.used - charged).toBeLessThanOrEqual(4 * Math.max(...successful));
 
     // The session and the agent's token survived: the gateway needed no restart either.
-    expect((await rawCall(gateway.url, agent.token, sessionId, 'tools/call', { name: 'get_item', arguments: { id: 1 } })).status).toBe(200);
+    expect(
+      (await rawCall(gateway.url, agent.token, sessionId, 'tools/call', { name: 'get_item', arguments: { id: 1 } }))
+        .status,
+    ).toBe(200);
     expect(gateway.output()).not.toContain(redis.url);
   });
 });

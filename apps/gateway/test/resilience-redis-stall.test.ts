@@ -25,7 +25,11 @@ describe.runIf(available)('Redis frozen under load (dist/main.js + controlled do
   let admin: string;
 
   beforeAll(async () => {
-    pair = await startPair({ downstream: 'controlled', redis: true, gateway: { env: { Gw__Cache__Enabled: 'false' } } });
+    pair = await startPair({
+      downstream: 'controlled',
+      redis: true,
+      gateway: { env: { Gw__Cache__Enabled: 'false' } },
+    });
     redis = pair.redis;
     admin = await pair.adminToken();
   });
@@ -35,7 +39,10 @@ describe.runIf(available)('Redis frozen under load (dist/main.js + controlled do
   });
 
   it('after a 5 s freeze and an idle moment, remaining = budget − used, and the audit trail charges exactly the ledger', async () => {
-    const agent = await createAgentWithToken(pair.api, admin, { label: 'through the freeze', dailyTokenBudget: BUDGET });
+    const agent = await createAgentWithToken(pair.api, admin, {
+      label: 'through the freeze',
+      dailyTokenBudget: BUDGET,
+    });
     const { sessionId } = await openRawSession(pair.url, agent.token);
     const stalled = { agent, sessionId, gatewayUrl: pair.url };
 
@@ -57,7 +64,9 @@ describe.runIf(available)('Redis frozen under load (dist/main.js + controlled do
     const records = await settledAudit(pair.api, admin, stalled);
     const ok = records.filter((record) => record.outcome === 'ok');
     const budget = (await pair.api.request('GET', `/management/agents/${agent.agentId}/budget`, admin)).body;
-    console.info(`redis stall: ${ok.length} ok records for ${answered + 1} answers, ${duplicatedCalls(records)} duplicated; ledger used ${budget.used}`);
+    console.info(
+      `redis stall: ${ok.length} ok records for ${answered + 1} answers, ${duplicatedCalls(records)} duplicated; ledger used ${budget.used}`,
+    );
     expect(duplicatedCalls(records)).toBe(0);
     expect(ok).toHaveLength(answered + 1);
     expect(records.reduce((sum, record) => sum + record.tokensCharged, 0)).toBe(budget.used);

@@ -37,7 +37,8 @@ describe.runIf(available)('graceful shutdown on SIGTERM (dist/main.js × 2 on on
   let admin: string;
 
   const NO_CACHE = { Gw__Cache__Enabled: 'false' };
-  const gatewayOn = (env: Record<string, string> = {}) => startGateway({ downstreamUrl: downstream.url, redisUrl: redis.url, env: { ...NO_CACHE, ...env } });
+  const gatewayOn = (env: Record<string, string> = {}) =>
+    startGateway({ downstreamUrl: downstream.url, redisUrl: redis.url, env: { ...NO_CACHE, ...env } });
 
   beforeAll(async () => {
     pair = await startPair({ downstream: 'controlled', redis: true, gateway: { env: NO_CACHE } });
@@ -53,11 +54,25 @@ describe.runIf(available)('graceful shutdown on SIGTERM (dist/main.js × 2 on on
     const leaving = await gatewayOn();
     try {
       await waitUntilReady(leaving.url);
-      const agent = await createAgentWithToken(api, admin, { label: 'in flight at shutdown', dailyTokenBudget: 10_000 });
+      const agent = await createAgentWithToken(api, admin, {
+        label: 'in flight at shutdown',
+        dailyTokenBudget: 10_000,
+      });
       const { sessionId } = await openRawSession(leaving.url, agent.token);
       downstream.delayMs = 1500;
-      const inFlight = rawCall(leaving.url, agent.token, sessionId, 'tools/call', { name: 'get_item', arguments: { id: 77 } }, 77);
-      await eventually(async () => downstream.hitsOn('/items/77'), (hits) => hits === 1, 3000);
+      const inFlight = rawCall(
+        leaving.url,
+        agent.token,
+        sessionId,
+        'tools/call',
+        { name: 'get_item', arguments: { id: 77 } },
+        77,
+      );
+      await eventually(
+        async () => downstream.hitsOn('/items/77'),
+        (hits) => hits === 1,
+        3000,
+      );
 
       const exited = terminate(leaving);
       // No longer accepting: a new connection is refused while the call runs.
@@ -81,11 +96,16 @@ describe.runIf(available)('graceful shutdown on SIGTERM (dist/main.js × 2 on on
       expect(budget.used).toBe(countTokens(reply.message.result.content[0].text));
       expect(budget.remaining).toBe(10_000 - budget.used); // no reservation left behind
       const calls = (await agentAudit(api, admin, agent.agentId)).filter((record) => record.kind === 'tool-call');
-      expect(calls).toEqual([expect.objectContaining({ tool: 'get_item', outcome: 'ok', httpStatus: 200, tokensCharged: budget.used })]);
+      expect(calls).toEqual([
+        expect.objectContaining({ tool: 'get_item', outcome: 'ok', httpStatus: 200, tokensCharged: budget.used }),
+      ]);
 
       // The session outlives the instance that opened it.
       downstream.delayMs = 0;
-      expect((await rawCall(witness.url, agent.token, sessionId, 'tools/call', { name: 'get_item', arguments: { id: 78 } })).status).toBe(200);
+      expect(
+        (await rawCall(witness.url, agent.token, sessionId, 'tools/call', { name: 'get_item', arguments: { id: 78 } }))
+          .status,
+      ).toBe(200);
     } finally {
       downstream.delayMs = 0;
       await leaving.stop('SIGKILL');
@@ -102,18 +122,32 @@ describe.runIf(available)('graceful shutdown on SIGTERM (dist/main.js × 2 on on
       const agent = await createAgentWithToken(api, admin, { label: 'pooled client', dailyTokenBudget: 10_000 });
       const { sessionId } = await openRawSession(leaving.url, agent.token);
       downstream.delayMs = 1000;
-      const body = JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'get_item', arguments: { id: 55 } } });
+      const body = JSON.stringify({
+        jsonrpc: '2.0',
+        id: 5,
+        method: 'tools/call',
+        params: { name: 'get_item', arguments: { id: 55 } },
+      });
       const inFlight = new Promise<number>((resolve, reject) => {
         const call = request(`${leaving.url}/mcp`, {
           method: 'POST',
           agent: pooled,
-          headers: { 'Content-Type': 'application/json', Accept: 'text/event-stream', Authorization: `Bearer ${agent.token}`, 'Mcp-Session-Id': sessionId },
+          headers: {
+            'Content-Type': 'application/json',
+            Accept: 'text/event-stream',
+            Authorization: `Bearer ${agent.token}`,
+            'Mcp-Session-Id': sessionId,
+          },
         });
         call.on('response', (response) => response.resume().on('end', () => resolve(response.statusCode ?? 0)));
         call.on('error', reject);
         call.end(body);
       });
-      await eventually(async () => downstream.hitsOn('/items/55'), (hits) => hits === 1, 3000);
+      await eventually(
+        async () => downstream.hitsOn('/items/55'),
+        (hits) => hits === 1,
+        3000,
+      );
       const exited = terminate(leaving);
       expect(await inFlight).toBe(200);
       const { code, ms } = await exited;
@@ -133,11 +167,22 @@ describe.runIf(available)('graceful shutdown on SIGTERM (dist/main.js × 2 on on
       const agent = await createAgentWithToken(api, admin, { label: 'cut off at shutdown', dailyTokenBudget: 10_000 });
       const { sessionId } = await openRawSession(hurried.url, agent.token);
       downstream.delayMs = 5000;
-      const inFlight = rawCall(hurried.url, agent.token, sessionId, 'tools/call', { name: 'get_item', arguments: { id: 88 } }, 88).then(
+      const inFlight = rawCall(
+        hurried.url,
+        agent.token,
+        sessionId,
+        'tools/call',
+        { name: 'get_item', arguments: { id: 88 } },
+        88,
+      ).then(
         (reply) => reply.status,
         () => 'connection lost',
       );
-      await eventually(async () => downstream.hitsOn('/items/88'), (hits) => hits === 1, 3000);
+      await eventually(
+        async () => downstream.hitsOn('/items/88'),
+        (hits) => hits === 1,
+        3000,
+      );
 
       const { code, ms } = await terminate(hurried);
       expect(code).toBe(1);

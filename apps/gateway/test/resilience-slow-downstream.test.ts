@@ -2,7 +2,14 @@ import { performance } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ControlledDownstream } from './support/controlled-downstream.js';
 import { GatewayClient } from './support/gateway-client.js';
-import { connectSdkClient, createAgentWithToken, openRawSession, resultJson, SSE_MESSAGE, type TestAgent } from './support/mcp.js';
+import {
+  connectSdkClient,
+  createAgentWithToken,
+  openRawSession,
+  resultJson,
+  SSE_MESSAGE,
+  type TestAgent,
+} from './support/mcp.js';
 import { startPair, type Pair } from './support/pair.js';
 import type { RunningProcess } from './support/processes.js';
 import { HTTP_STATUS_DELIVERY } from './support/delivery.js';
@@ -27,7 +34,12 @@ async function streamedCall(gatewayUrl: string, agent: TestAgent, sessionId: str
       Authorization: `Bearer ${agent.token}`,
       'Mcp-Session-Id': sessionId,
     },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'get_item', arguments: args } }),
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 7,
+      method: 'tools/call',
+      params: { name: 'get_item', arguments: args },
+    }),
   });
   const chunks: Chunk[] = [];
   const decoder = new TextDecoder();
@@ -36,7 +48,13 @@ async function streamedCall(gatewayUrl: string, agent: TestAgent, sessionId: str
   }
   const text = chunks.map((chunk) => chunk.text).join('');
   const event = /event: message\ndata: (.*)\n\n$/s.exec(text);
-  return { status: response.status, contentType: response.headers.get('content-type'), chunks, text, message: event ? JSON.parse(event[1]!) : null };
+  return {
+    status: response.status,
+    contentType: response.headers.get('content-type'),
+    chunks,
+    text,
+    message: event ? JSON.parse(event[1]!) : null,
+  };
 }
 
 /**

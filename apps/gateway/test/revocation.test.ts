@@ -48,7 +48,10 @@ describe.runIf(available)('token revocation across two gateways on one Redis', (
 
   it('shares agents and admin tokens: an agent created on A is managed on B', async () => {
     const { agentId } = await a.createAgent(admin, { label: 'Shared', dailyTokenBudget: 10 });
-    expect((await b.request('GET', `/management/agents/${agentId}`, admin)).body).toMatchObject({ agentId, label: 'Shared' });
+    expect((await b.request('GET', `/management/agents/${agentId}`, admin)).body).toMatchObject({
+      agentId,
+      label: 'Shared',
+    });
   });
 
   it('deactivation on A rejects the token on B at once, in an open session and for a new one', async () => {
@@ -86,7 +89,10 @@ describe.runIf(available)('token revocation across two gateways on one Redis', (
 
   it('other updates (budget, label) leave existing tokens valid', async () => {
     const { agentId, token, sessionId } = await agentInSessionOnB('Renamed');
-    await a.request('PUT', `/management/agents/${agentId}`, admin, { label: 'Renamed again', dailyTokenBudget: 200_000 });
+    await a.request('PUT', `/management/agents/${agentId}`, admin, {
+      label: 'Renamed again',
+      dailyTokenBudget: 200_000,
+    });
     expect((await mcpRequest(gatewayB.url, token, { method: 'tools/list', sessionId })).status).toBe(200);
   });
 
@@ -104,6 +110,8 @@ describe.runIf(available)('token revocation across two gateways on one Redis', (
     const revoked = await agentInSessionOnB('Target');
     await a.request('PUT', `/management/agents/${revoked.agentId}`, admin, { isActive: false });
     expectRefused(await mcpInitialize(gatewayB.url, revoked.token));
-    expect((await mcpRequest(gatewayB.url, kept.token, { method: 'tools/list', sessionId: kept.sessionId })).status).toBe(200);
+    expect(
+      (await mcpRequest(gatewayB.url, kept.token, { method: 'tools/list', sessionId: kept.sessionId })).status,
+    ).toBe(200);
   });
 });

@@ -37,11 +37,19 @@ describe.runIf(available)('agent changes take effect at once on two gateways on 
   afterAll(() => pair?.stop());
 
   /** One session per instance for the token, so every check runs on both. */
-  async function sessionsFor({ token }: TestAgent): Promise<Array<{ instance: number; call: (method: string, params?: Record<string, unknown>) => Promise<McpExchange> }>> {
+  async function sessionsFor({
+    token,
+  }: TestAgent): Promise<
+    Array<{ instance: number; call: (method: string, params?: Record<string, unknown>) => Promise<McpExchange> }>
+  > {
     return Promise.all(
       gateways.map(async (gateway, instance) => {
         const { sessionId } = await openRawSession(gateway.url, token, '2025-06-18');
-        return { instance, call: (method: string, params: Record<string, unknown> = {}) => rawCall(gateway.url, token, sessionId, method, params) };
+        return {
+          instance,
+          call: (method: string, params: Record<string, unknown> = {}) =>
+            rawCall(gateway.url, token, sessionId, method, params),
+        };
       }),
     );
   }
@@ -54,18 +62,31 @@ describe.runIf(available)('agent changes take effect at once on two gateways on 
   };
   const callTool = (session: Session, name: string) => session.call('tools/call', { name, arguments: ARGUMENTS[name] });
   /** Served: HTTP 200 with a result that is not a tool error. */
-  const served = (reply: McpExchange) => ({ status: reply.status, error: reply.message?.error, isError: reply.message?.result?.isError ?? false });
+  const served = (reply: McpExchange) => ({
+    status: reply.status,
+    error: reply.message?.error,
+    isError: reply.message?.result?.isError ?? false,
+  });
   const update = async (via: GatewayClient, agentId: string, patch: Record<string, unknown>) => {
     const reply = await via.request('PUT', `/management/agents/${agentId}`, admin, patch);
     expect(reply.status).toBe(200);
   };
 
   it('a scope removed from the agent stops the older token on the next call on both instances; added back, it works again', async () => {
-    const agent = await createAgentWithToken(apis[0], admin, { label: 'rescoped', dailyTokenBudget: 1_000_000, scopes: ['orders:read', 'customers:read'] });
+    const agent = await createAgentWithToken(apis[0], admin, {
+      label: 'rescoped',
+      dailyTokenBudget: 1_000_000,
+      scopes: ['orders:read', 'customers:read'],
+    });
     const sessions = await sessionsFor(agent);
     for (const session of sessions) {
       expect(await listed(session)).toEqual(expect.arrayContaining(['get_customer', 'get_product', 'list_orders']));
-      expect({ instance: session.instance, ...served(await callTool(session, 'list_orders')) }).toEqual({ instance: session.instance, status: 200, error: undefined, isError: false });
+      expect({ instance: session.instance, ...served(await callTool(session, 'list_orders')) }).toEqual({
+        instance: session.instance,
+        status: 200,
+        error: undefined,
+        isError: false,
+      });
     }
 
     // Changed through the second instance: nothing is local to the one that served the token.
@@ -84,18 +105,30 @@ describe.runIf(available)('agent changes take effect at once on two gateways on 
       const tools = await listed(session);
       expect(tools).not.toContain('list_orders');
       expect(tools).toEqual(expect.arrayContaining(['get_customer', 'get_product']));
-      expect(served(await callTool(session, 'get_customer'))).toMatchObject({ status: 200, error: undefined, isError: false });
+      expect(served(await callTool(session, 'get_customer'))).toMatchObject({
+        status: 200,
+        error: undefined,
+        isError: false,
+      });
     }
 
     await update(apis[0], agent.agentId, { scopes: ['customers:read', 'orders:read'] });
     for (const session of sessions) {
       expect(await listed(session)).toContain('list_orders');
-      expect(served(await callTool(session, 'list_orders'))).toMatchObject({ status: 200, error: undefined, isError: false });
+      expect(served(await callTool(session, 'list_orders'))).toMatchObject({
+        status: 200,
+        error: undefined,
+        isError: false,
+      });
     }
   });
 
   it('a scope added to the agent does not widen a token issued before; a new token has it', async () => {
-    const agent = await createAgentWithToken(apis[0], admin, { label: 'widened', dailyTokenBudget: 1_000_000, scopes: ['orders:read'] });
+    const agent = await createAgentWithToken(apis[0], admin, {
+      label: 'widened',
+      dailyTokenBudget: 1_000_000,
+      scopes: ['orders:read'],
+    });
     const sessions = await sessionsFor(agent);
     await update(apis[1], agent.agentId, { scopes: ['orders:read', 'orders:write'] });
     for (const session of sessions) {
@@ -112,28 +145,50 @@ describe.runIf(available)('agent changes take effect at once on two gateways on 
   });
 
   it('a narrowed allowlist refuses and hides the other tools on the next call on both instances', async () => {
-    const agent = await createAgentWithToken(apis[0], admin, { label: 'narrowed', dailyTokenBudget: 1_000_000, scopes: ['customers:read'] });
+    const agent = await createAgentWithToken(apis[0], admin, {
+      label: 'narrowed',
+      dailyTokenBudget: 1_000_000,
+      scopes: ['customers:read'],
+    });
     const sessions = await sessionsFor(agent);
-    for (const session of sessions) expect(served(await callTool(session, 'get_customer'))).toMatchObject({ status: 200, error: undefined, isError: false });
+    for (const session of sessions)
+      expect(served(await callTool(session, 'get_customer'))).toMatchObject({
+        status: 200,
+        error: undefined,
+        isError: false,
+      });
 
     await update(apis[1], agent.agentId, { allowedTools: ['get_product'] });
     for (const session of sessions) {
       const refused = await callTool(session, 'get_customer');
-      expect(refused.message.error).toMatchObject({ code: -32003, message: expect.stringMatching(/not in this agent's allowed tools/), data: { reason: 'not-allowlisted' } });
+      expect(refused.message.error).toMatchObject({
+        code: -32003,
+        message: expect.stringMatching(/not in this agent's allowed tools/),
+        data: { reason: 'not-allowlisted' },
+      });
       expect(await listed(session)).toEqual(['get_product']);
-      expect(served(await callTool(session, 'get_product'))).toMatchObject({ status: 200, error: undefined, isError: false });
+      expect(served(await callTool(session, 'get_product'))).toMatchObject({
+        status: 200,
+        error: undefined,
+        isError: false,
+      });
     }
   });
 
   it('deactivating refuses the token with 401 on the next call and list on both instances', async () => {
     const agent = await createAgentWithToken(apis[0], admin, { label: 'deactivated', dailyTokenBudget: 1_000_000 });
     const sessions = await sessionsFor(agent);
-    for (const session of sessions) expect(served(await callTool(session, 'get_product'))).toMatchObject({ status: 200, error: undefined });
+    for (const session of sessions)
+      expect(served(await callTool(session, 'get_product'))).toMatchObject({ status: 200, error: undefined });
 
     await update(apis[1], agent.agentId, { isActive: false });
     for (const session of sessions) {
       for (const reply of [await callTool(session, 'get_product'), await session.call('tools/list')]) {
-        expect({ instance: session.instance, status: reply.status, code: reply.message?.error?.code }).toEqual({ instance: session.instance, status: 401, code: -32001 });
+        expect({ instance: session.instance, status: reply.status, code: reply.message?.error?.code }).toEqual({
+          instance: session.instance,
+          status: 401,
+          code: -32001,
+        });
       }
     }
   });

@@ -34,10 +34,14 @@ describe('search mode over a GitHub fake (1,200+ tools)', { timeout: 90_000 }, (
     // local model (seconds of CPU on a loaded machine) out of readiness.
     embeddings = await startEmbeddingsStandIn();
     const require = createRequire(import.meta.url);
-    const document = JSON.parse(readFileSync(require.resolve('@octokit/openapi/generated/api.github.com.json'), 'utf8'));
+    const document = JSON.parse(
+      readFileSync(require.resolve('@octokit/openapi/generated/api.github.com.json'), 'utf8'),
+    );
     const { tools } = importOpenApi(document, { allowWrite: parseSelectorList('issues/create') });
     github = await startRecordingDownstream(tools);
-    gateway = await startGateway({ downstreamUrl: github.url, env: {
+    gateway = await startGateway({
+      downstreamUrl: github.url,
+      env: {
         Gw__Catalog__Search: 'auto',
         Gw__Cache__Enabled: 'false',
         Gw__Embedding__Provider: 'openai',
@@ -45,12 +49,21 @@ describe('search mode over a GitHub fake (1,200+ tools)', { timeout: 90_000 }, (
       },
     });
     // Longer than waitUntilReady's 20 s: the gateway reads and compiles 1,200 tool schemas first.
-    await eventually(() => fetch(`${gateway.url}/health/ready`).then((response) => response.status), (status) => status === 200, 45_000);
+    await eventually(
+      () => fetch(`${gateway.url}/health/ready`).then((response) => response.status),
+      (status) => status === 200,
+      45_000,
+    );
     api = new GatewayClient(gateway.url);
     admin = await api.adminToken();
     wide = await createAgentWithToken(api, admin, { label: 'github wide', dailyTokenBudget: 1_000_000 });
     // Under the threshold (auto would list its one tool), so search mode is asked for explicitly.
-    narrow = await createAgentWithToken(api, admin, { label: 'github narrow', dailyTokenBudget: 1_000_000, allowedTools: ['issues_get'], toolSearch: 'on' });
+    narrow = await createAgentWithToken(api, admin, {
+      label: 'github narrow',
+      dailyTokenBudget: 1_000_000,
+      allowedTools: ['issues_get'],
+      toolSearch: 'on',
+    });
   }, 90_000);
   afterAll(async () => {
     await gateway?.stop();
@@ -59,22 +72,40 @@ describe('search mode over a GitHub fake (1,200+ tools)', { timeout: 90_000 }, (
   });
 
   const session = async (agent: TestAgent) => (await openRawSession(gateway.url, agent.token, '2025-06-18')).sessionId;
-  const call = async (agent: TestAgent, sessionId: string, name: string, args: unknown): Promise<McpExchange> => rawCall(gateway.url, agent.token, sessionId, 'tools/call', { name, arguments: args }, id++);
-  const listed = (reply: McpExchange): string[] => reply.message.result.tools.map((tool: { name: string }) => tool.name);
-  const found = (reply: McpExchange): string[] => reply.message.result.structuredContent.tools.map((tool: { name: string }) => tool.name);
+  const call = async (agent: TestAgent, sessionId: string, name: string, args: unknown): Promise<McpExchange> =>
+    rawCall(gateway.url, agent.token, sessionId, 'tools/call', { name, arguments: args }, id++);
+  const listed = (reply: McpExchange): string[] =>
+    reply.message.result.tools.map((tool: { name: string }) => tool.name);
+  const found = (reply: McpExchange): string[] =>
+    reply.message.result.structuredContent.tools.map((tool: { name: string }) => tool.name);
 
   it('search -> call_tool -> the right request at GitHub, audited as the real tool via call_tool', async () => {
     const sessionId = await session(wide);
-    expect(listed(await rawCall(gateway.url, wide.token, sessionId, 'tools/list', {}, id++))).toEqual(['search_tools', 'call_tool']);
-    const search = await call(wide, sessionId, 'search_tools', { query: 'list the open pull requests of a repository' });
+    expect(listed(await rawCall(gateway.url, wide.token, sessionId, 'tools/list', {}, id++))).toEqual([
+      'search_tools',
+      'call_tool',
+    ]);
+    const search = await call(wide, sessionId, 'search_tools', {
+      query: 'list the open pull requests of a repository',
+    });
     expect(found(search).slice(0, 3)).toContain('pulls_list');
-    const schema = search.message.result.structuredContent.tools.find((tool: { name: string }) => tool.name === 'pulls_list').inputSchema;
+    const schema = search.message.result.structuredContent.tools.find(
+      (tool: { name: string }) => tool.name === 'pulls_list',
+    ).inputSchema;
     expect(Object.keys(schema.properties)).toEqual(expect.arrayContaining(['owner', 'repo', 'state']));
     const before = github.requests.length;
-    const answer = await call(wide, sessionId, 'call_tool', { name: 'pulls_list', arguments: { owner: 'octocat', repo: 'hello-world', state: 'open' } });
+    const answer = await call(wide, sessionId, 'call_tool', {
+      name: 'pulls_list',
+      arguments: { owner: 'octocat', repo: 'hello-world', state: 'open' },
+    });
     expect(answer.message.result.isError).toBeUndefined();
-    expect(github.requests.slice(before)).toEqual([{ method: 'GET', target: '/repos/octocat/hello-world/pulls?state=open', body: '' }]);
-    const created = await call(wide, sessionId, 'call_tool', { name: 'issues_create', arguments: { owner: 'octocat', repo: 'hello-world', title: 'Found with search_tools' } });
+    expect(github.requests.slice(before)).toEqual([
+      { method: 'GET', target: '/repos/octocat/hello-world/pulls?state=open', body: '' },
+    ]);
+    const created = await call(wide, sessionId, 'call_tool', {
+      name: 'issues_create',
+      arguments: { owner: 'octocat', repo: 'hello-world', title: 'Found with search_tools' },
+    });
     expect(created.message.result.isError).toBeUndefined();
     expect(github.requests.at(-1)).toMatchObject({ method: 'POST', target: '/repos/octocat/hello-world/issues' });
     expect(JSON.parse(github.requests.at(-1)!.body)).toEqual({ title: 'Found with search_tools' });
@@ -87,28 +118,49 @@ describe('search mode over a GitHub fake (1,200+ tools)', { timeout: 90_000 }, (
 
   it('a write the catalog does not allow is neither found nor called', async () => {
     const sessionId = await session(wide);
-    expect(found(await call(wide, sessionId, 'search_tools', { query: 'delete a repository', limit: 20 }))).not.toContain('repos_delete');
+    expect(
+      found(await call(wide, sessionId, 'search_tools', { query: 'delete a repository', limit: 20 })),
+    ).not.toContain('repos_delete');
     const before = github.requests.length;
-    const refused = await call(wide, sessionId, 'call_tool', { name: 'repos_delete', arguments: { owner: 'octocat', repo: 'hello-world' } });
+    const refused = await call(wide, sessionId, 'call_tool', {
+      name: 'repos_delete',
+      arguments: { owner: 'octocat', repo: 'hello-world' },
+    });
     expect(refused.message.error ?? refused.message.result?._meta).toBeDefined();
     expect(github.requests.length).toBe(before);
   });
 
   it('an agent allowed one tool lists, finds and reaches nothing else', async () => {
     const sessionId = await session(narrow);
-    expect(listed(await rawCall(gateway.url, narrow.token, sessionId, 'tools/list', {}, id++))).toEqual(['search_tools', 'call_tool']);
-    for (const query of ['list the open pull requests of a repository', 'create an issue', 'delete a repository', 'issue']) {
+    expect(listed(await rawCall(gateway.url, narrow.token, sessionId, 'tools/list', {}, id++))).toEqual([
+      'search_tools',
+      'call_tool',
+    ]);
+    for (const query of [
+      'list the open pull requests of a repository',
+      'create an issue',
+      'delete a repository',
+      'issue',
+    ]) {
       const names = found(await call(narrow, sessionId, 'search_tools', { query, limit: 20 }));
       expect(names.filter((name) => name !== 'issues_get')).toEqual([]);
     }
     const before = github.requests.length;
     for (const name of ['pulls_list', 'issues_create', 'repos_delete', 'other_issues_get']) {
-      const refused = await call(narrow, sessionId, 'call_tool', { name, arguments: { owner: 'octocat', repo: 'hello-world' } });
+      const refused = await call(narrow, sessionId, 'call_tool', {
+        name,
+        arguments: { owner: 'octocat', repo: 'hello-world' },
+      });
       expect(refused.message.error?.code ?? refused.message.result?.isError).toBeTruthy();
     }
     expect(github.requests.length).toBe(before);
-    await call(narrow, sessionId, 'call_tool', { name: 'issues_get', arguments: { owner: 'octocat', repo: 'hello-world', issue_number: 1 } });
-    expect(github.requests.slice(before)).toEqual([{ method: 'GET', target: '/repos/octocat/hello-world/issues/1', body: '' }]);
+    await call(narrow, sessionId, 'call_tool', {
+      name: 'issues_get',
+      arguments: { owner: 'octocat', repo: 'hello-world', issue_number: 1 },
+    });
+    expect(github.requests.slice(before)).toEqual([
+      { method: 'GET', target: '/repos/octocat/hello-world/issues/1', body: '' },
+    ]);
   });
 });
 

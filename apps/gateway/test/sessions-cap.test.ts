@@ -28,14 +28,16 @@ describe.runIf(available)('per-agent session cap across two gateways on one Redi
   });
   afterAll(() => pair?.stop());
 
-  const agent = (label: string): Promise<TestAgent> => createAgentWithToken(api, admin, { label, dailyTokenBudget: 100_000 });
+  const agent = (label: string): Promise<TestAgent> =>
+    createAgentWithToken(api, admin, { label, dailyTokenBudget: 100_000 });
   /** Opens a session on the given instance; a few ms apart, so "last used" orders them. */
   const open = async (instance: number, { token }: TestAgent) => {
     const { sessionId } = await openRawSession(gateways[instance % 2]!.url, token);
     await sleep(5);
     return sessionId;
   };
-  const status = async (instance: number, { token }: TestAgent, sessionId: string) => (await rawCall(gateways[instance % 2]!.url, token, sessionId, 'ping')).status;
+  const status = async (instance: number, { token }: TestAgent, sessionId: string) =>
+    (await rawCall(gateways[instance % 2]!.url, token, sessionId, 'ping')).status;
 
   it('ends the two oldest of five sessions opened alternately on both instances; the three newest and another agent keep working', async () => {
     const [alice, bob] = [await agent('alice'), await agent('bob')];

@@ -16,10 +16,19 @@ async function postKey(gateway: RunningProcess, apiKey: string, localAddress?: s
     body: JSON.stringify({ apiKey }),
     ...(localAddress ? { localAddress } : {}),
   });
-  return { status: reply.status, retryAfter: reply.headers['retry-after'], contentType: reply.headers['content-type'], body: reply.body };
+  return {
+    status: reply.status,
+    retryAfter: reply.headers['retry-after'],
+    contentType: reply.headers['content-type'],
+    body: reply.body,
+  };
 }
 
-const cookieValue = (cookies: string[], name: string) => cookies.find((cookie) => cookie.startsWith(`${name}=`))?.split(';')[0]!.slice(name.length + 1);
+const cookieValue = (cookies: string[], name: string) =>
+  cookies
+    .find((cookie) => cookie.startsWith(`${name}=`))
+    ?.split(';')[0]
+    ?.slice(name.length + 1);
 const csrfField = (html: string) => /name="_csrf" value="([^"]+)"/.exec(html)?.[1];
 
 /** The dashboard's sign-in form, posted as a browser does. */
@@ -51,7 +60,10 @@ describe('admin sign-in throttled per client address, across instances', () => {
       ready: false,
       gateway: {
         adminApiKey: TEST_ADMIN_KEY,
-        env: { Gw__Admin__SignInMaxFailures: String(MAX_FAILURES), Gw__Admin__SignInBackoffSeconds: String(BACKOFF_SECONDS) },
+        env: {
+          Gw__Admin__SignInMaxFailures: String(MAX_FAILURES),
+          Gw__Admin__SignInBackoffSeconds: String(BACKOFF_SECONDS),
+        },
       },
     });
     [a, b] = [pair.gateways[0]!, pair.gateways[1]!];

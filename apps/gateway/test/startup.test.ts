@@ -1,5 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GATEWAY_MAIN, gatewayEnv, runToExit, startDownstream, startGateway, type RunningProcess } from './support/processes.js';
+import {
+  GATEWAY_MAIN,
+  gatewayEnv,
+  runToExit,
+  startDownstream,
+  startGateway,
+  type RunningProcess,
+} from './support/processes.js';
 
 describe('gateway start-up (dist/main.js)', () => {
   let downstream: RunningProcess;
@@ -13,12 +20,36 @@ describe('gateway start-up (dist/main.js)', () => {
 
   const refusals: Array<[string, Record<string, string | undefined>, RegExp]> = [
     ['no license key', { Gw__LicenseKey: undefined }, /^tollgate: refusing to start: Gw:LicenseKey: is required/],
-    ['a short signing key', { Gw__Jwt__SigningKey: 'too-short' }, /^tollgate: refusing to start: Gw:Jwt:SigningKey: must be at least 32 bytes/],
-    ['an admin API key under 32 characters', { Gw__Admin__ApiKey: 'a'.repeat(31) }, /^tollgate: refusing to start: Gw:Admin:ApiKey: must be at least 32 characters/],
-    ['an admin API key of 32 spaces (issue 25)', { Gw__Admin__ApiKey: ' '.repeat(32) }, /^tollgate: refusing to start: Gw:Admin:ApiKey: is blank/],
-    ['an admin API key of one character repeated (issue 25)', { Gw__Admin__ApiKey: 'a'.repeat(32) }, /^tollgate: refusing to start: Gw:Admin:ApiKey: is one piece repeated/],
-    ['an invalid store address', { ConnectionStrings__Store: 'mysql://db' }, /^tollgate: refusing to start: ConnectionStrings:Store: must be a redis/],
-    ['an unreadable config file', { TOLLGATE_CONFIG_FILE: '/nonexistent/gateway.json' }, /^tollgate: refusing to start: config file \/nonexistent\/gateway.json cannot be read/],
+    [
+      'a short signing key',
+      { Gw__Jwt__SigningKey: 'too-short' },
+      /^tollgate: refusing to start: Gw:Jwt:SigningKey: must be at least 32 bytes/,
+    ],
+    [
+      'an admin API key under 32 characters',
+      { Gw__Admin__ApiKey: 'a'.repeat(31) },
+      /^tollgate: refusing to start: Gw:Admin:ApiKey: must be at least 32 characters/,
+    ],
+    [
+      'an admin API key of 32 spaces (issue 25)',
+      { Gw__Admin__ApiKey: ' '.repeat(32) },
+      /^tollgate: refusing to start: Gw:Admin:ApiKey: is blank/,
+    ],
+    [
+      'an admin API key of one character repeated (issue 25)',
+      { Gw__Admin__ApiKey: 'a'.repeat(32) },
+      /^tollgate: refusing to start: Gw:Admin:ApiKey: is one piece repeated/,
+    ],
+    [
+      'an invalid store address',
+      { ConnectionStrings__Store: 'mysql://db' },
+      /^tollgate: refusing to start: ConnectionStrings:Store: must be a redis/,
+    ],
+    [
+      'an unreadable config file',
+      { TOLLGATE_CONFIG_FILE: '/nonexistent/gateway.json' },
+      /^tollgate: refusing to start: config file \/nonexistent\/gateway.json cannot be read/,
+    ],
   ];
 
   it.each(refusals)('refuses to start with %s: exit 1, one line, no stack trace', async (_, env, line) => {
@@ -32,9 +63,15 @@ describe('gateway start-up (dist/main.js)', () => {
   it('accepts a short admin API key in development mode, with a warning that does not show the key', async () => {
     const gateway = await startGateway({ downstreamUrl: downstream.url, development: true, adminApiKey: 'dev-admin' });
     try {
-      expect(gateway.output()).toContain('tollgate: warning: Gw:Admin:ApiKey is shorter than 32 characters: accepted in development mode only');
+      expect(gateway.output()).toContain(
+        'tollgate: warning: Gw:Admin:ApiKey is shorter than 32 characters: accepted in development mode only',
+      );
       expect(gateway.output()).not.toContain('dev-admin');
-      const token = await fetch(`${gateway.url}/auth/admin/token`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ apiKey: 'dev-admin' }) });
+      const token = await fetch(`${gateway.url}/auth/admin/token`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ apiKey: 'dev-admin' }),
+      });
       expect(token.status).toBe(200);
     } finally {
       await gateway.stop('SIGTERM');
@@ -46,7 +83,10 @@ describe('gateway start-up (dist/main.js)', () => {
     try {
       expect((await fetch(`${gateway.url}/health/live`)).status).toBe(200);
       const ready = await waitReady(gateway.url);
-      expect(ready).toEqual({ status: 'Healthy', components: { cacheStore: { status: 'Healthy' }, embeddingModel: { status: 'Healthy' } } });
+      expect(ready).toEqual({
+        status: 'Healthy',
+        components: { cacheStore: { status: 'Healthy' }, embeddingModel: { status: 'Healthy' } },
+      });
     } finally {
       expect(await gateway.stop('SIGTERM')).toBe(0);
     }

@@ -45,7 +45,10 @@ describe.runIf(available)('a tool name two downstreams declare, on two instances
     gateways.push(await startGateway({ downstreamUrl: 'unused', redisUrl: redis.url, env: env() }));
     await waitUntilReady(gateways[0]!.url);
     const api = new GatewayClient(gateways[0]!.url);
-    agent = await createAgentWithToken(api, await api.adminToken(), { label: 'collisions', dailyTokenBudget: 1_000_000 });
+    agent = await createAgentWithToken(api, await api.adminToken(), {
+      label: 'collisions',
+      dailyTokenBudget: 1_000_000,
+    });
   }, 60_000);
   afterAll(async () => {
     await Promise.all(gateways.map((gateway) => gateway.stop()));
@@ -53,13 +56,18 @@ describe.runIf(available)('a tool name two downstreams declare, on two instances
     await redis?.stop();
   });
 
-  it('moves the name to the downstream that sorts first once it loads, without serving the other one\'s cached answer', async () => {
+  it("moves the name to the downstream that sorts first once it loads, without serving the other one's cached answer", async () => {
     // Alpha is down: zeta alone declares get_item and serves it; its answer is cached.
     expect((await getItem(gateways[0]!, 7)).status).toBe(200);
     expect(zeta.hitsOn('/items/7')).toBe(1);
 
     await alpha.start();
-    await eventually(() => readiness(gateways[0]!), (report) => report.components?.['downstream:zeta']?.description?.includes('tool "get_item" refused: downstream alpha'), 30_000);
+    await eventually(
+      () => readiness(gateways[0]!),
+      (report) =>
+        report.components?.['downstream:zeta']?.description?.includes('tool "get_item" refused: downstream alpha'),
+      30_000,
+    );
     const moved = await getItem(gateways[0]!, 7);
     expect(moved.status).toBe(200);
     expect(moved.message.result.isError).toBeFalsy();
@@ -72,8 +80,16 @@ describe.runIf(available)('a tool name two downstreams declare, on two instances
     gateways.push(await startGateway({ downstreamUrl: 'unused', redisUrl: redis.url, env: env() }));
     await waitUntilReady(gateways[1]!.url);
     for (const [index, gateway] of gateways.entries()) {
-      const report = await eventually(() => readiness(gateway), (body) => body.components?.['downstream:alpha'] !== undefined || body.components?.['downstream:zeta'] !== undefined, 20_000);
-      expect(report.components['downstream:zeta']).toMatchObject({ status: 'Degraded', description: expect.stringContaining('tool "get_item" refused: downstream alpha serves a tool of that name') });
+      const report = await eventually(
+        () => readiness(gateway),
+        (body) =>
+          body.components?.['downstream:alpha'] !== undefined || body.components?.['downstream:zeta'] !== undefined,
+        20_000,
+      );
+      expect(report.components['downstream:zeta']).toMatchObject({
+        status: 'Degraded',
+        description: expect.stringContaining('tool "get_item" refused: downstream alpha serves a tool of that name'),
+      });
       const before = alpha.hitsOn(`/items/${20 + index}`);
       expect((await getItem(gateway, 20 + index)).status).toBe(200);
       expect(alpha.hitsOn(`/items/${20 + index}`)).toBe(before + 1);

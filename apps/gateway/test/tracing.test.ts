@@ -86,11 +86,20 @@ interface CollectedSpan {
 /** OTLP JSON flattened: one entry per span, attributes and resource as plain objects. */
 function spansIn(bodies: any[]): CollectedSpan[] {
   const plain = (attributes: any[] = []) =>
-    Object.fromEntries(attributes.map(({ key, value }) => [key, value.stringValue ?? (value.intValue === undefined ? value.boolValue : Number(value.intValue))]));
+    Object.fromEntries(
+      attributes.map(({ key, value }) => [
+        key,
+        value.stringValue ?? (value.intValue === undefined ? value.boolValue : Number(value.intValue)),
+      ]),
+    );
   return bodies.flatMap((body) =>
     body.resourceSpans.flatMap((resourceSpans: any) =>
       resourceSpans.scopeSpans.flatMap((scope: any) =>
-        scope.spans.map((span: any) => ({ ...span, attributes: plain(span.attributes), resource: plain(resourceSpans.resource?.attributes) })),
+        scope.spans.map((span: any) => ({
+          ...span,
+          attributes: plain(span.attributes),
+          resource: plain(resourceSpans.resource?.attributes),
+        })),
       ),
     ),
   );
@@ -102,7 +111,11 @@ const hex = (bytes: number) => randomBytes(bytes).toString('hex');
 
 async function callTool(gateway: string, agent: TestAgent, id: string, headers: Record<string, string> = {}) {
   const { sessionId } = await openRawSession(gateway, agent.token);
-  return mcpRaw(gateway, { jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'get_item', arguments: { id } } }, { token: agent.token, sessionId, headers });
+  return mcpRaw(
+    gateway,
+    { jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'get_item', arguments: { id } } },
+    { token: agent.token, sessionId, headers },
+  );
 }
 
 async function agentFor(gateway: RunningProcess): Promise<TestAgent> {
@@ -122,7 +135,11 @@ describe('OpenTelemetry tracing (dist/main.js, OTLP/HTTP to a local collector)',
     collector = await startCollector();
     gateway = await startGateway({
       downstreamUrl: downstream.url,
-      env: { ...HTTP_STATUS_DELIVERY, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${collector.url}/v1/traces`, OTEL_BSP_SCHEDULE_DELAY: '100' },
+      env: {
+        ...HTTP_STATUS_DELIVERY,
+        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${collector.url}/v1/traces`,
+        OTEL_BSP_SCHEDULE_DELAY: '100',
+      },
     });
     agent = await agentFor(gateway);
   });
@@ -188,7 +205,11 @@ describe('OpenTelemetry tracing (dist/main.js, OTLP/HTTP to a local collector)',
     );
     const root = inTrace.find((span) => span.name === 'tollgate.tools/call')!;
     expect(root.status?.code).toBe(STATUS_ERROR);
-    expect(root.attributes).toMatchObject({ 'tollgate.outcome': 'downstream-error', 'http.response.status_code': 502, 'tollgate.jsonrpc.code': -32002 });
+    expect(root.attributes).toMatchObject({
+      'tollgate.outcome': 'downstream-error',
+      'http.response.status_code': 502,
+      'tollgate.jsonrpc.code': -32002,
+    });
     const forward = inTrace.find((span) => span.name === 'tollgate.forward')!;
     expect(forward.status?.code).toBe(STATUS_ERROR);
     expect(forward.attributes).toMatchObject({ 'http.response.status_code': 500, 'error.type': 'DownstreamCallError' });
@@ -201,7 +222,8 @@ describe('OpenTelemetry tracing (dist/main.js, OTLP/HTTP to a local collector)',
     expect(sent[1]).toMatch(/^[0-9a-f]{32}$/);
     expect(before.has(sent[1]!)).toBe(false);
     await eventually(
-      async () => spansIn(collector.bodies).filter((span) => span.traceId === sent[1] && span.name === 'tollgate.tools/call'),
+      async () =>
+        spansIn(collector.bodies).filter((span) => span.traceId === sent[1] && span.name === 'tollgate.tools/call'),
       (roots) => roots.length === 1 && roots[0]!.parentSpanId === undefined,
     );
   });
@@ -214,15 +236,23 @@ describe('tracing on shutdown (dist/main.js)', () => {
     // A batch delay far beyond the test: only the shutdown flush can deliver these spans.
     const gateway = await startGateway({
       downstreamUrl: downstream.url,
-      env: { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_BSP_SCHEDULE_DELAY: '600000', OTEL_SERVICE_NAME: 'tollgate-edge' },
+      env: {
+        OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
+        OTEL_BSP_SCHEDULE_DELAY: '600000',
+        OTEL_SERVICE_NAME: 'tollgate-edge',
+      },
     });
     try {
       const agent = await agentFor(gateway);
       const traceId = hex(16);
-      expect((await callTool(gateway.url, agent, 'x-9', { traceparent: `00-${traceId}-${hex(8)}-01` })).status).toBe(200);
+      expect((await callTool(gateway.url, agent, 'x-9', { traceparent: `00-${traceId}-${hex(8)}-01` })).status).toBe(
+        200,
+      );
       expect(collector.bodies).toEqual([]);
       expect(await gateway.stop()).toBe(0);
-      const root = spansIn(collector.bodies).find((span) => span.traceId === traceId && span.name === 'tollgate.tools/call');
+      const root = spansIn(collector.bodies).find(
+        (span) => span.traceId === traceId && span.name === 'tollgate.tools/call',
+      );
       expect(root?.resource['service.name']).toBe('tollgate-edge');
     } finally {
       await gateway.stop();
@@ -250,20 +280,31 @@ describe('tracing off (dist/main.js)', () => {
 
   it.each([
     ['no OTEL_* variables', {}],
-    ['OTEL_SDK_DISABLED=true', { OTEL_EXPORTER_OTLP_ENDPOINT: 'COLLECTOR', OTEL_SDK_DISABLED: 'true', OTEL_BSP_SCHEDULE_DELAY: '50' }],
-    ['OTEL_TRACES_EXPORTER=none', { OTEL_EXPORTER_OTLP_ENDPOINT: 'COLLECTOR', OTEL_TRACES_EXPORTER: 'none', OTEL_BSP_SCHEDULE_DELAY: '50' }],
-  ])('with %s: works, exports nothing, sends no traceparent downstream', async (_case, otel: Record<string, string>) => {
-    const env = Object.fromEntries(Object.entries(otel).map(([key, value]) => [key, value === 'COLLECTOR' ? collector.url : value]));
-    const gateway = await startGateway({ downstreamUrl: downstream.url, env });
-    gateways.push(gateway);
-    const agent = await agentFor(gateway);
+    [
+      'OTEL_SDK_DISABLED=true',
+      { OTEL_EXPORTER_OTLP_ENDPOINT: 'COLLECTOR', OTEL_SDK_DISABLED: 'true', OTEL_BSP_SCHEDULE_DELAY: '50' },
+    ],
+    [
+      'OTEL_TRACES_EXPORTER=none',
+      { OTEL_EXPORTER_OTLP_ENDPOINT: 'COLLECTOR', OTEL_TRACES_EXPORTER: 'none', OTEL_BSP_SCHEDULE_DELAY: '50' },
+    ],
+  ])(
+    'with %s: works, exports nothing, sends no traceparent downstream',
+    async (_case, otel: Record<string, string>) => {
+      const env = Object.fromEntries(
+        Object.entries(otel).map(([key, value]) => [key, value === 'COLLECTOR' ? collector.url : value]),
+      );
+      const gateway = await startGateway({ downstreamUrl: downstream.url, env });
+      gateways.push(gateway);
+      const agent = await agentFor(gateway);
 
-    const reply = await callTool(gateway.url, agent, 'x-3', { traceparent: `00-${hex(16)}-${hex(8)}-01` });
-    expect(reply.status).toBe(200);
-    expect(downstream.seen.at(-1)!.traceparent).toBeUndefined();
-    // SIGTERM flushes whatever a tracing SDK would have queued.
-    expect(await gateway.stop()).toBe(0);
-    expect(collector.bodies).toEqual([]);
-    expect(gateway.output()).not.toContain('tracing on');
-  });
+      const reply = await callTool(gateway.url, agent, 'x-3', { traceparent: `00-${hex(16)}-${hex(8)}-01` });
+      expect(reply.status).toBe(200);
+      expect(downstream.seen.at(-1)!.traceparent).toBeUndefined();
+      // SIGTERM flushes whatever a tracing SDK would have queued.
+      expect(await gateway.stop()).toBe(0);
+      expect(collector.bodies).toEqual([]);
+      expect(gateway.output()).not.toContain('tracing on');
+    },
+  );
 });

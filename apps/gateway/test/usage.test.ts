@@ -37,7 +37,10 @@ async function toolCalls(api: GatewayClient, admin: string): Promise<Record_[]> 
 }
 
 /** Per group value: calls and tokens, as the trail counts them. */
-function sums(records: Record_[], group: (record: Record_) => string): Record<string, { calls: number; tokens: number }> {
+function sums(
+  records: Record_[],
+  group: (record: Record_) => string,
+): Record<string, { calls: number; tokens: number }> {
   const out: Record<string, { calls: number; tokens: number }> = {};
   for (const record of records) {
     const key = group(record);
@@ -48,7 +51,8 @@ function sums(records: Record_[], group: (record: Record_) => string): Record<st
   return out;
 }
 
-const asSums = (totals: Figures[]) => Object.fromEntries(totals.map((t) => [t.group ?? '', { calls: t.calls, tokens: t.tokens }]));
+const asSums = (totals: Figures[]) =>
+  Object.fromEntries(totals.map((t) => [t.group ?? '', { calls: t.calls, tokens: t.tokens }]));
 
 /**
  * Usage over time (issue 29): after a mixed load (successes, cache hits,
@@ -72,12 +76,17 @@ describe(`usage over time (dist/main.js, ${redisAvailable ? 'Redis' : 'in-memory
   async function calls(agent: TestAgent, list: Array<[string, Record<string, unknown>]>): Promise<void> {
     const { sessionId } = await openRawSession(url, agent.token);
     let id = 10;
-    for (const [name, args] of list) await rawCall(url, agent.token, sessionId, 'tools/call', { name, arguments: args }, id++);
+    for (const [name, args] of list)
+      await rawCall(url, agent.token, sessionId, 'tools/call', { name, arguments: args }, id++);
   }
 
   it('adds up to the audit trail after a mixed load, per agent, tool and outcome', async () => {
     const busy = await createAgentWithToken(api, admin, { label: 'Busy reader', dailyTokenBudget: 1_000_000 });
-    const narrow = await createAgentWithToken(api, admin, { label: 'Narrow agent', dailyTokenBudget: 1_000_000, allowedTools: ['get_order'] });
+    const narrow = await createAgentWithToken(api, admin, {
+      label: 'Narrow agent',
+      dailyTokenBudget: 1_000_000,
+      allowedTools: ['get_order'],
+    });
     const poor = await createAgentWithToken(api, admin, { label: 'Poor agent', dailyTokenBudget: 1 });
     await calls(busy, [
       ['search_products', { q: 'mouse' }],
@@ -98,7 +107,11 @@ describe(`usage over time (dist/main.js, ${redisAvailable ? 'Redis' : 'in-memory
       ['get_order', { id: 1003 }],
     ]);
     // Refused before the caller is known: counted with no agent.
-    await mcpRaw(url, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_order', arguments: { id: 1 } } }, { token: 'not-a-token' });
+    await mcpRaw(
+      url,
+      { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_order', arguments: { id: 1 } } },
+      { token: 'not-a-token' },
+    );
     // The refused one is on the trail too: waiting for 12 records only raced its audit write (seen once under load).
     const made = 7 + 3 + 2 + 1;
 
@@ -107,20 +120,36 @@ describe(`usage over time (dist/main.js, ${redisAvailable ? 'Redis' : 'in-memory
       (records) => records.length >= made,
     );
     const outcomes = new Set(trail.map((r) => r.outcome));
-    for (const expected of ['ok', 'cache-hit', 'unknown-tool', 'invalid-arguments', 'not-allowlisted', 'budget-exhausted']) expect(outcomes).toContain(expected);
+    for (const expected of [
+      'ok',
+      'cache-hit',
+      'unknown-tool',
+      'invalid-arguments',
+      'not-allowlisted',
+      'budget-exhausted',
+    ])
+      expect(outcomes).toContain(expected);
 
     const query = (groupBy: string) => api.request('GET', `/management/usage?interval=hour&groupBy=${groupBy}`, admin);
     const byAgent = await eventually(
       () => query('agent'),
-      (answer) => answer.status === 200 && (answer.body.totals as Figures[]).reduce((n, t) => n + t.calls, 0) === trail.length,
+      (answer) =>
+        answer.status === 200 && (answer.body.totals as Figures[]).reduce((n, t) => n + t.calls, 0) === trail.length,
     );
     expect(asSums(byAgent.body.totals)).toEqual(sums(trail, (r) => r.agentId ?? ''));
-    expect(byAgent.body.labels).toMatchObject({ [busy.agentId]: 'Busy reader', [narrow.agentId]: 'Narrow agent', [poor.agentId]: 'Poor agent' });
+    expect(byAgent.body.labels).toMatchObject({
+      [busy.agentId]: 'Busy reader',
+      [narrow.agentId]: 'Narrow agent',
+      [poor.agentId]: 'Poor agent',
+    });
     expect(asSums((await query('tool')).body.totals)).toEqual(sums(trail, (r) => r.tool ?? ''));
     const byOutcome = (await query('outcome')).body;
     expect(asSums(byOutcome.totals)).toEqual(sums(trail, (r) => r.outcome));
     const hits = trail.filter((r) => r.outcome === 'cache-hit').length;
-    expect(byOutcome.totals.find((t: Figures) => t.group === 'cache-hit')).toMatchObject({ calls: hits, cacheHits: hits });
+    expect(byOutcome.totals.find((t: Figures) => t.group === 'cache-hit')).toMatchObject({
+      calls: hits,
+      cacheHits: hits,
+    });
 
     // Ungrouped: 24 hourly buckets plus the current hour, summing to the trail, errors split by class.
     const plain = (await api.request('GET', '/management/usage', admin)).body;
@@ -128,8 +157,12 @@ describe(`usage over time (dist/main.js, ${redisAvailable ? 'Redis' : 'in-memory
     const total = plain.totals[0];
     expect(total.calls).toBe(trail.length);
     expect(total.tokens).toBe(trail.reduce((n, r) => n + r.tokensCharged, 0));
-    expect(total.outcomes['agent-mistake']).toBe(trail.filter((r) => r.outcome === 'unknown-tool' || r.outcome === 'invalid-arguments').length);
-    expect(total.outcomes.refusal).toBe(trail.filter((r) => ['not-allowlisted', 'budget-exhausted', 'unauthorized'].includes(r.outcome)).length);
+    expect(total.outcomes['agent-mistake']).toBe(
+      trail.filter((r) => r.outcome === 'unknown-tool' || r.outcome === 'invalid-arguments').length,
+    );
+    expect(total.outcomes.refusal).toBe(
+      trail.filter((r) => ['not-allowlisted', 'budget-exhausted', 'unauthorized'].includes(r.outcome)).length,
+    );
     expect(total.latencyMs.p95).toBeGreaterThanOrEqual(total.latencyMs.p50);
 
     // One agent, by day.

@@ -38,10 +38,18 @@ describe('sample downstream: GET /gw/schema', () => {
   it('opts its free-text search, and only that, into the semantic cache tier', async () => {
     const tools = await schema();
     const search = tools.find((t) => t.name === SAMPLE_TOOLS.searchProducts);
-    expect(search?.cache).toMatchObject({ semantic: true, significantTerms: expect.arrayContaining(['hardware', 'software']) });
+    expect(search?.cache).toMatchObject({
+      semantic: true,
+      significantTerms: expect.arrayContaining(['hardware', 'software']),
+    });
     expect(tools.filter((t) => t.cache?.semantic).map((t) => t.name)).toEqual([SAMPLE_TOOLS.searchProducts]);
     // The gateway's evaluation set tests this tool with a copy of its settings: they must not drift apart.
-    const evaluation = JSON.parse(readFileSync(new URL('../../../packages/gateway-core/src/cache/eval/semantic-pairs.json', import.meta.url), 'utf8'));
+    const evaluation = JSON.parse(
+      readFileSync(
+        new URL('../../../packages/gateway-core/src/cache/eval/semantic-pairs.json', import.meta.url),
+        'utf8',
+      ),
+    );
     expect(evaluation).toMatchObject({ tool: SAMPLE_TOOLS.searchProducts, argument: 'q', cache: search?.cache });
     expect(search?.inputSchema.properties.q).toMatchObject({ type: 'string' });
   });
@@ -61,7 +69,12 @@ describe('sample downstream: API', () => {
   it('serves customers with their personal data', async () => {
     const res = await createApp().request('/customers/1');
     expect(res.status).toBe(200);
-    expect(await res.json()).toMatchObject({ id: 1, name: 'Ada Lovelace', email: 'ada.lovelace@example.com', phone: '+1-555-0100' });
+    expect(await res.json()).toMatchObject({
+      id: 1,
+      name: 'Ada Lovelace',
+      email: 'ada.lovelace@example.com',
+      phone: '+1-555-0100',
+    });
   });
 
   it('pages orders up to a large limit', async () => {
@@ -82,7 +95,10 @@ describe('sample downstream: API', () => {
   ])('answers 400 with the issues for %s', async (path, method) => {
     const res = await createApp().request(path, { method });
     expect(res.status).toBe(400);
-    expect(await res.json()).toMatchObject({ error: 'invalid_request', issues: [expect.objectContaining({ path: expect.any(String) })] });
+    expect(await res.json()).toMatchObject({
+      error: 'invalid_request',
+      issues: [expect.objectContaining({ path: expect.any(String) })],
+    });
   });
 
   it('answers 400 for a body that is not JSON or misses fields', async () => {

@@ -1,4 +1,10 @@
-import { mapAgentToolSchema, mountControllers, requireGateway, type GatewayCaller, type RequireGatewayOptions } from '@tollgate/host-kit';
+import {
+  mapAgentToolSchema,
+  mountControllers,
+  requireGateway,
+  type GatewayCaller,
+  type RequireGatewayOptions,
+} from '@tollgate/host-kit';
 import { Hono, type MiddlewareHandler } from 'hono';
 import { agentTools } from './agent-tools.js';
 import { InventoryController } from './controllers/inventory.controller.js';
@@ -52,5 +58,9 @@ const logGatewayCalls: MiddlewareHandler = async (c, next) => {
   await next();
   // Set only on tool routes, once the assertion passed.
   const agent = c.get('agent') as GatewayCaller | undefined;
-  if (agent) console.log(`gateway call: tool=${agent.tool} agent=${agent.agentId} scopes=${agent.scopes.join(',') || '-'} call=${agent.callId} status=${c.res.status}`);
+  if (agent)
+    console.log(
+      `gateway call: tool=${agent.tool} agent=${agent.agentId} scopes=${agent.scopes.join(',') || '-'} ` +
+        `call=${agent.callId} status=${c.res.status}`,
+    );
 };

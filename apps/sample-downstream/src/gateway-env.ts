@@ -15,9 +15,11 @@ export type GatewayEnv = { ok: true; gateway: RequireGatewayOptions | undefined 
 export function gatewayFromEnv(env: NodeJS.ProcessEnv, port: number): GatewayEnv {
   const required = (env.REQUIRE_GATEWAY ?? 'true').trim().toLowerCase();
   if (required === 'false' || required === '0') return { ok: true, gateway: undefined };
-  if (required !== 'true' && required !== '1') return { ok: false, problem: `REQUIRE_GATEWAY must be true or false, got "${env.REQUIRE_GATEWAY}"` };
+  if (required !== 'true' && required !== '1')
+    return { ok: false, problem: `REQUIRE_GATEWAY must be true or false, got "${env.REQUIRE_GATEWAY}"` };
   const cacheSeconds = env.GATEWAY_JWKS_CACHE_SECONDS?.trim();
-  if (cacheSeconds && !(Number(cacheSeconds) > 0)) return { ok: false, problem: `GATEWAY_JWKS_CACHE_SECONDS must be a positive number, got "${cacheSeconds}"` };
+  if (cacheSeconds && !(Number(cacheSeconds) > 0))
+    return { ok: false, problem: `GATEWAY_JWKS_CACHE_SECONDS must be a positive number, got "${cacheSeconds}"` };
   return {
     ok: true,
     gateway: {

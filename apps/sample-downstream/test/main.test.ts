@@ -78,7 +78,10 @@ describe('sample downstream process (dist/main.js)', () => {
 
 describe('sample downstream process: configuration', () => {
   it('refuses an invalid PORT with a clear message', async () => {
-    const child = spawn(process.execPath, [MAIN], { env: { ...process.env, PORT: 'eighty' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [MAIN], {
+      env: { ...process.env, PORT: 'eighty' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
     child.stderr.on('data', (chunk) => (stderr += chunk));
     const [code] = await once(child, 'exit');

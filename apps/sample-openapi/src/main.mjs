@@ -11,11 +11,24 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 
 const DOCUMENT = readFileSync(new URL('./openapi.yaml', import.meta.url), 'utf8');
-const notes = new Map([['n1', { id: 'n1', title: 'Welcome', body: 'Notes imported from an OpenAPI document.', tags: ['hello'], createdAt: new Date(0).toISOString() }]]);
+const notes = new Map([
+  [
+    'n1',
+    {
+      id: 'n1',
+      title: 'Welcome',
+      body: 'Notes imported from an OpenAPI document.',
+      tags: ['hello'],
+      createdAt: new Date(0).toISOString(),
+    },
+  ],
+]);
 let nextId = 2;
 
 function send(res, status, body) {
-  res.writeHead(status, { 'content-type': 'application/json' }).end(body === undefined ? undefined : JSON.stringify(body));
+  res
+    .writeHead(status, { 'content-type': 'application/json' })
+    .end(body === undefined ? undefined : JSON.stringify(body));
 }
 
 function readJson(req) {
@@ -47,7 +60,13 @@ export function createNotesServer() {
     } else if (req.method === 'POST' && url.pathname === '/notes') {
       const body = await readJson(req);
       if (typeof body?.title !== 'string' || body.title === '') return send(res, 400, { error: 'title is required' });
-      const created = { id: `n${nextId++}`, title: body.title, body: body.body ?? '', tags: Array.isArray(body.tags) ? body.tags : [], createdAt: new Date().toISOString() };
+      const created = {
+        id: `n${nextId++}`,
+        title: body.title,
+        body: body.body ?? '',
+        tags: Array.isArray(body.tags) ? body.tags : [],
+        createdAt: new Date().toISOString(),
+      };
       notes.set(created.id, created);
       send(res, 201, created);
     } else if (note && req.method === 'GET') {

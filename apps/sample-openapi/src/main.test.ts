@@ -16,9 +16,16 @@ describe('the sample OpenAPI API', () => {
   });
   afterAll(() => server.close());
 
-  const imported = importOpenApi(parse(readFileSync(new URL('./openapi.yaml', import.meta.url), 'utf8')), { prefix: 'notes', allowWrite: parseSelectorList('createNote') });
+  const imported = importOpenApi(parse(readFileSync(new URL('./openapi.yaml', import.meta.url), 'utf8')), {
+    prefix: 'notes',
+    allowWrite: parseSelectorList('createNote'),
+  });
   const send = async (method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${base}${path}`, { method, body: body === undefined ? undefined : JSON.stringify(body), headers: body === undefined ? {} : { 'content-type': 'application/json' } });
+    const response = await fetch(`${base}${path}`, {
+      method,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    });
     return { status: response.status, body: response.status === 204 ? null : await response.json() };
   };
 

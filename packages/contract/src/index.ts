@@ -9,7 +9,14 @@ export {
   SCHEMA_PATH,
   TOOL_NAME_PATTERN,
 } from './tool-definition.js';
-export type { HttpMethod, InputProperty, InputSchema, ParameterSource, ToolCacheSettings, ToolDefinition } from './tool-definition.js';
+export type {
+  HttpMethod,
+  InputProperty,
+  InputSchema,
+  ParameterSource,
+  ToolCacheSettings,
+  ToolDefinition,
+} from './tool-definition.js';
 export {
   ASSERTION_ALGORITHMS,
   ASSERTION_HEADER,

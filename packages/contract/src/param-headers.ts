@@ -7,7 +7,9 @@
 /** The JSON Schema keyword that names an input's `Mcp-Param-<name>` header. */
 export const PARAM_HEADER_MARK = 'x-mcp-header';
 
-/** The input types the revision lets a client mirror (not `number`: a float does not survive the trip as text exactly). */
+/**
+ * The input types the revision lets a client mirror (not `number`: a float does not survive the trip as text exactly).
+ */
 export const PARAM_HEADER_TYPES = ['string', 'integer', 'boolean'] as const;
 
 /** RFC 9110 field-name token (`1*tchar`): no separators, spaces or control characters. */

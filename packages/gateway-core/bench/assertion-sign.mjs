@@ -8,7 +8,13 @@ import { GatewayAssertionSigner } from '../dist/index.js';
 
 const CALLS = 20_000;
 const WARM_UP = 2_000;
-const subject = () => ({ audience: 'http://127.0.0.1:8081', agentId: 'agt_0123456789', tool: 'get_order', scopes: ['orders:read', 'customers:read'], callId: randomUUID() });
+const subject = () => ({
+  audience: 'http://127.0.0.1:8081',
+  agentId: 'agt_0123456789',
+  tool: 'get_order',
+  scopes: ['orders:read', 'customers:read'],
+  callId: randomUUID(),
+});
 
 /** CPU and wall time per call, after a warm-up, over CALLS calls in sequence. */
 async function measure(label, sign) {
@@ -18,7 +24,9 @@ async function measure(label, sign) {
   for (let i = 0; i < CALLS; i++) await sign();
   const wallUs = ((performance.now() - started) * 1000) / CALLS;
   const { user, system } = process.cpuUsage(cpu);
-  console.log(`${label.padEnd(34)} ${((user + system) / CALLS).toFixed(1).padStart(6)} µs CPU/call  ${wallUs.toFixed(1).padStart(6)} µs wall/call`);
+  console.log(
+    `${label.padEnd(34)} ${((user + system) / CALLS).toFixed(1).padStart(6)} µs CPU/call  ${wallUs.toFixed(1).padStart(6)} µs wall/call`,
+  );
 }
 
 for (const algorithm of ['EdDSA', 'ES256']) {
@@ -26,8 +34,13 @@ for (const algorithm of ['EdDSA', 'ES256']) {
   await measure(`GatewayAssertionSigner ${algorithm}`, () => signer.sign(subject()));
   // jose with a key of the same algorithm, imported into WebCrypto once (no per-call import either).
   const kid = JSON.parse(Buffer.from(signer.sign(subject()).split('.')[0], 'base64url').toString()).kid;
-  const pair = algorithm === 'EdDSA' ? generateKeyPairSync('ed25519') : generateKeyPairSync('ec', { namedCurve: 'P-256' });
-  const cryptoKey = pair.privateKey.toCryptoKey(algorithm === 'EdDSA' ? { name: 'Ed25519' } : { name: 'ECDSA', namedCurve: 'P-256' }, false, ['sign']);
+  const pair =
+    algorithm === 'EdDSA' ? generateKeyPairSync('ed25519') : generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const cryptoKey = pair.privateKey.toCryptoKey(
+    algorithm === 'EdDSA' ? { name: 'Ed25519' } : { name: 'ECDSA', namedCurve: 'P-256' },
+    false,
+    ['sign'],
+  );
   await measure(`jose SignJWT ${algorithm} (for comparison)`, () => {
     const { audience, agentId, tool, scopes, callId } = subject();
     return new SignJWT({ tool, scope: scopes.join(' '), call_id: callId })

@@ -75,7 +75,13 @@ const HEADER_MISMATCH = -32020;
 const MISSING_REQUIRED_CLIENT_CAPABILITY = -32021;
 const UNSUPPORTED_PROTOCOL_VERSION = -32022;
 
-const kind = (httpStatus: number, jsonRpcCode: number, title: string, outcome: FailureOutcome, delivery: Delivery = 'http'): ErrorKind => ({
+const kind = (
+  httpStatus: number,
+  jsonRpcCode: number,
+  title: string,
+  outcome: FailureOutcome,
+  delivery: Delivery = 'http',
+): ErrorKind => ({
   httpStatus,
   jsonRpcCode,
   title,
@@ -161,7 +167,8 @@ export const ERROR_CATALOGUE = {
   'method-not-found': kind(200, METHOD_NOT_FOUND, 'Method not found', 'invalid-request', 'in-band'),
   /**
    * A 2026-07-28 request (per-request `_meta` envelope) for a method that revision does not have, or the
-   * gateway does not serve: HTTP 404 as that revision's transport requires (no session exists whose loss a 404 could mean).
+   * gateway does not serve: HTTP 404 as that revision's transport
+   * requires (no session exists whose loss a 404 could mean).
    */
   'unknown-method': kind(404, METHOD_NOT_FOUND, 'Method not found', 'invalid-request'),
   /**
@@ -174,16 +181,36 @@ export const ERROR_CATALOGUE = {
    * protocol version or the client capabilities every such request carries: invalid params, HTTP 400.
    */
   'invalid-envelope': kind(400, INVALID_PARAMS, 'Invalid params', 'invalid-request'),
-  /** MCP 2026-07-28: a request's protocol version is one the gateway does not serve statelessly; `data.supported` lists those it does. */
-  'unsupported-protocol-version': kind(400, UNSUPPORTED_PROTOCOL_VERSION, 'Unsupported protocol version', 'invalid-request'),
+  /**
+   * MCP 2026-07-28: a request's protocol version is one the gateway
+   * does not serve statelessly; `data.supported` lists those it does.
+   */
+  'unsupported-protocol-version': kind(
+    400,
+    UNSUPPORTED_PROTOCOL_VERSION,
+    'Unsupported protocol version',
+    'invalid-request',
+  ),
   /**
    * Write confirmation: the tool needs the user's confirmation and the client cannot be asked for it, being
    * of a revision before 2026-07-28 (confirmation is asked by MCP 2026-07-28's multi round-trip elicitation).
    */
   'confirmation-unavailable': kind(403, REFUSED, 'Confirmation unavailable', 'not-confirmed', 'in-band'),
-  /** MCP 2026-07-28 MissingRequiredClientCapability: a write needing confirmation from a client that did not declare `elicitation`. */
-  'missing-client-capability': kind(400, MISSING_REQUIRED_CLIENT_CAPABILITY, 'Missing required client capability', 'not-confirmed', 'in-band'),
-  /** The user declined (or cancelled) the confirmation of a write: a tool error, so the model reads that the user said no. */
+  /**
+   * MCP 2026-07-28 MissingRequiredClientCapability: a write needing
+   * confirmation from a client that did not declare `elicitation`.
+   */
+  'missing-client-capability': kind(
+    400,
+    MISSING_REQUIRED_CLIENT_CAPABILITY,
+    'Missing required client capability',
+    'not-confirmed',
+    'in-band',
+  ),
+  /**
+   * The user declined (or cancelled) the confirmation of a write:
+   * a tool error, so the model reads that the user said no.
+   */
   'confirmation-declined': kind(403, REFUSED, 'Not confirmed', 'not-confirmed', 'tool-error'),
   /**
    * A retried call's `requestState` failed its check: forged, expired, already used, another agent's, or for
@@ -192,7 +219,10 @@ export const ERROR_CATALOGUE = {
   'invalid-request-state': kind(400, INVALID_PARAMS, 'Invalid request state', 'not-confirmed', 'in-band'),
   /** Streamable HTTP clients react to the 404 by initializing again. */
   'session-not-found': kind(404, INVALID_REQUEST, 'Session not found', 'invalid-request'),
-  /** A resumed stream whose answer is no longer kept (or never was: the client did not leave, or another instance lost it). */
+  /**
+   * A resumed stream whose answer is no longer kept (or never
+   * was: the client did not leave, or another instance lost it).
+   */
   'stream-gone': kind(410, INVALID_REQUEST, 'Stream gone', 'invalid-request'),
 
   // Transport: the HTTP request itself is not one /mcp accepts.

@@ -30,7 +30,16 @@ describe('describeError', () => {
     [new InvalidInputError('bad body'), 400, -32602],
     [new StoreUnavailableError('redis down'), 503, -32003],
   ])('maps %s to the spec status and code', (error, httpStatus, jsonRpcCode) => {
-    expect(describeError(error)).toEqual({ code: error.code, httpStatus, jsonRpcCode, title: error.title, outcome: error.kind.outcome, delivery: error.kind.delivery, detail: error.message, expected: true });
+    expect(describeError(error)).toEqual({
+      code: error.code,
+      httpStatus,
+      jsonRpcCode,
+      title: error.title,
+      outcome: error.kind.outcome,
+      delivery: error.kind.delivery,
+      detail: error.message,
+      expected: true,
+    });
     expect(error.name).toBe(error.constructor.name);
   });
 
@@ -66,9 +75,26 @@ describe('the error catalogue', () => {
   it("refuses a rate-limited call like a spent budget: 429 / -32029, the budget's data shape, whole seconds to wait", () => {
     const now = new Date('2030-01-01T12:00:00.000Z');
     const error = new RateLimitedError('slow down', { callsPerMinute: 6, burst: 3 }, 9_001, { now });
-    expect(describeError(error)).toMatchObject({ code: 'rate-limited', httpStatus: 429, jsonRpcCode: -32029, outcome: 'rate-limited', delivery: 'in-band' });
-    expect(error.data).toEqual({ reason: 'rate-limited', resetsAt: '2030-01-01T12:00:09.001Z', retryAfterSeconds: 10, callsPerMinute: 6, burst: 3, remaining: 0 });
-    expect(Object.keys(new BudgetExhaustedError('x', '2030-01-02T00:00:00.000Z', { dailyTokenBudget: 100 }).data).filter((key) => !(key in error.data))).toEqual(['dailyTokenBudget']);
+    expect(describeError(error)).toMatchObject({
+      code: 'rate-limited',
+      httpStatus: 429,
+      jsonRpcCode: -32029,
+      outcome: 'rate-limited',
+      delivery: 'in-band',
+    });
+    expect(error.data).toEqual({
+      reason: 'rate-limited',
+      resetsAt: '2030-01-01T12:00:09.001Z',
+      retryAfterSeconds: 10,
+      callsPerMinute: 6,
+      burst: 3,
+      remaining: 0,
+    });
+    expect(
+      Object.keys(new BudgetExhaustedError('x', '2030-01-02T00:00:00.000Z', { dailyTokenBudget: 100 }).data).filter(
+        (key) => !(key in error.data),
+      ),
+    ).toEqual(['dailyTokenBudget']);
     expect(new RateLimitedError('x', { callsPerMinute: 6, burst: 3 }, 1).data.retryAfterSeconds).toBe(1);
   });
 

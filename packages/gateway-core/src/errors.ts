@@ -1,4 +1,10 @@
-import { ERROR_CATALOGUE, type Delivery, type ErrorCode, type ErrorKind, type FailureOutcome } from './error-catalogue.js';
+import {
+  ERROR_CATALOGUE,
+  type Delivery,
+  type ErrorCode,
+  type ErrorKind,
+  type FailureOutcome,
+} from './error-catalogue.js';
 
 /**
  * The gateway's errors. Each carries a `code` of the error catalogue, which
@@ -65,7 +71,10 @@ export class UnauthorizedError extends GatewayError {
 
 /** A required scope is absent, or a write is blocked. */
 export class ForbiddenError extends GatewayError {
-  constructor(message: string, options?: GatewayErrorOptions & { code?: 'forbidden' | 'not-allowlisted' | 'write-blocked' }) {
+  constructor(
+    message: string,
+    options?: GatewayErrorOptions & { code?: 'forbidden' | 'not-allowlisted' | 'write-blocked' },
+  ) {
     super(options?.code ?? 'forbidden', message, options);
   }
 }
@@ -94,12 +103,21 @@ export class BudgetExhaustedError extends GatewayError {
   /** What a client can act on: when to come back, and the budget it ran out of. */
   readonly data: { resetsAt: string; retryAfterSeconds: number; dailyTokenBudget?: number; remaining: number };
 
-  constructor(message: string, resetsAt: string, options?: GatewayErrorOptions & { dailyTokenBudget?: number; now?: Date }) {
+  constructor(
+    message: string,
+    resetsAt: string,
+    options?: GatewayErrorOptions & { dailyTokenBudget?: number; now?: Date },
+  ) {
     super('budget-exhausted', message, options);
     this.resetsAt = resetsAt;
     const now = options?.now ?? new Date();
     const retryAfterSeconds = Math.max(Math.ceil((Date.parse(resetsAt) - now.getTime()) / 1000), 1);
-    this.data = { resetsAt, retryAfterSeconds, ...(options?.dailyTokenBudget === undefined ? {} : { dailyTokenBudget: options.dailyTokenBudget }), remaining: 0 };
+    this.data = {
+      resetsAt,
+      retryAfterSeconds,
+      ...(options?.dailyTokenBudget === undefined ? {} : { dailyTokenBudget: options.dailyTokenBudget }),
+      remaining: 0,
+    };
   }
 }
 
@@ -109,14 +127,33 @@ export class BudgetExhaustedError extends GatewayError {
  * `resetsAt` being when the next call passes, plus the limit and a `reason`.
  */
 export class RateLimitedError extends GatewayError {
-  readonly data: { reason: 'rate-limited'; resetsAt: string; retryAfterSeconds: number; callsPerMinute: number; burst: number; remaining: 0 };
+  readonly data: {
+    reason: 'rate-limited';
+    resetsAt: string;
+    retryAfterSeconds: number;
+    callsPerMinute: number;
+    burst: number;
+    remaining: 0;
+  };
 
-  constructor(message: string, limit: { callsPerMinute: number; burst: number }, retryAfterMs: number, options?: GatewayErrorOptions & { now?: Date }) {
+  constructor(
+    message: string,
+    limit: { callsPerMinute: number; burst: number },
+    retryAfterMs: number,
+    options?: GatewayErrorOptions & { now?: Date },
+  ) {
     super('rate-limited', message, options);
     const now = options?.now ?? new Date();
     const retryAfterSeconds = Math.max(Math.ceil(retryAfterMs / 1000), 1);
     const resetsAt = new Date(now.getTime() + Math.max(retryAfterMs, 0)).toISOString();
-    this.data = { reason: 'rate-limited', resetsAt, retryAfterSeconds, callsPerMinute: limit.callsPerMinute, burst: limit.burst, remaining: 0 };
+    this.data = {
+      reason: 'rate-limited',
+      resetsAt,
+      retryAfterSeconds,
+      callsPerMinute: limit.callsPerMinute,
+      burst: limit.burst,
+      remaining: 0,
+    };
   }
 }
 
@@ -273,7 +310,11 @@ export interface InvalidField {
 export class InvalidInputError extends GatewayError {
   readonly fields: InvalidField[];
 
-  constructor(message: string, fields: InvalidField[] = [], options?: GatewayErrorOptions & { code?: 'invalid-input' | 'unknown-tool' | 'invalid-arguments' }) {
+  constructor(
+    message: string,
+    fields: InvalidField[] = [],
+    options?: GatewayErrorOptions & { code?: 'invalid-input' | 'unknown-tool' | 'invalid-arguments' },
+  ) {
     super(options?.code ?? 'invalid-input', message, options);
     this.fields = fields;
   }
@@ -378,7 +419,10 @@ export class UnsupportedProtocolVersionError extends GatewayError {
   readonly data: { supported: readonly string[]; requested: string | null };
 
   constructor(requested: string | null, supported: readonly string[]) {
-    super('unsupported-protocol-version', `Unsupported protocol version: ${JSON.stringify(requested)}; supported: ${supported.join(', ')}`);
+    super(
+      'unsupported-protocol-version',
+      `Unsupported protocol version: ${JSON.stringify(requested)}; supported: ${supported.join(', ')}`,
+    );
     this.data = { supported, requested };
   }
 }
@@ -415,7 +459,13 @@ export class ClientGoneError extends GatewayError {
 /** The HTTP request is not one the endpoint accepts: method, media type, size, or a body cut short. */
 export class TransportError extends GatewayError {
   constructor(
-    code: 'method-not-allowed' | 'not-acceptable' | 'body-too-large' | 'unsupported-media-type' | 'incomplete-body' | 'too-many-uploads',
+    code:
+      | 'method-not-allowed'
+      | 'not-acceptable'
+      | 'body-too-large'
+      | 'unsupported-media-type'
+      | 'incomplete-body'
+      | 'too-many-uploads',
     message: string,
     options?: GatewayErrorOptions,
   ) {
@@ -475,5 +525,14 @@ export function describeError(error: unknown): ErrorDescription {
   const known = error instanceof GatewayError;
   const code = known ? error.code : 'internal';
   const { httpStatus, jsonRpcCode, title, outcome, delivery } = ERROR_CATALOGUE[code];
-  return { code, httpStatus, jsonRpcCode, title, outcome, delivery, detail: known ? error.message : INTERNAL_DETAIL, expected: known };
+  return {
+    code,
+    httpStatus,
+    jsonRpcCode,
+    title,
+    outcome,
+    delivery,
+    detail: known ? error.message : INTERNAL_DETAIL,
+    expected: known,
+  };
 }

@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 
 // The API reports in etc/ are checked against the build (`pnpm api:check`), so the
 // names they declare are the names each entry exports.
-const EXPORT = /^export (?:declare )?(?:abstract )?(?:class|function|const|interface|type|namespace|enum|let|var) (\w+)/gm;
+const EXPORT =
+  /^export (?:declare )?(?:abstract )?(?:class|function|const|interface|type|namespace|enum|let|var) (\w+)/gm;
 
 function exportedNames(report: string): Set<string> {
   const text = readFileSync(new URL(`../etc/${report}`, import.meta.url), 'utf8');

@@ -10,7 +10,12 @@ export const MIN_SIGNING_KEY_BYTES = 32;
 export function checkSigningKey(key: string | Uint8Array): Uint8Array {
   const bytes = typeof key === 'string' ? new TextEncoder().encode(key) : key;
   if (bytes.byteLength < MIN_SIGNING_KEY_BYTES) {
-    throw new ConfigError([{ path: 'signingKey', message: `must be at least ${MIN_SIGNING_KEY_BYTES} bytes (e.g. openssl rand -hex ${MIN_SIGNING_KEY_BYTES})` }]);
+    throw new ConfigError([
+      {
+        path: 'signingKey',
+        message: `must be at least ${MIN_SIGNING_KEY_BYTES} bytes (e.g. openssl rand -hex ${MIN_SIGNING_KEY_BYTES})`,
+      },
+    ]);
   }
   return bytes;
 }

@@ -3,7 +3,13 @@ import { nextUtcMidnight, utcDay } from './time.js';
 
 describe('utcDay', () => {
   it('is the UTC calendar day, across midnight and back again', () => {
-    const instants = ['2030-06-15T23:59:59.999Z', '2030-06-16T00:00:00.000Z', '2030-06-15T12:00:00.000Z', '1999-12-31T23:00:00.000Z', '2030-06-16T00:00:00.001Z'];
+    const instants = [
+      '2030-06-15T23:59:59.999Z',
+      '2030-06-16T00:00:00.000Z',
+      '2030-06-15T12:00:00.000Z',
+      '1999-12-31T23:00:00.000Z',
+      '2030-06-16T00:00:00.001Z',
+    ];
     for (const iso of instants) expect(utcDay(new Date(iso))).toBe(iso.slice(0, 10));
   });
 

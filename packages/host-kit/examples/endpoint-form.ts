@@ -46,7 +46,12 @@ app.route('/orders', orders);
 app.on(
   ['PUT', 'PATCH'],
   '/customers/:id',
-  withAgentTool({ name: 'update_customer', description: 'Change contact details.', allowWrite: true, httpMethod: 'PATCH' }),
+  withAgentTool({
+    name: 'update_customer',
+    description: 'Change contact details.',
+    allowWrite: true,
+    httpMethod: 'PATCH',
+  }),
   updateCustomer,
 );
 

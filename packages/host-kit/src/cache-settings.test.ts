@@ -7,7 +7,9 @@ describe('toCacheSettings', () => {
     expect(toCacheSettings(undefined)).toEqual({ settings: null, problem: null });
     expect(toCacheSettings(null)).toEqual({ settings: null, problem: null });
     expect(toCacheSettings({})).toEqual({ settings: { semantic: false, significantTerms: [] }, problem: null });
-    expect(toCacheSettings({ semantic: true, significantTerms: [' hardware ', ['monitor', 'screen']] }).settings).toEqual({
+    expect(
+      toCacheSettings({ semantic: true, significantTerms: [' hardware ', ['monitor', 'screen']] }).settings,
+    ).toEqual({
       semantic: true,
       significantTerms: ['hardware', ['monitor', 'screen']],
     });
@@ -26,7 +28,12 @@ describe('toCacheSettings', () => {
 describe('@AgentTool cache option (annotation form)', () => {
   it('goes into the manifest only when set', () => {
     expect(toToolOptions({ description: 'd' }).options).not.toHaveProperty('cache');
-    expect(toToolOptions({ description: 'd', cache: { semantic: true } }).options.cache).toEqual({ semantic: true, significantTerms: [] });
-    expect(toToolOptions({ description: 'd', cache: { semantic: 'no' } }).problems.map((p) => p.message)).toEqual(['cache.semantic must be true or false']);
+    expect(toToolOptions({ description: 'd', cache: { semantic: true } }).options.cache).toEqual({
+      semantic: true,
+      significantTerms: [],
+    });
+    expect(toToolOptions({ description: 'd', cache: { semantic: 'no' } }).problems.map((p) => p.message)).toEqual([
+      'cache.semantic must be true or false',
+    ]);
   });
 });

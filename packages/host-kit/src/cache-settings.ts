@@ -9,15 +9,26 @@ import type { ToolCacheSettings } from './tool-definition.js';
  */
 export function toCacheSettings(value: unknown): { settings: ToolCacheSettings | null; problem: string | null } {
   if (value === undefined || value === null) return { settings: null, problem: null };
-  if (typeof value !== 'object' || Array.isArray(value)) return invalid('cache must be an object: { semantic?: boolean, significantTerms?: string[] }');
+  if (typeof value !== 'object' || Array.isArray(value))
+    return invalid('cache must be an object: { semantic?: boolean, significantTerms?: string[] }');
   const { semantic = false, significantTerms = [], ...rest } = value as Record<string, unknown>;
   const unknown = Object.keys(rest);
-  if (unknown.length > 0) return invalid(`cache has unknown field${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}`);
+  if (unknown.length > 0)
+    return invalid(`cache has unknown field${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}`);
   if (typeof semantic !== 'boolean') return invalid('cache.semantic must be true or false');
-  if (!Array.isArray(significantTerms) || significantTerms.length > MAX_TERMS || !significantTerms.every(isTermOrSynonyms)) {
-    return invalid(`cache.significantTerms must be at most ${MAX_TERMS} non-blank strings (up to ${MAX_TERM_LENGTH} characters) or arrays of up to ${MAX_SYNONYMS} such synonyms`);
+  if (
+    !Array.isArray(significantTerms) ||
+    significantTerms.length > MAX_TERMS ||
+    !significantTerms.every(isTermOrSynonyms)
+  ) {
+    return invalid(
+      `cache.significantTerms must be at most ${MAX_TERMS} non-blank strings (up to ${MAX_TERM_LENGTH} ` +
+        `characters) or arrays of up to ${MAX_SYNONYMS} such synonyms`,
+    );
   }
-  const terms = significantTerms.map((term: string | string[]) => (typeof term === 'string' ? term.trim() : term.map((synonym) => synonym.trim())));
+  const terms = significantTerms.map((term: string | string[]) =>
+    typeof term === 'string' ? term.trim() : term.map((synonym) => synonym.trim()),
+  );
   return { settings: { semantic, significantTerms: terms }, problem: null };
 }
 
@@ -26,7 +37,9 @@ function isTerm(value: unknown): value is string {
 }
 
 function isTermOrSynonyms(value: unknown): boolean {
-  return isTerm(value) || (Array.isArray(value) && value.length > 0 && value.length <= MAX_SYNONYMS && value.every(isTerm));
+  return (
+    isTerm(value) || (Array.isArray(value) && value.length > 0 && value.length <= MAX_SYNONYMS && value.every(isTerm))
+  );
 }
 
 function invalid(problem: string): { settings: null; problem: string } {

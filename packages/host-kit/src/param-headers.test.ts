@@ -52,7 +52,14 @@ describe('withAgentTool: confirm and paramHeaders in GET /gw/schema', () => {
     mapAgentToolSchema(hono, { includeMappedEndpoints: true });
     hono.post(
       '/regions/:region/runs',
-      withAgentTool({ name: 'run_query', description: 'Runs a query', allowWrite: true, confirm: true, paramHeaders, input: { body: z.object({ query: z.string(), priority: z.int() }) } }),
+      withAgentTool({
+        name: 'run_query',
+        description: 'Runs a query',
+        allowWrite: true,
+        confirm: true,
+        paramHeaders,
+        input: { body: z.object({ query: z.string(), priority: z.int() }) },
+      }),
       () => new Response('ok'),
     );
     hono.get('/regions', withAgentTool({ name: 'list_regions', description: 'Regions' }), () => new Response('ok'));
@@ -63,7 +70,11 @@ describe('withAgentTool: confirm and paramHeaders in GET /gw/schema', () => {
     const res = await app({ region: 'Region', priority: 'Priority' }).request('/gw/schema');
     expect(res.status).toBe(200);
     const [list, run] = (await res.json()) as ToolDefinition[];
-    expect(run).toMatchObject({ name: 'run_query', confirm: true, inputSchema: { properties: { region: { 'x-mcp-header': 'Region' }, priority: { 'x-mcp-header': 'Priority' } } } });
+    expect(run).toMatchObject({
+      name: 'run_query',
+      confirm: true,
+      inputSchema: { properties: { region: { 'x-mcp-header': 'Region' }, priority: { 'x-mcp-header': 'Priority' } } },
+    });
     expect(run!.inputSchema.properties.query).not.toHaveProperty('x-mcp-header');
     expect(list).not.toHaveProperty('confirm');
   });
@@ -77,7 +88,11 @@ describe('withAgentTool: confirm and paramHeaders in GET /gw/schema', () => {
   });
 
   it('refuses a paramHeaders that is not an object of names, and a confirm that is not a boolean, at registration', () => {
-    expect(() => withAgentTool({ name: 't', description: 'd', paramHeaders: { region: 1 } as never })).toThrow(/paramHeaders must be an object/);
-    expect(() => withAgentTool({ name: 't', description: 'd', confirm: 'yes' as never })).toThrow(/confirm of tool "t" must be a boolean/);
+    expect(() => withAgentTool({ name: 't', description: 'd', paramHeaders: { region: 1 } as never })).toThrow(
+      /paramHeaders must be an object/,
+    );
+    expect(() => withAgentTool({ name: 't', description: 'd', confirm: 'yes' as never })).toThrow(
+      /confirm of tool "t" must be a boolean/,
+    );
   });
 });

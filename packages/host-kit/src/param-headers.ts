@@ -18,9 +18,13 @@ const PRIMITIVES: ReadonlySet<unknown> = new Set(PARAM_HEADER_TYPES);
 /** The `paramHeaders` option's shape: absent or null, none; otherwise an object of header names. */
 export function toParamHeaders(value: unknown): { headers: ParamHeaders | null; problem: string | null } {
   if (value === undefined || value === null) return { headers: null, problem: null };
-  const entries = typeof value === 'object' && !Array.isArray(value) ? Object.entries(value as Record<string, unknown>) : null;
+  const entries =
+    typeof value === 'object' && !Array.isArray(value) ? Object.entries(value as Record<string, unknown>) : null;
   if (entries === null || !entries.every(([, header]) => typeof header === 'string')) {
-    return { headers: null, problem: 'paramHeaders must be an object mapping input names to header names, e.g. { region: "Region" }' };
+    return {
+      headers: null,
+      problem: 'paramHeaders must be an object mapping input names to header names, e.g. { region: "Region" }',
+    };
   }
   return { headers: Object.freeze(Object.fromEntries(entries)) as ParamHeaders, problem: null };
 }
@@ -31,7 +35,10 @@ export function toParamHeaders(value: unknown): { headers: ParamHeaders | null; 
  * equal but for case, an input the tool does not have, or one whose type is
  * not a single string, integer or boolean.
  */
-export function markParamHeaders(schema: InputSchema, headers: ParamHeaders | null): { inputSchema: InputSchema; problem: string | null } {
+export function markParamHeaders(
+  schema: InputSchema,
+  headers: ParamHeaders | null,
+): { inputSchema: InputSchema; problem: string | null } {
   if (headers === null) return { inputSchema: schema, problem: null };
   const seen = new Map<string, string>();
   const properties = { ...schema.properties };
@@ -39,7 +46,12 @@ export function markParamHeaders(schema: InputSchema, headers: ParamHeaders | nu
     const problem = headerProblem(header) ?? inputProblem(schema, input);
     if (problem !== null) return { inputSchema: schema, problem: `paramHeaders.${input}: ${problem}` };
     const twin = seen.get(header.toLowerCase());
-    if (twin !== undefined) return { inputSchema: schema, problem: `paramHeaders.${input}: header "${header}" is also given to ${twin} (header names are case-insensitive)` };
+    if (twin !== undefined)
+      return {
+        inputSchema: schema,
+        problem:
+          `paramHeaders.${input}: header "${header}" is also given to ` + `${twin} (header names are case-insensitive)`,
+      };
     seen.set(header.toLowerCase(), input);
     properties[input] = { ...schema.properties[input]!, [PARAM_HEADER_MARK]: header };
   }
@@ -48,13 +60,19 @@ export function markParamHeaders(schema: InputSchema, headers: ParamHeaders | nu
 
 function headerProblem(header: string): string | null {
   if (header === '') return 'the header name must not be empty';
-  return TOKEN.test(header) ? null : `header name "${header}" must be an HTTP token (letters, digits and !#$%&'*+-.^_\`|~; no spaces or control characters)`;
+  return TOKEN.test(header)
+    ? null
+    : `header name "${header}" must be an HTTP token (letters, digits and !#$%&'*+-.^_\`|~; no spaces or control ` +
+        `characters)`;
 }
 
 function inputProblem(schema: InputSchema, input: string): string | null {
   const property = Object.hasOwn(schema.properties, input) ? schema.properties[input] : undefined;
   if (property === undefined) return `the tool has no input "${input}"`;
   if (property.type === 'number') return 'a number input cannot be mirrored into a header (use an integer)';
-  if (!PRIMITIVES.has(property.type)) return `only a string, integer or boolean input can be mirrored into a header, not ${JSON.stringify(property.type)}`;
+  if (!PRIMITIVES.has(property.type))
+    return (
+      `only a string, integer or boolean input can be mirrored into ` + `a header, not ${JSON.stringify(property.type)}`
+    );
   return null;
 }

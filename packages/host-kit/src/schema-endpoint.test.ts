@@ -46,7 +46,8 @@ const annotatedTool: ToolDefinition = {
 
 describe('GET /gw/schema', () => {
   describe('registration forms', () => {
-    const build = (app: Hono) => app.get('/customers', withAgentTool({ name: 'list_customers', description: 'All customers' }), ok);
+    const build = (app: Hono) =>
+      app.get('/customers', withAgentTool({ name: 'list_customers', description: 'All customers' }), ok);
 
     it('serves only annotated tools by default', async () => {
       const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
@@ -140,7 +141,12 @@ describe('GET /gw/schema', () => {
   it('resolves app.all and a multi-verb app.on through httpMethod', async () => {
     const app = mapped((app) => {
       app.all('/ping', withAgentTool({ name: 'ping', description: 'd', httpMethod: 'GET' }), ok);
-      app.on(['PUT', 'PATCH'], '/orders/:id', withAgentTool({ name: 'update', description: 'd', httpMethod: 'PATCH' }), ok);
+      app.on(
+        ['PUT', 'PATCH'],
+        '/orders/:id',
+        withAgentTool({ name: 'update', description: 'd', httpMethod: 'PATCH' }),
+        ok,
+      );
     });
     expect(await schemaOf(app)).toMatchObject([
       { name: 'ping', httpMethod: 'GET', routePattern: '/ping' },
@@ -149,7 +155,9 @@ describe('GET /gw/schema', () => {
   });
 
   it('resolves a single-verb app.on without httpMethod', async () => {
-    const app = mapped((app) => app.on('DELETE', '/orders/:id', withAgentTool({ name: 'cancel', description: 'd' }), ok));
+    const app = mapped((app) =>
+      app.on('DELETE', '/orders/:id', withAgentTool({ name: 'cancel', description: 'd' }), ok),
+    );
     expect(await schemaOf(app)).toMatchObject([{ httpMethod: 'DELETE' }]);
   });
 
@@ -211,7 +219,11 @@ describe('GET /gw/schema', () => {
 
   it('makes every body property optional for an optional body', async () => {
     const app = mapped((app) =>
-      app.patch('/x', withAgentTool({ name: 'x', description: 'd', input: { body: z.object({ a: z.string() }).nullable() } }), ok),
+      app.patch(
+        '/x',
+        withAgentTool({ name: 'x', description: 'd', input: { body: z.object({ a: z.string() }).nullable() } }),
+        ok,
+      ),
     );
     expect((await schemaOf(app))[0]?.inputSchema.required).toEqual([]);
   });
@@ -245,7 +257,9 @@ describe('GET /gw/schema', () => {
     });
 
     it('for a multi-verb app.on without httpMethod', async () => {
-      const app = mapped((app) => app.on(['PUT', 'PATCH'], '/o/:id', withAgentTool({ name: 'upd', description: 'd' }), ok));
+      const app = mapped((app) =>
+        app.on(['PUT', 'PATCH'], '/o/:id', withAgentTool({ name: 'upd', description: 'd' }), ok),
+      );
       expect((await errorOf(app)).message).toBe(
         'Agent tool "upd" on PUT,PATCH /o/:id: the verb is ambiguous: the endpoint serves PUT, PATCH. ' +
           'Fix: pass httpMethod to withAgentTool, one of PUT, PATCH.',
@@ -253,7 +267,9 @@ describe('GET /gw/schema', () => {
     });
 
     it('for an httpMethod the endpoint does not serve', async () => {
-      const app = mapped((app) => app.get('/o', withAgentTool({ name: 'list', description: 'd', httpMethod: 'POST' }), ok));
+      const app = mapped((app) =>
+        app.get('/o', withAgentTool({ name: 'list', description: 'd', httpMethod: 'POST' }), ok),
+      );
       expect((await errorOf(app)).message).toBe(
         'Agent tool "list" on GET /o: httpMethod POST is not a verb the endpoint serves (it serves GET). ' +
           'Fix: set httpMethod to one of GET, or register the route for POST.',
@@ -273,7 +289,11 @@ describe('GET /gw/schema', () => {
       const app = mapped((app) => {
         app.get('/a', shared, ok);
         app.get('/b', shared, ok);
-        app.get('/c/:id', withAgentTool({ name: 'typo', description: 'd', input: { route: z.object({ ID: z.int() }) } }), ok);
+        app.get(
+          '/c/:id',
+          withAgentTool({ name: 'typo', description: 'd', input: { route: z.object({ ID: z.int() }) } }),
+          ok,
+        );
       });
       const { message } = await errorOf(app);
       expect(message).toContain('Agent tool "shared" on GET /a, /b: one withAgentTool marks more than one route');
@@ -285,7 +305,9 @@ describe('GET /gw/schema', () => {
         app.get('/a', withAgentTool({ name: 'dup', description: 'd' }), ok);
         app.post('/b', withAgentTool({ name: 'dup', description: 'd' }), ok);
       });
-      expect((await errorOf(app)).message).toContain('Agent tool "dup" on GET /a and POST /b: two tools share this name');
+      expect((await errorOf(app)).message).toContain(
+        'Agent tool "dup" on GET /a and POST /b: two tools share this name',
+      );
     });
 
     it('only when endpoints are included: the default form serves none of them, misconfigured or not', async () => {
@@ -300,7 +322,10 @@ describe('GET /gw/schema', () => {
   describe('the warning about marked routes left out', () => {
     const markTwo = (app: Hono) => {
       app.get('/customers', withAgentTool({ name: 'list_customers', description: 'All customers' }), ok);
-      app.route('/v2', new Hono().post('/orders', withAgentTool({ name: 'place_order', description: 'Order', allowWrite: true }), ok));
+      app.route(
+        '/v2',
+        new Hono().post('/orders', withAgentTool({ name: 'place_order', description: 'Order', allowWrite: true }), ok),
+      );
       app.get('/health', ok);
     };
 

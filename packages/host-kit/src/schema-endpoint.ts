@@ -27,7 +27,10 @@ type SchemaResult = { ok: true; tools: ToolDefinition[] } | { ok: false; problem
  * routing table is read on the first request, after every route exists,
  * and the answer (tools or misconfiguration) is kept for the process.
  */
-export function mapAgentToolSchema<App extends Hono<any, any, any>>(app: App, options: AgentToolSchemaOptions = {}): App {
+export function mapAgentToolSchema<
+  // biome-ignore lint/suspicious/noExplicitAny: Hono's parameters are invariant; only `any` accepts every app.
+  App extends Hono<any, any, any>,
+>(app: App, options: AgentToolSchemaOptions = {}): App {
   const annotated = options.manifest?.tools ?? [];
   const includeEndpoints = options.includeMappedEndpoints === true;
   let cached: SchemaResult | undefined;
@@ -61,8 +64,10 @@ export function mapAgentToolSchema<App extends Hono<any, any, any>>(app: App, op
 function warnLeftOut(marked: readonly string[]): void {
   if (marked.length === 0) return;
   console.warn(
-    `@tollgate/host-kit: ${SCHEMA_PATH} leaves out ${marked.length} route${marked.length === 1 ? '' : 's'} marked with withAgentTool: ` +
-      `${marked.join(', ')}. Pass { includeMappedEndpoints: true } to mapAgentToolSchema to serve them (false to keep them out without this warning).`,
+    `@tollgate/host-kit: ${SCHEMA_PATH} leaves out ${marked.length} route${marked.length === 1 ? '' : 's'} ` +
+      `marked with withAgentTool: ` +
+      `${marked.join(', ')}. Pass { includeMappedEndpoints: true } to mapAgentToolSchema to serve them (false to ` +
+      `keep them out without this warning).`,
   );
 }
 

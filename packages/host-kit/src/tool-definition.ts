@@ -5,7 +5,14 @@
  */
 import type { HttpMethod } from '@tollgate/contract';
 
-export type { HttpMethod, InputProperty, InputSchema, ParameterSource, ToolCacheSettings, ToolDefinition } from '@tollgate/contract';
+export type {
+  HttpMethod,
+  InputProperty,
+  InputSchema,
+  ParameterSource,
+  ToolCacheSettings,
+  ToolDefinition,
+} from '@tollgate/contract';
 export { DEFAULT_MAX_RESPONSE_TOKENS, TOOL_NAME_PATTERN } from '@tollgate/contract';
 
 /** The settings both marking forms share (contract 4.6); the endpoint form adds a name and inputs. */
@@ -21,7 +28,10 @@ export interface AgentToolSettings {
   requiredScopes?: readonly string[] | null;
   /** Needed only when the endpoint does not resolve to exactly one verb; must be a verb it serves. */
   httpMethod?: HttpMethod | Lowercase<HttpMethod> | null;
-  /** Opt a free-text read tool into the gateway's semantic cache tier, e.g. `{ semantic: true }`. Default: exact tier only. */
+  /**
+   * Opt a free-text read tool into the gateway's semantic cache
+   * tier, e.g. `{ semantic: true }`. Default: exact tier only.
+   */
   cache?: { semantic?: boolean; significantTerms?: ReadonlyArray<string | readonly string[]> } | null;
   /**
    * The user confirms each call before the gateway sends it (MCP 2026-07-28 clients with elicitation;

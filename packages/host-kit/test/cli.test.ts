@@ -34,7 +34,9 @@ describe('host-kit CLI', () => {
     const out = join(scratch, 'readme.json');
     const build = await runNode([cli, 'build', '--out', out], fixture('readme-annotation-form'));
     expect(build).toMatchObject({ code: 0, stderr: '' });
-    expect(readFileSync(out, 'utf8')).toBe(readFileSync(join(fixture('readme-annotation-form'), 'expected.json'), 'utf8'));
+    expect(readFileSync(out, 'utf8')).toBe(
+      readFileSync(join(fixture('readme-annotation-form'), 'expected.json'), 'utf8'),
+    );
   }, 60_000);
 
   it('prints every diagnostic as file:line:col - error HKnnn: message, exits 1 and writes nothing', async () => {

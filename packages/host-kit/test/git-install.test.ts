@@ -9,10 +9,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 const run = promisify(execFile);
 const packageDir = fileURLToPath(new URL('..', import.meta.url));
 const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
-const peer = (name: string) => JSON.parse(readFileSync(join(packageDir, 'node_modules', name, 'package.json'), 'utf8')).version as string;
+const peer = (name: string) =>
+  JSON.parse(readFileSync(join(packageDir, 'node_modules', name, 'package.json'), 'utf8')).version as string;
 
 const git = (args: string[], cwd: string) =>
-  run('git', ['-c', 'user.name=test', '-c', 'user.email=test@example.invalid', '-c', 'init.defaultBranch=main', ...args], { cwd, timeout: 60_000 });
+  run(
+    'git',
+    ['-c', 'user.name=test', '-c', 'user.email=test@example.invalid', '-c', 'init.defaultBranch=main', ...args],
+    { cwd, timeout: 60_000 },
+  );
 
 /**
  * The README's install from git before a release (issue 29): pnpm fetches the
@@ -32,9 +37,16 @@ describe('install from git', () => {
     scratch = mkdtempSync(join(tmpdir(), 'host-kit-git-'));
     const tree = join(scratch, 'tree');
     mkdirSync(tree);
-    const { stdout } = await run('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: repoRoot, maxBuffer: 64 * 1024 * 1024 });
+    const { stdout } = await run('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
+      cwd: repoRoot,
+      maxBuffer: 64 * 1024 * 1024,
+    });
     writeFileSync(join(scratch, 'files'), stdout);
-    await run('sh', ['-c', `tar --null --ignore-failed-read -T "${join(scratch, 'files')}" -cf - | tar -xf - -C "${tree}"`], { cwd: repoRoot, timeout: 60_000 });
+    await run(
+      'sh',
+      ['-c', `tar --null --ignore-failed-read -T "${join(scratch, 'files')}" -cf - | tar -xf - -C "${tree}"`],
+      { cwd: repoRoot, timeout: 60_000 },
+    );
     await git(['init', '-q'], tree);
     await git(['add', '-A'], tree);
     await git(['commit', '-qm', 'snapshot'], tree);
@@ -49,15 +61,22 @@ describe('install from git', () => {
   it('installs with the README command, built on prepare, and serves /gw/schema', async () => {
     const app = join(scratch, 'app');
     mkdirSync(app);
-    writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app-from-git', version: '1.0.0', private: true, type: 'module' }));
+    writeFileSync(
+      join(app, 'package.json'),
+      JSON.stringify({ name: 'app-from-git', version: '1.0.0', private: true, type: 'module' }),
+    );
     // The README's two steps, with file:// for https://github.com/<org>/<repo>.
     const source = `git+file://${remote}#${commit}&path:packages/host-kit`;
     writeFileSync(join(app, 'pnpm-workspace.yaml'), `onlyBuiltDependencies:\n  - "@tollgate/host-kit@${source}"\n`);
-    await run('pnpm', ['add', source, `hono@${peer('hono')}`, `zod@${peer('zod')}`, '--prefer-offline', '--reporter=silent'], {
-      cwd: app,
-      timeout: 240_000,
-      env: { ...process.env, CI: 'true' },
-    });
+    await run(
+      'pnpm',
+      ['add', source, `hono@${peer('hono')}`, `zod@${peer('zod')}`, '--prefer-offline', '--reporter=silent'],
+      {
+        cwd: app,
+        timeout: 240_000,
+        env: { ...process.env, CI: 'true' },
+      },
+    );
     writeFileSync(
       join(app, 'server.js'),
       `import { mapAgentToolSchema, withAgentTool } from '@tollgate/host-kit';

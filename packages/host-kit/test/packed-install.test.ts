@@ -16,13 +16,20 @@ const ZOD = JSON.parse(readFileSync(join(packageDir, 'node_modules/zod/package.j
 
 /** pnpm outside this workspace, from its store first: no network unless the store lacks a package (then the npm registry). */
 function pnpm(args: string[], cwd: string) {
-  return run('pnpm', [...args, '--ignore-workspace', '--prefer-offline', '--config.confirmModulesPurge=false', '--reporter=silent'], { cwd, timeout: 120_000, env: { ...process.env, CI: 'true' } });
+  return run(
+    'pnpm',
+    [...args, '--ignore-workspace', '--prefer-offline', '--config.confirmModulesPurge=false', '--reporter=silent'],
+    { cwd, timeout: 120_000, env: { ...process.env, CI: 'true' } },
+  );
 }
 
 /** The files a packed tarball holds. */
 async function tarballFiles(tarball: string): Promise<string[]> {
   const { stdout } = await run('tar', ['-tzf', tarball]);
-  return stdout.split('\n').filter(Boolean).map((entry) => entry.replace(/^package\//, ''));
+  return stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((entry) => entry.replace(/^package\//, ''));
 }
 
 /** One tool served from the installed kit, its `/gw/schema` printed: the same text in either module system. */
@@ -70,24 +77,49 @@ describe('packed tarballs', () => {
 
   it('gateway-core holds its entries with types and README, and no tests', async () => {
     const files = await tarballFiles(core);
-    expect(files).toEqual(expect.arrayContaining(['dist/index.js', 'dist/index.d.ts', 'dist/testing/index.js', 'README.md', 'package.json']));
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'dist/index.js',
+        'dist/index.d.ts',
+        'dist/testing/index.js',
+        'README.md',
+        'package.json',
+      ]),
+    );
     expect(files.filter((file) => /\.test\.|^src\//.test(file))).toEqual([]);
   });
 
   for (const [kind, type, file, load] of [
-    ['ESM', 'module', 'server.js', "import { mapAgentToolSchema, withAgentTool } from '@tollgate/host-kit';\nimport { Hono } from 'hono';\nimport { z } from 'zod';"],
-    ['CommonJS', 'commonjs', 'server.js', "const { mapAgentToolSchema, withAgentTool } = require('@tollgate/host-kit');\nconst { Hono } = require('hono');\nconst { z } = require('zod');"],
+    [
+      'ESM',
+      'module',
+      'server.js',
+      "import { mapAgentToolSchema, withAgentTool } from '@tollgate/host-kit';\nimport { Hono } from 'hono';\nimport { z } from 'zod';",
+    ],
+    [
+      'CommonJS',
+      'commonjs',
+      'server.js',
+      "const { mapAgentToolSchema, withAgentTool } = require('@tollgate/host-kit');\nconst { Hono } = require('hono');\nconst { z } = require('zod');",
+    ],
   ] as const) {
     it(`installs into a fresh ${kind} project and serves /gw/schema`, async () => {
       const project = join(scratch, kind);
       mkdirSync(project);
-      writeFileSync(join(project, 'package.json'), JSON.stringify({ name: `fresh-${type}`, version: '1.0.0', private: true, type }));
+      writeFileSync(
+        join(project, 'package.json'),
+        JSON.stringify({ name: `fresh-${type}`, version: '1.0.0', private: true, type }),
+      );
       await pnpm(['add', hostKit, `hono@${HONO}`, `zod@${ZOD}`], project);
       writeFileSync(join(project, file), SERVER(load));
       const { stdout } = await run(process.execPath, [file], { cwd: project, timeout: 30_000 });
       const [status, body] = [stdout.slice(0, 3), JSON.parse(stdout.slice(4))];
       expect(status).toBe('200');
-      expect(body[0]).toMatchObject({ name: 'add_note', httpMethod: 'POST', inputSchema: { properties: { text: { type: ['string', 'null'] } } } });
+      expect(body[0]).toMatchObject({
+        name: 'add_note',
+        httpMethod: 'POST',
+        inputSchema: { properties: { text: { type: ['string', 'null'] } } },
+      });
     }, 150_000);
   }
 });

@@ -17,7 +17,10 @@ describe('the README endpoint-form example', () => {
   });
 
   it('serves /gw/schema with a nullable note that an agent may leave out', async () => {
-    const tools = (await (await app.request('/gw/schema')).json()) as Array<{ name: string; inputSchema: { properties: Record<string, { type: unknown }>; required: string[] } }>;
+    const tools = (await (await app.request('/gw/schema')).json()) as Array<{
+      name: string;
+      inputSchema: { properties: Record<string, { type: unknown }>; required: string[] };
+    }>;
     expect(tools.map((tool) => tool.name)).toEqual(['get_order', 'place_order', 'update_customer']);
     const placeOrder = tools.find((tool) => tool.name === 'place_order')!;
     expect(placeOrder.inputSchema.properties.note?.type).toEqual(['string', 'null']);
@@ -26,7 +29,12 @@ describe('the README endpoint-form example', () => {
   });
 
   it('places an order whose note is null or left out, and refuses a bad one with a 400', async () => {
-    const post = (body: unknown) => app.request('/orders', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const post = (body: unknown) =>
+      app.request('/orders', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
     const lines = [{ sku: 'KB-100', quantity: 1 }];
     const withNull = await post({ customerId: 1, lines, note: null });
     expect(withNull.status).toBe(201);

@@ -8,7 +8,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { runNode } from './run-process.js';
 
 // The built plugin, as users import it; typed from its source.
-const { agentTools } = (await import(fileURLToPath(new URL('../dist/tsup.js', import.meta.url)))) as typeof import('../src/tsup-plugin/index.js');
+const { agentTools } = (await import(
+  fileURLToPath(new URL('../dist/tsup.js', import.meta.url))
+)) as typeof import('../src/tsup-plugin/index.js');
 const fixture = (name: string) => fileURLToPath(new URL(`../test-fixtures/${name}/`, import.meta.url));
 const scratch = mkdtempSync(join(tmpdir(), 'host-kit-plugin-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));

@@ -2,7 +2,10 @@ import type { Worker } from 'node:cluster';
 import type { Server as HttpServer } from 'node:http';
 import { createServer, Socket, type AddressInfo } from 'node:net';
 
-/** The IPC messages: a connection on its way to a worker, the worker saying it took it, the worker saying it takes connections. */
+/**
+ * The IPC messages: a connection on its way to a worker, the
+ * worker saying it took it, the worker saying it takes connections.
+ */
 const CONNECTION = 'tollgate:connection';
 const TAKEN = 'tollgate:connection-taken';
 const ACCEPTING = 'tollgate:accepting';

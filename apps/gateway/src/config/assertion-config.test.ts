@@ -17,7 +17,13 @@ function problemsOf(env: Record<string, string>): string[] {
 
 describe('Gw:Assertion:*', () => {
   it('is on by default: ES256, issuer tollgate, hourly keys, a minute of life', () => {
-    expect(parse({}).assertion).toEqual({ enabled: true, algorithm: 'ES256', issuer: 'tollgate', rotationMinutes: 60, lifetimeSeconds: 60 });
+    expect(parse({}).assertion).toEqual({
+      enabled: true,
+      algorithm: 'ES256',
+      issuer: 'tollgate',
+      rotationMinutes: 60,
+      lifetimeSeconds: 60,
+    });
   });
 
   it('reads every key, fractions of a minute included', () => {
@@ -29,12 +35,23 @@ describe('Gw:Assertion:*', () => {
         Gw__Assertion__RotationMinutes: '0.05',
         Gw__Assertion__LifetimeSeconds: '30',
       }).assertion,
-    ).toEqual({ enabled: false, algorithm: 'EdDSA', issuer: 'gateway.example', rotationMinutes: 0.05, lifetimeSeconds: 30 });
+    ).toEqual({
+      enabled: false,
+      algorithm: 'EdDSA',
+      issuer: 'gateway.example',
+      rotationMinutes: 0.05,
+      lifetimeSeconds: 30,
+    });
   });
 
   it('names the key of each problem', () => {
     expect(
-      problemsOf({ Gw__Assertion__Algorithm: 'RS256', Gw__Assertion__RotationMinutes: '0', Gw__Assertion__LifetimeSeconds: '61', Gw__Assertion__Enabled: 'yes' }),
+      problemsOf({
+        Gw__Assertion__Algorithm: 'RS256',
+        Gw__Assertion__RotationMinutes: '0',
+        Gw__Assertion__LifetimeSeconds: '61',
+        Gw__Assertion__Enabled: 'yes',
+      }),
     ).toEqual(
       expect.arrayContaining([
         'Gw:Assertion:Enabled: must be true or false',

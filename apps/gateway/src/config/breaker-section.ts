@@ -12,7 +12,8 @@ export const BREAKER_KEYS = declareKeys({
     field: { ...optionalText, type: '`consecutive` or `ratio`' },
     defaultIs: () => coreDefaults().mode,
     description:
-      '`consecutive` (open after `FailureThreshold` failures in a row) or `ratio` (open when more than `FailureRatio` of the calls in `WindowSeconds` failed, once `MinimumCalls` were made).',
+      '`consecutive` (open after `FailureThreshold` failures in a row) or `ratio` (open when more than ' +
+      '`FailureRatio` of the calls in `WindowSeconds` failed, once `MinimumCalls` were made).',
   },
   failureThreshold: {
     name: 'Gw:Breaker:FailureThreshold',
@@ -31,7 +32,10 @@ export const BREAKER_KEYS = declareKeys({
     field: optionNumber,
     defaultIs: () => coreDefaults().windowMs / 1000,
     description:
-      'Ratio mode\'s window; positive and may be fractional. In either mode it is also how recent another caller\'s success must be for one caller\'s failures to be held back from the shared breaker (each caller has a breaker of its own; see "One caller cannot isolate a downstream" in [behaviour](behaviour.md#tool-names-breakers-workers-and-large-answers-issue-25-round-3)).',
+      "Ratio mode's window; positive and may be fractional. In either mode it is also how recent another " +
+      "caller's success must be for one caller's failures to be held back from the shared breaker (each caller " +
+      'has a breaker of its own; see "One caller cannot isolate a downstream" in ' +
+      '[behaviour](behaviour.md#tool-names-breakers-workers-and-large-answers-issue-25-round-3)).',
   },
   minimumCalls: {
     name: 'Gw:Breaker:MinimumCalls',

@@ -13,15 +13,24 @@ export const CACHE_KEYS = declareKeys({
   semantic: {
     name: 'Gw:Cache:Semantic',
     field: booleanFlag(true),
-    description: 'The cache\'s semantic tier for the tools that opt in; `false` turns the tier off for every tool.',
+    description: "The cache's semantic tier for the tools that opt in; `false` turns the tier off for every tool.",
   },
   similarityThreshold: {
     name: 'Gw:Cache:SimilarityThreshold',
-    field: { schema: z.coerce.number().gt(0, 'must be above 0').max(1, 'must be at most 1').default(0.88), type: 'number > 0, ≤ 1' },
+    field: {
+      schema: z.coerce.number().gt(0, 'must be above 0').max(1, 'must be at most 1').default(0.88),
+      type: 'number > 0, ≤ 1',
+    },
     description:
-      'Lowest cosine similarity of every free-text argument for a semantic hit (the guard must agree too). Measured on the evaluation sets: no wrong answer at 0.86 or above, the first at 0.84; 0.88 keeps a 0.02 margin (see [the response cache](../guide/response-cache.md#measured-precision-and-recall)).',
+      'Lowest cosine similarity of every free-text argument for a semantic hit (the guard must agree too). ' +
+      'Measured on the evaluation sets: no wrong answer at 0.86 or above, the first at 0.84; 0.88 keeps a 0.02 ' +
+      'margin (see [the response cache](../guide/response-cache.md#measured-precision-and-recall)).',
   },
-  ttlSeconds: { name: 'Gw:Cache:TtlSeconds', field: positiveInt(300), description: 'Default lifetime of a cached answer.' },
+  ttlSeconds: {
+    name: 'Gw:Cache:TtlSeconds',
+    field: positiveInt(300),
+    description: 'Default lifetime of a cached answer.',
+  },
 });
 
 /** The section of per-tool settings, `Gw:Cache:Tools:<tool>:<Setting>`. */
@@ -46,21 +55,35 @@ const toolFlag = {
 const toolSeconds = {
   schema: z
     .string()
-    .refine((value) => Number.isInteger(Number(value)) && Number(value) > 0, { error: 'must be a positive whole number' })
+    .refine((value) => Number.isInteger(Number(value)) && Number(value) > 0, {
+      error: 'must be a positive whole number',
+    })
     .transform(Number),
   type: 'whole number ≥ 1',
 } satisfies Field;
 
 /** `Gw:Cache:Tools:<tool>:<Setting>`: one tool's opt-out and TTL, read together by `perToolCache`. */
 export const CACHE_TOOL_KEYS = declareKeys({
-  enabled: { name: `${TOOLS}:<tool>:Enabled`, field: toolFlag, defaultIs: '—', description: 'Per-tool opt-out: `false` caches none of this tool\'s answers.' },
+  enabled: {
+    name: `${TOOLS}:<tool>:Enabled`,
+    field: toolFlag,
+    defaultIs: '—',
+    description: "Per-tool opt-out: `false` caches none of this tool's answers.",
+  },
   semantic: {
     name: `${TOOLS}:<tool>:Semantic`,
     field: toolFlag,
     defaultIs: '—',
-    description: '`false` turns the semantic tier off for this tool. It can only turn the tier off (off wins); it never opts in a tool whose definition does not.',
+    description:
+      '`false` turns the semantic tier off for this tool. It can only turn the tier off (off wins); it never ' +
+      'opts in a tool whose definition does not.',
   },
-  ttlSeconds: { name: `${TOOLS}:<tool>:TtlSeconds`, field: toolSeconds, defaultIs: '—', description: 'Per-tool TTL: the lifetime of this tool\'s cached answers.' },
+  ttlSeconds: {
+    name: `${TOOLS}:<tool>:TtlSeconds`,
+    field: toolSeconds,
+    defaultIs: '—',
+    description: "Per-tool TTL: the lifetime of this tool's cached answers.",
+  },
 });
 
 type ToolSetting = keyof typeof CACHE_TOOL_KEYS;
@@ -70,8 +93,13 @@ const settingName = (setting: ToolSetting) => CACHE_TOOL_KEYS[setting].name.spli
 const TOOL_SETTING_BY_NAME = new Map(TOOL_SETTINGS.map((setting) => [settingName(setting).toLowerCase(), setting]));
 const NAMES = TOOL_SETTINGS.map(settingName);
 
-/** `Gw:Cache:Tools:<tool>:Enabled|Semantic|TtlSeconds` (`entries` as `section()` gives them): per-tool opt-out and TTL. */
-export function perToolCache(entries: Record<string, string>, problems: ConfigProblem[]): Record<string, ToolCacheOptions> {
+/**
+ * `Gw:Cache:Tools:<tool>:Enabled|Semantic|TtlSeconds` (`entries` as `section()` gives them): per-tool opt-out and TTL.
+ */
+export function perToolCache(
+  entries: Record<string, string>,
+  problems: ConfigProblem[],
+): Record<string, ToolCacheOptions> {
   const tools: Record<string, ToolCacheOptions> = {};
   for (const [path, value] of Object.entries(entries)) {
     const [tool, written, ...rest] = path.split(':');

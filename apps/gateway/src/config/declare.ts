@@ -62,11 +62,18 @@ export function fieldOf(key: KeyDeclaration, development: boolean): Field {
  * that parsed when others did not, and every problem is reported at once.
  * A key that did not parse is left out (and its problems added).
  */
-export function readKeys<D extends Declarations>(keys: D, flat: FlatConfig, development: boolean, problems: ConfigProblem[]): Partial<SectionValues<D>> {
+export function readKeys<D extends Declarations>(
+  keys: D,
+  flat: FlatConfig,
+  development: boolean,
+  problems: ConfigProblem[],
+): Partial<SectionValues<D>> {
   const values: Record<string, unknown> = {};
   for (const [id, key] of Object.entries(keys)) {
     const field = fieldOf(key, development);
-    const raw = lookup(flat, key.name) ?? (field.list ? Object.values(section(flat, key.name)).join(',') || undefined : undefined);
+    const raw =
+      lookup(flat, key.name) ??
+      (field.list ? Object.values(section(flat, key.name)).join(',') || undefined : undefined);
     const parsed = field.schema.safeParse(raw);
     if (parsed.success) values[id] = parsed.data;
     else for (const issue of parsed.error.issues) problems.push({ path: key.name, message: issue.message });

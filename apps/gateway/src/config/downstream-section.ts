@@ -10,7 +10,10 @@ export const DEV_DOWNSTREAM = 'http://127.0.0.1:8081';
 /** gateway-core's resilience defaults, which apply to the keys left unset. */
 const coreDefaults = () => resolveResilienceOptions({});
 
-/** The single-key form of one downstream (`Gw:ToolRegistry:*`, `Gw:Downstream:*`), whose settings named downstreams start from. */
+/**
+ * The single-key form of one downstream (`Gw:ToolRegistry:*`,
+ * `Gw:Downstream:*`), whose settings named downstreams start from.
+ */
 export const DOWNSTREAM_KEYS = declareKeys({
   // Required unless Gw:Downstreams names some (checked in parseGatewayConfig); the dev default applies only then.
   baseUrl: {
@@ -18,26 +21,35 @@ export const DOWNSTREAM_KEYS = declareKeys({
     field: httpUrl,
     defaultIs: `— (required unless \`Gw:Downstreams\` names some; \`${DEV_DOWNSTREAM}\` in development mode)`,
     description:
-      'The downstream API; `GET /gw/schema` is read from it at start-up. The shorthand for one downstream, named `default`, unprefixed, with the `Gw:Downstream:*` settings below; see [Many APIs behind one gateway](../guide/many-downstreams.md).',
+      'The downstream API; `GET /gw/schema` is read from it at start-up. The shorthand for one downstream, named ' +
+      '`default`, unprefixed, with the `Gw:Downstream:*` settings below; see [Many APIs behind one ' +
+      'gateway](../guide/many-downstreams.md).',
   },
   timeoutMs: {
     name: 'Gw:Downstream:TimeoutMs',
     field: optionNumber,
     defaultIs: () => coreDefaults().deadlineMs,
     description:
-      'Whole-call deadline for one forwarded request, retries included; positive, may be fractional. It starts once the call holds one of the 128 downstream connections: a call waits for one (agents take turns) at most this long, then is refused as `overloaded` (503 / -32003, `retryAfterSeconds` 1), which the breaker never counts.',
+      'Whole-call deadline for one forwarded request, retries included; positive, may be fractional. It starts ' +
+      'once the call holds one of the 128 downstream connections: a call waits for one (agents take turns) at ' +
+      'most this long, then is refused as `overloaded` (503 / -32003, `retryAfterSeconds` 1), which the breaker ' +
+      'never counts.',
   },
   maxResponseBytes: {
     name: 'Gw:Downstream:MaxResponseBytes',
     field: positiveInt(DEFAULT_MAX_RESPONSE_BYTES),
     description:
-      'Longest downstream answer read. Read as it streams and cut at the limit; a `Content-Length` past it is refused before the body is read. Refused as `downstream-error` (reason `response-too-large`, `limitBytes`), not counted by the breaker. Answers over 64 KiB are decoded, privacy-filtered and capped in a worker thread (one on two cores, two from four), so their JSON never holds the event loop; see [behaviour: large answers](behaviour.md#large-answers).',
+      'Longest downstream answer read. Read as it streams and cut at the limit; a `Content-Length` past it is ' +
+      'refused before the body is read. Refused as `downstream-error` (reason `response-too-large`, ' +
+      '`limitBytes`), not counted by the breaker. Answers over 64 KiB are decoded, privacy-filtered and capped ' +
+      'in a worker thread (one on two cores, two from four), so their JSON never holds the event loop; see ' +
+      '[behaviour: large answers](behaviour.md#large-answers).',
   },
   audience: {
     name: 'Gw:Downstream:Audience',
     field: optionalText,
     defaultIs: '`Gw:ToolRegistry:DownstreamBaseUrl`',
-    description: 'The audience of the gateway\'s signed assertions to the single-key form\'s downstream.',
+    description: "The audience of the gateway's signed assertions to the single-key form's downstream.",
   },
 });
 
@@ -67,7 +79,10 @@ export const RETRY_KEYS = declareKeys({
 export const TOOL_REGISTRY_KEYS = declareKeys({
   refreshSeconds: {
     name: 'Gw:ToolRegistry:RefreshSeconds',
-    field: { schema: z.coerce.number().int('must be a whole number').min(0, 'must not be negative (0 = off)').default(300), type: 'whole number ≥ 0' },
+    field: {
+      schema: z.coerce.number().int('must be a whole number').min(0, 'must not be negative (0 = off)').default(300),
+      type: 'whole number ≥ 0',
+    },
     description: 'Re-read `/gw/schema` this often (0 = only at start-up and on `POST /management/tools/refresh`).',
   },
 });

@@ -22,7 +22,12 @@ function problemsOf(env: Record<string, string>): string[] {
 
 describe('downstreams: the single-key form', () => {
   it('is one downstream named default, with no prefix and the gateway-wide settings', () => {
-    const config = parse({ ...single, Gw__Downstream__Headers__X_Api_Key: 'abc', Gw__Downstream__TimeoutMs: '2500', Gw__Breaker__FailureThreshold: '3' });
+    const config = parse({
+      ...single,
+      Gw__Downstream__Headers__X_Api_Key: 'abc',
+      Gw__Downstream__TimeoutMs: '2500',
+      Gw__Breaker__FailureThreshold: '3',
+    });
     expect(config.downstreams).toHaveLength(1);
     expect(config.downstreams[0]).toEqual({
       name: 'default',
@@ -41,8 +46,12 @@ describe('downstreams: the single-key form', () => {
   });
 
   it('is required when no downstream is named, and defaults to the sample downstream in development mode only', () => {
-    expect(problemsOf(common)).toEqual(['Gw:ToolRegistry:DownstreamBaseUrl: is required: the downstream API (or name several under Gw:Downstreams:<name>:BaseUrl)']);
-    expect(parse({ ...common, NODE_ENV: 'development' }).downstreams.map((d) => [d.name, d.baseUrl])).toEqual([['default', 'http://127.0.0.1:8081']]);
+    expect(problemsOf(common)).toEqual([
+      'Gw:ToolRegistry:DownstreamBaseUrl: is required: the downstream API (or name several under Gw:Downstreams:<name>:BaseUrl)',
+    ]);
+    expect(parse({ ...common, NODE_ENV: 'development' }).downstreams.map((d) => [d.name, d.baseUrl])).toEqual([
+      ['default', 'http://127.0.0.1:8081'],
+    ]);
     expect(parse({ ...named, NODE_ENV: 'development' }).downstreams.map((d) => d.name)).toEqual(['orders', 'billing']);
   });
 });
@@ -50,8 +59,15 @@ describe('downstreams: the single-key form', () => {
 describe('downstreams: Gw:Downstreams:<name>:*', () => {
   it('reads each named downstream, in order, with its own URL, prefix and audience', () => {
     const config = parse(named);
-    expect(config.downstreams.map(({ name, baseUrl, prefix, audience }) => ({ name, baseUrl, prefix, audience }))).toEqual([
-      { name: 'orders', baseUrl: 'http://orders.internal:8080/api', prefix: 'orders', audience: 'http://orders.internal:8080/api' },
+    expect(
+      config.downstreams.map(({ name, baseUrl, prefix, audience }) => ({ name, baseUrl, prefix, audience })),
+    ).toEqual([
+      {
+        name: 'orders',
+        baseUrl: 'http://orders.internal:8080/api',
+        prefix: 'orders',
+        audience: 'http://orders.internal:8080/api',
+      },
       { name: 'billing', baseUrl: 'https://billing.internal', prefix: '', audience: 'https://billing.internal' },
     ]);
     expect(config.downstream.baseUrl).toBe('http://orders.internal:8080/api');
@@ -77,7 +93,11 @@ describe('downstreams: Gw:Downstreams:<name>:*', () => {
       Gw__Downstreams__orders__Audience: 'urn:orders',
     });
     const [orders, billing] = config.downstreams;
-    expect(orders).toMatchObject({ headers: { X_Api_Key: 'orders-key' }, maxResponseBytes: 4096, audience: 'urn:orders' });
+    expect(orders).toMatchObject({
+      headers: { X_Api_Key: 'orders-key' },
+      maxResponseBytes: 4096,
+      audience: 'urn:orders',
+    });
     expect(orders!.resilience).toEqual({
       breaker: { ...resolveResilienceOptions().breaker, mode: 'consecutive', failureThreshold: 2, breakMs: 1500 },
       retry: { retries: 0, minDelayMs: 5, maxDelayMs: 20 },
@@ -87,11 +107,19 @@ describe('downstreams: Gw:Downstreams:<name>:*', () => {
     // A downstream's credentials never go to another: Gw:Downstream:Headers are the single-key form's only.
     expect(billing!.headers).toEqual({});
     expect(billing).toMatchObject({ maxResponseBytes: 2048 });
-    expect(billing!.resilience).toMatchObject({ breaker: { mode: 'ratio', breakMs: 10_000 }, retry: resolveResilienceOptions().retry, deadlineMs: 4000 });
+    expect(billing!.resilience).toMatchObject({
+      breaker: { mode: 'ratio', breakMs: 10_000 },
+      retry: resolveResilienceOptions().retry,
+      deadlineMs: 4000,
+    });
   });
 
   it('reads names case-insensitively, like every key, in lower case', () => {
-    const config = parse({ ...common, GW__DOWNSTREAMS__ORDERS__BASEURL: 'http://o', Gw__Downstreams__Orders__Prefix: 'o' });
+    const config = parse({
+      ...common,
+      GW__DOWNSTREAMS__ORDERS__BASEURL: 'http://o',
+      Gw__Downstreams__Orders__Prefix: 'o',
+    });
     expect(config.downstreams.map(({ name, prefix }) => [name, prefix])).toEqual([['orders', 'o']]);
   });
 
@@ -104,7 +132,9 @@ describe('downstreams: Gw:Downstreams:<name>:*', () => {
         ['gw:downstreams:catalog:headers:x-key', { key: 'Gw:Downstreams:catalog:Headers:X-Key', value: 'k' }],
       ]),
     );
-    expect(config.downstreams).toMatchObject([{ name: 'catalog', baseUrl: 'http://catalog', headers: { 'X-Key': 'k' } }]);
+    expect(config.downstreams).toMatchObject([
+      { name: 'catalog', baseUrl: 'http://catalog', headers: { 'X-Key': 'k' } },
+    ]);
   });
 
   it('with the single-key form too: that one is one more downstream, named default, listed first', () => {
@@ -148,7 +178,9 @@ describe('downstreams: Gw:Downstreams:<name>:*', () => {
   });
 
   it('reports a gateway-wide value the core refuses once, under its own key', () => {
-    expect(problemsOf({ ...named, Gw__Breaker__FailureThreshold: '0' })).toEqual([expect.stringMatching(/^Gw:Breaker:FailureThreshold: must be a whole number 1 or more/)]);
+    expect(problemsOf({ ...named, Gw__Breaker__FailureThreshold: '0' })).toEqual([
+      expect.stringMatching(/^Gw:Breaker:FailureThreshold: must be a whole number 1 or more/),
+    ]);
   });
 });
 
@@ -164,12 +196,17 @@ describe('downstreams: an OpenAPI document as the source of tools', () => {
     const [orders, billing] = config.downstreams;
     expect(orders!.openApi).toMatchObject({
       location: 'https://orders.internal/openapi.yaml',
-      include: [{ kind: 'tag', tag: 'pulls' }, { kind: 'route', method: 'GET' }],
+      include: [
+        { kind: 'tag', tag: 'pulls' },
+        { kind: 'route', method: 'GET' },
+      ],
       exclude: [{ kind: 'operationId', operationId: 'pulls/list-files' }],
       allowWrite: [{ kind: 'operationId', operationId: 'issues/create' }],
     });
     expect(billing!.openApi).toBeUndefined();
-    expect(parse({ ...named, Gw__Downstreams__billing__OpenApi: './specs/billing.json' }).downstreams[1]!.openApi).toEqual({ location: './specs/billing.json', include: [], exclude: [], allowWrite: [] });
+    expect(
+      parse({ ...named, Gw__Downstreams__billing__OpenApi: './specs/billing.json' }).downstreams[1]!.openApi,
+    ).toEqual({ location: './specs/billing.json', include: [], exclude: [], allowWrite: [] });
   });
 
   it('refuses selectors it cannot read, Operations without OpenApi, and a location of another scheme', () => {
@@ -183,7 +220,7 @@ describe('downstreams: an OpenAPI document as the source of tools', () => {
     ).toEqual([
       'Gw:Downstreams:orders:Operations:Include: "tag:": tag: needs a tag name; selectors are operationIds, tag:<tag> or "METHOD /path" with * for any text',
       'Gw:Downstreams:orders:OpenApi: must be an http(s) URL or a file path',
-      'Gw:Downstreams:billing:Operations:AllowWrite: applies only with OpenApi (the downstream\'s OpenAPI document)',
+      "Gw:Downstreams:billing:Operations:AllowWrite: applies only with OpenApi (the downstream's OpenAPI document)",
       'Gw:Downstreams:billing:Operations:AllowWrite: "issues create now": expected an operationId, tag:<tag> or "METHOD /path" (e.g. "GET /repos/*"); selectors are operationIds, tag:<tag> or "METHOD /path" with * for any text',
     ]);
   });

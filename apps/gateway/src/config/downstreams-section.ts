@@ -41,10 +41,15 @@ export interface OpenApiSource {
 /** The name the single-key form's downstream goes by. */
 export const SHORTHAND_DOWNSTREAM = 'default';
 
-/** Up to 32 characters, starting and ending with a letter or digit: short enough for a metrics label and a component key. */
+/**
+ * Up to 32 characters, starting and ending with a letter or
+ * digit: short enough for a metrics label and a component key.
+ */
 const DOWNSTREAM_NAME = /^[a-z0-9](?:[a-z0-9-]{0,30}[a-z0-9])?$/;
 
-/** What a prefix may hold: MCP tool-name characters, without `.` and `/` that some model APIs refuse in function names. */
+/**
+ * What a prefix may hold: MCP tool-name characters, without `.` and `/` that some model APIs refuse in function names.
+ */
 const PREFIX = /^[A-Za-z0-9_-]{1,64}$/;
 
 /** The gateway-wide settings a named downstream starts from (each undefined when unset), and the single-key form. */
@@ -64,7 +69,11 @@ export interface DownstreamDefaults {
  * downstream each. Names match case-insensitively like every key, and are
  * read in lower case. Every problem is added to `problems` under its key.
  */
-export function parseDownstreams(entries: Record<string, string>, defaults: DownstreamDefaults, problems: ConfigProblem[]): DownstreamConfig[] {
+export function parseDownstreams(
+  entries: Record<string, string>,
+  defaults: DownstreamDefaults,
+  problems: ConfigProblem[],
+): DownstreamConfig[] {
   const named = groupByName(entries, problems);
   const downstreams: DownstreamConfig[] = [];
   if (defaults.shorthand) {
@@ -72,7 +81,9 @@ export function parseDownstreams(entries: Record<string, string>, defaults: Down
     if (named.has(SHORTHAND_DOWNSTREAM)) {
       problems.push({
         path: `Gw:Downstreams:${SHORTHAND_DOWNSTREAM}`,
-        message: `is the name of the downstream set by Gw:ToolRegistry:DownstreamBaseUrl; choose another name, or drop that key`,
+        message:
+          `is the name of the downstream set by Gw:ToolRegistry:DownstreamBaseUrl; choose another name, or drop ` +
+          `that key`,
       });
       named.delete(SHORTHAND_DOWNSTREAM);
     }
@@ -85,7 +96,10 @@ export function parseDownstreams(entries: Record<string, string>, defaults: Down
 }
 
 /** Setting → value per downstream name, in the order names first appear; a bad name is reported once. */
-function groupByName(entries: Record<string, string>, problems: ConfigProblem[]): Map<string, Map<string, { key: string; value: string }>> {
+function groupByName(
+  entries: Record<string, string>,
+  problems: ConfigProblem[],
+): Map<string, Map<string, { key: string; value: string }>> {
   const byName = new Map<string, Map<string, { key: string; value: string }>>();
   const refused = new Set<string>();
   for (const [path, value] of Object.entries(entries)) {
@@ -93,12 +107,21 @@ function groupByName(entries: Record<string, string>, problems: ConfigProblem[])
     const name = written.toLowerCase();
     const key = `Gw:Downstreams:${path}`;
     if (!DOWNSTREAM_NAME.test(name)) {
-      if (!refused.has(name)) problems.push({ path: `Gw:Downstreams:${written}`, message: 'a downstream name must be 1-32 lower-case letters, digits or -, starting and ending with a letter or digit' });
+      if (!refused.has(name))
+        problems.push({
+          path: `Gw:Downstreams:${written}`,
+          message:
+            'a downstream name must be 1-32 lower-case letters, digits or -, starting and ending with a letter ' +
+            'or digit',
+        });
       refused.add(name);
       continue;
     }
     if (rest.length === 0) {
-      problems.push({ path: key, message: 'expected Gw:Downstreams:<name>:<Setting> (BaseUrl, Prefix, Headers:<Name>, TimeoutMs, ...)' });
+      problems.push({
+        path: key,
+        message: 'expected Gw:Downstreams:<name>:<Setting> (BaseUrl, Prefix, Headers:<Name>, TimeoutMs, ...)',
+      });
       continue;
     }
     const settings = byName.get(name) ?? new Map<string, { key: string; value: string }>();
@@ -122,9 +145,15 @@ const NUMBER_SETTINGS = {
   'breaker:minimumcalls': 'Breaker:MinimumCalls',
   'breaker:breakseconds': 'Breaker:BreakSeconds',
 } as const;
-const OPERATION_SETTINGS = { 'operations:include': 'Include', 'operations:exclude': 'Exclude', 'operations:allowwrite': 'AllowWrite' } as const;
+const OPERATION_SETTINGS = {
+  'operations:include': 'Include',
+  'operations:exclude': 'Exclude',
+  'operations:allowwrite': 'AllowWrite',
+} as const;
 const TEXT_SETTINGS = ['baseurl', 'prefix', 'audience', 'breaker:mode', 'openapi', ...Object.keys(OPERATION_SETTINGS)];
-const KNOWN = 'BaseUrl, Prefix, Headers:<Name>, TimeoutMs, Retries, RetryMinDelayMs, RetryMaxDelayMs, MaxResponseBytes, Audience, OpenApi, Operations:<Include|Exclude|AllowWrite> or Breaker:<Setting>';
+const KNOWN =
+  'BaseUrl, Prefix, Headers:<Name>, TimeoutMs, Retries, RetryMinDelayMs, RetryMaxDelayMs, MaxResponseBytes, ' +
+  'Audience, OpenApi, Operations:<Include|Exclude|AllowWrite> or Breaker:<Setting>';
 
 /** The core's option path → the setting under `Gw:Downstreams:<name>:`. */
 const SETTING_OF_OPTION: Readonly<Record<string, string>> = {
@@ -140,7 +169,12 @@ const SETTING_OF_OPTION: Readonly<Record<string, string>> = {
   'breaker.breakMs': 'Breaker:BreakSeconds',
 };
 
-function namedDownstream(name: string, settings: Settings, defaults: DownstreamDefaults, problems: ConfigProblem[]): DownstreamConfig | undefined {
+function namedDownstream(
+  name: string,
+  settings: Settings,
+  defaults: DownstreamDefaults,
+  problems: ConfigProblem[],
+): DownstreamConfig | undefined {
   const at = (setting: string) => `Gw:Downstreams:${name}:${setting}`;
   const before = problems.length;
   const headers: Record<string, string> = {};
@@ -159,18 +193,28 @@ function namedDownstream(name: string, settings: Settings, defaults: DownstreamD
   };
 
   const baseUrl = text('baseurl');
-  if (baseUrl === undefined) problems.push({ path: at('BaseUrl'), message: 'is required: the address of this downstream API' });
+  if (baseUrl === undefined)
+    problems.push({ path: at('BaseUrl'), message: 'is required: the address of this downstream API' });
   else if (!isHttpUrl(baseUrl)) problems.push({ path: at('BaseUrl'), message: 'must be an http(s) URL' });
   const prefix = text('prefix') ?? '';
-  if (prefix !== '' && !PREFIX.test(prefix)) problems.push({ path: at('Prefix'), message: 'must be 1-64 characters of A-Z, a-z, 0-9, _ or -' });
+  if (prefix !== '' && !PREFIX.test(prefix))
+    problems.push({ path: at('Prefix'), message: 'must be 1-64 characters of A-Z, a-z, 0-9, _ or -' });
   const audience = text('audience');
   if (audience !== undefined && !/^[\x21-\x7e]{1,256}$/.test(audience)) {
-    problems.push({ path: at('Audience'), message: 'must be a URL or a name: up to 256 printable characters, no spaces' });
+    problems.push({
+      path: at('Audience'),
+      message: 'must be a URL or a name: up to 256 printable characters, no spaces',
+    });
   }
   const maxResponseBytes = numbers.maxresponsebytes ?? defaults.maxResponseBytes;
-  if (!Number.isSafeInteger(maxResponseBytes) || maxResponseBytes <= 0) problems.push({ path: at('MaxResponseBytes'), message: 'must be a positive whole number' });
+  if (!Number.isSafeInteger(maxResponseBytes) || maxResponseBytes <= 0)
+    problems.push({ path: at('MaxResponseBytes'), message: 'must be a positive whole number' });
 
-  adding(problems, (path) => at(`Headers:${path.slice('downstream.headers.'.length)}`), () => checkDownstreamHeaders(headers));
+  adding(
+    problems,
+    (path) => at(`Headers:${path.slice('downstream.headers.'.length)}`),
+    () => checkDownstreamHeaders(headers),
+  );
   const resilience = adding(
     problems,
     (path) => at(SETTING_OF_OPTION[path] ?? path),
@@ -187,32 +231,62 @@ function namedDownstream(name: string, settings: Settings, defaults: DownstreamD
             breakMs: seconds(numbers['breaker:breakseconds']),
           }),
         },
-        retry: { ...defaults.retry, ...defined({ retries: numbers.retries, minDelayMs: numbers.retrymindelayms, maxDelayMs: numbers.retrymaxdelayms }) },
+        retry: {
+          ...defaults.retry,
+          ...defined({
+            retries: numbers.retries,
+            minDelayMs: numbers.retrymindelayms,
+            maxDelayMs: numbers.retrymaxdelayms,
+          }),
+        },
         deadlineMs: numbers.timeoutms ?? defaults.timeoutMs,
       }),
   );
   const openApi = openApiSource(text, at, problems);
   if (problems.length > before || resilience === undefined || baseUrl === undefined) return undefined;
-  return { name, baseUrl, prefix, headers, maxResponseBytes, resilience, audience: audience ?? baseUrl, ...(openApi ? { openApi } : {}) };
+  return {
+    name,
+    baseUrl,
+    prefix,
+    headers,
+    maxResponseBytes,
+    resilience,
+    audience: audience ?? baseUrl,
+    ...(openApi ? { openApi } : {}),
+  };
 }
 
 /** Where the downstream's OpenAPI document is, and which of its operations to import; undefined without `OpenApi`. */
-function openApiSource(text: (setting: string) => string | undefined, at: (setting: string) => string, problems: ConfigProblem[]): OpenApiSource | undefined {
+function openApiSource(
+  text: (setting: string) => string | undefined,
+  at: (setting: string) => string,
+  problems: ConfigProblem[],
+): OpenApiSource | undefined {
   const location = text('openapi');
   const selectors: Partial<Record<keyof typeof OPERATION_SETTINGS, OperationSelector[]>> = {};
-  for (const [setting, name] of Object.entries(OPERATION_SETTINGS) as Array<[keyof typeof OPERATION_SETTINGS, string]>) {
+  for (const [setting, name] of Object.entries(OPERATION_SETTINGS) as Array<
+    [keyof typeof OPERATION_SETTINGS, string]
+  >) {
     const value = text(setting);
     if (value === undefined) continue;
-    if (location === undefined) problems.push({ path: at(`Operations:${name}`), message: 'applies only with OpenApi (the downstream\'s OpenAPI document)' });
+    if (location === undefined)
+      problems.push({
+        path: at(`Operations:${name}`),
+        message: "applies only with OpenApi (the downstream's OpenAPI document)",
+      });
     try {
       selectors[setting] = parseSelectorList(value);
     } catch (error) {
       if (!(error instanceof SelectorError)) throw error;
-      problems.push({ path: at(`Operations:${name}`), message: `${error.message}; selectors are operationIds, tag:<tag> or "METHOD /path" with * for any text` });
+      problems.push({
+        path: at(`Operations:${name}`),
+        message: `${error.message}; selectors are operationIds, tag:<tag> or "METHOD /path" with * for any text`,
+      });
     }
   }
   if (location === undefined) return undefined;
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(location) && !isHttpUrl(location)) problems.push({ path: at('OpenApi'), message: 'must be an http(s) URL or a file path' });
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(location) && !isHttpUrl(location))
+    problems.push({ path: at('OpenApi'), message: 'must be an http(s) URL or a file path' });
   return {
     location,
     include: selectors['operations:include'] ?? [],

@@ -18,35 +18,56 @@ export const optionalText = {
 } satisfies Field;
 
 export function positiveInt(fallback: number) {
-  return { schema: z.coerce.number().int('must be a whole number').positive('must be positive').default(fallback), type: 'whole number ≥ 1' } satisfies Field;
+  return {
+    schema: z.coerce.number().int('must be a whole number').positive('must be positive').default(fallback),
+    type: 'whole number ≥ 1',
+  } satisfies Field;
 }
 
 /** A positive number of seconds, fractions allowed. */
 export function positiveSeconds(fallback: number) {
-  return { schema: z.coerce.number().positive('must be positive').default(fallback), type: 'number > 0' } satisfies Field;
+  return {
+    schema: z.coerce.number().positive('must be positive').default(fallback),
+    type: 'number > 0',
+  } satisfies Field;
 }
 
 /** A number for a core option: the core checks its range, and applies its default when unset. */
-export const optionNumber = { schema: z.coerce.number({ error: 'must be a number' }).optional(), type: 'number' } satisfies Field;
+export const optionNumber = {
+  schema: z.coerce.number({ error: 'must be a number' }).optional(),
+  type: 'number',
+} satisfies Field;
 
 /** Text for a core option, one of `values`: the core checks it, and applies its default when unset. */
 export function optionChoice(values: readonly string[]) {
   return { schema: optionalText.schema, type: choices(values) } satisfies Field;
 }
 
-export function oneOf<const T extends readonly [string, ...string[]]>(values: T, fallback: T[number], message?: string) {
+export function oneOf<const T extends readonly [string, ...string[]]>(
+  values: T,
+  fallback: T[number],
+  message?: string,
+) {
   const schema = message === undefined ? z.enum(values) : z.enum(values, { error: message });
   return { schema: schema.default(fallback as never), type: choices(values) } satisfies Field;
 }
 
-export const httpUrl = { schema: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(), type: 'http(s) URL' } satisfies Field;
+export const httpUrl = {
+  schema: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
+  type: 'http(s) URL',
+} satisfies Field;
 
 /** Comma-separated, or a JSON array. */
 export const commaList = {
   schema: z
     .string()
     .optional()
-    .transform((value) => (value ?? '').split(',').map((item) => item.trim()).filter(Boolean)),
+    .transform((value) =>
+      (value ?? '')
+        .split(',')
+        .map((item) => item.trim())
+        .filter(Boolean),
+    ),
   type: 'list',
   list: true,
 } satisfies Field;

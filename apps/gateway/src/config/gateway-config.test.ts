@@ -32,19 +32,31 @@ describe('gateway configuration', () => {
     expect(config.jwt).toEqual({ signingKey: KEY, generated: false });
     expect(config.downstream.baseUrl).toBe('http://127.0.0.1:8081');
     expect(config.server).toEqual({ port: 8080, host: '0.0.0.0' });
-    expect(config.admin).toEqual({ apiKey: undefined, tokenExpiryDays: 90, signInMaxFailures: 5, signInBackoffMs: 1000 });
+    expect(config.admin).toEqual({
+      apiKey: undefined,
+      tokenExpiryDays: 90,
+      signInMaxFailures: 5,
+      signInBackoffMs: 1000,
+    });
     expect(config.store.connectionString).toBeUndefined();
     expect(warnings).toEqual([]);
   });
 
   it('matches key names case-insensitively', () => {
     const { config } = parse({ ...base, GW__ADMIN__APIKEY: ADMIN_KEY, gw__admin__tokenexpirydays: '7' });
-    expect(config.admin).toEqual({ apiKey: ADMIN_KEY, tokenExpiryDays: 7, signInMaxFailures: 5, signInBackoffMs: 1000 });
+    expect(config.admin).toEqual({
+      apiKey: ADMIN_KEY,
+      tokenExpiryDays: 7,
+      signInMaxFailures: 5,
+      signInBackoffMs: 1000,
+    });
   });
 
   it('refuses to start without a license key, naming the key', () => {
     const { Gw__LicenseKey: _, ...rest } = base;
-    expect(problemsOf(rest)).toEqual(['Gw:LicenseKey: is required: the gateway refuses to start without a license key']);
+    expect(problemsOf(rest)).toEqual([
+      'Gw:LicenseKey: is required: the gateway refuses to start without a license key',
+    ]);
     expect(problemsOf({ ...base, Gw__LicenseKey: '   ' })[0]).toMatch(/^Gw:LicenseKey: is required/);
   });
 
@@ -64,17 +76,37 @@ describe('gateway configuration', () => {
 
   // Issue 25, finding 9: 32 spaces read as unset, and 32 × "a" passed the length floor.
   it.each([
-    ['32 spaces', ' '.repeat(32), 'Gw:Admin:ApiKey: is blank: set a random key (e.g. openssl rand -hex 32), or leave it unset to turn the management API off'],
-    ['an empty value', '', 'Gw:Admin:ApiKey: is blank: set a random key (e.g. openssl rand -hex 32), or leave it unset to turn the management API off'],
-    ['one character 32 times', 'a'.repeat(32), 'Gw:Admin:ApiKey: is one piece repeated, so it can be guessed: use a random key (e.g. openssl rand -hex 32)'],
-    ['two characters', `${'ab'.repeat(20)}ba`, 'Gw:Admin:ApiKey: has too few different characters, so it can be guessed: use a random key (e.g. openssl rand -hex 32)'],
+    [
+      '32 spaces',
+      ' '.repeat(32),
+      'Gw:Admin:ApiKey: is blank: set a random key (e.g. openssl rand -hex 32), or leave it unset to turn the management API off',
+    ],
+    [
+      'an empty value',
+      '',
+      'Gw:Admin:ApiKey: is blank: set a random key (e.g. openssl rand -hex 32), or leave it unset to turn the management API off',
+    ],
+    [
+      'one character 32 times',
+      'a'.repeat(32),
+      'Gw:Admin:ApiKey: is one piece repeated, so it can be guessed: use a random key (e.g. openssl rand -hex 32)',
+    ],
+    [
+      'two characters',
+      `${'ab'.repeat(20)}ba`,
+      'Gw:Admin:ApiKey: has too few different characters, so it can be guessed: use a random key (e.g. openssl rand -hex 32)',
+    ],
   ])('refuses an admin API key of %s with one problem naming the key', (_, key, problem) => {
     expect(problemsOf({ ...base, Gw__Admin__ApiKey: key })).toEqual([problem]);
   });
 
   it('refuses a blank admin API key in development mode too, and only warns of a guessable one', () => {
-    expect(problemsOf({ ...base, NODE_ENV: 'development', Gw__Admin__ApiKey: '  ' })).toEqual([expect.stringMatching(/^Gw:Admin:ApiKey: is blank/)]);
-    expect(parse({ ...base, NODE_ENV: 'development', Gw__Admin__ApiKey: 'x'.repeat(40) }).warnings).toEqual(['Gw:Admin:ApiKey is one piece repeated: accepted in development mode only']);
+    expect(problemsOf({ ...base, NODE_ENV: 'development', Gw__Admin__ApiKey: '  ' })).toEqual([
+      expect.stringMatching(/^Gw:Admin:ApiKey: is blank/),
+    ]);
+    expect(parse({ ...base, NODE_ENV: 'development', Gw__Admin__ApiKey: 'x'.repeat(40) }).warnings).toEqual([
+      'Gw:Admin:ApiKey is one piece repeated: accepted in development mode only',
+    ]);
   });
 
   it('accepts a short admin API key in development mode, with a warning that does not show it', () => {
@@ -84,14 +116,20 @@ describe('gateway configuration', () => {
   });
 
   it('refuses an invalid store address and accepts redis URLs', () => {
-    expect(problemsOf({ ...base, ConnectionStrings__Store: 'localhost:6379' })[0]).toMatch(/^ConnectionStrings:Store: must be a redis/);
+    expect(problemsOf({ ...base, ConnectionStrings__Store: 'localhost:6379' })[0]).toMatch(
+      /^ConnectionStrings:Store: must be a redis/,
+    );
     expect(parse({ ...base, ConnectionStrings__Store: 'redis://127.0.0.1:6379/0' }).config.store.connectionString).toBe(
       'redis://127.0.0.1:6379/0',
     );
   });
 
   it('reports every problem at once, one line each', () => {
-    const problems = problemsOf({ PORT: 'abc', Gw__Admin__TokenExpiryDays: '-1', Gw__ToolRegistry__DownstreamBaseUrl: 'ftp://x' });
+    const problems = problemsOf({
+      PORT: 'abc',
+      Gw__Admin__TokenExpiryDays: '-1',
+      Gw__ToolRegistry__DownstreamBaseUrl: 'ftp://x',
+    });
     expect(problems).toHaveLength(5);
     expect(problems.every((line) => !line.includes('\n'))).toBe(true);
   });
@@ -132,7 +170,13 @@ describe('resilience settings', () => {
   });
 
   it('read seconds into the milliseconds the core takes', () => {
-    const { config } = parse({ ...base, Gw__Breaker__Mode: 'ratio', Gw__Breaker__WindowSeconds: '60', Gw__Breaker__BreakSeconds: '1.5', Gw__Downstream__TimeoutMs: '2500' });
+    const { config } = parse({
+      ...base,
+      Gw__Breaker__Mode: 'ratio',
+      Gw__Breaker__WindowSeconds: '60',
+      Gw__Breaker__BreakSeconds: '1.5',
+      Gw__Downstream__TimeoutMs: '2500',
+    });
     expect(config.resilience.breaker).toMatchObject({ mode: 'ratio', windowMs: 60_000, breakMs: 1_500 });
     expect(config.resilience.deadlineMs).toBe(2_500);
     expect(config.downstream.timeoutMs).toBe(2_500);
@@ -166,26 +210,45 @@ describe('per-agent concurrency', () => {
   it('Gw:Mcp:MaxConcurrentCallsPerAgent defaults to 32, takes 0 (no limit), refuses a negative or fractional value', () => {
     expect(parse(base).config.mcp.maxConcurrentCallsPerAgent).toBe(32);
     expect(parse({ ...base, Gw__Mcp__MaxConcurrentCallsPerAgent: '0' }).config.mcp.maxConcurrentCallsPerAgent).toBe(0);
-    expect(problemsOf({ ...base, Gw__Mcp__MaxConcurrentCallsPerAgent: '-1' })).toEqual([expect.stringContaining('Gw:Mcp:MaxConcurrentCallsPerAgent')]);
-    expect(problemsOf({ ...base, Gw__Mcp__MaxConcurrentCallsPerAgent: '2.5' })).toEqual([expect.stringContaining('Gw:Mcp:MaxConcurrentCallsPerAgent')]);
+    expect(problemsOf({ ...base, Gw__Mcp__MaxConcurrentCallsPerAgent: '-1' })).toEqual([
+      expect.stringContaining('Gw:Mcp:MaxConcurrentCallsPerAgent'),
+    ]);
+    expect(problemsOf({ ...base, Gw__Mcp__MaxConcurrentCallsPerAgent: '2.5' })).toEqual([
+      expect.stringContaining('Gw:Mcp:MaxConcurrentCallsPerAgent'),
+    ]);
   });
 });
 
 describe('resume bounds (issue 25, finding 2)', () => {
   it('Gw:Mcp:MaxListenStreamsPerAgent (10) and Gw:Mcp:MaxListenStreams (10,000) bound the listen streams; each positive, the first not above the second', () => {
     expect(parse(base).config.mcp).toMatchObject({ maxListenStreamsPerAgent: 10, maxListenStreams: 10_000 });
-    expect(parse({ ...base, Gw__Mcp__MaxListenStreamsPerAgent: '3', Gw__Mcp__MaxListenStreams: '50' }).config.mcp).toMatchObject({ maxListenStreamsPerAgent: 3, maxListenStreams: 50 });
-    expect(problemsOf({ ...base, Gw__Mcp__MaxListenStreamsPerAgent: '0' })).toEqual([expect.stringContaining('Gw:Mcp:MaxListenStreamsPerAgent')]);
-    expect(problemsOf({ ...base, Gw__Mcp__MaxListenStreams: 'many' })).toEqual([expect.stringContaining('Gw:Mcp:MaxListenStreams')]);
-    expect(problemsOf({ ...base, Gw__Mcp__MaxListenStreamsPerAgent: '20', Gw__Mcp__MaxListenStreams: '5' })).toEqual([expect.stringMatching(/Gw:Mcp:MaxListenStreamsPerAgent.*must not exceed Gw:Mcp:MaxListenStreams \(5\)/)]);
+    expect(
+      parse({ ...base, Gw__Mcp__MaxListenStreamsPerAgent: '3', Gw__Mcp__MaxListenStreams: '50' }).config.mcp,
+    ).toMatchObject({ maxListenStreamsPerAgent: 3, maxListenStreams: 50 });
+    expect(problemsOf({ ...base, Gw__Mcp__MaxListenStreamsPerAgent: '0' })).toEqual([
+      expect.stringContaining('Gw:Mcp:MaxListenStreamsPerAgent'),
+    ]);
+    expect(problemsOf({ ...base, Gw__Mcp__MaxListenStreams: 'many' })).toEqual([
+      expect.stringContaining('Gw:Mcp:MaxListenStreams'),
+    ]);
+    expect(problemsOf({ ...base, Gw__Mcp__MaxListenStreamsPerAgent: '20', Gw__Mcp__MaxListenStreams: '5' })).toEqual([
+      expect.stringMatching(/Gw:Mcp:MaxListenStreamsPerAgent.*must not exceed Gw:Mcp:MaxListenStreams \(5\)/),
+    ]);
   });
 
   it('Gw:Mcp:MaxResumes defaults to half of Gw:Http:MaxConnections and must stay below it; Gw:Mcp:MaxResumesPerAgent defaults to 8', () => {
     expect(parse(base).config.mcp).toMatchObject({ maxResumesPerAgent: 8, maxResumes: 512 });
     expect(parse({ ...base, Gw__Http__MaxConnections: '150' }).config.mcp.maxResumes).toBe(75);
-    expect(parse({ ...base, Gw__Http__MaxConnections: '150', Gw__Mcp__MaxResumes: '149', Gw__Mcp__MaxResumesPerAgent: '2' }).config.mcp).toMatchObject({ maxResumes: 149, maxResumesPerAgent: 2 });
-    expect(problemsOf({ ...base, Gw__Http__MaxConnections: '150', Gw__Mcp__MaxResumes: '150' })).toEqual([expect.stringContaining('Gw:Mcp:MaxResumes')]);
-    expect(problemsOf({ ...base, Gw__Mcp__MaxResumesPerAgent: '0' })).toEqual([expect.stringContaining('Gw:Mcp:MaxResumesPerAgent')]);
+    expect(
+      parse({ ...base, Gw__Http__MaxConnections: '150', Gw__Mcp__MaxResumes: '149', Gw__Mcp__MaxResumesPerAgent: '2' })
+        .config.mcp,
+    ).toMatchObject({ maxResumes: 149, maxResumesPerAgent: 2 });
+    expect(problemsOf({ ...base, Gw__Http__MaxConnections: '150', Gw__Mcp__MaxResumes: '150' })).toEqual([
+      expect.stringContaining('Gw:Mcp:MaxResumes'),
+    ]);
+    expect(problemsOf({ ...base, Gw__Mcp__MaxResumesPerAgent: '0' })).toEqual([
+      expect.stringContaining('Gw:Mcp:MaxResumesPerAgent'),
+    ]);
   });
 });
 
@@ -196,7 +259,10 @@ describe('list keys', () => {
     const dir = mkdtempSync(join(tmpdir(), 'tollgate-config-'));
     const file = join(dir, 'gateway.json');
     writeFileSync(file, JSON.stringify({ Gw: { Http: { AllowedHosts: ['gw.example', 'gw.internal:8080'] } } }));
-    expect(loadGatewayConfig(['--config', file], base).config.http.allowedHosts).toEqual(['gw.example', 'gw.internal:8080']);
+    expect(loadGatewayConfig(['--config', file], base).config.http.allowedHosts).toEqual([
+      'gw.example',
+      'gw.internal:8080',
+    ]);
   });
 });
 
@@ -213,7 +279,14 @@ describe('cache settings', () => {
   });
 
   it('names each bad per-tool setting', () => {
-    expect(problemsOf({ ...base, Gw__Cache__Tools__x__Color: 'red', Gw__Cache__Tools__y__TtlSeconds: '-5', Gw__Cache__Enabled: 'maybe' })).toEqual([
+    expect(
+      problemsOf({
+        ...base,
+        Gw__Cache__Tools__x__Color: 'red',
+        Gw__Cache__Tools__y__TtlSeconds: '-5',
+        Gw__Cache__Enabled: 'maybe',
+      }),
+    ).toEqual([
       'Gw:Cache:Enabled: must be true or false',
       'Gw:Cache:Tools:x:Color: unknown setting (Enabled, Semantic or TtlSeconds)',
       'Gw:Cache:Tools:y:TtlSeconds: must be a positive whole number',
@@ -225,28 +298,51 @@ describe('privacy settings', () => {
   it('reads Gw:Privacy keys and a rules file', () => {
     const dir = mkdtempSync(join(tmpdir(), 'tollgate-privacy-'));
     const file = join(dir, 'rules.json');
-    writeFileSync(file, JSON.stringify({ fields: ['internalNote'], rules: [{ name: 'order-ref', pattern: 'ORD-[0-9]+' }] }));
+    writeFileSync(
+      file,
+      JSON.stringify({ fields: ['internalNote'], rules: [{ name: 'order-ref', pattern: 'ORD-[0-9]+' }] }),
+    );
     const { privacy } = parse({ ...base, Gw__Privacy__Fields__0: 'loyaltyId', Gw__Privacy__RulesFile: file }).config;
     expect(privacy.fields).toEqual(['internalNote', 'loyaltyId']);
     expect(privacy.rules?.map((rule) => rule.name)).toEqual(['order-ref']);
   });
 
   it('refuses a bad pattern or an unknown detector with a line naming the key', () => {
-    const problems = problemsOf({ ...base, Gw__Privacy__Rules__0__Name: 'x', Gw__Privacy__Rules__0__Pattern: '([a-z]' });
+    const problems = problemsOf({
+      ...base,
+      Gw__Privacy__Rules__0__Name: 'x',
+      Gw__Privacy__Rules__0__Pattern: '([a-z]',
+    });
     expect(problems).toHaveLength(1);
     expect(problems[0]).toMatch(/^Gw:Privacy:Rules:0:Pattern: /);
-    expect(problemsOf({ ...base, Gw__Privacy__DisabledDetectors__0: 'telepathy' })[0]).toMatch(/^Gw:Privacy:DisabledDetectors:0: /);
+    expect(problemsOf({ ...base, Gw__Privacy__DisabledDetectors__0: 'telepathy' })[0]).toMatch(
+      /^Gw:Privacy:DisabledDetectors:0: /,
+    );
   });
 });
 
 describe('search mode configuration (issue 28)', () => {
   it('is off by default, with a threshold of 64 and a lexical ranking', () => {
     expect(parse(base).config.catalog).toEqual({ search: 'off', searchThreshold: 64, searchSemanticWeight: 0 });
-    expect(parse({ ...base, Gw__Catalog__Search: 'auto', Gw__Catalog__SearchThreshold: '100', Gw__Catalog__SearchSemanticWeight: '0.7' }).config.catalog).toEqual({ search: 'auto', searchThreshold: 100, searchSemanticWeight: 0.7 });
+    expect(
+      parse({
+        ...base,
+        Gw__Catalog__Search: 'auto',
+        Gw__Catalog__SearchThreshold: '100',
+        Gw__Catalog__SearchSemanticWeight: '0.7',
+      }).config.catalog,
+    ).toEqual({ search: 'auto', searchThreshold: 100, searchSemanticWeight: 0.7 });
   });
 
   it('names each key with a value it cannot take', () => {
-    expect(problemsOf({ ...base, Gw__Catalog__Search: 'yes', Gw__Catalog__SearchThreshold: '0', Gw__Catalog__SearchSemanticWeight: '2' })).toEqual([
+    expect(
+      problemsOf({
+        ...base,
+        Gw__Catalog__Search: 'yes',
+        Gw__Catalog__SearchThreshold: '0',
+        Gw__Catalog__SearchSemanticWeight: '2',
+      }),
+    ).toEqual([
       expect.stringContaining('Gw:Catalog:Search'),
       expect.stringContaining('Gw:Catalog:SearchThreshold'),
       expect.stringContaining('Gw:Catalog:SearchSemanticWeight'),

@@ -43,19 +43,30 @@ export interface GatewayConfig {
   licenseKey: string;
   jwt: { signingKey: string; generated: boolean };
   /** `timeoutMs` is `resilience.deadlineMs`: one attempt and the whole call share the deadline. */
-  /** `maxResponseBytes`: the longest answer read (streamed, cut at the limit; a larger Content-Length is refused unread). */
-  /** The gateway-wide `Gw:Downstream:*` settings; `baseUrl` is the single-key form's, else the first named downstream's. */
+  /**
+   * `maxResponseBytes`: the longest answer read (streamed, cut
+   * at the limit; a larger Content-Length is refused unread).
+   */
+  /**
+   * The gateway-wide `Gw:Downstream:*` settings; `baseUrl` is the single-key form's, else the first named downstream's.
+   */
   downstream: { baseUrl: string; timeoutMs: number; headers: Record<string, string>; maxResponseBytes: number };
-  /** Every API behind the gateway: `Gw:Downstreams:<name>:*`, after the single-key form's `default` when that is set. */
+  /**
+   * Every API behind the gateway: `Gw:Downstreams:<name>:*`, after the single-key form's `default` when that is set.
+   */
   downstreams: DownstreamConfig[];
   store: { connectionString: string | undefined };
-  /** `signInMaxFailures` wrong keys from one address, then a wait of `signInBackoffMs`, doubled per further failure (to 15 min). */
+  /**
+   * `signInMaxFailures` wrong keys from one address, then a wait
+   * of `signInBackoffMs`, doubled per further failure (to 15 min).
+   */
   admin: { apiKey: string | undefined; tokenExpiryDays: number; signInMaxFailures: number; signInBackoffMs: number };
   /**
    * `errorDelivery`: MCP's rules (tool errors and refusals in HTTP 200), or contract 7's HTTP statuses.
    * `maxConcurrentCallsPerAgent`: tools/call requests in flight per agent on this instance (0 = no limit).
    * `maxResumesPerAgent`, `maxResumes`: resumed streams waiting on this instance, per agent and in all.
-   * `maxListenStreamsPerAgent`, `maxListenStreams`: MCP 2026-07-28 `subscriptions/listen` streams open on this instance.
+   * `maxListenStreamsPerAgent`, `maxListenStreams`: MCP 2026-07-28
+   * `subscriptions/listen` streams open on this instance.
    */
   mcp: {
     sessionIdleMinutes: number;
@@ -93,7 +104,9 @@ export interface GatewayConfig {
     workers: number;
   };
   toolRegistry: { refreshSeconds: number };
-  /** `Gw:Usage:RetentionDays`: whole UTC days of usage counters kept (the dashboard's charts, `GET /management/usage`). */
+  /**
+   * `Gw:Usage:RetentionDays`: whole UTC days of usage counters kept (the dashboard's charts, `GET /management/usage`).
+   */
   usage: { retentionDays: number };
   /** `Gw:Privacy:*` (and the rules file it names), validated and compiled once at start-up. */
   privacy: PrivacyConfig;
@@ -108,10 +121,11 @@ export interface GatewayConfig {
   /** `Gw:Assertion:*`: the signed assertion on every forwarded call (keys derived from `jwt.signingKey`). */
   assertion: ResolvedAssertionSettings & { enabled: boolean };
   embedding: { provider: 'local' } | { provider: 'openai'; baseUrl: string; model: string; apiKey: string | undefined };
-  /** `Gw:Catalog:Search*`: search mode (search_tools and call_tool instead of the whole catalog), per agent overridable. */
+  /**
+   * `Gw:Catalog:Search*`: search mode (search_tools and call_tool instead of the whole catalog), per agent overridable.
+   */
   catalog: { search: 'off' | 'on' | 'auto'; searchThreshold: number; searchSemanticWeight: number };
 }
-
 
 /**
  * The key behind each core option, so a problem the core finds names the key
@@ -155,7 +169,6 @@ export function withConfigKeys(error: ConfigError): ConfigError {
   return new ConfigError(error.problems.map(({ path, message }) => ({ path: configKeyOf(path), message })));
 }
 
-
 type Groups = typeof CONFIG_KEYS;
 type Values = { [G in keyof Groups]: SectionValues<Groups[G]> };
 type ReadValues = { [G in keyof Groups]: Partial<Values[G]> };
@@ -181,18 +194,28 @@ export const MIN_ADMIN_API_KEY_LENGTH = 32;
  * Neither message shows the key. Reads the value as written: the schema trims
  * it, which made 32 spaces look unset. Returns the warning.
  */
-function checkAdminApiKey(written: string | undefined, development: boolean, problems: ConfigProblem[]): string | undefined {
+function checkAdminApiKey(
+  written: string | undefined,
+  development: boolean,
+  problems: ConfigProblem[],
+): string | undefined {
   if (written === undefined) return undefined;
   const key = written.trim();
   if (key === '') {
-    problems.push({ path: ADMIN_KEYS.apiKey.name, message: 'is blank: set a random key (e.g. openssl rand -hex 32), or leave it unset to turn the management API off' });
+    problems.push({
+      path: ADMIN_KEYS.apiKey.name,
+      message:
+        'is blank: set a random key (e.g. openssl rand -hex 32), or leave it unset to turn the management API off',
+    });
     return undefined;
   }
   const short = [...key].length < MIN_ADMIN_API_KEY_LENGTH;
   const weakness = short ? `is shorter than ${MIN_ADMIN_API_KEY_LENGTH} characters` : apiKeyWeakness(key);
   if (weakness === null) return undefined;
   if (development) return `${ADMIN_KEYS.apiKey.name} ${weakness}: accepted in development mode only`;
-  const message = short ? `must be at least ${MIN_ADMIN_API_KEY_LENGTH} characters` : `${weakness}, so it can be guessed: use a random key`;
+  const message = short
+    ? `must be at least ${MIN_ADMIN_API_KEY_LENGTH} characters`
+    : `${weakness}, so it can be guessed: use a random key`;
   problems.push({ path: ADMIN_KEYS.apiKey.name, message: `${message} (e.g. openssl rand -hex 32)` });
   return undefined;
 }
@@ -223,10 +246,19 @@ export function parseGatewayConfig(flat: FlatConfig): ParsedConfig {
   const storeUrl = core(() => parseStoreUrl(store.connectionString));
   const headers = section(flat, OPEN_SECTIONS.downstreamHeaders);
   core(() => checkDownstreamHeaders(headers));
-  const resilience = core(() => resolveResilienceOptions({ breaker: breakerKeys(values), retry: retryKeys(values), deadlineMs: downstream.timeoutMs }));
+  const resilience = core(() =>
+    resolveResilienceOptions({
+      breaker: breakerKeys(values),
+      retry: retryKeys(values),
+      deadlineMs: downstream.timeoutMs,
+    }),
+  );
   // `in`: a BaseUrl that did not parse is reported already.
   if (embedding.provider === 'openai' && 'baseUrl' in embedding && embedding.baseUrl === undefined) {
-    problems.push({ path: EMBEDDING_KEYS.baseUrl.name, message: `is required when ${EMBEDDING_KEYS.provider.name} is openai` });
+    problems.push({
+      path: EMBEDDING_KEYS.baseUrl.name,
+      message: `is required when ${EMBEDDING_KEYS.provider.name} is openai`,
+    });
   }
   const workersProblem = sharedStoreProblem(http.workers, store.connectionString);
   if (workersProblem) problems.push(workersProblem);
@@ -237,7 +269,10 @@ export function parseGatewayConfig(flat: FlatConfig): ParsedConfig {
   // One agent may not hold more than the whole instance; not reported again when either did not parse.
   const [listensPerAgent, listens] = [mcp.maxListenStreamsPerAgent, mcp.maxListenStreams];
   if (listensPerAgent !== undefined && listens !== undefined && listensPerAgent > listens) {
-    problems.push({ path: MCP_KEYS.maxListenStreamsPerAgent.name, message: `must not exceed ${MCP_KEYS.maxListenStreams.name} (${listens})` });
+    problems.push({
+      path: MCP_KEYS.maxListenStreamsPerAgent.name,
+      message: `must not exceed ${MCP_KEYS.maxListenStreams.name} (${listens})`,
+    });
   }
   const adminKeyWarning = checkAdminApiKey(lookup(flat, ADMIN_KEYS.apiKey.name), development, problems);
   const cacheTools = perToolCache(section(flat, OPEN_SECTIONS.cacheTools), problems);
@@ -251,9 +286,12 @@ export function parseGatewayConfig(flat: FlatConfig): ParsedConfig {
       lifetimeSeconds: assertionKeys.lifetimeSeconds,
     }),
   );
-  const developmentResource = development ? `http://127.0.0.1:${server.port ?? SERVER_KEYS.port.field.schema.parse(undefined)}/mcp` : undefined;
+  const developmentResource = development
+    ? `http://127.0.0.1:${server.port ?? SERVER_KEYS.port.field.schema.parse(undefined)}/mcp`
+    : undefined;
   const oauth = oauthConfigFromSection(section(flat, OPEN_SECTIONS.oauth), problems, developmentResource);
-  if (problems.length > 0 || resilience === undefined || privacy === undefined || assertion === undefined) throw new ConfigError(problems);
+  if (problems.length > 0 || resilience === undefined || privacy === undefined || assertion === undefined)
+    throw new ConfigError(problems);
 
   const data = values as Values;
   const warnings: string[] = adminKeyWarning === undefined ? [] : [adminKeyWarning];
@@ -261,7 +299,10 @@ export function parseGatewayConfig(flat: FlatConfig): ParsedConfig {
   const generated = signingKey === undefined;
   if (signingKey === undefined) {
     signingKey = randomBytes(MIN_SIGNING_KEY_BYTES).toString('base64url');
-    warnings.push(`${SERVER_KEYS.signingKey.name} is not set: generated a key for this process (development mode); tokens die with it`);
+    warnings.push(
+      `${SERVER_KEYS.signingKey.name} is not set: generated a key for this process (development mode); tokens ` +
+        `die with it`,
+    );
   }
   return {
     warnings,
@@ -332,7 +373,11 @@ export function parseGatewayConfig(flat: FlatConfig): ParsedConfig {
               apiKey: data.embedding.apiKey,
             }
           : { provider: 'local' },
-      catalog: { search: data.catalog.search, searchThreshold: data.catalog.searchThreshold, searchSemanticWeight: data.catalog.searchSemanticWeight },
+      catalog: {
+        search: data.catalog.search,
+        searchThreshold: data.catalog.searchThreshold,
+        searchSemanticWeight: data.catalog.searchSemanticWeight,
+      },
     },
   };
 }
@@ -359,9 +404,13 @@ function downstreamsOf(
   const maxResponseBytes = downstream.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   // `in`: a key that did not parse is reported already.
   if (baseUrl === undefined && !namesSome && 'baseUrl' in downstream) {
-    problems.push({ path: DOWNSTREAM_KEYS.baseUrl.name, message: 'is required: the downstream API (or name several under Gw:Downstreams:<name>:BaseUrl)' });
+    problems.push({
+      path: DOWNSTREAM_KEYS.baseUrl.name,
+      message: 'is required: the downstream API (or name several under Gw:Downstreams:<name>:BaseUrl)',
+    });
   }
-  // Gateway-wide values that the core refused are reported once, under their own keys: named downstreams then start from the core's defaults.
+  // Gateway-wide values that the core refused are reported once, under their own keys: named downstreams then start
+  // from the core's defaults.
   const inherited = resilience !== undefined;
   return parseDownstreams(
     named,

@@ -17,7 +17,8 @@ describe('the configuration key declarations', () => {
 
   it('declare each key once, named as contract 5 writes keys', () => {
     expect(new Set(names.map((name) => name.toLowerCase())).size).toBe(names.length);
-    for (const name of names) expect(name).toMatch(/^(Gw(:([A-Z][A-Za-z]+|<tool>))+|ConnectionStrings:Store|PORT|HOST|NODE_ENV)$/);
+    for (const name of names)
+      expect(name).toMatch(/^(Gw(:([A-Z][A-Za-z]+|<tool>))+|ConnectionStrings:Store|PORT|HOST|NODE_ENV)$/);
   });
 
   it('give each key a one-line description and a type', () => {

@@ -37,7 +37,9 @@ export const CONFIG_KEYS = {
   assertion: ASSERTION_KEYS,
 };
 
-/** The reference page's sections (docs/reference/configuration.md, written by scripts/config-page.mjs): each group once. */
+/**
+ * The reference page's sections (docs/reference/configuration.md, written by scripts/config-page.mjs): each group once.
+ */
 export const PAGE_SECTIONS: readonly { title: string; groups: readonly Declarations[] }[] = [
   { title: 'The gateway', groups: [SERVER_KEYS, STORE_KEYS, MODE_KEYS] },
   { title: 'The downstream API (single-key form)', groups: [DOWNSTREAM_KEYS, RETRY_KEYS, TOOL_REGISTRY_KEYS] },

@@ -8,7 +8,10 @@ import { readEnvironment } from './sources.js';
 const RESOURCE = 'https://gw.example.com/mcp';
 const KEYCLOAK = 'https://sso.example.com/realms/agents';
 
-function parse(entries: Record<string, string>, developmentResource?: string): { config: OAuthConfig | null; problems: ConfigProblem[] } {
+function parse(
+  entries: Record<string, string>,
+  developmentResource?: string,
+): { config: OAuthConfig | null; problems: ConfigProblem[] } {
   const problems: ConfigProblem[] = [];
   return { config: oauthConfigFromSection(entries, problems, developmentResource), problems };
 }
@@ -49,7 +52,11 @@ describe('oauthConfigFromSection', () => {
           subjectClaim: 'azp',
           jwksCooldownSeconds: 60,
           jwksMaxStaleSeconds: 3600,
-          provision: { dailyTokenBudget: 20000, allowedTools: ['getCustomer', 'createOrder'], scopes: ['orders:read', 'orders:write'] },
+          provision: {
+            dailyTokenBudget: 20000,
+            allowedTools: ['getCustomer', 'createOrder'],
+            scopes: ['orders:read', 'orders:write'],
+          },
         },
       ],
     });
@@ -59,29 +66,59 @@ describe('oauthConfigFromSection', () => {
     const { config, problems } = parse({ Resource: RESOURCE, 'Issuers:0:Issuer': KEYCLOAK });
     expect(problems).toEqual([]);
     expect(config?.issuers).toEqual([
-      { issuer: KEYCLOAK, audience: RESOURCE, algorithms: ['RS256', 'PS256', 'ES256', 'EdDSA'], clockToleranceSeconds: 30, jwksCooldownSeconds: 10, jwksMaxStaleSeconds: 21600, subjectClaim: 'sub' },
+      {
+        issuer: KEYCLOAK,
+        audience: RESOURCE,
+        algorithms: ['RS256', 'PS256', 'ES256', 'EdDSA'],
+        clockToleranceSeconds: 30,
+        jwksCooldownSeconds: 10,
+        jwksMaxStaleSeconds: 21600,
+        subjectClaim: 'sub',
+      },
     ]);
     expect([...config!.issuers[0]!.algorithms!].sort()).toEqual([...EXTERNAL_ALGORITHMS].sort());
   });
 
   it('provisions with the default template when only enabled, and not when disabled', () => {
-    expect(parse({ Resource: RESOURCE, 'Issuers:0:Issuer': KEYCLOAK, 'Issuers:0:Provision:Enabled': 'TRUE' }).config?.issuers[0]?.provision).toEqual({
+    expect(
+      parse({ Resource: RESOURCE, 'Issuers:0:Issuer': KEYCLOAK, 'Issuers:0:Provision:Enabled': 'TRUE' }).config
+        ?.issuers[0]?.provision,
+    ).toEqual({
       dailyTokenBudget: 100_000,
       allowedTools: null,
       scopes: [],
     });
-    const disabled = parse({ Resource: RESOURCE, 'Issuers:0:Issuer': KEYCLOAK, 'Issuers:0:Provision:Enabled': 'false', 'Issuers:0:Provision:Scopes': 'a' });
+    const disabled = parse({
+      Resource: RESOURCE,
+      'Issuers:0:Issuer': KEYCLOAK,
+      'Issuers:0:Provision:Enabled': 'false',
+      'Issuers:0:Provision:Scopes': 'a',
+    });
     expect(disabled.problems).toEqual([]);
     expect(disabled.config?.issuers[0]).not.toHaveProperty('provision');
   });
 
   // Issue 25, finding 9: the template's scopes are judged by the rule every scope is.
   it('refuses a template scope that is not an RFC 6749 scope token, naming the key', () => {
-    const { problems } = parse({ Resource: RESOURCE, 'Issuers:0:Issuer': KEYCLOAK, 'Issuers:0:Provision:Enabled': 'true', 'Issuers:0:Provision:Scopes': 'orders:read, say"hi", back\\slash, café' });
+    const { problems } = parse({
+      Resource: RESOURCE,
+      'Issuers:0:Issuer': KEYCLOAK,
+      'Issuers:0:Provision:Enabled': 'true',
+      'Issuers:0:Provision:Scopes': 'orders:read, say"hi", back\\slash, café',
+    });
     expect(problems).toEqual([
-      { path: 'Gw:OAuth:Issuers:0:Provision:Scopes', message: expect.stringMatching(/^say"hi": must be an OAuth scope token/) },
-      { path: 'Gw:OAuth:Issuers:0:Provision:Scopes', message: expect.stringMatching(/^back\\slash: must be an OAuth scope token/) },
-      { path: 'Gw:OAuth:Issuers:0:Provision:Scopes', message: expect.stringMatching(/^café: must be an OAuth scope token/) },
+      {
+        path: 'Gw:OAuth:Issuers:0:Provision:Scopes',
+        message: expect.stringMatching(/^say"hi": must be an OAuth scope token/),
+      },
+      {
+        path: 'Gw:OAuth:Issuers:0:Provision:Scopes',
+        message: expect.stringMatching(/^back\\slash: must be an OAuth scope token/),
+      },
+      {
+        path: 'Gw:OAuth:Issuers:0:Provision:Scopes',
+        message: expect.stringMatching(/^café: must be an OAuth scope token/),
+      },
     ]);
   });
 
@@ -110,23 +147,44 @@ describe('oauthConfigFromSection', () => {
     expect(missing.problems).toEqual([{ path: 'Gw:OAuth:Resource', message: expect.stringMatching(/^is required/) }]);
     const development = parse({ 'Issuers:0:Issuer': KEYCLOAK }, 'http://127.0.0.1:8080/mcp');
     expect(development.problems).toEqual([]);
-    expect(development.config).toMatchObject({ resource: 'http://127.0.0.1:8080/mcp', resourceMetadataUrl: 'http://127.0.0.1:8080/.well-known/oauth-protected-resource/mcp' });
+    expect(development.config).toMatchObject({
+      resource: 'http://127.0.0.1:8080/mcp',
+      resourceMetadataUrl: 'http://127.0.0.1:8080/.well-known/oauth-protected-resource/mcp',
+    });
     expect(development.config?.issuers[0]?.audience).toBe('http://127.0.0.1:8080/mcp');
     // A resource set in development wins over the default.
-    expect(parse({ Resource: RESOURCE, 'Issuers:0:Issuer': KEYCLOAK }, 'http://127.0.0.1:8080/mcp').config?.resource).toBe(RESOURCE);
+    expect(
+      parse({ Resource: RESOURCE, 'Issuers:0:Issuer': KEYCLOAK }, 'http://127.0.0.1:8080/mcp').config?.resource,
+    ).toBe(RESOURCE);
   });
 
   it('refuses a resource that is no URL, or carries a query or fragment', () => {
-    expect(problemPaths({ Resource: 'gw.example.com/mcp', 'Issuers:0:Issuer': KEYCLOAK })).toEqual(['gw:oauth:resource']);
-    expect(problemPaths({ Resource: `${RESOURCE}?tenant=1`, 'Issuers:0:Issuer': KEYCLOAK })).toEqual(['gw:oauth:resource']);
+    expect(problemPaths({ Resource: 'gw.example.com/mcp', 'Issuers:0:Issuer': KEYCLOAK })).toEqual([
+      'gw:oauth:resource',
+    ]);
+    expect(problemPaths({ Resource: `${RESOURCE}?tenant=1`, 'Issuers:0:Issuer': KEYCLOAK })).toEqual([
+      'gw:oauth:resource',
+    ]);
     expect(problemPaths({ Resource: `${RESOURCE}#x`, 'Issuers:0:Issuer': KEYCLOAK })).toEqual(['gw:oauth:resource']);
   });
 
   it('accepts plain http only on loopback, for the issuer, its key set and the resource', () => {
-    expect(problemPaths({ Resource: RESOURCE, 'Issuers:0:Issuer': 'http://sso.example.com/realms/agents' })).toEqual(['gw:oauth:issuers:0:issuer']);
-    expect(problemPaths({ Resource: RESOURCE, 'Issuers:0:Issuer': KEYCLOAK, 'Issuers:0:JwksUrl': 'http://sso.example.com/certs' })).toEqual(['gw:oauth:issuers:0:jwksurl']);
-    expect(problemPaths({ Resource: 'http://gw.example.com/mcp', 'Issuers:0:Issuer': KEYCLOAK })).toEqual(['gw:oauth:resource']);
-    expect(problemPaths({ Resource: RESOURCE, 'Issuers:0:Issuer': 'ftp://sso.example.com' })).toEqual(['gw:oauth:issuers:0:issuer']);
+    expect(problemPaths({ Resource: RESOURCE, 'Issuers:0:Issuer': 'http://sso.example.com/realms/agents' })).toEqual([
+      'gw:oauth:issuers:0:issuer',
+    ]);
+    expect(
+      problemPaths({
+        Resource: RESOURCE,
+        'Issuers:0:Issuer': KEYCLOAK,
+        'Issuers:0:JwksUrl': 'http://sso.example.com/certs',
+      }),
+    ).toEqual(['gw:oauth:issuers:0:jwksurl']);
+    expect(problemPaths({ Resource: 'http://gw.example.com/mcp', 'Issuers:0:Issuer': KEYCLOAK })).toEqual([
+      'gw:oauth:resource',
+    ]);
+    expect(problemPaths({ Resource: RESOURCE, 'Issuers:0:Issuer': 'ftp://sso.example.com' })).toEqual([
+      'gw:oauth:issuers:0:issuer',
+    ]);
     for (const loopback of ['http://127.0.0.1:9000/realms/dev', 'http://localhost:9000', 'http://[::1]:9000']) {
       expect(parse({ Resource: RESOURCE, 'Issuers:0:Issuer': loopback }).problems).toEqual([]);
     }
@@ -135,8 +193,14 @@ describe('oauthConfigFromSection', () => {
 
   it('refuses HMAC, none and unknown algorithms, and an empty list', () => {
     for (const algorithms of ['HS256', 'RS256,HS256', 'none', 'ES512', ' , ']) {
-      const { problems } = parse({ Resource: RESOURCE, 'Issuers:0:Issuer': KEYCLOAK, 'Issuers:0:Algorithms': algorithms });
-      expect(problems).toEqual([{ path: 'Gw:OAuth:Issuers:0:Algorithms', message: expect.stringMatching(/asymmetric only/) }]);
+      const { problems } = parse({
+        Resource: RESOURCE,
+        'Issuers:0:Issuer': KEYCLOAK,
+        'Issuers:0:Algorithms': algorithms,
+      });
+      expect(problems).toEqual([
+        { path: 'Gw:OAuth:Issuers:0:Algorithms', message: expect.stringMatching(/asymmetric only/) },
+      ]);
     }
   });
 
@@ -146,19 +210,33 @@ describe('oauthConfigFromSection', () => {
   });
 
   it('refuses unknown settings, naming their key', () => {
-    expect(problemPaths({ Resource: RESOURCE, 'Issuers:0:Issuer': KEYCLOAK, 'Issuers:0:JwksUri': 'https://x' })).toEqual(['gw:oauth:issuers:0:jwksuri']);
-    expect(problemPaths({ Resource: RESOURCE, 'Issuers:0:Issuer': KEYCLOAK, 'Issuers:0:Provision:Budget': '5' })).toEqual(['gw:oauth:issuers:0:provision:budget']);
+    expect(
+      problemPaths({ Resource: RESOURCE, 'Issuers:0:Issuer': KEYCLOAK, 'Issuers:0:JwksUri': 'https://x' }),
+    ).toEqual(['gw:oauth:issuers:0:jwksuri']);
+    expect(
+      problemPaths({ Resource: RESOURCE, 'Issuers:0:Issuer': KEYCLOAK, 'Issuers:0:Provision:Budget': '5' }),
+    ).toEqual(['gw:oauth:issuers:0:provision:budget']);
     expect(problemPaths({ Resource: RESOURCE, Issuer: KEYCLOAK })).toEqual(['gw:oauth:issuer']);
-    expect(problemPaths({ Resource: RESOURCE, 'Issuers:first:Issuer': KEYCLOAK })).toEqual(['gw:oauth:issuers:first:issuer']);
+    expect(problemPaths({ Resource: RESOURCE, 'Issuers:first:Issuer': KEYCLOAK })).toEqual([
+      'gw:oauth:issuers:first:issuer',
+    ]);
   });
 
   it('refuses an issuer without Issuer, or with white space in it', () => {
     expect(problemPaths({ Resource: RESOURCE, 'Issuers:0:Audience': 'x' })).toEqual(['gw:oauth:issuers:0:issuer']);
-    expect(problemPaths({ Resource: RESOURCE, 'Issuers:0:Issuer': 'https://sso.example.com/a b' })).toEqual(['gw:oauth:issuers:0:issuer']);
+    expect(problemPaths({ Resource: RESOURCE, 'Issuers:0:Issuer': 'https://sso.example.com/a b' })).toEqual([
+      'gw:oauth:issuers:0:issuer',
+    ]);
   });
 
   it('refuses out-of-range numbers, a bad flag and a claim that is no claim name', () => {
-    const at = (setting: string, value: string) => problemPaths({ Resource: RESOURCE, 'Issuers:0:Issuer': KEYCLOAK, 'Issuers:0:Provision:Enabled': 'true', [`Issuers:0:${setting}`]: value });
+    const at = (setting: string, value: string) =>
+      problemPaths({
+        Resource: RESOURCE,
+        'Issuers:0:Issuer': KEYCLOAK,
+        'Issuers:0:Provision:Enabled': 'true',
+        [`Issuers:0:${setting}`]: value,
+      });
     expect(at('ClockToleranceSeconds', '-1')).toEqual(['gw:oauth:issuers:0:clocktoleranceseconds']);
     expect(at('ClockToleranceSeconds', '301')).toEqual(['gw:oauth:issuers:0:clocktoleranceseconds']);
     expect(at('ClockToleranceSeconds', 'soon')).toEqual(['gw:oauth:issuers:0:clocktoleranceseconds']);
@@ -166,17 +244,29 @@ describe('oauthConfigFromSection', () => {
     expect(at('Provision:DailyTokenBudget', '0')).toEqual(['gw:oauth:issuers:0:provision:dailytokenbudget']);
     expect(at('Provision:DailyTokenBudget', '1.5')).toEqual(['gw:oauth:issuers:0:provision:dailytokenbudget']);
     expect(at('SubjectClaim', 'a b')).toEqual(['gw:oauth:issuers:0:subjectclaim']);
-    expect(problemPaths({ Resource: RESOURCE, 'Issuers:0:Issuer': KEYCLOAK, 'Issuers:0:Provision:Enabled': 'yes' })).toEqual(['gw:oauth:issuers:0:provision:enabled']);
+    expect(
+      problemPaths({ Resource: RESOURCE, 'Issuers:0:Issuer': KEYCLOAK, 'Issuers:0:Provision:Enabled': 'yes' }),
+    ).toEqual(['gw:oauth:issuers:0:provision:enabled']);
   });
 });
 
 describe('metadataUrlOf', () => {
   it('inserts the well-known path between the host and the resource path (RFC 9728 3.1)', () => {
-    expect(metadataUrlOf('https://gw.example.com/mcp')).toBe('https://gw.example.com/.well-known/oauth-protected-resource/mcp');
-    expect(metadataUrlOf('https://gw.example.com/mcp/')).toBe('https://gw.example.com/.well-known/oauth-protected-resource/mcp');
-    expect(metadataUrlOf('https://gw.example.com/tenants/a/mcp')).toBe('https://gw.example.com/.well-known/oauth-protected-resource/tenants/a/mcp');
-    expect(metadataUrlOf('https://gw.example.com/')).toBe('https://gw.example.com/.well-known/oauth-protected-resource');
-    expect(metadataUrlOf('http://127.0.0.1:8080/mcp')).toBe('http://127.0.0.1:8080/.well-known/oauth-protected-resource/mcp');
+    expect(metadataUrlOf('https://gw.example.com/mcp')).toBe(
+      'https://gw.example.com/.well-known/oauth-protected-resource/mcp',
+    );
+    expect(metadataUrlOf('https://gw.example.com/mcp/')).toBe(
+      'https://gw.example.com/.well-known/oauth-protected-resource/mcp',
+    );
+    expect(metadataUrlOf('https://gw.example.com/tenants/a/mcp')).toBe(
+      'https://gw.example.com/.well-known/oauth-protected-resource/tenants/a/mcp',
+    );
+    expect(metadataUrlOf('https://gw.example.com/')).toBe(
+      'https://gw.example.com/.well-known/oauth-protected-resource',
+    );
+    expect(metadataUrlOf('http://127.0.0.1:8080/mcp')).toBe(
+      'http://127.0.0.1:8080/.well-known/oauth-protected-resource/mcp',
+    );
   });
 });
 
@@ -246,7 +336,14 @@ describe('Gw:OAuth through the gateway configuration', () => {
   });
 
   it('in development, defaults the resource to its own /mcp on loopback at its port', () => {
-    const { config } = parseGatewayConfig(readEnvironment({ ...base, NODE_ENV: 'development', PORT: '9090', Gw__OAuth__Issuers__0__Issuer: 'http://127.0.0.1:9000/realms/dev' }));
+    const { config } = parseGatewayConfig(
+      readEnvironment({
+        ...base,
+        NODE_ENV: 'development',
+        PORT: '9090',
+        Gw__OAuth__Issuers__0__Issuer: 'http://127.0.0.1:9000/realms/dev',
+      }),
+    );
     expect(config.oauth?.resource).toBe('http://127.0.0.1:9090/mcp');
     expect(config.oauth?.issuers[0]?.audience).toBe('http://127.0.0.1:9090/mcp');
   });

@@ -15,7 +15,9 @@ import {
  * only the gateway's own tokens are accepted.
  */
 export interface OAuthConfig {
-  /** The MCP endpoint's public URL: the protected resource, and the audience tokens must carry by default (RFC 8707). */
+  /**
+   * The MCP endpoint's public URL: the protected resource, and the audience tokens must carry by default (RFC 8707).
+   */
   resource: string;
   /** Where its protected resource metadata is served (RFC 9728 3.1: the well-known path, then the resource's path). */
   resourceMetadataUrl: string;
@@ -23,7 +25,16 @@ export interface OAuthConfig {
 }
 
 const SECTION = 'Gw:OAuth';
-const ISSUER_SETTINGS = ['issuer', 'jwksurl', 'audience', 'algorithms', 'clocktoleranceseconds', 'subjectclaim', 'jwkscooldownseconds', 'jwksmaxstaleseconds'];
+const ISSUER_SETTINGS = [
+  'issuer',
+  'jwksurl',
+  'audience',
+  'algorithms',
+  'clocktoleranceseconds',
+  'subjectclaim',
+  'jwkscooldownseconds',
+  'jwksmaxstaleseconds',
+];
 const PROVISION_SETTINGS = ['enabled', 'dailytokenbudget', 'allowedtools', 'scopes'];
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
 const CLAIM_NAME = /^[A-Za-z_][A-Za-z0-9_.:-]{0,63}$/;
@@ -38,13 +49,18 @@ interface Context {
 }
 
 /** Null when no issuer is configured; problems are added by key. */
-export function oauthConfigFromSection(entries: Readonly<Record<string, string>>, problems: ConfigProblem[], developmentResource?: string): OAuthConfig | null {
+export function oauthConfigFromSection(
+  entries: Readonly<Record<string, string>>,
+  problems: ConfigProblem[],
+  developmentResource?: string,
+): OAuthConfig | null {
   const written = new Map(Object.keys(entries).map((key) => [key.toLowerCase(), key]));
   const context: Context = { problems, written, developmentResource };
   const settings = lowerKeys(entries);
   const byIndex = groupIssuers(settings, context);
   for (const key of Object.keys(settings)) {
-    if (key !== 'resource' && !key.startsWith('issuers:')) problems.push({ path: `${SECTION}:${written.get(key)}`, message: 'unknown setting (Resource, Issuers:<n>:...)' });
+    if (key !== 'resource' && !key.startsWith('issuers:'))
+      problems.push({ path: `${SECTION}:${written.get(key)}`, message: 'unknown setting (Resource, Issuers:<n>:...)' });
   }
   if (byIndex.size === 0) return null;
   const resource = resourceUrl(settings.resource, context);
@@ -72,7 +88,10 @@ function groupIssuers(settings: Record<string, string>, context: Context): Map<n
     const match = /^issuers:(\d+):(.+)$/.exec(key);
     if (!key.startsWith('issuers:')) continue;
     if (!match) {
-      context.problems.push({ path: `${SECTION}:${context.written.get(key)}`, message: 'expected Gw:OAuth:Issuers:<n>:<setting>' });
+      context.problems.push({
+        path: `${SECTION}:${context.written.get(key)}`,
+        message: 'expected Gw:OAuth:Issuers:<n>:<setting>',
+      });
       continue;
     }
     const index = Number(match[1]);
@@ -87,47 +106,89 @@ function resourceUrl(value: string | undefined, context: Context): string | unde
   const path = `${SECTION}:Resource`;
   const resource = value ?? context.developmentResource;
   if (resource === undefined) {
-    context.problems.push({ path, message: 'is required with trusted issuers: the public URL of the MCP endpoint, e.g. https://gateway.example.com/mcp' });
+    context.problems.push({
+      path,
+      message:
+        'is required with trusted issuers: the public URL of the MCP endpoint, e.g. https://gateway.example.com/mcp',
+    });
     return undefined;
   }
   const url = checkedUrl(resource, path, context);
-  if (url && (url.search || url.hash)) context.problems.push({ path, message: 'must not carry a query or fragment (RFC 9728)' });
+  if (url && (url.search || url.hash))
+    context.problems.push({ path, message: 'must not carry a query or fragment (RFC 9728)' });
   return url?.href;
 }
 
-function trustedIssuer(index: number, values: Record<string, string>, resource: string, context: Context): TrustedIssuer {
+function trustedIssuer(
+  index: number,
+  values: Record<string, string>,
+  resource: string,
+  context: Context,
+): TrustedIssuer {
   const at = (setting: string) => `${SECTION}:Issuers:${index}:${setting}`;
   for (const key of Object.keys(values)) {
-    const known = key.startsWith('provision:') ? PROVISION_SETTINGS.includes(key.slice('provision:'.length)) : ISSUER_SETTINGS.includes(key);
-    if (!known) context.problems.push({ path: `${SECTION}:${context.written.get(`issuers:${index}:${key}`) ?? key}`, message: 'unknown setting' });
+    const known = key.startsWith('provision:')
+      ? PROVISION_SETTINGS.includes(key.slice('provision:'.length))
+      : ISSUER_SETTINGS.includes(key);
+    if (!known)
+      context.problems.push({
+        path: `${SECTION}:${context.written.get(`issuers:${index}:${key}`) ?? key}`,
+        message: 'unknown setting',
+      });
   }
   const issuer = values.issuer;
-  if (issuer === undefined) context.problems.push({ path: at('Issuer'), message: 'is required: the exact `iss` of the tokens' });
+  if (issuer === undefined)
+    context.problems.push({ path: at('Issuer'), message: 'is required: the exact `iss` of the tokens' });
   else if (/\s/.test(issuer)) context.problems.push({ path: at('Issuer'), message: 'must not contain white space' });
   else checkedUrl(issuer, at('Issuer'), context);
   if (values.jwksurl !== undefined) checkedUrl(values.jwksurl, at('JwksUrl'), context);
   const subjectClaim = values.subjectclaim ?? 'sub';
-  if (!CLAIM_NAME.test(subjectClaim)) context.problems.push({ path: at('SubjectClaim'), message: 'must be a claim name such as sub, client_id or azp' });
+  if (!CLAIM_NAME.test(subjectClaim))
+    context.problems.push({ path: at('SubjectClaim'), message: 'must be a claim name such as sub, client_id or azp' });
   return {
     issuer: issuer ?? '',
     ...(values.jwksurl === undefined ? {} : { jwksUrl: values.jwksurl }),
     audience: values.audience ?? resource,
     algorithms: algorithms(values.algorithms, at('Algorithms'), context),
-    clockToleranceSeconds: seconds(values.clocktoleranceseconds, DEFAULT_CLOCK_TOLERANCE_SECONDS, 300, at('ClockToleranceSeconds'), context),
-    jwksCooldownSeconds: seconds(values.jwkscooldownseconds, DEFAULT_JWKS_COOLDOWN_SECONDS, 3600, at('JwksCooldownSeconds'), context),
-    jwksMaxStaleSeconds: seconds(values.jwksmaxstaleseconds, DEFAULT_JWKS_MAX_STALE_SECONDS, 7 * 24 * 3600, at('JwksMaxStaleSeconds'), context),
+    clockToleranceSeconds: seconds(
+      values.clocktoleranceseconds,
+      DEFAULT_CLOCK_TOLERANCE_SECONDS,
+      300,
+      at('ClockToleranceSeconds'),
+      context,
+    ),
+    jwksCooldownSeconds: seconds(
+      values.jwkscooldownseconds,
+      DEFAULT_JWKS_COOLDOWN_SECONDS,
+      3600,
+      at('JwksCooldownSeconds'),
+      context,
+    ),
+    jwksMaxStaleSeconds: seconds(
+      values.jwksmaxstaleseconds,
+      DEFAULT_JWKS_MAX_STALE_SECONDS,
+      7 * 24 * 3600,
+      at('JwksMaxStaleSeconds'),
+      context,
+    ),
     subjectClaim,
     ...provision(values, at, context),
   };
 }
 
-function provision(values: Record<string, string>, at: (setting: string) => string, context: Context): Pick<TrustedIssuer, 'provision'> {
+function provision(
+  values: Record<string, string>,
+  at: (setting: string) => string,
+  context: Context,
+): Pick<TrustedIssuer, 'provision'> {
   const enabled = values['provision:enabled'];
-  if (enabled !== undefined && !/^(true|false|1|0)$/i.test(enabled)) context.problems.push({ path: at('Provision:Enabled'), message: 'must be true or false' });
+  if (enabled !== undefined && !/^(true|false|1|0)$/i.test(enabled))
+    context.problems.push({ path: at('Provision:Enabled'), message: 'must be true or false' });
   if (!/^(true|1)$/i.test(enabled ?? '')) return {};
   const budgetText = values['provision:dailytokenbudget'];
   const budget = budgetText === undefined ? DEFAULT_PROVISIONED_BUDGET : Number(budgetText);
-  if (!Number.isSafeInteger(budget) || budget <= 0) context.problems.push({ path: at('Provision:DailyTokenBudget'), message: 'must be a positive whole number' });
+  if (!Number.isSafeInteger(budget) || budget <= 0)
+    context.problems.push({ path: at('Provision:DailyTokenBudget'), message: 'must be a positive whole number' });
   const tools = list(values['provision:allowedtools']);
   const scopes = list(values['provision:scopes']);
   for (const scope of scopes) {
@@ -142,7 +203,12 @@ function algorithms(value: string | undefined, path: string, context: Context): 
   const named = list(value);
   const unknown = named.filter((name) => !(EXTERNAL_ALGORITHMS as readonly string[]).includes(name));
   if (unknown.length > 0 || named.length === 0) {
-    context.problems.push({ path, message: `must list some of ${EXTERNAL_ALGORITHMS.join(', ')} (asymmetric only; got ${unknown.join(', ') || 'none'})` });
+    context.problems.push({
+      path,
+      message:
+        `must list some of ${EXTERNAL_ALGORITHMS.join(', ')} ` +
+        `(asymmetric only; got ${unknown.join(', ') || 'none'})`,
+    });
   }
   return named.filter((name): name is ExternalAlgorithm => (EXTERNAL_ALGORITHMS as readonly string[]).includes(name));
 }
@@ -150,7 +216,8 @@ function algorithms(value: string | undefined, path: string, context: Context): 
 function seconds(value: string | undefined, fallback: number, max: number, path: string, context: Context): number {
   if (value === undefined) return fallback;
   const parsed = Number(value);
-  if (!Number.isFinite(parsed) || parsed < 0 || parsed > max) context.problems.push({ path, message: `must be a number of seconds from 0 to ${max}` });
+  if (!Number.isFinite(parsed) || parsed < 0 || parsed > max)
+    context.problems.push({ path, message: `must be a number of seconds from 0 to ${max}` });
   return parsed;
 }
 
@@ -174,11 +241,15 @@ function checkedUrl(value: string, path: string, context: Context): URL | undefi
 function checkUnique(issuers: TrustedIssuer[], problems: ConfigProblem[]): void {
   const seen = new Set<string>();
   issuers.forEach((issuer, index) => {
-    if (seen.has(issuer.issuer)) problems.push({ path: `${SECTION}:Issuers:${index}:Issuer`, message: `${issuer.issuer} is configured twice` });
+    if (seen.has(issuer.issuer))
+      problems.push({ path: `${SECTION}:Issuers:${index}:Issuer`, message: `${issuer.issuer} is configured twice` });
     seen.add(issuer.issuer);
   });
 }
 
 function list(value: string | undefined): string[] {
-  return (value ?? '').split(',').map((item) => item.trim()).filter((item) => item !== '');
+  return (value ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
 }

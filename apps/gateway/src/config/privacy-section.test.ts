@@ -49,7 +49,10 @@ describe('privacyConfigFromSection', () => {
         { name: 'employee-id', pattern: 'EMP-\\d{6}', replacement: 'EMP-******' },
         { name: 'ticket', pattern: 'TCK-[0-9]+', flags: 'm' },
       ],
-      tools: { list_products: { enabled: false }, 'crm.get_customer': { fields: ['notes'], disabledDetectors: ['phone'] } },
+      tools: {
+        list_products: { enabled: false },
+        'crm.get_customer': { fields: ['notes'], disabledDetectors: ['phone'] },
+      },
     });
   });
 
@@ -60,18 +63,46 @@ describe('privacyConfigFromSection', () => {
   it.each<[string, Record<string, string>, string]>([
     ['an unknown setting', { 'Feilds:0': 'x' }, 'Gw:Privacy:Feilds:0: is not a privacy setting'],
     ['an unknown rule setting', { 'Rules:0:Regex': 'x' }, 'Gw:Privacy:Rules:0:Regex: is not a rule setting'],
-    ['an unknown tool setting', { 'Tools:t:Rules:0': 'x' }, 'Gw:Privacy:Tools:t:Rules:0: is not a tool privacy setting'],
+    [
+      'an unknown tool setting',
+      { 'Tools:t:Rules:0': 'x' },
+      'Gw:Privacy:Tools:t:Rules:0: is not a tool privacy setting',
+    ],
     ['a non-numeric index', { 'Fields:first': 'x' }, 'Gw:Privacy:Fields:first: list index must be a whole number'],
     ['a gap in a list', { 'Fields:0': 'a', 'Fields:2': 'b' }, 'Gw:Privacy:Fields:1: is missing'],
     ['a flag that is not a boolean', { Enabled: 'yes' }, 'Gw:Privacy:Enabled: must be true or false'],
-    ['a tool flag that is not a boolean', { 'Tools:t:Enabled': '0' }, 'Gw:Privacy:Tools:t:Enabled: must be true or false'],
-    ['an unknown detector', { 'DisabledDetectors:0': 'emails' }, 'Gw:Privacy:DisabledDetectors:0: is not a detector (known: email, phone'],
-    ['an unknown tool detector', { 'Tools:t:DisabledDetectors:0': 'x' }, 'Gw:Privacy:Tools:t:DisabledDetectors:0: is not a detector'],
+    [
+      'a tool flag that is not a boolean',
+      { 'Tools:t:Enabled': '0' },
+      'Gw:Privacy:Tools:t:Enabled: must be true or false',
+    ],
+    [
+      'an unknown detector',
+      { 'DisabledDetectors:0': 'emails' },
+      'Gw:Privacy:DisabledDetectors:0: is not a detector (known: email, phone',
+    ],
+    [
+      'an unknown tool detector',
+      { 'Tools:t:DisabledDetectors:0': 'x' },
+      'Gw:Privacy:Tools:t:DisabledDetectors:0: is not a detector',
+    ],
     ['an empty field name', { 'Fields:0': ' - ' }, 'Gw:Privacy:Fields:0: must hold a letter or a digit'],
-    ['a bad regex', { 'Rules:0:Name': 'r', 'Rules:0:Pattern': '([a-z]' }, 'Gw:Privacy:Rules:0:Pattern: is not a valid regular expression'],
+    [
+      'a bad regex',
+      { 'Rules:0:Name': 'r', 'Rules:0:Pattern': '([a-z]' },
+      'Gw:Privacy:Rules:0:Pattern: is not a valid regular expression',
+    ],
     ['a rule without a pattern', { 'Rules:0:Name': 'r' }, 'Gw:Privacy:Rules:0:Pattern: is required'],
-    ['a rule with an empty name', { 'Rules:0:Name': '', 'Rules:0:Pattern': 'x' }, 'Gw:Privacy:Rules:0:Name: must be 1–64 letters'],
-    ['a backtracking rule', { 'Rules:0:Name': 'r', 'Rules:0:Pattern': '(a)\\1' }, 'Gw:Privacy:Rules:0:Pattern: cannot run in linear time'],
+    [
+      'a rule with an empty name',
+      { 'Rules:0:Name': '', 'Rules:0:Pattern': 'x' },
+      'Gw:Privacy:Rules:0:Name: must be 1–64 letters',
+    ],
+    [
+      'a backtracking rule',
+      { 'Rules:0:Name': 'r', 'Rules:0:Pattern': '(a)\\1' },
+      'Gw:Privacy:Rules:0:Pattern: cannot run in linear time',
+    ],
     ['an invalid tool name', { 'Tools:bad tool:Enabled': 'false' }, 'Gw:Privacy:Tools:bad tool'],
     ['an empty rules file path', { RulesFile: ' ' }, 'Gw:Privacy:RulesFile: must be a file path'],
   ])('refuses %s, naming the key', (_what, section, message) => {
@@ -113,8 +144,16 @@ describe('readPrivacyRulesFile', () => {
     ['bad JSON', '{ "fields": [', /is not valid JSON/],
     ['a top-level array', [], /\(top level\): must be a JSON object/],
     ['a bad regex', { rules: [{ name: 'r', pattern: '(' }] }, /rules\[0\]\.pattern: is not a valid regular expression/],
-    ['an unknown detector', { tools: { get_order: { disabledDetectors: ['cards'] } } }, /tools\.get_order\.disabledDetectors\[0\]: is not a detector/],
-    ['an unknown property', { rules: [{ name: 'r', pattern: 'x', flag: 'm' }] }, /rules\[0\]\.flag: is not a privacy setting/],
+    [
+      'an unknown detector',
+      { tools: { get_order: { disabledDetectors: ['cards'] } } },
+      /tools\.get_order\.disabledDetectors\[0\]: is not a detector/,
+    ],
+    [
+      'an unknown property',
+      { rules: [{ name: 'r', pattern: 'x', flag: 'm' }] },
+      /rules\[0\]\.flag: is not a privacy setting/,
+    ],
     ['an unknown top-level property', { field: ['x'] }, /: field: is not a privacy setting/],
     ['a wrong type', { enabled: 'false' }, /enabled: must be true or false/],
     ['a field name that is not a string', { fields: [42] }, /fields\[0\]: must be a string/],

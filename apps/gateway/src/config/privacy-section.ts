@@ -25,7 +25,10 @@ export interface PrivacySectionOptions {
  * the keys add to it: lists are appended, `Enabled` overrides. A problem
  * throws a ConfigError naming the key to fix.
  */
-export function privacyConfigFromSection(section: Readonly<Record<string, string>>, options: PrivacySectionOptions = {}): PrivacyConfig {
+export function privacyConfigFromSection(
+  section: Readonly<Record<string, string>>,
+  options: PrivacySectionOptions = {},
+): PrivacyConfig {
   const { input, rulesFile } = sectionToInput(section);
   const fromKeys = validated(input, (segments, message) => ({ path: sectionKey(segments), message }));
   if (rulesFile === undefined) return fromKeys;
@@ -51,7 +54,10 @@ export function readPrivacyRulesFile(path: string, readFile: (path: string) => s
   } catch (error) {
     throw refuse(`${path} is not valid JSON (${(error as Error).message})`);
   }
-  return validated(input, (segments, message) => ({ path: RULES_FILE_KEY, message: `${path}: ${jsonPath(segments)}: ${message}` }));
+  return validated(input, (segments, message) => ({
+    path: RULES_FILE_KEY,
+    message: `${path}: ${jsonPath(segments)}: ${message}`,
+  }));
 }
 
 type Segments = readonly (string | number)[];
@@ -78,7 +84,9 @@ function segmentsOf(path: string, input: unknown): Segments {
   let node = input;
   while (rest !== '') {
     const names = typeof node === 'object' && node !== null ? Object.keys(node) : [];
-    const fitting = names.filter((name) => rest === name || rest.startsWith(`${name}.`)).sort((a, b) => b.length - a.length);
+    const fitting = names
+      .filter((name) => rest === name || rest.startsWith(`${name}.`))
+      .sort((a, b) => b.length - a.length);
     const name = fitting[0] ?? (rest.split('.')[0] as string);
     segments.push(Array.isArray(node) ? Number(name) : name);
     node = typeof node === 'object' && node !== null ? (node as Record<string, unknown>)[name] : undefined;
@@ -99,7 +107,9 @@ function sectionKey(segments: Segments): string {
 /** `rules[0].pattern`, `tools.get_order.fields[1]`. */
 function jsonPath(segments: Segments): string {
   if (segments.length === 0) return '(top level)';
-  return segments.map((segment, i) => (typeof segment === 'number' ? `[${segment}]` : `${i === 0 ? '' : '.'}${segment}`)).join('');
+  return segments
+    .map((segment, i) => (typeof segment === 'number' ? `[${segment}]` : `${i === 0 ? '' : '.'}${segment}`))
+    .join('');
 }
 
 function mergePrivacyConfigs(base: PrivacyConfig, over: PrivacyConfig): PrivacyConfig {
@@ -130,13 +140,17 @@ function readUtf8(path: string): string {
 const LIST_SETTINGS = { fields: 'fields', disableddetectors: 'disabledDetectors' } as const;
 const RULE_SETTINGS = { name: 'name', pattern: 'pattern', flags: 'flags', replacement: 'replacement' } as const;
 const EXPECTED_KEYS =
-  'expected Enabled, RulesFile, Fields:<n>, DisabledDetectors:<n>, Rules:<n>:Name|Pattern|Flags|Replacement, or Tools:<tool>:Enabled|Fields:<n>|DisabledDetectors:<n>';
+  'expected Enabled, RulesFile, Fields:<n>, DisabledDetectors:<n>, Rules:<n>:Name|Pattern|Flags|Replacement, or ' +
+  'Tools:<tool>:Enabled|Fields:<n>|DisabledDetectors:<n>';
 
 /** Lists by their path in the JSON shape (`['fields']`, `['tools', 'get_order', 'fields']`). */
 type Lists = Map<string, { path: string[]; entries: Map<number, string> }>;
 
 /** Rebuilds the JSON shape from flat keys, so both sources share one validation. */
-function sectionToInput(section: Readonly<Record<string, string>>): { input: Record<string, unknown>; rulesFile?: string } {
+function sectionToInput(section: Readonly<Record<string, string>>): {
+  input: Record<string, unknown>;
+  rulesFile?: string;
+} {
   const input: Record<string, unknown> = {};
   const lists: Lists = new Map();
   const rules = new Map<number, Record<string, string>>();
@@ -164,7 +178,13 @@ function sectionToInput(section: Readonly<Record<string, string>>): { input: Rec
       const name = toolSetting.toLowerCase();
       if (name === 'enabled' && toolRest.length === 0) entry.enabled = toFlag(value);
       else if (name in LIST_SETTINGS && toolRest.length === 1) {
-        addToList(lists, ['tools', tool, LIST_SETTINGS[name as keyof typeof LIST_SETTINGS]], toolRest[0] as string, value, fail);
+        addToList(
+          lists,
+          ['tools', tool, LIST_SETTINGS[name as keyof typeof LIST_SETTINGS]],
+          toolRest[0] as string,
+          value,
+          fail,
+        );
       } else throw fail('is not a tool privacy setting (expected Enabled, Fields:<n> or DisabledDetectors:<n>)');
     } else throw fail(`is not a privacy setting (${EXPECTED_KEYS})`);
   }
@@ -180,7 +200,13 @@ function sectionToInput(section: Readonly<Record<string, string>>): { input: Rec
   return rulesFile === undefined ? { input } : { input, rulesFile };
 }
 
-function addToList(lists: Lists, path: string[], index: string, value: string, fail: (message: string) => ConfigError): void {
+function addToList(
+  lists: Lists,
+  path: string[],
+  index: string,
+  value: string,
+  fail: (message: string) => ConfigError,
+): void {
   const id = path.join('\0');
   let list = lists.get(id);
   if (list === undefined) lists.set(id, (list = { path, entries: new Map() }));
@@ -197,7 +223,9 @@ function denseList<T>(entries: Map<number, T>, path: readonly string[]): T[] {
   const values: T[] = [];
   for (let index = 0; index < entries.size; index++) {
     if (!entries.has(index)) {
-      throw new ConfigError([{ path: sectionKey([...path, index]), message: 'is missing: list indexes must count up from 0 without gaps' }]);
+      throw new ConfigError([
+        { path: sectionKey([...path, index]), message: 'is missing: list indexes must count up from 0 without gaps' },
+      ]);
     }
     values.push(entries.get(index) as T);
   }

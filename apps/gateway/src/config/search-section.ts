@@ -12,20 +12,40 @@ export const EMBEDDING_KEYS = declareKeys({
     name: 'Gw:Embedding:Provider',
     field: oneOf(['local', 'openai'], 'local'),
     description:
-      '`local` (Universal Sentence Encoder lite, offline, in a worker thread of the gateway process with a capped heap) or `openai` (any OpenAI-compatible `/embeddings` endpoint).',
+      '`local` (Universal Sentence Encoder lite, offline, in a worker thread of the gateway process with a ' +
+      'capped heap) or `openai` (any OpenAI-compatible `/embeddings` endpoint).',
   },
-  baseUrl: { name: 'Gw:Embedding:BaseUrl', field: httpUrl, defaultIs: '— (required for `openai`)', description: 'For `openai`: the endpoint\'s base URL.' },
-  model: { name: 'Gw:Embedding:Model', field: optionalText, defaultIs: DEFAULT_EMBEDDING_MODEL, description: 'For `openai`: the model asked.' },
-  apiKey: { name: 'Gw:Embedding:ApiKey', field: optionalText, defaultIs: '—', description: 'For `openai`: its API key.' },
+  baseUrl: {
+    name: 'Gw:Embedding:BaseUrl',
+    field: httpUrl,
+    defaultIs: '— (required for `openai`)',
+    description: "For `openai`: the endpoint's base URL.",
+  },
+  model: {
+    name: 'Gw:Embedding:Model',
+    field: optionalText,
+    defaultIs: DEFAULT_EMBEDDING_MODEL,
+    description: 'For `openai`: the model asked.',
+  },
+  apiKey: {
+    name: 'Gw:Embedding:ApiKey',
+    field: optionalText,
+    defaultIs: '—',
+    description: 'For `openai`: its API key.',
+  },
 });
 
-/** `Gw:Catalog:Search*`: search mode (search_tools and call_tool instead of the whole catalog), per agent overridable. */
+/**
+ * `Gw:Catalog:Search*`: search mode (search_tools and call_tool instead of the whole catalog), per agent overridable.
+ */
 export const CATALOG_KEYS = declareKeys({
   search: {
     name: 'Gw:Catalog:Search',
     field: oneOf(['off', 'on', 'auto'], 'off', 'must be off, on or auto'),
     description:
-      '[Search mode](../guide/search-mode.md): `on` lists `search_tools` and `call_tool` (plus the agent\'s `pinnedTools`) instead of the catalog; `auto` does so for an agent that may call more than `Gw:Catalog:SearchThreshold` tools. An agent\'s `toolSearch` (`off`, `on`, `auto`) overrides it.',
+      "[Search mode](../guide/search-mode.md): `on` lists `search_tools` and `call_tool` (plus the agent's " +
+      '`pinnedTools`) instead of the catalog; `auto` does so for an agent that may call more than ' +
+      "`Gw:Catalog:SearchThreshold` tools. An agent's `toolSearch` (`off`, `on`, `auto`) overrides it.",
   },
   searchThreshold: {
     name: 'Gw:Catalog:SearchThreshold',
@@ -35,10 +55,15 @@ export const CATALOG_KEYS = declareKeys({
   searchSemanticWeight: {
     name: 'Gw:Catalog:SearchSemanticWeight',
     field: {
-      schema: z.coerce.number({ error: 'must be a number' }).min(0, 'must be from 0 to 1').max(1, 'must be from 0 to 1').default(0),
+      schema: z.coerce
+        .number({ error: 'must be a number' })
+        .min(0, 'must be from 0 to 1')
+        .max(1, 'must be from 0 to 1')
+        .default(0),
       type: 'number 0–1',
     },
     description:
-      'Share (0–1) of search_tools\' ranking taken from the embedding model (`Gw:Embedding:*`); 0 = lexical only. See the measurements under [Search mode](../guide/search-mode.md).',
+      "Share (0–1) of search_tools' ranking taken from the embedding model (`Gw:Embedding:*`); 0 = lexical only. " +
+      'See the measurements under [Search mode](../guide/search-mode.md).',
   },
 });

@@ -11,7 +11,9 @@ export const MODE_KEYS = declareKeys({
     name: 'NODE_ENV',
     field: { schema: z.string().optional(), type: 'text' },
     description:
-      '`development` turns on development mode (`/dev/*` endpoints, generated signing key, default downstream, and a start-up check that something answers at each downstream\'s base URL: see [when the first run goes wrong](../development.md#when-the-first-run-goes-wrong)).',
+      '`development` turns on development mode (`/dev/*` endpoints, generated signing key, default downstream, ' +
+      "and a start-up check that something answers at each downstream's base URL: see [when the first run goes " +
+      'wrong](../development.md#when-the-first-run-goes-wrong)).',
   },
 });
 
@@ -19,7 +21,10 @@ export const MODE_KEYS = declareKeys({
 export const SERVER_KEYS = declareKeys({
   port: {
     name: 'PORT',
-    field: { schema: z.coerce.number().int('must be a whole number').min(0).max(65_535, 'must be a TCP port').default(8080), type: 'TCP port' },
+    field: {
+      schema: z.coerce.number().int('must be a whole number').min(0).max(65_535, 'must be a TCP port').default(8080),
+      type: 'TCP port',
+    },
     description: 'The port the gateway listens on.',
   },
   host: {
@@ -36,7 +41,9 @@ export const SERVER_KEYS = declareKeys({
   signingKey: {
     name: 'Gw:Jwt:SigningKey',
     field: (development: boolean) =>
-      development ? optionalText : { schema: z.string({ error: `is required (at least ${MIN_SIGNING_KEY_BYTES} bytes)` }), type: 'text' },
+      development
+        ? optionalText
+        : { schema: z.string({ error: `is required (at least ${MIN_SIGNING_KEY_BYTES} bytes)` }), type: 'text' },
     defaultIs: '— (required; generated per process in development mode, with a warning)',
     description: `HS256 key for every JWT the gateway issues; at least ${MIN_SIGNING_KEY_BYTES} bytes (UTF-8).`,
   },
@@ -49,7 +56,9 @@ export const STORE_KEYS = declareKeys({
     field: { ...optionalText, type: 'URL' },
     defaultIs: 'unset = embedded in-memory store',
     description:
-      '`redis://…` or `rediss://…` for one Redis (required for more than one instance); `redis+cluster://host:port,host:port,…` or `rediss+cluster://…` for a Redis Cluster (its seed nodes; see [Redis Cluster](../operations/redis-and-cluster.md#redis-cluster)).',
+      '`redis://…` or `rediss://…` for one Redis (required for more than one instance); ' +
+      '`redis+cluster://host:port,host:port,…` or `rediss+cluster://…` for a Redis Cluster (its seed nodes; see ' +
+      '[Redis Cluster](../operations/redis-and-cluster.md#redis-cluster)).',
   },
 });
 
@@ -59,7 +68,9 @@ export const METRICS_KEYS = declareKeys({
     name: 'Gw:Metrics:Port',
     field: { schema: z.coerce.number().int().min(1).max(65_535, 'must be a TCP port').optional(), type: 'TCP port' },
     defaultIs: 'unset',
-    description: 'Also serve `/metrics` without authentication on this port (for an in-cluster scraper); `/metrics` on the main port needs an admin token.',
+    description:
+      'Also serve `/metrics` without authentication on this port (for an in-cluster scraper); `/metrics` on the ' +
+      'main port needs an admin token.',
   },
 });
 
@@ -68,9 +79,15 @@ export const USAGE_KEYS = declareKeys({
   retentionDays: {
     name: 'Gw:Usage:RetentionDays',
     field: {
-      schema: z.coerce.number().int('must be a whole number').min(1, 'must be at least 1').max(400, 'must be at most 400').default(35),
+      schema: z.coerce
+        .number()
+        .int('must be a whole number')
+        .min(1, 'must be at least 1')
+        .max(400, 'must be at most 400')
+        .default(35),
       type: 'whole number 1–400',
     },
-    description: 'Whole UTC days of usage counters kept for the dashboard\'s charts and `GET /management/usage` (1 to 400).',
+    description:
+      "Whole UTC days of usage counters kept for the dashboard's charts and `GET /management/usage` (1 to 400).",
   },
 });

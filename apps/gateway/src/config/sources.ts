@@ -36,7 +36,9 @@ export function readConfigFile(path: string): FlatConfig {
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    throw new ConfigFileError(`config file ${path} cannot be read: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
+    throw new ConfigFileError(
+      `config file ${path} cannot be read: ${(error as NodeJS.ErrnoException).code ?? 'error'}`,
+    );
   }
   try {
     return flattenObject(JSON.parse(text));

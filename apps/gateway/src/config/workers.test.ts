@@ -33,15 +33,21 @@ describe('Gw:Http:Workers', () => {
 
   it('refuses zero, fractions, words and absurd counts, naming the key', () => {
     for (const value of ['0', '1.5', '-2', 'many', '']) {
-      expect(problemsOf({ ...base, ...REDIS, Gw__Http__Workers: value })).toEqual(['Gw:Http:Workers: must be a positive whole number or auto']);
+      expect(problemsOf({ ...base, ...REDIS, Gw__Http__Workers: value })).toEqual([
+        'Gw:Http:Workers: must be a positive whole number or auto',
+      ]);
     }
-    expect(problemsOf({ ...base, ...REDIS, Gw__Http__Workers: String(MAX_WORKERS + 1) })).toEqual([`Gw:Http:Workers: must be at most ${MAX_WORKERS}`]);
+    expect(problemsOf({ ...base, ...REDIS, Gw__Http__Workers: String(MAX_WORKERS + 1) })).toEqual([
+      `Gw:Http:Workers: must be at most ${MAX_WORKERS}`,
+    ]);
   });
 
   it('refuses more than one worker on the in-memory store: each would keep its own sessions and budgets', () => {
     const problems = problemsOf({ ...base, Gw__Http__Workers: '2' });
     expect(problems).toHaveLength(1);
-    expect(problems[0]).toMatch(/^Gw:Http:Workers: is 2, but more than one worker needs a shared store: set ConnectionStrings:Store/);
+    expect(problems[0]).toMatch(
+      /^Gw:Http:Workers: is 2, but more than one worker needs a shared store: set ConnectionStrings:Store/,
+    );
     // One worker on the memory store is the ordinary single process.
     expect(parse({ ...base, Gw__Http__Workers: '1' }).http.workers).toBe(1);
   });

@@ -25,10 +25,15 @@ export const workersField = (parallelism: () => number = availableParallelism) =
  * own sessions, budgets and agents, and a client's calls would land on
  * strangers. More than one worker therefore needs the shared (Redis) store.
  */
-export function sharedStoreProblem(workers: number | undefined, storeConnectionString: string | undefined): ConfigProblem | undefined {
+export function sharedStoreProblem(
+  workers: number | undefined,
+  storeConnectionString: string | undefined,
+): ConfigProblem | undefined {
   if (workers === undefined || workers <= 1 || storeConnectionString !== undefined) return undefined;
   return {
     path: 'Gw:Http:Workers',
-    message: `is ${workers}, but more than one worker needs a shared store: set ConnectionStrings:Store to a Redis URL (with the in-memory store each worker would keep its own sessions and budgets)`,
+    message:
+      `is ${workers}, but more than one worker needs a shared store: set ConnectionStrings:Store to a Redis URL ` +
+      `(with the in-memory store each worker would keep its own sessions and budgets)`,
   };
 }

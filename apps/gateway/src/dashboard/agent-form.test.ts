@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidInputError, SubjectTakenError } from '@tollgate/gateway-core/errors';
-import { encodeIdentity, formValues, parseCreateAgentForm, parseUpdateAgentForm, serviceFieldErrors, type FormBody } from './agent-form.js';
+import {
+  encodeIdentity,
+  formValues,
+  parseCreateAgentForm,
+  parseUpdateAgentForm,
+  serviceFieldErrors,
+  type FormBody,
+} from './agent-form.js';
 import { AgentForm } from './views/agent-form.js';
 import { agentFormValues } from './views/agents.js';
 
@@ -9,18 +16,27 @@ const base = { label: 'Bot', dailyTokenBudget: '1 000', toolAccess: 'all' };
 describe('the agent form: rate limit', () => {
   it('sends both fields as the rate limit', () => {
     const parsed = parseUpdateAgentForm({ ...base, callsPerMinute: '60', burst: '10' });
-    expect(parsed).toEqual({ ok: true, value: expect.objectContaining({ dailyTokenBudget: 1000, rateLimit: { callsPerMinute: 60, burst: 10 } }) });
+    expect(parsed).toEqual({
+      ok: true,
+      value: expect.objectContaining({ dailyTokenBudget: 1000, rateLimit: { callsPerMinute: 60, burst: 10 } }),
+    });
   });
 
   it('reads both blank as "no limit" when editing, and as "the default" (omitted) when creating', () => {
-    expect(parseUpdateAgentForm({ ...base, callsPerMinute: ' ', burst: '' })).toMatchObject({ ok: true, value: { rateLimit: null } });
+    expect(parseUpdateAgentForm({ ...base, callsPerMinute: ' ', burst: '' })).toMatchObject({
+      ok: true,
+      value: { rateLimit: null },
+    });
     const created = parseCreateAgentForm({ ...base, callsPerMinute: '', burst: '' });
     expect(created.ok).toBe(true);
     expect(created.ok ? created.value.rateLimit : 'refused').toBeUndefined();
   });
 
   it('names the field at fault: the rate limit by its member, a list by the list', () => {
-    expect(parseUpdateAgentForm({ ...base, callsPerMinute: '60', burst: '' })).toEqual({ ok: false, errors: [{ field: 'rateLimit.burst', message: 'must be a whole number' }] });
+    expect(parseUpdateAgentForm({ ...base, callsPerMinute: '60', burst: '' })).toEqual({
+      ok: false,
+      errors: [{ field: 'rateLimit.burst', message: 'must be a whole number' }],
+    });
     expect(parseUpdateAgentForm({ ...base, callsPerMinute: '0', burst: '1.5' })).toEqual({
       ok: false,
       errors: [
@@ -29,11 +45,17 @@ describe('the agent form: rate limit', () => {
       ],
     });
     const longName = 'x'.repeat(200);
-    expect(parseUpdateAgentForm({ ...base, toolAccess: 'selected', allowedTools: ['ok', longName] })).toMatchObject({ ok: false, errors: [{ field: 'allowedTools' }] });
+    expect(parseUpdateAgentForm({ ...base, toolAccess: 'selected', allowedTools: ['ok', longName] })).toMatchObject({
+      ok: false,
+      errors: [{ field: 'allowedTools' }],
+    });
   });
 
   it('shows what was typed again after a refusal', () => {
-    expect(formValues({ ...base, callsPerMinute: '60', burst: 'x' })).toMatchObject({ callsPerMinute: '60', burst: 'x' });
+    expect(formValues({ ...base, callsPerMinute: '60', burst: 'x' })).toMatchObject({
+      callsPerMinute: '60',
+      burst: 'x',
+    });
   });
 });
 
@@ -52,8 +74,16 @@ describe('the agent form: sign-in identities', () => {
   it('keeps the checked identity boxes exactly, adds the typed ones, and counts one typed again once', () => {
     const held = { issuer: idp, subject: 'alice' };
     const removed = { issuer: idp, subject: 'bob' };
-    const form = { ...base, identityOffered: [encodeIdentity(held), encodeIdentity(removed)], identity: encodeIdentity(held), externalSubjects: `${idp} carol\n${idp} alice` };
-    expect(parseUpdateAgentForm(form)).toMatchObject({ ok: true, value: { externalSubjects: [held, { issuer: idp, subject: 'carol' }] } });
+    const form = {
+      ...base,
+      identityOffered: [encodeIdentity(held), encodeIdentity(removed)],
+      identity: encodeIdentity(held),
+      externalSubjects: `${idp} carol\n${idp} alice`,
+    };
+    expect(parseUpdateAgentForm(form)).toMatchObject({
+      ok: true,
+      value: { externalSubjects: [held, { issuer: idp, subject: 'carol' }] },
+    });
     expect(formValues(form).identities).toEqual([
       { ...held, kept: true },
       { ...removed, kept: false },
@@ -61,11 +91,17 @@ describe('the agent form: sign-in identities', () => {
   });
 
   it('refuses an identity box that is not one the page wrote', () => {
-    expect(parseUpdateAgentForm({ ...base, identity: 'bm90IGpzb24' })).toEqual({ ok: false, errors: [{ field: 'externalSubjects', message: 'an identity box was altered; reload the page' }] });
+    expect(parseUpdateAgentForm({ ...base, identity: 'bm90IGpzb24' })).toEqual({
+      ok: false,
+      errors: [{ field: 'externalSubjects', message: 'an identity box was altered; reload the page' }],
+    });
   });
 
   it('counts an identity typed twice once', () => {
-    expect(parseUpdateAgentForm({ ...base, externalSubjects: `${idp} a\n${idp} a` })).toMatchObject({ ok: true, value: { externalSubjects: [{ issuer: idp, subject: 'a' }] } });
+    expect(parseUpdateAgentForm({ ...base, externalSubjects: `${idp} a\n${idp} a` })).toMatchObject({
+      ok: true,
+      value: { externalSubjects: [{ issuer: idp, subject: 'a' }] },
+    });
   });
 
   // Issue 25, finding 6: a subject with a newline, stored by provisioning, came back from an
@@ -77,19 +113,49 @@ describe('the agent form: sign-in identities', () => {
     ['leading and trailing spaces', '  spaced  '],
   ])('saves an agent whose stored subject holds %s unchanged, as the browser submits the edit page', (_, subject) => {
     const agent = {
-      agentId: 'agt_x', label: 'mallory', dailyTokenBudget: 10, isActive: true, allowedTools: null, scopes: ['orders:read'], rateLimit: null,
-      externalSubjects: [{ issuer: idp, subject }, { issuer: idp, subject: 'second' }], deactivatedAt: null, createdAt: 'x', updatedAt: 'x',
+      agentId: 'agt_x',
+      label: 'mallory',
+      dailyTokenBudget: 10,
+      isActive: true,
+      allowedTools: null,
+      scopes: ['orders:read'],
+      rateLimit: null,
+      externalSubjects: [
+        { issuer: idp, subject },
+        { issuer: idp, subject: 'second' },
+      ],
+      deactivatedAt: null,
+      createdAt: 'x',
+      updatedAt: 'x',
     };
-    const html = String(AgentForm({ id: 'edit', action: '/x', submitLabel: 'Save', csrfToken: 't', values: agentFormValues(agent), toolNames: [], knownScopes: [] }));
+    const html = String(
+      AgentForm({
+        id: 'edit',
+        action: '/x',
+        submitLabel: 'Save',
+        csrfToken: 't',
+        values: agentFormValues(agent),
+        toolNames: [],
+        knownScopes: [],
+      }),
+    );
     const parsed = parseUpdateAgentForm(submittedFields(html));
     expect(parsed).toMatchObject({ ok: true });
     expect(parsed.ok && parsed.value.externalSubjects).toEqual(agent.externalSubjects);
   });
 
   it("turns the service's refusals (untrusted issuer, invalid subject, identity taken) into errors of the field, and nothing else", () => {
-    const untrusted = new InvalidInputError('untrusted', [{ path: 'externalSubjects.0.issuer', message: 'is not a trusted issuer (Gw:OAuth:Issuers)' }]);
-    expect(serviceFieldErrors(untrusted)).toEqual([{ field: 'externalSubjects', message: 'is not a trusted issuer (Gw:OAuth:Issuers)' }]);
-    expect(serviceFieldErrors(new InvalidInputError('bad', [{ path: 'externalSubjects.1.subject', message: 'must not be empty' }]))).toEqual([{ field: 'externalSubjects', message: 'must not be empty' }]);
+    const untrusted = new InvalidInputError('untrusted', [
+      { path: 'externalSubjects.0.issuer', message: 'is not a trusted issuer (Gw:OAuth:Issuers)' },
+    ]);
+    expect(serviceFieldErrors(untrusted)).toEqual([
+      { field: 'externalSubjects', message: 'is not a trusted issuer (Gw:OAuth:Issuers)' },
+    ]);
+    expect(
+      serviceFieldErrors(
+        new InvalidInputError('bad', [{ path: 'externalSubjects.1.subject', message: 'must not be empty' }]),
+      ),
+    ).toEqual([{ field: 'externalSubjects', message: 'must not be empty' }]);
     expect(serviceFieldErrors(new SubjectTakenError('alice at x already belongs to agent agt_1', 'agt_1'))).toEqual([
       { field: 'externalSubjects', message: 'alice at x already belongs to agent agt_1' },
     ]);
@@ -103,7 +169,11 @@ describe('the agent form: sign-in identities', () => {
  * newline and with line breaks as CRLF; entities decoded.
  */
 function submittedFields(html: string): FormBody {
-  const decode = (text: string) => text.replace(/&(lt|gt|quot|#39|amp);/g, (_, name: string) => ({ lt: '<', gt: '>', quot: '"', '#39': "'", amp: '&' })[name]!);
+  const decode = (text: string) =>
+    text.replace(
+      /&(lt|gt|quot|#39|amp);/g,
+      (_, name: string) => ({ lt: '<', gt: '>', quot: '"', '#39': "'", amp: '&' })[name]!,
+    );
   const fields: Array<[string, string]> = [];
   for (const [tag] of html.matchAll(/<input\b[^>]*>/g)) {
     const attribute = (name: string) => new RegExp(`\\s${name}(?:="([^"]*)")?`).exec(tag);
@@ -113,7 +183,12 @@ function submittedFields(html: string): FormBody {
     fields.push([name, decode(attribute('value')?.[1] ?? (type === 'checkbox' ? 'on' : ''))]);
   }
   for (const [, name, text] of html.matchAll(/<textarea\b[^>]*\sname="([^"]*)"[^>]*>([\s\S]*?)<\/textarea>/g)) {
-    fields.push([name!, decode(text!).replace(/^\r?\n/, '').replace(/\r?\n/g, '\r\n')]);
+    fields.push([
+      name!,
+      decode(text!)
+        .replace(/^\r?\n/, '')
+        .replace(/\r?\n/g, '\r\n'),
+    ]);
   }
   const form: FormBody = {};
   for (const [name, value] of fields) {
@@ -125,19 +200,33 @@ function submittedFields(html: string): FormBody {
 
 describe('the agent form: tool search (issue 28)', () => {
   it("sends the search mode, '' as the gateway's setting, and the pinned tools as a list", () => {
-    expect(parseUpdateAgentForm({ ...base, toolSearch: 'on', pinnedTools: 'get_order, list_orders get_order' })).toMatchObject({ ok: true, value: { toolSearch: 'on', pinnedTools: ['get_order', 'list_orders'] } });
-    expect(parseUpdateAgentForm({ ...base, toolSearch: '' })).toMatchObject({ ok: true, value: { toolSearch: null, pinnedTools: [] } });
+    expect(
+      parseUpdateAgentForm({ ...base, toolSearch: 'on', pinnedTools: 'get_order, list_orders get_order' }),
+    ).toMatchObject({ ok: true, value: { toolSearch: 'on', pinnedTools: ['get_order', 'list_orders'] } });
+    expect(parseUpdateAgentForm({ ...base, toolSearch: '' })).toMatchObject({
+      ok: true,
+      value: { toolSearch: null, pinnedTools: [] },
+    });
   });
 
   it('refuses a search mode it does not know, naming the field', () => {
-    expect(parseUpdateAgentForm({ ...base, toolSearch: 'sometimes' })).toEqual({ ok: false, errors: [{ field: 'toolSearch', message: 'must be off, on, auto or null' }] });
+    expect(parseUpdateAgentForm({ ...base, toolSearch: 'sometimes' })).toEqual({
+      ok: false,
+      errors: [{ field: 'toolSearch', message: 'must be off, on, auto or null' }],
+    });
   });
 });
 
 describe('the agent form: write confirmation (issue 26)', () => {
   it('sends confirmWrites true when the box is ticked and false when it is not, on create and on update', () => {
-    expect(parseUpdateAgentForm({ ...base, confirmWrites: 'on' })).toMatchObject({ ok: true, value: { confirmWrites: true } });
+    expect(parseUpdateAgentForm({ ...base, confirmWrites: 'on' })).toMatchObject({
+      ok: true,
+      value: { confirmWrites: true },
+    });
     expect(parseUpdateAgentForm({ ...base })).toMatchObject({ ok: true, value: { confirmWrites: false } });
-    expect(parseCreateAgentForm({ ...base, confirmWrites: 'on' })).toMatchObject({ ok: true, value: { confirmWrites: true } });
+    expect(parseCreateAgentForm({ ...base, confirmWrites: 'on' })).toMatchObject({
+      ok: true,
+      value: { confirmWrites: true },
+    });
   });
 });

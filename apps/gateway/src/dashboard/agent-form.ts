@@ -13,7 +13,9 @@ export interface FieldError {
 export type FormResult<T> = { ok: true; value: T } | { ok: false; errors: FieldError[] };
 
 const texts = (value: FormBody[string] | undefined): string[] =>
-  (Array.isArray(value) ? value : value === undefined ? [] : [value]).filter((item): item is string => typeof item === 'string');
+  (Array.isArray(value) ? value : value === undefined ? [] : [value]).filter(
+    (item): item is string => typeof item === 'string',
+  );
 
 const text = (form: FormBody, name: string): string => texts(form[name])[0] ?? '';
 
@@ -25,7 +27,9 @@ function budgetOf(raw: string): unknown {
 
 /** Checked scope boxes plus the free "other scopes" field (comma or space separated), without duplicates. */
 function scopesOf(form: FormBody): string[] {
-  const extra = text(form, 'extraScopes').split(/[\s,]+/).filter(Boolean);
+  const extra = text(form, 'extraScopes')
+    .split(/[\s,]+/)
+    .filter(Boolean);
   return [...new Set([...texts(form.scopes), ...extra])];
 }
 
@@ -70,7 +74,9 @@ function typedIdentities(typed: string): Identity[] {
     .filter(Boolean)
     .map((line) => {
       const space = line.search(/\s/);
-      return space === -1 ? { issuer: line, subject: '' } : { issuer: line.slice(0, space), subject: line.slice(space).trim() };
+      return space === -1
+        ? { issuer: line, subject: '' }
+        : { issuer: line.slice(0, space), subject: line.slice(space).trim() };
     });
 }
 
@@ -84,14 +90,18 @@ export function encodeIdentity({ issuer, subject }: Identity): string {
 function decodeIdentity(value: string): Identity | null {
   try {
     const decoded: unknown = JSON.parse(Buffer.from(value, 'base64url').toString('utf8'));
-    if (Array.isArray(decoded) && decoded.length === 2 && decoded.every((part) => typeof part === 'string')) return { issuer: decoded[0] as string, subject: decoded[1] as string };
+    if (Array.isArray(decoded) && decoded.length === 2 && decoded.every((part) => typeof part === 'string'))
+      return { issuer: decoded[0] as string, subject: decoded[1] as string };
   } catch {
     // Not one of ours: refused below like any other altered value.
   }
   return null;
 }
 
-const ALTERED_IDENTITY: FieldError = { field: 'externalSubjects', message: 'an identity box was altered; reload the page' };
+const ALTERED_IDENTITY: FieldError = {
+  field: 'externalSubjects',
+  message: 'an identity box was altered; reload the page',
+};
 
 /**
  * The agent form as the management API's JSON body, validated by the very
@@ -118,7 +128,13 @@ function agentBody(form: FormBody, blankRateLimit: null | undefined) {
 
 /** Pinned tools, comma or space separated, without duplicates. */
 function pinnedToolsOf(form: FormBody): string[] {
-  return [...new Set(text(form, 'pinnedTools').split(/[\s,]+/).filter(Boolean))];
+  return [
+    ...new Set(
+      text(form, 'pinnedTools')
+        .split(/[\s,]+/)
+        .filter(Boolean),
+    ),
+  ];
 }
 
 export function parseCreateAgentForm(form: FormBody): FormResult<z.output<typeof createAgentBody>> {
@@ -164,13 +180,19 @@ function offeredIdentities(form: FormBody): Array<Identity & { kept: boolean }> 
 export function serviceFieldErrors(error: unknown): FieldError[] | null {
   if (error instanceof SubjectTakenError) return [{ field: 'externalSubjects', message: error.message }];
   if (!(error instanceof InvalidInputError)) return null;
-  return error.fields.map((field) => ({ field: fieldOf(field.path.split('.').map((part) => (/^\d+$/.test(part) ? Number(part) : part))), message: field.message }));
+  return error.fields.map((field) => ({
+    field: fieldOf(field.path.split('.').map((part) => (/^\d+$/.test(part) ? Number(part) : part))),
+    message: field.message,
+  }));
 }
 
 function validated<T extends z.ZodType>(schema: T, body: unknown): FormResult<z.output<T>> {
   const parsed = schema.safeParse(body);
   if (parsed.success) return { ok: true, value: parsed.data };
-  return { ok: false, errors: parsed.error.issues.map((issue) => ({ field: fieldOf(issue.path), message: issue.message })) };
+  return {
+    ok: false,
+    errors: parsed.error.issues.map((issue) => ({ field: fieldOf(issue.path), message: issue.message })),
+  };
 }
 
 /** The form field at fault: an object's member by its dotted path (`rateLimit.burst`), a list's item by the list. */

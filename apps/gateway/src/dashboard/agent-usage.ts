@@ -3,7 +3,10 @@
  * far today (UTC): null when it has spent nothing; `resetsAt` or later means
  * it will not run out before the reset.
  */
-export function projectedExhaustion(budget: { dailyTokenBudget: number; used: number; resetsAt: string }, now: number): Date | null {
+export function projectedExhaustion(
+  budget: { dailyTokenBudget: number; used: number; resetsAt: string },
+  now: number,
+): Date | null {
   if (budget.used <= 0) return null;
   const resetsAt = Date.parse(budget.resetsAt);
   const dayStart = resetsAt - 24 * 60 * 60 * 1000;

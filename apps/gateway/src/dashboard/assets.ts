@@ -22,7 +22,8 @@ code, pre, .mono { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, m
 .skip { position: absolute; left: -999px; top: 0; background: var(--paper); padding: 0.5rem 1rem; z-index: 10; }
 .skip:focus { left: 0.5rem; }
 .top { background: var(--ink); color: #fff; }
-.top-inner { max-width: 72rem; margin: 0 auto; padding: 0.5rem 1rem; display: flex; flex-wrap: wrap; align-items: center; gap: 0.5rem 1.5rem; }
+.top-inner { max-width: 72rem; margin: 0 auto; padding: 0.5rem 1rem; display: flex; flex-wrap: wrap;
+  align-items: center; gap: 0.5rem 1.5rem; }
 .brand { font-weight: 700; font-size: 1.1rem; color: #fff; text-decoration: none; }
 .top nav ul { list-style: none; display: flex; flex-wrap: wrap; gap: 0.25rem; margin: 0; padding: 0; }
 .top nav a { color: #e5e7eb; text-decoration: none; padding: 0.4rem 0.7rem; border-radius: 6px; display: inline-block; }
@@ -34,19 +35,24 @@ main { max-width: 72rem; margin: 0 auto; padding: 1.25rem 1rem 3rem; }
 h1 { font-size: 1.6rem; margin: 0 0 1rem; }
 h2 { font-size: 1.2rem; margin: 1.5rem 0 0.75rem; }
 h3 { font-size: 1.05rem; margin: 0; }
-.card { background: var(--paper); border: 1px solid var(--line); border-radius: 8px; padding: 1rem; margin-bottom: 1rem; }
+.card { background: var(--paper); border: 1px solid var(--line); border-radius: 8px; padding: 1rem;
+  margin-bottom: 1rem; }
 .grid { display: grid; gap: 1rem; grid-template-columns: repeat(auto-fill, minmax(16rem, 1fr)); }
-.panels { display: grid; gap: 1rem; grid-template-columns: repeat(auto-fit, minmax(min(100%, 24rem), 1fr)); align-items: start; }
+.panels { display: grid; gap: 1rem; grid-template-columns: repeat(auto-fit, minmax(min(100%, 24rem), 1fr));
+  align-items: start; }
 .stats { display: grid; gap: 1rem; grid-template-columns: repeat(auto-fit, minmax(10rem, 1fr)); margin-bottom: 1rem; }
 .stat { background: var(--paper); border: 1px solid var(--line); border-radius: 8px; padding: 0.75rem 1rem; }
 .stat dt { color: var(--muted); font-size: 0.9rem; }
 .stat dd { margin: 0; font-size: 1.6rem; font-weight: 700; }
 .muted { color: var(--muted); }
-.badge { display: inline-block; padding: 0.05rem 0.5rem; border-radius: 999px; font-size: 0.8rem; font-weight: 600; border: 1px solid currentColor; }
+.badge { display: inline-block; padding: 0.05rem 0.5rem; border-radius: 999px; font-size: 0.8rem; font-weight: 600;
+  border: 1px solid currentColor; }
 .badge.ok { color: var(--ok); } .badge.warn { color: var(--warn); } .badge.danger { color: var(--danger); }
-.verb { font-weight: 700; font-size: 0.8rem; padding: 0.1rem 0.4rem; border-radius: 4px; background: var(--wash); border: 1px solid var(--line); }
+.verb { font-weight: 700; font-size: 0.8rem; padding: 0.1rem 0.4rem; border-radius: 4px; background: var(--wash);
+  border: 1px solid var(--line); }
 .button, button { font: inherit; cursor: pointer; display: inline-block; padding: 0.45rem 0.9rem; border-radius: 6px;
-  border: 1px solid var(--accent); background: var(--accent); color: var(--accent-ink); text-decoration: none; line-height: 1.3; }
+  border: 1px solid var(--accent); background: var(--accent); color: var(--accent-ink); text-decoration: none;
+  line-height: 1.3; }
 .button.secondary, button.secondary { background: var(--paper); color: var(--accent); }
 .button.danger, button.danger { background: var(--danger); border-color: var(--danger); color: #fff; }
 .actions { display: flex; flex-wrap: wrap; gap: 0.5rem; align-items: center; }
@@ -56,14 +62,16 @@ fieldset { border: 1px solid var(--line); border-radius: 6px; margin: 0 0 1rem; 
 legend { font-weight: 600; padding: 0 0.25rem; }
 .check label { font-weight: 400; display: inline; }
 input[type="text"], input[type="password"], input[type="number"], input[type="search"], select {
-  font: inherit; width: 100%; max-width: 32rem; padding: 0.45rem 0.6rem; border: 1px solid #6b7280; border-radius: 6px; background: var(--paper); color: var(--ink); }
+  font: inherit; width: 100%; max-width: 32rem; padding: 0.45rem 0.6rem; border: 1px solid #6b7280; border-radius: 6px;
+  background: var(--paper); color: var(--ink); }
 .field { margin-bottom: 1rem; }
 .hint { color: var(--muted); font-size: 0.9rem; margin: 0.25rem 0 0; }
 .checks { display: grid; gap: 0.25rem 1rem; grid-template-columns: repeat(auto-fill, minmax(13rem, 1fr)); }
 .error { color: var(--danger); font-weight: 600; }
 .notice { border-left: 4px solid var(--ok); background: #f0fdf4; padding: 0.6rem 1rem; margin-bottom: 1rem; }
 .alert { border-left: 4px solid var(--danger); background: #fef2f2; padding: 0.6rem 1rem; margin-bottom: 1rem; }
-progress.bar { appearance: none; -webkit-appearance: none; display: block; width: 100%; height: 0.7rem; margin: 0.35rem 0;
+progress.bar { appearance: none; -webkit-appearance: none; display: block; width: 100%; height: 0.7rem;
+  margin: 0.35rem 0;
   border: 1px solid #6b7280; border-radius: 999px; background: #e5e7eb; overflow: hidden; color: var(--accent); }
 progress.bar::-webkit-progress-bar { background: #e5e7eb; }
 progress.bar::-webkit-progress-value { background: var(--accent); }
@@ -82,14 +90,16 @@ caption { text-align: left; }
 table { border-collapse: collapse; width: 100%; }
 th, td { text-align: left; padding: 0.4rem 0.6rem; border-bottom: 1px solid var(--line); vertical-align: top; }
 th { font-size: 0.85rem; color: var(--muted); }
-pre { background: var(--ink); color: #f9fafb; padding: 0.75rem; border-radius: 6px; overflow-x: auto; white-space: pre-wrap; word-break: break-all; }
+pre { background: var(--ink); color: #f9fafb; padding: 0.75rem; border-radius: 6px; overflow-x: auto;
+  white-space: pre-wrap; word-break: break-all; }
 .tool header { display: flex; flex-wrap: wrap; gap: 0.5rem; align-items: baseline; margin-bottom: 0.25rem; }
 .tool p { margin: 0.25rem 0 0.5rem; }
 .facts { display: flex; flex-wrap: wrap; gap: 0.25rem 1rem; margin: 0 0 0.5rem; font-size: 0.9rem; }
 .facts dt { color: var(--muted); display: inline; } .facts dd { display: inline; margin: 0 0 0 0.25rem; }
 details.entry { background: var(--paper); border: 1px solid var(--line); border-radius: 6px; margin-bottom: 0.4rem; }
 details.entry > summary { cursor: pointer; padding: 0.5rem 0.75rem; display: flex; flex-wrap: wrap; gap: 0.25rem 1rem; }
-details.entry > dl { margin: 0; padding: 0 0.75rem 0.75rem; display: grid; grid-template-columns: max-content 1fr; gap: 0.15rem 1rem; }
+details.entry > dl { margin: 0; padding: 0 0.75rem 0.75rem; display: grid; grid-template-columns: max-content 1fr;
+  gap: 0.15rem 1rem; }
 details.entry dt { color: var(--muted); } details.entry dd { margin: 0; word-break: break-all; }
 .filters { display: grid; gap: 0.75rem; grid-template-columns: repeat(auto-fit, minmax(12rem, 1fr)); align-items: end; }
 .filters .field { margin: 0; }
@@ -141,7 +151,10 @@ const SCRIPT = String.raw`
         getSelection().addRange(range);
         copied = document.execCommand('copy');
       }
-      if (status) status.textContent = copied ? 'Copied to the clipboard.' : 'Could not copy: the text is selected, copy it with your keyboard.';
+      if (status)
+        status.textContent = copied
+          ? 'Copied to the clipboard.'
+          : 'Could not copy: the text is selected, copy it with your keyboard.';
     });
   }
 

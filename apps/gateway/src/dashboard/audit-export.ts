@@ -11,7 +11,31 @@ export const MAX_EXPORT_RECORDS = 10_000;
 const PAGE = 500;
 
 /** The columns of the CSV export, in order: every field a record always has, then the optional ones. */
-const CSV_COLUMNS = ['id', 'time', 'kind', 'agentId', 'agentLabel', 'sessionId', 'tool', 'downstream', 'outcome', 'httpStatus', 'jsonRpcCode', 'tokensCharged', 'gatewayMs', 'downstreamMs', 'cacheTier', 'downstreamStatus', 'argsDigest', 'actor', 'requestId', 'callId', 'issuer', 'subject', 'detail'] as const;
+const CSV_COLUMNS = [
+  'id',
+  'time',
+  'kind',
+  'agentId',
+  'agentLabel',
+  'sessionId',
+  'tool',
+  'downstream',
+  'outcome',
+  'httpStatus',
+  'jsonRpcCode',
+  'tokensCharged',
+  'gatewayMs',
+  'downstreamMs',
+  'cacheTier',
+  'downstreamStatus',
+  'argsDigest',
+  'actor',
+  'requestId',
+  'callId',
+  'issuer',
+  'subject',
+  'detail',
+] as const;
 
 export interface ExportFilters {
   agentId?: string;
@@ -33,7 +57,10 @@ export function agentIdOf(value: string, agents: readonly Pick<AgentRecord, 'age
   return named.length === 1 ? named[0]!.agentId : value;
 }
 
-/** A CSV field: quoted when it holds a comma, quote or line break; a leading =, +, -, @ is defused so a spreadsheet shows it as text. */
+/**
+ * A CSV field: quoted when it holds a comma, quote or line break; a
+ * leading =, +, -, @ is defused so a spreadsheet shows it as text.
+ */
 function csvField(value: unknown): string {
   if (value === null || value === undefined) return '';
   let text = String(value);
@@ -45,16 +72,28 @@ function csvField(value: unknown): string {
  * The filtered records as JSON Lines or CSV, streamed page by page (newest
  * first), stopping at `from`, at the end of the trail or at MAX_EXPORT_RECORDS.
  */
-export function exportStream(log: AuditLog, filters: ExportFilters, format: 'jsonl' | 'csv', labels: ReadonlyMap<string, string>): ReadableStream<Uint8Array> {
+export function exportStream(
+  log: AuditLog,
+  filters: ExportFilters,
+  format: 'jsonl' | 'csv',
+  labels: ReadonlyMap<string, string>,
+): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
-  const base: AuditQuery = { limit: PAGE, ...(filters.agentId ? { agentId: filters.agentId } : {}), ...(filters.tool ? { tool: filters.tool } : {}), ...(filters.outcome ? { outcome: filters.outcome } : {}) };
+  const base: AuditQuery = {
+    limit: PAGE,
+    ...(filters.agentId ? { agentId: filters.agentId } : {}),
+    ...(filters.tool ? { tool: filters.tool } : {}),
+    ...(filters.outcome ? { outcome: filters.outcome } : {}),
+  };
   checkAuditQuery(base);
   let cursor: string | null | undefined;
   let sent = 0;
   let header = format === 'csv';
   const line = (record: AuditRecord) => {
     const labelled = { ...record, agentLabel: record.agentId === null ? null : (labels.get(record.agentId) ?? null) };
-    return format === 'jsonl' ? `${JSON.stringify(labelled)}\n` : `${CSV_COLUMNS.map((column) => csvField((labelled as Record<string, unknown>)[column])).join(',')}\r\n`;
+    return format === 'jsonl'
+      ? `${JSON.stringify(labelled)}\n`
+      : `${CSV_COLUMNS.map((column) => csvField((labelled as Record<string, unknown>)[column])).join(',')}\r\n`;
   };
   return new ReadableStream({
     async pull(controller) {

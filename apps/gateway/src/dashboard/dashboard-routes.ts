@@ -34,7 +34,10 @@ export interface DashboardDeps {
   breakerOf: BreakerOf;
   /** Usage over time, for the overview's charts. */
   usage: UsageReader;
-  /** Re-reads the downstream's /gw/schema now, as this actor (audited as the management API's refresh is); resolves with how many tools it serves. */
+  /**
+   * Re-reads the downstream's /gw/schema now, as this actor (audited as the management API's refresh is); resolves with
+   * how many tools it serves.
+   */
   refreshTools: (actor: string) => Promise<number>;
   /** search_tools' ranking, for the tool library's search box. */
   searchTools?: (query: string, limit: number) => Promise<string[]>;

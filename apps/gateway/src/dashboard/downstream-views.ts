@@ -6,6 +6,9 @@ import type { DownstreamView } from './views/downstreams.js';
 export type BreakerOf = (downstream: string) => BreakerState | undefined;
 
 /** Each downstream as the pages show it: what the catalog knows of its tools, and its breaker. */
-export function downstreamViews(deps: { catalog: Pick<ToolCatalog, 'downstreams'>; breakerOf: BreakerOf }): DownstreamView[] {
+export function downstreamViews(deps: {
+  catalog: Pick<ToolCatalog, 'downstreams'>;
+  breakerOf: BreakerOf;
+}): DownstreamView[] {
   return deps.catalog.downstreams().map((status) => ({ ...status, breaker: deps.breakerOf(status.name) ?? 'closed' }));
 }

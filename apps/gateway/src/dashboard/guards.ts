@@ -58,6 +58,10 @@ export function requireSession(tokens: TokenService, csrfTokens: CsrfTokens) {
 export const requireSessionToken = requireFormToken(
   (c) => c.get('csrfToken'),
   () => {
-    throw new HTTPException(403, { message: 'The form was not sent from this dashboard session (CSRF token missing or wrong). Reload the page and try again.' });
+    throw new HTTPException(403, {
+      message:
+        'The form was not sent from this dashboard session (CSRF token missing or wrong). Reload the page and ' +
+        'try again.',
+    });
   },
 );

@@ -7,8 +7,23 @@ const minutesAgo = (minutes: number) => new Date(NOW.getTime() - minutes * 60_00
 
 function call(agentId: string, outcome: AuditEntry['outcome'], tokensCharged: number, time: string): AuditEntry {
   return {
-    time, kind: 'tool-call', agentId, sessionId: null, tool: 'get_order', outcome, httpStatus: 200, jsonRpcCode: null, tokensCharged,
-    gatewayMs: 1, downstreamMs: 1, cacheTier: null, downstreamStatus: 200, argsDigest: null, actor: null, detail: null, requestId: null,
+    time,
+    kind: 'tool-call',
+    agentId,
+    sessionId: null,
+    tool: 'get_order',
+    outcome,
+    httpStatus: 200,
+    jsonRpcCode: null,
+    tokensCharged,
+    gatewayMs: 1,
+    downstreamMs: 1,
+    cacheTier: null,
+    downstreamStatus: 200,
+    argsDigest: null,
+    actor: null,
+    detail: null,
+    requestId: null,
   };
 }
 

@@ -31,7 +31,11 @@ export interface HourStats {
  * `GET /management/audit`: newest first, page by page, until a record is
  * older than an hour or the scan bound is reached.
  */
-export async function lastHourStats(log: AuditLog, now = new Date(), maxRecords = MAX_SCANNED_RECORDS): Promise<HourStats> {
+export async function lastHourStats(
+  log: AuditLog,
+  now = new Date(),
+  maxRecords = MAX_SCANNED_RECORDS,
+): Promise<HourStats> {
   const since = new Date(now.getTime() - HOUR_MS);
   const stats = new HourCounter();
   let before: string | undefined;

@@ -34,7 +34,13 @@ export function isHttps(c: Context): boolean {
 }
 
 function cookieOptions(c: Context, path: string, maxAgeSeconds: number): CookieOptions {
-  return { path, httpOnly: true, sameSite: 'Strict', secure: isHttps(c), maxAge: Math.max(1, Math.floor(maxAgeSeconds)) };
+  return {
+    path,
+    httpOnly: true,
+    sameSite: 'Strict',
+    secure: isHttps(c),
+    maxAge: Math.max(1, Math.floor(maxAgeSeconds)),
+  };
 }
 
 /** The admin session of this request, or null: an agent token, an expired or forged one all read as none. */

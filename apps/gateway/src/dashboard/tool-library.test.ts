@@ -3,11 +3,25 @@ import { describe, expect, it } from 'vitest';
 import { allowlistChoices, groupToolsByCategory, matchesToolFilter, writeGuardOf } from './tool-library.js';
 
 const tool = (name: string, category: string | null, extra: Partial<ToolDefinition> = {}) =>
-  ({ name, category, description: `${name} tool`, httpMethod: 'GET', routePattern: `/${name}`, requiredScopes: [], ...extra }) as ToolDefinition;
+  ({
+    name,
+    category,
+    description: `${name} tool`,
+    httpMethod: 'GET',
+    routePattern: `/${name}`,
+    requiredScopes: [],
+    ...extra,
+  }) as ToolDefinition;
 
 describe('tool library', () => {
   it('groups by category in name order, uncategorised (null or blank) last, tools by name', () => {
-    const groups = groupToolsByCategory([tool('z', null), tool('b', 'orders'), tool('a', 'orders'), tool('c', 'catalog'), tool('y', '  ')]);
+    const groups = groupToolsByCategory([
+      tool('z', null),
+      tool('b', 'orders'),
+      tool('a', 'orders'),
+      tool('c', 'catalog'),
+      tool('y', '  '),
+    ]);
     expect(groups.map((group) => [group.category, group.tools.map((t) => t.name)])).toEqual([
       ['catalog', ['c']],
       ['orders', ['a', 'b']],
@@ -16,8 +30,13 @@ describe('tool library', () => {
   });
 
   it('filters on name, description, category, verb, route and scopes, ignoring case', () => {
-    const placeOrder = tool('place_order', 'orders', { httpMethod: 'POST', routePattern: '/orders', requiredScopes: ['orders:write'] });
-    for (const needle of ['PLACE', 'place_order tool', 'orders', 'post', '/orders', 'orders:write', '  ']) expect(matchesToolFilter(placeOrder, needle)).toBe(true);
+    const placeOrder = tool('place_order', 'orders', {
+      httpMethod: 'POST',
+      routePattern: '/orders',
+      requiredScopes: ['orders:write'],
+    });
+    for (const needle of ['PLACE', 'place_order tool', 'orders', 'post', '/orders', 'orders:write', '  '])
+      expect(matchesToolFilter(placeOrder, needle)).toBe(true);
     expect(matchesToolFilter(placeOrder, 'customers')).toBe(false);
   });
 });
@@ -26,7 +45,12 @@ describe('allowlist choices of the agent form', () => {
   const tools = [{ name: 'orders_get_order' }, { name: 'search' }] as ToolDefinition[];
 
   it('offers each whole downstream (orders.*) beside the tools when the gateway fronts several', () => {
-    expect(allowlistChoices(tools, [{ name: 'orders' }, { name: 'catalog' }])).toEqual(['orders.*', 'catalog.*', 'orders_get_order', 'search']);
+    expect(allowlistChoices(tools, [{ name: 'orders' }, { name: 'catalog' }])).toEqual([
+      'orders.*',
+      'catalog.*',
+      'orders_get_order',
+      'search',
+    ]);
   });
 
   it('offers only the tools in front of one downstream', () => {

@@ -9,7 +9,18 @@ export interface ToolGroup {
 
 /** What the filter box matches: name, description, category, verb, route, scopes and downstream. */
 export function toolSearchText(tool: ToolDefinition): string {
-  return [tool.name, tool.description, tool.category ?? '', tool.httpMethod, tool.routePattern, ...tool.requiredScopes, tool.downstream ?? ''].join(' ').toLowerCase().trimEnd();
+  return [
+    tool.name,
+    tool.description,
+    tool.category ?? '',
+    tool.httpMethod,
+    tool.routePattern,
+    ...tool.requiredScopes,
+    tool.downstream ?? '',
+  ]
+    .join(' ')
+    .toLowerCase()
+    .trimEnd();
 }
 
 export function matchesToolFilter(tool: ToolDefinition, filter: string): boolean {
@@ -39,7 +50,10 @@ export function toolNames(tools: readonly ToolDefinition[]): string[] {
  * several downstreams each whole downstream (`orders.*`), which also covers
  * its tools loaded later.
  */
-export function allowlistChoices(tools: readonly ToolDefinition[], downstreams: ReadonlyArray<{ name: string }>): string[] {
+export function allowlistChoices(
+  tools: readonly ToolDefinition[],
+  downstreams: ReadonlyArray<{ name: string }>,
+): string[] {
   const wholeDownstreams = downstreams.length > 1 ? downstreams.map((downstream) => `${downstream.name}.*`) : [];
   return [...wholeDownstreams, ...toolNames(tools)];
 }
@@ -58,7 +72,12 @@ export function toolParameters(tool: ToolDefinition): ToolParameter[] {
   return Object.entries(properties).map(([name, property]) => ({
     name,
     // A property may be only a `$ref` (to `#/$defs/…`): its reference is what it is.
-    type: property.type === undefined ? String(property.$ref) : Array.isArray(property.type) ? property.type.join(' | ') : property.type,
+    type:
+      property.type === undefined
+        ? String(property.$ref)
+        : Array.isArray(property.type)
+          ? property.type.join(' | ')
+          : property.type,
     source: tool.parameterSources[name] ?? '',
     required: required.includes(name),
     description: property.description ?? null,

@@ -3,7 +3,11 @@
  * custom from/to (datetime-local, read as UTC). What it gives is passed to
  * the usage reader, which checks it as the management API does.
  */
-export const RANGES = { '24h': { label: '24 h', days: 1, interval: 'hour' }, '7d': { label: '7 d', days: 7, interval: 'hour' }, '30d': { label: '30 d', days: 30, interval: 'day' } } as const;
+export const RANGES = {
+  '24h': { label: '24 h', days: 1, interval: 'hour' },
+  '7d': { label: '7 d', days: 7, interval: 'hour' },
+  '30d': { label: '30 d', days: 30, interval: 'day' },
+} as const;
 
 export type RangeName = keyof typeof RANGES | 'custom';
 
@@ -27,9 +31,19 @@ export function usageRangeOf(query: Record<string, string | undefined>, now: num
   const to = query.to ?? '';
   if (query.range === 'custom' || (from !== '' && query.range === undefined)) {
     const days = from !== '' && to !== '' ? (Date.parse(utc(to)) - Date.parse(utc(from))) / DAY_MS : 1;
-    return { name: 'custom', params: { from: utc(from), ...(to !== '' ? { to: utc(to) } : {}), interval: days > 7 ? 'day' : 'hour' }, from, to };
+    return {
+      name: 'custom',
+      params: { from: utc(from), ...(to !== '' ? { to: utc(to) } : {}), interval: days > 7 ? 'day' : 'hour' },
+      from,
+      to,
+    };
   }
   const name = query.range !== undefined && query.range in RANGES ? (query.range as keyof typeof RANGES) : '24h';
   const range = RANGES[name];
-  return { name, params: { from: new Date(now - range.days * DAY_MS).toISOString(), interval: range.interval }, from, to };
+  return {
+    name,
+    params: { from: new Date(now - range.days * DAY_MS).toISOString(), interval: range.interval },
+    from,
+    to,
+  };
 }

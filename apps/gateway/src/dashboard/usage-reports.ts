@@ -2,14 +2,31 @@ import { InvalidInputError } from '@tollgate/gateway-core/errors';
 import type { LabelledUsageReport, UsageReader, UsageSubset } from '../usage-reader.js';
 import type { UsageRangeChoice } from './usage-range.js';
 
-/** The reports of a page's range, or why that range cannot be shown (a bad custom range: said on the page, not a 500). */
-export type PageUsage = { reports: LabelledUsageReport[]; problem?: undefined } | { reports: LabelledUsageReport[]; problem: string };
+/**
+ * The reports of a page's range, or why that range cannot be shown (a bad custom range: said on the page, not a 500).
+ */
+export type PageUsage =
+  | { reports: LabelledUsageReport[]; problem?: undefined }
+  | { reports: LabelledUsageReport[]; problem: string };
 
 /** An empty report, for the sections of a page whose range could not be read. */
-export const EMPTY_REPORT: LabelledUsageReport = { from: '', to: '', interval: 'hour', groupBy: null, buckets: [], totals: [], labels: {} };
+export const EMPTY_REPORT: LabelledUsageReport = {
+  from: '',
+  to: '',
+  interval: 'hour',
+  groupBy: null,
+  buckets: [],
+  totals: [],
+  labels: {},
+};
 
 /** One report per grouping of the page's range (`only`: one tool's or downstream's calls). */
-export async function pageUsage(reader: UsageReader, range: UsageRangeChoice, groupings: ReadonlyArray<string | undefined>, only?: UsageSubset): Promise<PageUsage> {
+export async function pageUsage(
+  reader: UsageReader,
+  range: UsageRangeChoice,
+  groupings: ReadonlyArray<string | undefined>,
+  only?: UsageSubset,
+): Promise<PageUsage> {
   try {
     return { reports: await reader.reports(range.params, groupings, only) };
   } catch (error) {

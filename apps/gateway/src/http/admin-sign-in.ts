@@ -31,7 +31,10 @@ export class AdminSignIn {
       await this.throttle.check(address);
     } catch (error) {
       if (error instanceof TooManyAttemptsError) {
-        this.log?.warn({ address, entryPoint, retryAfterSeconds: error.data.retryAfterSeconds }, 'admin sign-in refused: too many failed attempts from this address');
+        this.log?.warn(
+          { address, entryPoint, retryAfterSeconds: error.data.retryAfterSeconds },
+          'admin sign-in refused: too many failed attempts from this address',
+        );
       }
       throw error;
     }
@@ -40,7 +43,10 @@ export class AdminSignIn {
       return true;
     }
     const waitMs = await this.throttle.failed(address);
-    this.log?.warn({ address, entryPoint, ...(waitMs > 0 ? { retryAfterSeconds: Math.ceil(waitMs / 1000) } : {}) }, 'admin sign-in with a wrong API key');
+    this.log?.warn(
+      { address, entryPoint, ...(waitMs > 0 ? { retryAfterSeconds: Math.ceil(waitMs / 1000) } : {}) },
+      'admin sign-in with a wrong API key',
+    );
     return false;
   }
 }

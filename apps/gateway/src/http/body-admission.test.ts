@@ -18,7 +18,10 @@ describe('BodyAdmission', () => {
   it('holds an agent to an eighth of the total, leaving room for the others', () => {
     const bodies = new BodyAdmission(64 * MiB);
     for (let i = 0; i < 8; i += 1) bodies.admit('flooder', MiB);
-    expect(refusal(() => bodies.admit('flooder', MiB))).toMatchObject({ code: 'too-many-uploads', message: expect.stringMatching(/This agent/) });
+    expect(refusal(() => bodies.admit('flooder', MiB))).toMatchObject({
+      code: 'too-many-uploads',
+      message: expect.stringMatching(/This agent/),
+    });
     expect(refusal(() => bodies.admit('other', MiB))).toBeUndefined();
     expect(bodies.pendingBytes).toBe(9 * MiB);
   });
@@ -32,7 +35,10 @@ describe('BodyAdmission', () => {
   it('refuses any agent once the instance holds its total', () => {
     const bodies = new BodyAdmission(4 * MiB);
     for (const agent of ['a', 'b', 'c', 'd']) bodies.admit(agent, MiB);
-    expect(refusal(() => bodies.admit('e', 1))).toMatchObject({ code: 'too-many-uploads', message: expect.stringMatching(/The gateway/) });
+    expect(refusal(() => bodies.admit('e', 1))).toMatchObject({
+      code: 'too-many-uploads',
+      message: expect.stringMatching(/The gateway/),
+    });
   });
 
   it('gives the bytes back once per release, however often it is called', () => {

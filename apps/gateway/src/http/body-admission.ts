@@ -31,10 +31,16 @@ export class BodyAdmission {
     const held = this.#byAgent.get(agentId) ?? 0;
     // A lone body always fits its agent's share: the size limit, not this bound, caps one body.
     if (held > 0 && held + bytes > this.#maxBytesPerAgent) {
-      throw new TransportError('too-many-uploads', 'This agent is already sending as many request bodies as the gateway holds at once; retry when they are done');
+      throw new TransportError(
+        'too-many-uploads',
+        'This agent is already sending as many request bodies as the gateway holds at once; retry when they are done',
+      );
     }
     if (this.#total > 0 && this.#total + bytes > this.#maxBytes) {
-      throw new TransportError('too-many-uploads', 'The gateway is receiving as many request bodies as it holds at once; retry shortly');
+      throw new TransportError(
+        'too-many-uploads',
+        'The gateway is receiving as many request bodies as it holds at once; retry shortly',
+      );
     }
     this.#byAgent.set(agentId, held + bytes);
     this.#total += bytes;

@@ -23,7 +23,8 @@ function gateway(policy: OriginPolicy): Hono {
     const outcome = c.req.query('outcome');
     if (outcome === 'unauthorized') throw new UnauthorizedError('no token', 'missing');
     if (outcome === 'crash') throw new Error('boom');
-    if (outcome === 'bad-request') return c.json({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'bad' } }, 400);
+    if (outcome === 'bad-request')
+      return c.json({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'bad' } }, 400);
     if (outcome === 'streamed') {
       const stream = new ReadableStream<Uint8Array>({
         start(controller) {
@@ -43,7 +44,11 @@ function gateway(policy: OriginPolicy): Hono {
 }
 
 function preflight(app: Hono, origin: string | undefined, host = HOST): Response | Promise<Response> {
-  const headers: Record<string, string> = { Host: host, 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'authorization,content-type,mcp-session-id' };
+  const headers: Record<string, string> = {
+    Host: host,
+    'Access-Control-Request-Method': 'POST',
+    'Access-Control-Request-Headers': 'authorization,content-type,mcp-session-id',
+  };
   if (origin !== undefined) headers.Origin = origin;
   return app.request('/mcp', { method: 'OPTIONS', headers });
 }
@@ -54,7 +59,11 @@ function post(app: Hono, origin: string | undefined, outcome = 'ok'): Response |
   return app.request(`/mcp?outcome=${outcome}`, { method: 'POST', headers, body: '{}' });
 }
 
-const list = (value: string | null) => (value ?? '').split(',').map((item) => item.trim().toLowerCase()).filter(Boolean);
+const list = (value: string | null) =>
+  (value ?? '')
+    .split(',')
+    .map((item) => item.trim().toLowerCase())
+    .filter(Boolean);
 const corsHeaders = (response: Response) => {
   const names: string[] = [];
   response.headers.forEach((_value, name) => {
@@ -70,7 +79,16 @@ describe('mcpCors: preflight', () => {
     expect(response.headers.get('Access-Control-Allow-Origin')).toBe(LISTED);
     expect(list(response.headers.get('Vary'))).toContain('origin');
     expect(list(response.headers.get('Access-Control-Allow-Methods'))).toEqual(['post', 'get', 'delete', 'options']);
-    expect(list(response.headers.get('Access-Control-Allow-Headers'))).toEqual(['authorization', 'content-type', 'accept', 'mcp-session-id', 'mcp-protocol-version', 'last-event-id', 'mcp-method', 'mcp-name']);
+    expect(list(response.headers.get('Access-Control-Allow-Headers'))).toEqual([
+      'authorization',
+      'content-type',
+      'accept',
+      'mcp-session-id',
+      'mcp-protocol-version',
+      'last-event-id',
+      'mcp-method',
+      'mcp-name',
+    ]);
     expect(response.headers.get('Access-Control-Max-Age')).toBe(String(MCP_CORS.maxAgeSeconds));
     // The credential is a bearer token the page sends itself: no cookies ride along.
     expect(response.headers.has('Access-Control-Allow-Credentials')).toBe(false);
@@ -88,16 +106,20 @@ describe('mcpCors: preflight', () => {
     },
   );
 
-  it.each(['https://evil.example', 'https://app.example.com.evil.example', 'http://app.example.com', 'http://localhost.evil.example', 'null', 'file://'])(
-    'refuses origin %s with 403 and no CORS headers',
-    async (origin) => {
-      for (const policy of [LOOPBACK_ONLY, PUBLIC]) {
-        const response = await preflight(gateway(policy), origin);
-        expect(response.status).toBe(403);
-        expect(corsHeaders(response)).toEqual([]);
-      }
-    },
-  );
+  it.each([
+    'https://evil.example',
+    'https://app.example.com.evil.example',
+    'http://app.example.com',
+    'http://localhost.evil.example',
+    'null',
+    'file://',
+  ])('refuses origin %s with 403 and no CORS headers', async (origin) => {
+    for (const policy of [LOOPBACK_ONLY, PUBLIC]) {
+      const response = await preflight(gateway(policy), origin);
+      expect(response.status).toBe(403);
+      expect(corsHeaders(response)).toEqual([]);
+    }
+  });
 
   it('refuses a foreign Host on a loopback-only gateway (DNS rebinding) even from a listed origin', async () => {
     const response = await preflight(gateway(LOOPBACK_ONLY), LISTED, 'rebound.example');
@@ -133,7 +155,9 @@ describe('mcpCors: actual requests', () => {
 
   it('gives a loopback origin the headers too, and still refuses others with 403 and no Allow-Origin', async () => {
     const app = gateway(NOTHING_LISTED);
-    expect((await post(app, 'http://localhost:5173')).headers.get('Access-Control-Allow-Origin')).toBe('http://localhost:5173');
+    expect((await post(app, 'http://localhost:5173')).headers.get('Access-Control-Allow-Origin')).toBe(
+      'http://localhost:5173',
+    );
     const refused = await post(app, LISTED);
     expect(refused.status).toBe(403);
     expect(refused.headers.has('Access-Control-Allow-Origin')).toBe(false);

@@ -8,7 +8,16 @@ import { checkOrigin, isAllowedOrigin, type OriginPolicy } from './request-guard
  */
 export const MCP_CORS = {
   allowMethods: ['POST', 'GET', 'DELETE', 'OPTIONS'],
-  allowHeaders: ['Authorization', 'Content-Type', 'Accept', 'Mcp-Session-Id', 'MCP-Protocol-Version', 'Last-Event-ID', 'Mcp-Method', 'Mcp-Name'],
+  allowHeaders: [
+    'Authorization',
+    'Content-Type',
+    'Accept',
+    'Mcp-Session-Id',
+    'MCP-Protocol-Version',
+    'Last-Event-ID',
+    'Mcp-Method',
+    'Mcp-Name',
+  ],
   /** The session id a client must send back, and the reason of a 401. */
   exposeHeaders: ['Mcp-Session-Id', 'WWW-Authenticate'],
   /** How long a browser may reuse a preflight's answer. */

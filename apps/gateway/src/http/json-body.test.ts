@@ -8,7 +8,11 @@ describe('jsonBodyLimit', () => {
   it('answers a body over the limit with a 413 problem that closes the connection', async () => {
     for (const declared of [true, false]) {
       const body = declared ? 'x'.repeat(17) : new Blob(['x'.repeat(17)]).stream();
-      const response = await app.request('/', { method: 'POST', body, ...(declared ? {} : { duplex: 'half' }) } as RequestInit);
+      const response = await app.request('/', {
+        method: 'POST',
+        body,
+        ...(declared ? {} : { duplex: 'half' }),
+      } as RequestInit);
       expect(response.status).toBe(413);
       expect(response.headers.get('connection')).toBe('close');
       expect(response.headers.get('content-type')).toBe('application/problem+json');

@@ -26,7 +26,11 @@ export function jsonBodyLimit(maxBytes = MAX_JSON_BODY_BYTES): MiddlewareHandler
     maxSize: maxBytes,
     onError: (c) => {
       c.header('Connection', 'close');
-      return problem(c, { status: 413, title: 'Payload Too Large', detail: `Request body is larger than ${maxBytes} bytes` });
+      return problem(c, {
+        status: 413,
+        title: 'Payload Too Large',
+        detail: `Request body is larger than ${maxBytes} bytes`,
+      });
     },
   });
 }

@@ -6,9 +6,13 @@ import { closeConnectionsInStages, type LingeringCloseOptions } from './lingerin
 
 /** A server that refuses every request at once, unread, and ends the connection (as a 413 does). */
 function refusingServer(options?: LingeringCloseOptions): Promise<{ server: Server; port: number }> {
-  const server = createServer((_, res) => res.writeHead(413, { Connection: 'close', 'Content-Length': '9' }).end('too large'));
+  const server = createServer((_, res) =>
+    res.writeHead(413, { Connection: 'close', 'Content-Length': '9' }).end('too large'),
+  );
   if (options) closeConnectionsInStages(server, options);
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, port: (server.address() as AddressInfo).port })));
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve({ server, port: (server.address() as AddressInfo).port })),
+  );
 }
 
 interface Upload {
@@ -54,7 +58,12 @@ describe('closeConnectionsInStages', () => {
     server = started.server;
     for (let i = 0; i < 20; i += 1) {
       const { received, ended } = await upload(started.port, 8 * 1024 * 1024, 8 * 1024 * 1024);
-      expect({ i, head: received.split('\r\n')[0], body: received.endsWith('too large'), ended }).toEqual({ i, head: 'HTTP/1.1 413 Payload Too Large', body: true, ended: 'fin' });
+      expect({ i, head: received.split('\r\n')[0], body: received.endsWith('too large'), ended }).toEqual({
+        i,
+        head: 'HTTP/1.1 413 Payload Too Large',
+        body: true,
+        ended: 'fin',
+      });
     }
   });
 
@@ -70,7 +79,10 @@ describe('closeConnectionsInStages', () => {
     const started = await refusingServer({ lingerMs: 300, maxLingerBytes: 1024 * 1024 });
     server = started.server;
     void upload(started.port, 1024 * 1024, 64 * 1024, { end: false });
-    const open = () => new Promise<number>((resolve, reject) => started.server.getConnections((error, count) => (error ? reject(error) : resolve(count))));
+    const open = () =>
+      new Promise<number>((resolve, reject) =>
+        started.server.getConnections((error, count) => (error ? reject(error) : resolve(count))),
+      );
     await sleep(100);
     expect(await open()).toBe(1);
     await sleep(600);

@@ -24,7 +24,10 @@ export const DEFAULT_LINGERING_CLOSE: LingeringCloseOptions = { lingerMs: 2_000,
  * or `maxLingerBytes` run out; only then is the socket destroyed. Bounded
  * both ways, so a client cannot hold a closing connection open.
  */
-export function closeConnectionsInStages(server: Server, options: LingeringCloseOptions = DEFAULT_LINGERING_CLOSE): void {
+export function closeConnectionsInStages(
+  server: Server,
+  options: LingeringCloseOptions = DEFAULT_LINGERING_CLOSE,
+): void {
   server.on('connection', (socket: Socket) => {
     // Node's HTTP server ends a connection with destroySoon(); no public option changes how.
     socket.destroySoon = () => linger(socket, options);

@@ -31,14 +31,24 @@ const TIMEOUT_CHECK_MS = 1_000;
  * connections beyond the cap are refused at accept; and connections that
  * end after an early answer close in stages (see `closeConnectionsInStages`).
  */
-export function listen(fetch: (request: Request, env: unknown) => Response | Promise<Response>, options: ListenOptions, onListening: (info: AddressInfo) => void): Server {
+export function listen(
+  fetch: (request: Request, env: unknown) => Response | Promise<Response>,
+  options: ListenOptions,
+  onListening: (info: AddressInfo) => void,
+): Server {
   const server = httpServer(fetch, options);
   server.listen(options.port, options.host, () => onListening(server.address() as AddressInfo));
   return server;
 }
 
-/** The server `listen` starts, not listening: a cluster worker serves the connections its primary hands it (see connection-handoff.ts). */
-export function httpServer(fetch: (request: Request, env: unknown) => Response | Promise<Response>, options: Omit<ListenOptions, 'port'>): Server {
+/**
+ * The server `listen` starts, not listening: a cluster worker serves the connections its primary hands it (see
+ * connection-handoff.ts).
+ */
+export function httpServer(
+  fetch: (request: Request, env: unknown) => Response | Promise<Response>,
+  options: Omit<ListenOptions, 'port'>,
+): Server {
   const { http, fastPath } = options;
   // What @hono/node-server's serve() builds, with the fast path in front of the app.
   const app = getRequestListener(fetch, { hostname: options.host });
@@ -49,7 +59,10 @@ export function httpServer(fetch: (request: Request, env: unknown) => Response |
     keepAliveTimeout: http.keepAliveTimeoutMs,
     connectionsCheckingInterval: TIMEOUT_CHECK_MS,
   };
-  const server = createServer(serverOptions, fastPath ? (incoming, outgoing) => void (fastPath(incoming, outgoing) || app(incoming, outgoing)) : app);
+  const server = createServer(
+    serverOptions,
+    fastPath ? (incoming, outgoing) => void (fastPath(incoming, outgoing) || app(incoming, outgoing)) : app,
+  );
   server.maxConnections = http.maxConnections;
   closeConnectionsInStages(server);
   return server;

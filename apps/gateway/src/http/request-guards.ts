@@ -58,6 +58,7 @@ export function checkSingleAuthorization(c: GuardedRequest): void {
   const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
   const raw = incoming?.rawHeaders ?? [];
   let count = 0;
-  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.length === 13 && raw[i]!.toLowerCase() === 'authorization') count += 1;
+  for (let i = 0; i < raw.length; i += 2)
+    if (raw[i]!.length === 13 && raw[i]!.toLowerCase() === 'authorization') count += 1;
   if (count > 1) throw new UnauthorizedError('More than one Authorization header', 'malformed');
 }

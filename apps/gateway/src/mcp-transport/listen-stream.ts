@@ -24,5 +24,9 @@ export function listenStream<R extends McpResponse>(c: McpExchange<R>, reply: Li
     },
   });
   // X-Accel-Buffering: the revision asks for it, so nginx-like proxies pass each event on at once.
-  return c.body(stream, 200, { 'Content-Type': SSE_CONTENT_TYPE, 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' });
+  return c.body(stream, 200, {
+    'Content-Type': SSE_CONTENT_TYPE,
+    'Cache-Control': 'no-cache',
+    'X-Accel-Buffering': 'no',
+  });
 }

@@ -21,7 +21,10 @@ export interface McpExchange<R extends McpResponse = McpResponse> {
     readonly method: string;
     /** Off Node only (the body read from the standard Request). */
     text(): Promise<string>;
-    readonly raw: { readonly signal: AbortSignal; readonly headers: { forEach(each: (value: string, name: string) => void): void } };
+    readonly raw: {
+      readonly signal: AbortSignal;
+      readonly headers: { forEach(each: (value: string, name: string) => void): void };
+    };
   };
   /** `{ incoming, outgoing }` on Node. */
   readonly env: unknown;
@@ -138,12 +141,30 @@ class NodeRequestView {
  * is read, joined with `, `.
  */
 const KEPT_ONCE_BY_NODE: ReadonlySet<string> = new Set([
-  'age', 'authorization', 'content-length', 'content-type', 'etag', 'expires', 'from', 'host', 'if-modified-since',
-  'if-unmodified-since', 'last-modified', 'location', 'max-forwards', 'proxy-authorization', 'referer', 'retry-after',
-  'server', 'user-agent', 'set-cookie',
+  'age',
+  'authorization',
+  'content-length',
+  'content-type',
+  'etag',
+  'expires',
+  'from',
+  'host',
+  'if-modified-since',
+  'if-unmodified-since',
+  'last-modified',
+  'location',
+  'max-forwards',
+  'proxy-authorization',
+  'referer',
+  'retry-after',
+  'server',
+  'user-agent',
+  'set-cookie',
 ]);
 
-/** Lower-case header names by the names the handlers ask for (constants, a handful), so no lookup makes a new string. */
+/**
+ * Lower-case header names by the names the handlers ask for (constants, a handful), so no lookup makes a new string.
+ */
 const lowerNames = new Map<string, string>();
 const MAX_LOWER_NAMES = 64;
 
@@ -188,7 +209,8 @@ export function writeNodeReply(outgoing: ServerResponse, reply: NodeReply): Prom
   // Names and values in one flat list (which writeHead takes), not an object with a key per header built per reply:
   // the names sorted, a text body's length in its place if set, else last.
   const headers: string[] = [];
-  for (const name of names.slice().sort()) headers.push(name, name === 'content-length' && length !== undefined ? length : values[names.indexOf(name)]!);
+  for (const name of names.slice().sort())
+    headers.push(name, name === 'content-length' && length !== undefined ? length : values[names.indexOf(name)]!);
   if (length !== undefined && !names.includes('content-length')) headers.push('content-length', length);
   if (body === null) {
     outgoing.writeHead(reply.status, headers);

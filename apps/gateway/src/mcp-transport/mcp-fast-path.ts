@@ -29,7 +29,9 @@ export function mcpFastPath(deps: McpFastPathDeps): FastPath {
   return (incoming, outgoing) => {
     if (incoming.method !== 'POST' || incoming.url !== '/mcp' || incoming.headers.origin !== undefined) return false;
     const serve = (requestId: string | undefined) => servePost(deps, incoming, outgoing, requestId);
-    const served = deps.context ? deps.context.around(headerValue(incoming, 'x-request-id'), 'POST', '/mcp', serve) : serve(undefined);
+    const served = deps.context
+      ? deps.context.around(headerValue(incoming, 'x-request-id'), 'POST', '/mcp', serve)
+      : serve(undefined);
     served.catch((error: unknown) => {
       // Only writing the reply can fail here; the client is gone or the socket broke.
       deps.onUnexpectedError?.(error, '/mcp');
@@ -43,7 +45,12 @@ export function mcpFastPath(deps: McpFastPathDeps): FastPath {
  * Resolves with the status answered, once the reply is handed to Node (a
  * streamed one: once its headers are), as the app's access line would see it.
  */
-async function servePost(deps: McpFastPathDeps, incoming: IncomingMessage, outgoing: ServerResponse, requestId: string | undefined): Promise<number> {
+async function servePost(
+  deps: McpFastPathDeps,
+  incoming: IncomingMessage,
+  outgoing: ServerResponse,
+  requestId: string | undefined,
+): Promise<number> {
   const exchange = new NodeMcpExchange(incoming, outgoing, deps.resourceMetadataUrl);
   if (requestId !== undefined) exchange.header('X-Request-Id', requestId);
   let reply: NodeReply;
@@ -68,7 +75,10 @@ async function servePost(deps: McpFastPathDeps, incoming: IncomingMessage, outgo
   return reply.status;
 }
 
-/** Past these, a body nobody reads is not drained any more: its connection closes (through the socket's lingering close). */
+/**
+ * Past these, a body nobody reads is not drained any more: its
+ * connection closes (through the socket's lingering close).
+ */
 const DRAIN_TIMEOUT_MS = 500;
 const MAX_DRAIN_BYTES = 64 * 1024 * 1024;
 

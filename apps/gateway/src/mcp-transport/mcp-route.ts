@@ -64,7 +64,8 @@ export function mcpRoutes(deps: McpRouteDeps): Hono {
       signal: clientGoneSignal(c),
     });
     if (reply.kind === 'answer') return sendMcpAnswer(onHono(c), reply);
-    const closing = (message: JsonRpcResponse | null) => (message === null ? '' : sseMessage(message, eventId(reply.streamId, ANSWER_EVENT)));
+    const closing = (message: JsonRpcResponse | null) =>
+      message === null ? '' : sseMessage(message, eventId(reply.streamId, ANSWER_EVENT));
     const raced = await replyWithKeepAlive(onHono(c), reply.answer, deps.keepAliveMs, closing);
     return 'streamed' in raced ? raced.streamed : sseFrames(onHono(c), closing(raced.early));
   });
@@ -78,10 +79,14 @@ export function mcpRoutes(deps: McpRouteDeps): Hono {
     return reply.kind === 'answer' ? sendMcpAnswer(onHono(c), reply) : c.body(null, 204);
   });
 
-  // GET without Last-Event-ID (no server stream is offered), PUT, OPTIONS...: the endpoint exists, the method does not (RFC 9110 15.5.6).
+  // GET without Last-Event-ID (no server stream is offered), PUT,
+  // OPTIONS...: the endpoint exists, the method does not (RFC 9110 15.5.6).
   app.all('/', (c) => {
     c.header('Allow', ALLOWED_METHODS);
-    const hint = c.req.method === 'GET' ? 'This gateway offers no server stream: use POST (GET only resumes a stream, with Last-Event-ID)' : `${c.req.method} is not supported on /mcp: use POST`;
+    const hint =
+      c.req.method === 'GET'
+        ? 'This gateway offers no server stream: use POST (GET only resumes a stream, with Last-Event-ID)'
+        : `${c.req.method} is not supported on /mcp: use POST`;
     return sendMcpAnswer(onHono(c), transportFailure(new TransportError('method-not-allowed', hint)));
   });
   return app;
@@ -109,7 +114,9 @@ export async function postMcp<R extends McpResponse>(c: McpExchange<R>, deps: Mc
   const owner = credentials.ok ? credentials.claims.agentId : REFUSED_CALLERS;
   let body: string;
   try {
-    body = await readBodyText(c, credentials.ok ? deps.maxBodyBytes : MAX_REFUSED_BODY_BYTES, (bytes) => deps.bodies.admit(owner, bytes));
+    body = await readBodyText(c, credentials.ok ? deps.maxBodyBytes : MAX_REFUSED_BODY_BYTES, (bytes) =>
+      deps.bodies.admit(owner, bytes),
+    );
     checkTransportHeaders(c);
   } catch (error) {
     // Past their share of the pending bytes, refused callers get their refusal, unread.
@@ -132,7 +139,8 @@ export async function postMcp<R extends McpResponse>(c: McpExchange<R>, deps: Mc
   if (reply.kind === 'listen') return listenStream(c, reply, deps.keepAliveMs);
   const { streamId } = reply;
   const opening = streamId === undefined ? undefined : ssePriming(eventId(streamId, PRIMING_EVENT), STREAM_RETRY_MS);
-  const closing = (answer: McpAnswer) => sseMessage(streamedMessage(answer), streamId && eventId(streamId, ANSWER_EVENT));
+  const closing = (answer: McpAnswer) =>
+    sseMessage(streamedMessage(answer), streamId && eventId(streamId, ANSWER_EVENT));
   const raced = await replyWithKeepAlive(c, reply.answer, deps.keepAliveMs, closing, opening);
   if (!('streamed' in raced)) return sendMcpAnswer(c, raced.early, streamId);
   // The client now holds the priming event's id: its answer is kept for a resume (finding 1 of issue 25).
@@ -149,8 +157,14 @@ export function sendMcpAnswer<R extends McpResponse>(c: McpExchange<R>, answer: 
   if (answer.serverTiming) c.header('Server-Timing', answer.serverTiming);
   const status = answer.status;
   if (status === 200 && streamId === undefined) return sseFrames(c, sseMessage(answer.message));
-  if (status === 200) return sseFrames(c, ssePriming(eventId(streamId!, PRIMING_EVENT), STREAM_RETRY_MS) + sseMessage(answer.message, eventId(streamId!, ANSWER_EVENT)));
-  if (answer.challenge) c.header('WWW-Authenticate', bearerChallengeHeader(answer.challenge, c.get('resourceMetadataUrl')));
+  if (status === 200)
+    return sseFrames(
+      c,
+      ssePriming(eventId(streamId!, PRIMING_EVENT), STREAM_RETRY_MS) +
+        sseMessage(answer.message, eventId(streamId!, ANSWER_EVENT)),
+    );
+  if (answer.challenge)
+    c.header('WWW-Authenticate', bearerChallengeHeader(answer.challenge, c.get('resourceMetadataUrl')));
   const retryAfter = answer.failure?.code === 'too-many-uploads' ? '1' : retryAfterHeader(errorData(answer));
   if (retryAfter !== undefined) c.header('Retry-After', retryAfter);
   // The rest of a refused body is never read, so this connection cannot carry another request:
@@ -187,6 +201,9 @@ function checkTransportHeaders(c: McpExchange): void {
   }
   const accept = c.req.header('Accept');
   if (accept !== undefined && !/(text\/event-stream|text\/\*|\*\/\*)/i.test(accept)) {
-    throw new TransportError('not-acceptable', 'Accept must include text/event-stream: responses are Server-Sent Events');
+    throw new TransportError(
+      'not-acceptable',
+      'Accept must include text/event-stream: responses are Server-Sent Events',
+    );
   }
 }

@@ -21,7 +21,8 @@ const utf8 = new TextDecoder();
  * `maxBytes`, before anything is read.
  */
 export function checkDeclaredLength(c: McpExchange, maxBytes: number): void {
-  const declared = (c.env as NodeBindings | undefined)?.incoming?.headers['content-length'] ?? c.req.header('Content-Length');
+  const declared =
+    (c.env as NodeBindings | undefined)?.incoming?.headers['content-length'] ?? c.req.header('Content-Length');
   if (Number(declared ?? 0) > maxBytes) throw tooLarge(maxBytes);
 }
 
@@ -88,7 +89,14 @@ function readLimited(incoming: IncomingMessage, maxBytes: number, release?: () =
     // A small body is one chunk: decoded as it is, not copied first.
     const onEnd = () => (stop(), resolve(utf8.decode(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size))));
     // Before its end, the stream fails or closes only when the client went away ('aborted').
-    const onError = (error?: Error) => (stop(), reject(new TransportError('incomplete-body', 'The connection closed before the request body was complete', { cause: error })));
+    const onError = (error?: Error) => (
+      stop(),
+      reject(
+        new TransportError('incomplete-body', 'The connection closed before the request body was complete', {
+          cause: error,
+        }),
+      )
+    );
     const onClose = () => onError();
     const stop = () => {
       incoming.off('data', onData).off('end', onEnd).off('error', onError).off('close', onClose);

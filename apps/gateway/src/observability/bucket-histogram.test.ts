@@ -19,7 +19,13 @@ const OBSERVED: [string, number][] = [
 function both(observed = OBSERVED) {
   const theirs = new Registry();
   const ours = new Registry();
-  const histogram = new Histogram({ name: 'x_seconds', help: 'help text', labelNames: ['tool'], buckets: BUCKETS, registers: [theirs] });
+  const histogram = new Histogram({
+    name: 'x_seconds',
+    help: 'help text',
+    labelNames: ['tool'],
+    buckets: BUCKETS,
+    registers: [theirs],
+  });
   const bucketHistogram = new BucketHistogram('x_seconds', 'help text', 'tool', BUCKETS, ours);
   for (const [tool, value] of observed) {
     histogram.observe({ tool }, value);

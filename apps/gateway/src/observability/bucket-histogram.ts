@@ -70,7 +70,13 @@ export class BucketHistogram {
       values.push({ labels: { [this.labelName]: label }, value: series.count, metricName: `${this.name}_count` });
     }
     // What prom-client's Histogram answers: no collect function (the answer crosses the cluster's IPC channel).
-    return Promise.resolve({ name: this.name, help: this.help, type: 'histogram', values, aggregator: this.aggregator } as unknown as Values);
+    return Promise.resolve({
+      name: this.name,
+      help: this.help,
+      type: 'histogram',
+      values,
+      aggregator: this.aggregator,
+    } as unknown as Values);
   }
 
   /** As `registry.resetMetrics()` resets a prom-client Histogram: every label set forgotten. */
@@ -80,6 +86,10 @@ export class BucketHistogram {
 }
 
 /** A `_bucket` value as prom-client's Histogram lists it (with its empty exemplar). */
-function bucketValue(labels: Record<string, string | number>, value: number, metricName: string): MetricValueWithName<string> {
+function bucketValue(
+  labels: Record<string, string | number>,
+  value: number,
+  metricName: string,
+): MetricValueWithName<string> {
   return { labels, value, metricName, exemplar: null } as MetricValueWithName<string>;
 }

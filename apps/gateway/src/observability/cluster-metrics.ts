@@ -56,13 +56,14 @@ export class ClusterMetrics {
   #nextId = 0;
 
   constructor(private readonly timeoutMs = 2_000) {
-    // Only workers that serve (their server takes the connections the primary hands over) have built their registry and answer at once.
+    // Only workers that serve (their server takes the connections the
+    // primary hands over) have built their registry and answer at once.
     cluster.on('exit', (worker) => this.#forget(worker));
     cluster.on('message', (worker, message: unknown) => {
       if (isAccepting(message)) this.#listening.add(worker);
       if (!isMessage<MetricsReply>(message, REPLY)) return;
       const scrape = this.#pending.get(message.id);
-      if (!scrape || !scrape.waiting.delete(worker.id)) return;
+      if (!scrape?.waiting.delete(worker.id)) return;
       if (message.metrics) scrape.answers.push(message.metrics);
       if (scrape.waiting.size === 0) scrape.done();
     });
@@ -72,7 +73,11 @@ export class ClusterMetrics {
   async collect(): Promise<{ text: string; asked: number; answered: number }> {
     const id = this.#nextId++;
     const workers = [...this.#listening].filter((worker) => worker.isConnected());
-    const scrape: PendingScrape = { waiting: new Set(workers.map((worker) => worker.id)), answers: [], done: () => undefined };
+    const scrape: PendingScrape = {
+      waiting: new Set(workers.map((worker) => worker.id)),
+      answers: [],
+      done: () => undefined,
+    };
     const finished = new Promise<void>((resolve) => {
       scrape.done = resolve;
       setTimeout(resolve, this.timeoutMs).unref();
@@ -81,12 +86,14 @@ export class ClusterMetrics {
     for (const worker of workers) worker.send({ type: REQUEST, id } satisfies MetricsRequest);
     if (workers.length > 0) await finished;
     this.#pending.delete(id);
-    const text = scrape.answers.length === 0 ? '' : await AggregatorRegistry.aggregate(scrape.answers as never).metrics();
+    const text =
+      scrape.answers.length === 0 ? '' : await AggregatorRegistry.aggregate(scrape.answers as never).metrics();
     return { text, asked: workers.length, answered: scrape.answers.length };
   }
 
   #forget(worker: Worker): void {
     this.#listening.delete(worker);
-    for (const scrape of this.#pending.values()) if (scrape.waiting.delete(worker.id) && scrape.waiting.size === 0) scrape.done();
+    for (const scrape of this.#pending.values())
+      if (scrape.waiting.delete(worker.id) && scrape.waiting.size === 0) scrape.done();
   }
 }

@@ -4,8 +4,20 @@ import { GatewayMetrics } from './metrics.js';
 describe('GatewayMetrics per downstream', () => {
   it('counts calls, breaker state and tools served with a downstream label, leaving the unlabelled series as they were', async () => {
     const metrics = new GatewayMetrics((name) => name === 'orders_get_order');
-    metrics.observe({ kind: 'tool-call', outcome: 'ok', tool: 'orders_get_order', downstream: 'orders', gatewayMs: 0.2 });
-    metrics.observe({ kind: 'tool-call', outcome: 'circuit-open', tool: 'orders_get_order', downstream: 'orders', gatewayMs: 0.1 });
+    metrics.observe({
+      kind: 'tool-call',
+      outcome: 'ok',
+      tool: 'orders_get_order',
+      downstream: 'orders',
+      gatewayMs: 0.2,
+    });
+    metrics.observe({
+      kind: 'tool-call',
+      outcome: 'circuit-open',
+      tool: 'orders_get_order',
+      downstream: 'orders',
+      gatewayMs: 0.1,
+    });
     metrics.observe({ kind: 'tool-call', outcome: 'unknown-tool', tool: 'nope', gatewayMs: 0.1 });
     metrics.downstreamBreakerState('orders', 'open');
     metrics.downstreamBreakerState('catalog', 'closed');

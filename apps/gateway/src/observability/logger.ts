@@ -12,7 +12,9 @@ export function createLogger(level = process.env.LOG_LEVEL ?? 'info') {
   return pino({
     level,
     // With Gw:Http:Workers > 1 every line says which worker process wrote it.
-    base: cluster.isWorker ? { service: 'tollgate-gateway', worker: cluster.worker?.id } : { service: 'tollgate-gateway' },
+    base: cluster.isWorker
+      ? { service: 'tollgate-gateway', worker: cluster.worker?.id }
+      : { service: 'tollgate-gateway' },
     mixin: () => {
       const requestId = currentRequestId();
       return requestId === undefined ? {} : { requestId };

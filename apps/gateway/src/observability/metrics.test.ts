@@ -4,8 +4,22 @@ import { GatewayMetrics } from './metrics.js';
 describe('GatewayMetrics', () => {
   it('derives call, latency, token, cache and refusal metrics from audit events', async () => {
     const metrics = new GatewayMetrics((name) => name === 'get_order');
-    metrics.observe({ kind: 'tool-call', outcome: 'ok', tool: 'get_order', gatewayMs: 0.4, downstreamMs: 3, tokensCharged: 120 });
-    metrics.observe({ kind: 'tool-call', outcome: 'cache-hit', tool: 'get_order', gatewayMs: 0.2, cacheTier: 'exact', tokensCharged: 120 });
+    metrics.observe({
+      kind: 'tool-call',
+      outcome: 'ok',
+      tool: 'get_order',
+      gatewayMs: 0.4,
+      downstreamMs: 3,
+      tokensCharged: 120,
+    });
+    metrics.observe({
+      kind: 'tool-call',
+      outcome: 'cache-hit',
+      tool: 'get_order',
+      gatewayMs: 0.2,
+      cacheTier: 'exact',
+      tokensCharged: 120,
+    });
     metrics.observe({ kind: 'tool-call', outcome: 'budget-exhausted', tool: 'get_order', gatewayMs: 0.1 });
     metrics.observe({ kind: 'tool-call', outcome: 'unknown-tool', tool: 'rm -rf', gatewayMs: 0.1 });
     metrics.breakerState('open');

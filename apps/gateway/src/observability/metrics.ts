@@ -17,21 +17,79 @@ const BREAKER_VALUE: Record<BreakerState, number> = { closed: 0, 'half-open': 1,
  */
 export class GatewayMetrics {
   readonly registry = new Registry();
-  // Per-call series: counted in plain numbers and handed to prom-client when scraped (see TalliedCounter, BucketHistogram).
-  readonly #calls = new TalliedCounter({ name: 'tollgate_tool_calls_total', help: 'tools/call requests by tool and outcome', labelNames: ['tool', 'outcome'], registry: this.registry });
-  readonly #gatewayLatency = new BucketHistogram('tollgate_gateway_added_seconds', 'Time a tools/call spent in the gateway, downstream time excluded', 'tool', GATEWAY_BUCKETS, this.registry);
-  readonly #downstreamLatency = new BucketHistogram('tollgate_downstream_seconds', 'Downstream time of forwarded tools/call requests', 'tool', DOWNSTREAM_BUCKETS, this.registry);
-  readonly #tokens = new TalliedCounter({ name: 'tollgate_tokens_charged_total', help: 'Tokens charged to agent budgets', labelNames: ['tool'], registry: this.registry });
-  readonly #budgetRefusals = new Counter({ name: 'tollgate_budget_refusals_total', help: 'tools/call refused because the daily budget was exhausted', registers: [this.registry] });
-  // Search mode (issue 28): calls made through call_tool, by the tool they ran (also counted in tollgate_tool_calls_total under that tool).
-  readonly #viaCallTool = new TalliedCounter({ name: 'tollgate_call_tool_calls_total', help: 'tools/call requests made through search mode call_tool, by the tool run and outcome', labelNames: ['tool', 'outcome'], registry: this.registry });
-  readonly #cacheHits = new TalliedCounter({ name: 'tollgate_cache_hits_total', help: 'tools/call answered from the cache, by tier', labelNames: ['tier'], registry: this.registry });
-  readonly #storeErrors = new Counter({ name: 'tollgate_store_errors_total', help: 'Store outages and failed store commands reported', registers: [this.registry] });
+  // Per-call series: counted in plain numbers and handed to
+  // prom-client when scraped (see TalliedCounter, BucketHistogram).
+  readonly #calls = new TalliedCounter({
+    name: 'tollgate_tool_calls_total',
+    help: 'tools/call requests by tool and outcome',
+    labelNames: ['tool', 'outcome'],
+    registry: this.registry,
+  });
+  readonly #gatewayLatency = new BucketHistogram(
+    'tollgate_gateway_added_seconds',
+    'Time a tools/call spent in the gateway, downstream time excluded',
+    'tool',
+    GATEWAY_BUCKETS,
+    this.registry,
+  );
+  readonly #downstreamLatency = new BucketHistogram(
+    'tollgate_downstream_seconds',
+    'Downstream time of forwarded tools/call requests',
+    'tool',
+    DOWNSTREAM_BUCKETS,
+    this.registry,
+  );
+  readonly #tokens = new TalliedCounter({
+    name: 'tollgate_tokens_charged_total',
+    help: 'Tokens charged to agent budgets',
+    labelNames: ['tool'],
+    registry: this.registry,
+  });
+  readonly #budgetRefusals = new Counter({
+    name: 'tollgate_budget_refusals_total',
+    help: 'tools/call refused because the daily budget was exhausted',
+    registers: [this.registry],
+  });
+  // Search mode (issue 28): calls made through call_tool, by the tool they ran (also counted in
+  // tollgate_tool_calls_total under that tool).
+  readonly #viaCallTool = new TalliedCounter({
+    name: 'tollgate_call_tool_calls_total',
+    help: 'tools/call requests made through search mode call_tool, by the tool run and outcome',
+    labelNames: ['tool', 'outcome'],
+    registry: this.registry,
+  });
+  readonly #cacheHits = new TalliedCounter({
+    name: 'tollgate_cache_hits_total',
+    help: 'tools/call answered from the cache, by tier',
+    labelNames: ['tier'],
+    registry: this.registry,
+  });
+  readonly #storeErrors = new Counter({
+    name: 'tollgate_store_errors_total',
+    help: 'Store outages and failed store commands reported',
+    registers: [this.registry],
+  });
   // Each worker process has its own breaker: across workers (Gw:Http:Workers) the worst state is reported, not a sum.
-  readonly #breaker = new Gauge({ name: 'tollgate_breaker_state', help: 'Downstream circuit breaker: 0 closed, 1 half-open, 2 open', aggregator: 'max', registers: [this.registry] });
+  readonly #breaker = new Gauge({
+    name: 'tollgate_breaker_state',
+    help: 'Downstream circuit breaker: 0 closed, 1 half-open, 2 open',
+    aggregator: 'max',
+    registers: [this.registry],
+  });
   // Per downstream (Gw:Downstreams): label values are configured names, never caller input.
-  readonly #downstreamCalls = new TalliedCounter({ name: 'tollgate_downstream_calls_total', help: 'tools/call requests by downstream and outcome', labelNames: ['downstream', 'outcome'], registry: this.registry });
-  readonly #downstreamBreaker = new Gauge({ name: 'tollgate_downstream_breaker_state', help: 'Circuit breaker per downstream: 0 closed, 1 half-open, 2 open', labelNames: ['downstream'], aggregator: 'max', registers: [this.registry] });
+  readonly #downstreamCalls = new TalliedCounter({
+    name: 'tollgate_downstream_calls_total',
+    help: 'tools/call requests by downstream and outcome',
+    labelNames: ['downstream', 'outcome'],
+    registry: this.registry,
+  });
+  readonly #downstreamBreaker = new Gauge({
+    name: 'tollgate_downstream_breaker_state',
+    help: 'Circuit breaker per downstream: 0 closed, 1 half-open, 2 open',
+    labelNames: ['downstream'],
+    aggregator: 'max',
+    registers: [this.registry],
+  });
   #downstreamToolCounts: () => Record<string, number> = () => ({});
   readonly #downstreamTools: Gauge = new Gauge({
     name: 'tollgate_downstream_tools',
@@ -40,14 +98,22 @@ export class GatewayMetrics {
     aggregator: 'max',
     registers: [this.registry],
     collect: () => {
-      for (const [downstream, count] of Object.entries(this.#downstreamToolCounts())) this.#downstreamTools.set({ downstream }, count);
+      for (const [downstream, count] of Object.entries(this.#downstreamToolCounts()))
+        this.#downstreamTools.set({ downstream }, count);
     },
   });
-  readonly #managementChanges = new Counter({ name: 'tollgate_management_changes_total', help: 'Management changes by kind', labelNames: ['change'], registers: [this.registry] });
+  readonly #managementChanges = new Counter({
+    name: 'tollgate_management_changes_total',
+    help: 'Management changes by kind',
+    labelNames: ['change'],
+    registers: [this.registry],
+  });
   #pendingSettlements: () => number = () => 0;
   readonly #settlementsGauge: Gauge = new Gauge({
     name: 'tollgate_budget_settlements_pending',
-    help: 'Budget settlements and releases written after the reply, not yet in the store (grows while the store is down)',
+    help:
+      'Budget settlements and releases written after the reply, not yet in the store (grows while the store is ' +
+      'down)',
     registers: [this.registry],
     collect: () => {
       this.#settlementsGauge.set(this.#pendingSettlements());

@@ -8,14 +8,22 @@ import { runAsRequest } from './request-id.js';
 /** A caller's own id is kept when it is short and plain, so it cannot forge log structure. */
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-/** What the /mcp fast path needs of the request context: the middleware's work, for a request served on the Node objects. */
+/**
+ * What the /mcp fast path needs of the request context: the
+ * middleware's work, for a request served on the Node objects.
+ */
 export interface NodeRequestContext {
   /**
    * Runs `serve` inside the request's context (the caller's sane
    * `X-Request-Id`, else a new one) and writes the access line once it
    * settles with the reply's status.
    */
-  around(offeredId: string | undefined, method: string, path: string, serve: (requestId: string) => Promise<number>): Promise<void>;
+  around(
+    offeredId: string | undefined,
+    method: string,
+    path: string,
+    serve: (requestId: string) => Promise<number>,
+  ): Promise<void>;
 }
 
 /** The request-context middleware, with the same work for the Node fast path as `node`. */

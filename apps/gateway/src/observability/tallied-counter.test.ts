@@ -14,8 +14,18 @@ const COUNTED: [string, string, number][] = [
 function both(counted = COUNTED) {
   const theirs = new Registry();
   const ours = new Registry();
-  const counter = new Counter({ name: 'x_total', help: 'help text', labelNames: ['tool', 'outcome'], registers: [theirs] });
-  const tallied = new TalliedCounter({ name: 'x_total', help: 'help text', labelNames: ['tool', 'outcome'], registry: ours });
+  const counter = new Counter({
+    name: 'x_total',
+    help: 'help text',
+    labelNames: ['tool', 'outcome'],
+    registers: [theirs],
+  });
+  const tallied = new TalliedCounter({
+    name: 'x_total',
+    help: 'help text',
+    labelNames: ['tool', 'outcome'],
+    registry: ours,
+  });
   const count = (rows: [string, string, number][]) => {
     for (const [tool, outcome, by] of rows) {
       counter.inc({ tool, outcome }, by);
@@ -39,7 +49,10 @@ describe('TalliedCounter', () => {
     const { theirs, ours, count } = both();
     await ours.metrics();
     await ours.getMetricsAsJSON();
-    count([['search', 'ok', 2], ['new_tool', 'ok', 1]]);
+    count([
+      ['search', 'ok', 2],
+      ['new_tool', 'ok', 1],
+    ]);
     expect(await ours.metrics()).toBe(await theirs.metrics());
     expect(await ours.metrics()).toContain('x_total{tool="search",outcome="ok"} 3');
   });

@@ -25,7 +25,12 @@ export class TalliedCounter {
   /** In the order the series first counted, as prom-client would list them. */
   readonly #tallies: Tally[] = [];
 
-  constructor(options: { name: string; help: string; labelNames: readonly [string] | readonly [string, string]; registry: Registry }) {
+  constructor(options: {
+    name: string;
+    help: string;
+    labelNames: readonly [string] | readonly [string, string];
+    registry: Registry;
+  }) {
     this.#labelNames = options.labelNames;
     this.#counter = new Counter({
       name: options.name,

@@ -2,7 +2,12 @@ import { context, propagation, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { detectResources, resourceAttributesEnvDetector, resourceFromAttributes, serviceNameEnvDetector } from '@opentelemetry/resources';
+import {
+  detectResources,
+  resourceAttributesEnvDetector,
+  resourceFromAttributes,
+  serviceNameEnvDetector,
+} from '@opentelemetry/resources';
 import {
   AlwaysOffSampler,
   AlwaysOnSampler,
@@ -66,7 +71,9 @@ export function startTracing(version: string, env: Env = process.env): TracingSt
   const processor = new BatchSpanProcessor({ exporter: new OTLPTraceExporter(), ...batchOptionsFrom(env, warnings) });
   const provider = new TracerProvider({ resource, sampler, spanProcessors: [processor] });
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-  propagation.setGlobalPropagator(new CompositePropagator({ propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()] }));
+  propagation.setGlobalPropagator(
+    new CompositePropagator({ propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()] }),
+  );
   trace.setGlobalTracerProvider(provider);
   return {
     tracing: { shutdown: () => provider.shutdown() },
@@ -74,7 +81,9 @@ export function startTracing(version: string, env: Env = process.env): TracingSt
   };
 }
 
-/** `OTEL_TRACES_SAMPLER` / `OTEL_TRACES_SAMPLER_ARG`; the default follows the caller's decision and samples new traces. */
+/**
+ * `OTEL_TRACES_SAMPLER` / `OTEL_TRACES_SAMPLER_ARG`; the default follows the caller's decision and samples new traces.
+ */
 function samplerFrom(env: Env, warnings: string[]): Sampler {
   const name = present(env.OTEL_TRACES_SAMPLER)?.toLowerCase() ?? 'parentbased_always_on';
   const ratio = () => {

@@ -36,7 +36,10 @@ const BREAKER_ISSUE: Record<Exclude<BreakerState, 'closed'>, string> = {
   'half-open': 'circuit half-open: one probe call decides',
 };
 
-export function judgeDownstreams(statuses: readonly DownstreamStatus[], { breakerState, onlyUnhealthy = false, schemaOf = () => '/gw/schema' }: JudgeOptions): DownstreamsHealth {
+export function judgeDownstreams(
+  statuses: readonly DownstreamStatus[],
+  { breakerState, onlyUnhealthy = false, schemaOf = () => '/gw/schema' }: JudgeOptions,
+): DownstreamsHealth {
   const servable = statuses.some((status) => status.loaded);
   const components: DownstreamsHealth['components'] = {};
   for (const status of statuses) {
@@ -46,17 +49,31 @@ export function judgeDownstreams(statuses: readonly DownstreamStatus[], { breake
   return { servable, components };
 }
 
-function judgeOne(status: DownstreamStatus, breaker: BreakerState, servable: boolean, schema: string): DownstreamHealth {
+function judgeOne(
+  status: DownstreamStatus,
+  breaker: BreakerState,
+  servable: boolean,
+  schema: string,
+): DownstreamHealth {
   const bad = servable ? 'Degraded' : 'Unhealthy';
   if (!status.loaded) {
-    const why = status.lastError ? `its ${schema} could not be read (last try ${status.lastError.at})${whyNot(status, schema)}` : `its ${schema} is being read`;
+    const why = status.lastError
+      ? `its ${schema} could not be read (last try ${status.lastError.at})${whyNot(status, schema)}`
+      : `its ${schema} is being read`;
     return { status: bad, description: `tools not loaded: ${why}` };
   }
   const issues = [
     breaker === 'closed' ? null : BREAKER_ISSUE[breaker],
-    status.lastError ? `the last read of its ${schema} failed (${status.lastError.at})${whyNot(status, schema)}; serving the tools read ${status.loadedAt}` : null,
-    status.problems.length > 0 ? `${status.problems.length} tool definitions left out: ${listed(status.problems)}` : null,
-    ...status.collisions.map(({ tool, servedBy }) => `tool "${tool}" refused: downstream ${servedBy} serves a tool of that name`),
+    status.lastError
+      ? `the last read of its ${schema} failed (${status.lastError.at})${whyNot(status, schema)}; serving the ` +
+        `tools read ${status.loadedAt}`
+      : null,
+    status.problems.length > 0
+      ? `${status.problems.length} tool definitions left out: ${listed(status.problems)}`
+      : null,
+    ...status.collisions.map(
+      ({ tool, servedBy }) => `tool "${tool}" refused: downstream ${servedBy} serves a tool of that name`,
+    ),
   ].filter((issue) => issue !== null);
   if (issues.length === 0) return { status: 'Healthy' };
   return { status: 'Degraded', description: `${status.toolCount} tools served; ${issues.join('; ')}` };
@@ -64,7 +81,9 @@ function judgeOne(status: DownstreamStatus, breaker: BreakerState, servable: boo
 
 function listed(problems: readonly string[]): string {
   const shown = problems.slice(0, LISTED_PROBLEMS).join(' | ');
-  return problems.length > LISTED_PROBLEMS ? `${shown} | and ${problems.length - LISTED_PROBLEMS} more (see the log)` : shown;
+  return problems.length > LISTED_PROBLEMS
+    ? `${shown} | and ${problems.length - LISTED_PROBLEMS} more (see the log)`
+    : shown;
 }
 
 function whyNot(status: DownstreamStatus, schema: string): string {
@@ -79,5 +98,8 @@ function whyNot(status: DownstreamStatus, schema: string): string {
  * has it.
  */
 export function readFailureReason(message: string): string {
-  return message.replace(/[a-z][a-z0-9+.-]*:\/\/\S+|(?:\.{0,2}\/[^\s/:'"]+)+\/?|\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?/gi, '…');
+  return message.replace(
+    /[a-z][a-z0-9+.-]*:\/\/\S+|(?:\.{0,2}\/[^\s/:'"]+)+\/?|\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?/gi,
+    '…',
+  );
 }

@@ -41,7 +41,9 @@ export class SchemaUnusableError extends Error {
 }
 
 async function readOnce(url: URL, signal: AbortSignal | undefined): Promise<unknown> {
-  const response = await fetch(url, { signal: signal ? AbortSignal.any([signal, AbortSignal.timeout(5_000)]) : AbortSignal.timeout(5_000) });
+  const response = await fetch(url, {
+    signal: signal ? AbortSignal.any([signal, AbortSignal.timeout(5_000)]) : AbortSignal.timeout(5_000),
+  });
   if (response.status >= 500) throw new Error(`${url} answered ${response.status}: ${await response.text()}`);
   if (!response.ok) throw new SchemaUnusableError(`${url} answered ${response.status}`);
   let schema: unknown;

@@ -21,14 +21,23 @@ export interface OpenApiRequest {
 }
 
 /** Reads and imports the document once; `unchanged` when it is the one of `lastDigest`. */
-export async function loadOpenApiTools({ source, prefix, lastDigest }: OpenApiRequest, signal?: AbortSignal): Promise<OpenApiTools | 'unchanged'> {
+export async function loadOpenApiTools(
+  { source, prefix, lastDigest }: OpenApiRequest,
+  signal?: AbortSignal,
+): Promise<OpenApiTools | 'unchanged'> {
   const read = await readOpenApiDocument(source.location, { signal, lastDigest });
   if ('unchanged' in read) return 'unchanged';
   try {
-    const { tools, skipped, notes } = importOpenApi(read.document, { prefix, include: source.include, exclude: source.exclude, allowWrite: source.allowWrite });
+    const { tools, skipped, notes } = importOpenApi(read.document, {
+      prefix,
+      include: source.include,
+      exclude: source.exclude,
+      allowWrite: source.allowWrite,
+    });
     return { tools, skipped: skipped.map(describeNote), notes: notes.map(describeNote), digest: read.digest };
   } catch (error) {
-    if (error instanceof OpenApiDocumentError) throw new SchemaUnusableError(`the OpenAPI document cannot be imported: ${error.message}`);
+    if (error instanceof OpenApiDocumentError)
+      throw new SchemaUnusableError(`the OpenAPI document cannot be imported: ${error.message}`);
     throw error;
   }
 }

@@ -9,12 +9,20 @@ import { loadOpenApiTools, type OpenApiRequest } from './load-openapi-tools.js';
  * the process that held it exits. The request comes as the first message;
  * only the tool definitions go back.
  */
-export type OpenApiWorkerReply = { ok: true; result: Awaited<ReturnType<typeof loadOpenApiTools>> } | { ok: false; message: string; unusable: boolean };
+export type OpenApiWorkerReply =
+  | { ok: true; result: Awaited<ReturnType<typeof loadOpenApiTools>> }
+  | { ok: false; message: string; unusable: boolean };
 
 process.once('message', (request) => {
-  loadOpenApiTools(request as OpenApiRequest)
+  void loadOpenApiTools(request as OpenApiRequest)
     .then((result): OpenApiWorkerReply => ({ ok: true, result }))
-    .catch((error: unknown): OpenApiWorkerReply => ({ ok: false, message: error instanceof Error ? error.message : String(error), unusable: error instanceof SchemaUnusableError }))
+    .catch(
+      (error: unknown): OpenApiWorkerReply => ({
+        ok: false,
+        message: error instanceof Error ? error.message : String(error),
+        unusable: error instanceof SchemaUnusableError,
+      }),
+    )
     // Disconnecting once the reply is out lets the process end by itself.
     .then((reply) => process.send?.(reply, () => process.disconnect()));
 });

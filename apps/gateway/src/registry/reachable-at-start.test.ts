@@ -30,7 +30,13 @@ describe('unreachableAtStart', () => {
   });
 
   it('names the key of each one nothing answers at, without the credentials in its URL', async () => {
-    const lines = await unreachableAtStart([downstream('default', `http://127.0.0.1:${closedPort}`), downstream('orders', `http://me:hunter2@127.0.0.1:${closedPort}/v1`)], 200);
+    const lines = await unreachableAtStart(
+      [
+        downstream('default', `http://127.0.0.1:${closedPort}`),
+        downstream('orders', `http://me:hunter2@127.0.0.1:${closedPort}/v1`),
+      ],
+      200,
+    );
     expect(lines).toEqual([
       `Gw:ToolRegistry:DownstreamBaseUrl: nothing answers at http://127.0.0.1:${closedPort}/ (connection refused): start that API, or correct Gw:ToolRegistry:DownstreamBaseUrl`,
       `Gw:Downstreams:orders:BaseUrl: nothing answers at http://127.0.0.1:${closedPort}/v1 (connection refused): start that API, or correct Gw:Downstreams:orders:BaseUrl`,
@@ -39,6 +45,8 @@ describe('unreachableAtStart', () => {
 
   it('says a host that does not resolve is not found', async () => {
     const [line] = await unreachableAtStart([downstream('orders', 'http://no-such-host.invalid:8080')], 200);
-    expect(line).toMatch(/nothing answers at http:\/\/no-such-host\.invalid:8080\/ \((host not found|EAI_FAIL|[A-Z_]+)\)/);
+    expect(line).toMatch(
+      /nothing answers at http:\/\/no-such-host\.invalid:8080\/ \((host not found|EAI_FAIL|[A-Z_]+)\)/,
+    );
   });
 });

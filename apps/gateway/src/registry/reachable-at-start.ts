@@ -18,7 +18,10 @@ const ATTEMPT_GAP_MS = 250;
  * Only whether something listens is checked: what it answers is the tool
  * loader's business, which retries and says why in readiness.
  */
-export async function unreachableAtStart(downstreams: readonly DownstreamConfig[], waitMs = START_WAIT_MS): Promise<string[]> {
+export async function unreachableAtStart(
+  downstreams: readonly DownstreamConfig[],
+  waitMs = START_WAIT_MS,
+): Promise<string[]> {
   const lines = await Promise.all(
     downstreams.map(async (downstream) => {
       const reason = await unreachableReason(downstream.baseUrl, waitMs);

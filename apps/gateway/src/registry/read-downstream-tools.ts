@@ -33,15 +33,36 @@ export interface ReadToolsOptions extends RetryingReadOptions {
   lastDigest?: string | null;
 }
 
-/** Reads a downstream's tools once (retrying what may come right, as `options` say); `unchanged` when its OpenAPI document is the one of `lastDigest`. */
-export async function readDownstreamTools(source: SchemaSource, options: ReadToolsOptions): Promise<DownstreamTools | 'unchanged'> {
-  if (!source.openApi) return { schema: await fetchToolSchema({ ...options, downstreamBaseUrl: source.baseUrl }), skipped: [], notes: [], digest: null };
-  const request: OpenApiRequest = { source: source.openApi, prefix: source.prefix ?? '', lastDigest: options.lastDigest };
+/**
+ * Reads a downstream's tools once (retrying what may come right, as `options` say); `unchanged` when its OpenAPI
+ * document is the one of `lastDigest`.
+ */
+export async function readDownstreamTools(
+  source: SchemaSource,
+  options: ReadToolsOptions,
+): Promise<DownstreamTools | 'unchanged'> {
+  if (!source.openApi)
+    return {
+      schema: await fetchToolSchema({ ...options, downstreamBaseUrl: source.baseUrl }),
+      skipped: [],
+      notes: [],
+      digest: null,
+    };
+  const request: OpenApiRequest = {
+    source: source.openApi,
+    prefix: source.prefix ?? '',
+    lastDigest: options.lastDigest,
+  };
   const read = await retryingRead(() => loadOffThread(request, options.signal), options);
-  return read === 'unchanged' ? read : { schema: read.tools, skipped: read.skipped, notes: read.notes, digest: read.digest };
+  return read === 'unchanged'
+    ? read
+    : { schema: read.tools, skipped: read.skipped, notes: read.notes, digest: read.digest };
 }
 
-/** The import process's entry beside the built gateway; from sources (unit tests) there is none, and the document is read here. */
+/**
+ * The import process's entry beside the built gateway; from sources
+ * (unit tests) there is none, and the document is read here.
+ */
 const WORKER_FILE = fileURLToPath(new URL('./openapi-worker.js', import.meta.url));
 /** A hostile document runs out of this much heap in the import process, never in the gateway. */
 const WORKER_HEAP_MB = 1024;
@@ -61,14 +82,28 @@ function loadOffThread(request: OpenApiRequest, signal: AbortSignal | undefined)
  * 160 MiB per import of GitHub's document, measured), a process's go back to
  * the system when it exits. Only the tool definitions come back.
  */
-async function loadInWorker(request: OpenApiRequest, signal: AbortSignal | undefined): Promise<OpenApiTools | 'unchanged'> {
+async function loadInWorker(
+  request: OpenApiRequest,
+  signal: AbortSignal | undefined,
+): Promise<OpenApiTools | 'unchanged'> {
   if (!existsSync(WORKER_FILE)) return loadOpenApiTools(request, signal);
   // execArgv set, not inherited: the gateway's own flags (--inspect's port) must not start a second time.
-  const child = fork(WORKER_FILE, [], { serialization: 'advanced', execArgv: [`--max-old-space-size=${WORKER_HEAP_MB}`], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(WORKER_FILE, [], {
+    serialization: 'advanced',
+    execArgv: [`--max-old-space-size=${WORKER_HEAP_MB}`],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   const stop = () => void child.kill('SIGKILL');
   signal?.addEventListener('abort', stop, { once: true });
   try {
-    const exited = once(child, 'exit').then(([code, killedBy]) => Promise.reject(new Error(`the OpenAPI import process stopped (${killedBy ? `signal ${String(killedBy)}` : `exit code ${String(code)}`})`)));
+    const exited = once(child, 'exit').then(([code, killedBy]) =>
+      Promise.reject(
+        new Error(
+          `the OpenAPI import process stopped ` +
+            `(${killedBy ? `signal ${String(killedBy)}` : `exit code ${String(code)}`})`,
+        ),
+      ),
+    );
     // Also once the reply is in and the process is ended below: nobody waits for it then.
     exited.catch(() => undefined);
     child.send(request);

@@ -15,7 +15,12 @@ const write = (name: string, text: string) => {
   writeFileSync(file, text);
   return file;
 };
-const source = (location: string, allowWrite = '') => ({ name: 'api', baseUrl: 'http://127.0.0.1:1', prefix: 'api', openApi: { location, include: [], exclude: [], allowWrite: parseSelectorList(allowWrite) } });
+const source = (location: string, allowWrite = '') => ({
+  name: 'api',
+  baseUrl: 'http://127.0.0.1:1',
+  prefix: 'api',
+  openApi: { location, include: [], exclude: [], allowWrite: parseSelectorList(allowWrite) },
+});
 
 async function refusal(run: () => Promise<unknown>): Promise<string> {
   try {
@@ -29,8 +34,18 @@ async function refusal(run: () => Promise<unknown>): Promise<string> {
 
 describe('reading an OpenAPI document from a file', () => {
   it('reads YAML with external $refs (relative files, a cycle through one), each part brought in once', async () => {
-    write('params.yaml', 'id:\n  name: id\n  in: path\n  required: true\n  schema: { type: string, description: the id }\n');
-    write('thing.json', JSON.stringify({ type: 'object', required: ['label'], properties: { label: { type: 'string' }, next: { $ref: '#' } } }));
+    write(
+      'params.yaml',
+      'id:\n  name: id\n  in: path\n  required: true\n  schema: { type: string, description: the id }\n',
+    );
+    write(
+      'thing.json',
+      JSON.stringify({
+        type: 'object',
+        required: ['label'],
+        properties: { label: { type: 'string' }, next: { $ref: '#' } },
+      }),
+    );
     const file = write(
       'api.yaml',
       `openapi: 3.0.3
@@ -47,7 +62,11 @@ paths:
     const read = await readDownstreamTools(source(file, 'putThing'), {});
     expect(read).not.toBe('unchanged');
     const [tool] = (read as { schema: Array<Record<string, any>> }).schema;
-    expect(tool).toMatchObject({ name: 'putThing', allowWrite: true, parameterSources: { id: 'route', label: 'body', next: 'body' } });
+    expect(tool).toMatchObject({
+      name: 'putThing',
+      allowWrite: true,
+      parameterSources: { id: 'route', label: 'body', next: 'body' },
+    });
     expect(tool!.inputSchema.properties.id).toEqual({ type: 'string', description: 'the id' });
     // The cycle is inlined once, then points into $defs.
     expect(tool!.inputSchema.properties.next.properties.next).toEqual({ $ref: '#/$defs/schema' });
@@ -55,10 +74,19 @@ paths:
   });
 
   it('answers unchanged, without parsing, for the text it read last', async () => {
-    const file = write('same.json', JSON.stringify({ openapi: '3.1.0', info: { title: 't', version: '1' }, paths: { '/a': { get: { operationId: 'a' } } } }));
+    const file = write(
+      'same.json',
+      JSON.stringify({
+        openapi: '3.1.0',
+        info: { title: 't', version: '1' },
+        paths: { '/a': { get: { operationId: 'a' } } },
+      }),
+    );
     const first = await readOpenApiDocument(file);
     expect('digest' in first && first.digest).toMatch(/^[0-9a-f]{64}$/);
-    expect(await readOpenApiDocument(file, { lastDigest: (first as { digest: string }).digest })).toEqual({ unchanged: true });
+    expect(await readOpenApiDocument(file, { lastDigest: (first as { digest: string }).digest })).toEqual({
+      unchanged: true,
+    });
   });
 
   it('refuses a 50 MB document before parsing it, saying the bound', async () => {
@@ -69,13 +97,21 @@ paths:
     for (let mb = 0; mb < 50; mb++) writeSync(fd, chunk);
     writeSync(fd, '}');
     closeSync(fd);
-    expect(await refusal(() => readOpenApiDocument(file))).toMatch(/is 50\.0 MiB, over the 32\.0 MiB the gateway reads/);
+    expect(await refusal(() => readOpenApiDocument(file))).toMatch(
+      /is 50\.0 MiB, over the 32\.0 MiB the gateway reads/,
+    );
   });
 
   it('refuses Swagger 1.2, text that is neither JSON nor YAML, and a missing file, each saying why', async () => {
-    expect(await refusal(() => readDownstreamTools(source(write('old.json', JSON.stringify({ swagger: '1.2', apis: [] }))), {}))).toMatch(/Swagger 1\.2 document.*convert it to OpenAPI 3 first/);
+    expect(
+      await refusal(() =>
+        readDownstreamTools(source(write('old.json', JSON.stringify({ swagger: '1.2', apis: [] }))), {}),
+      ),
+    ).toMatch(/Swagger 1\.2 document.*convert it to OpenAPI 3 first/);
     expect(await refusal(() => readOpenApiDocument(write('bad.yaml', 'openapi: [unclosed')))).toMatch(/not valid YAML/);
-    expect(await refusal(() => readOpenApiDocument(join(dir, 'missing.yaml')))).toBe("the OpenAPI document's file cannot be read (ENOENT)");
+    expect(await refusal(() => readOpenApiDocument(join(dir, 'missing.yaml')))).toBe(
+      "the OpenAPI document's file cannot be read (ENOENT)",
+    );
   });
 });
 
@@ -85,7 +121,9 @@ describe('reading an OpenAPI document from a URL', () => {
   let status = 200;
   let body = '';
   beforeAll(async () => {
-    server = createServer((_request, response) => response.writeHead(status, { 'content-type': 'application/json' }).end(body));
+    server = createServer((_request, response) =>
+      response.writeHead(status, { 'content-type': 'application/json' }).end(body),
+    );
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
@@ -95,7 +133,9 @@ describe('reading an OpenAPI document from a URL', () => {
     body = JSON.stringify({ openapi: '3.1.0', info: { title: 't', version: '1' }, paths: {} });
     expect(await readOpenApiDocument(`${base}/openapi.json`)).toMatchObject({ document: { openapi: '3.1.0' } });
     status = 404;
-    expect(await refusal(() => readOpenApiDocument(`${base}/openapi.json`))).toBe("the OpenAPI document's address answered 404");
+    expect(await refusal(() => readOpenApiDocument(`${base}/openapi.json`))).toBe(
+      "the OpenAPI document's address answered 404",
+    );
     status = 503;
     await expect(readOpenApiDocument(`${base}/openapi.json`)).rejects.not.toBeInstanceOf(SchemaUnusableError);
   });
@@ -103,7 +143,9 @@ describe('reading an OpenAPI document from a URL', () => {
   it('cuts a download off at the bound', async () => {
     status = 200;
     body = ' '.repeat(2048);
-    expect(await refusal(() => readOpenApiDocument(`${base}/openapi.json`, { maxBytes: 1024 }))).toMatch(/over the 0\.0 MiB|is 0\.0 MiB/);
+    expect(await refusal(() => readOpenApiDocument(`${base}/openapi.json`, { maxBytes: 1024 }))).toMatch(
+      /over the 0\.0 MiB|is 0\.0 MiB/,
+    );
     expect(MAX_OPENAPI_DOCUMENT_BYTES).toBe(32 * 1024 * 1024);
   });
 });

@@ -48,23 +48,33 @@ export async function readOpenApiDocument(location: string, options: ReadOpenApi
 async function readLocal(file: string, maxBytes: number): Promise<string> {
   try {
     const { size } = await stat(file);
-    if (size > maxBytes) throw new SchemaUnusableError(`the OpenAPI document is ${mib(size)} MiB, over the ${mib(maxBytes)} MiB the gateway reads`);
+    if (size > maxBytes)
+      throw new SchemaUnusableError(
+        `the OpenAPI document is ${mib(size)} MiB, over the ${mib(maxBytes)} MiB the gateway reads`,
+      );
     return await readFile(file, 'utf8');
   } catch (error) {
     if (error instanceof SchemaUnusableError) throw error;
-    throw new SchemaUnusableError(`the OpenAPI document's file cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+    throw new SchemaUnusableError(
+      `the OpenAPI document's file cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
+    );
   }
 }
 
 async function download(url: string, maxBytes: number, signal: AbortSignal | undefined): Promise<string> {
   const timeout = AbortSignal.timeout(FETCH_TIMEOUT_MS);
-  const response = await fetch(url, { signal: signal ? AbortSignal.any([signal, timeout]) : timeout, headers: { accept: 'application/json, application/yaml;q=0.9, */*;q=0.5' } });
+  const response = await fetch(url, {
+    signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+    headers: { accept: 'application/json, application/yaml;q=0.9, */*;q=0.5' },
+  });
   if (response.status >= 500) throw new Error(`the OpenAPI document's address answered ${response.status}`);
   if (!response.ok) throw new SchemaUnusableError(`the OpenAPI document's address answered ${response.status}`);
   const declared = Number(response.headers.get('content-length'));
   if (declared > maxBytes) {
     await response.body?.cancel();
-    throw new SchemaUnusableError(`the OpenAPI document is ${mib(declared)} MiB, over the ${mib(maxBytes)} MiB the gateway reads`);
+    throw new SchemaUnusableError(
+      `the OpenAPI document is ${mib(declared)} MiB, over the ${mib(maxBytes)} MiB the gateway reads`,
+    );
   }
   // Counted as it arrives: a server that sends more than it declared (or declares nothing) is cut off at the bound.
   const chunks: Buffer[] = [];
@@ -72,7 +82,8 @@ async function download(url: string, maxBytes: number, signal: AbortSignal | und
   for await (const chunk of (response.body ?? []) as unknown as AsyncIterable<Uint8Array>) {
     received += chunk.byteLength;
     // Leaving the loop by a throw cancels the stream.
-    if (received > maxBytes) throw new SchemaUnusableError(`the OpenAPI document is over the ${mib(maxBytes)} MiB the gateway reads`);
+    if (received > maxBytes)
+      throw new SchemaUnusableError(`the OpenAPI document is over the ${mib(maxBytes)} MiB the gateway reads`);
     chunks.push(Buffer.from(chunk));
   }
   return Buffer.concat(chunks).toString('utf8');
@@ -84,7 +95,10 @@ function parseText(text: string): unknown {
     // YAML aliases are bounded by the parser (maxAliasCount), so a "billion laughs" document is refused.
     return json ? JSON.parse(text) : parseYaml(text, { maxAliasCount: 1000 });
   } catch (error) {
-    throw new SchemaUnusableError(`the OpenAPI document is not valid ${json ? 'JSON' : 'YAML'}: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+    throw new SchemaUnusableError(
+      `the OpenAPI document is not valid ${json ? 'JSON' : 'YAML'}: ` +
+        `${error instanceof Error ? error.message.split('\n')[0] : String(error)}`,
+    );
   }
 }
 
@@ -94,7 +108,12 @@ function hasExternalRef(document: unknown): boolean {
   while (stack.length > 0) {
     const node = stack.pop();
     if (typeof node !== 'object' || node === null) continue;
-    if (!Array.isArray(node) && typeof (node as { $ref?: unknown }).$ref === 'string' && !(node as { $ref: string }).$ref.startsWith('#')) return true;
+    if (
+      !Array.isArray(node) &&
+      typeof (node as { $ref?: unknown }).$ref === 'string' &&
+      !(node as { $ref: string }).$ref.startsWith('#')
+    )
+      return true;
     stack.push(...Object.values(node));
   }
   return false;
@@ -104,7 +123,10 @@ async function bundle(base: string, document: unknown): Promise<unknown> {
   try {
     return await SwaggerParser.bundle(base, document as never, { resolve: { http: { timeout: FETCH_TIMEOUT_MS } } });
   } catch (error) {
-    throw new SchemaUnusableError(`an external $ref of the OpenAPI document cannot be resolved: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+    throw new SchemaUnusableError(
+      `an external $ref of the OpenAPI document cannot be resolved: ` +
+        `${error instanceof Error ? error.message.split('\n')[0] : String(error)}`,
+    );
   }
 }
 

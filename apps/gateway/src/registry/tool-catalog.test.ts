@@ -33,7 +33,12 @@ describe('ToolCatalog with several downstreams', () => {
     // Listed downstream by downstream, in configuration order.
     expect(names(catalog)).toEqual(['orders_get_order', 'orders_list_orders', 'search']);
     const getOrder = catalog.registry.get('orders_get_order')!.definition;
-    expect(getOrder).toMatchObject({ name: 'orders_get_order', downstream: 'orders', declaredName: 'get_order', routePattern: '/get_order' });
+    expect(getOrder).toMatchObject({
+      name: 'orders_get_order',
+      downstream: 'orders',
+      declaredName: 'get_order',
+      routePattern: '/get_order',
+    });
     expect(catalog.registry.get('search')!.definition).toMatchObject({ name: 'search', downstream: 'catalog' });
     expect(catalog.registry.get('search')!.definition.declaredName).toBeUndefined();
     expect(catalog.registry.get('get_order')).toBeUndefined();
@@ -48,9 +53,36 @@ describe('ToolCatalog with several downstreams', () => {
     expect(catalog.loaded).toBe(true);
     expect(catalog.lastLoad).toEqual({ tools: ['search'], problems: [], loadedAt: at.toISOString() });
     expect(catalog.downstreams()).toEqual([
-      { name: 'orders', prefix: 'orders', loaded: false, toolCount: 0, loadedAt: null, problems: [], collisions: [], lastError: null },
-      { name: 'catalog', prefix: '', loaded: true, toolCount: 1, loadedAt: at.toISOString(), problems: [], collisions: [], lastError: null },
-      { name: 'billing', prefix: 'billing', loaded: false, toolCount: 0, loadedAt: null, problems: [], collisions: [], lastError: { message: 'connect ECONNREFUSED', at: at.toISOString() } },
+      {
+        name: 'orders',
+        prefix: 'orders',
+        loaded: false,
+        toolCount: 0,
+        loadedAt: null,
+        problems: [],
+        collisions: [],
+        lastError: null,
+      },
+      {
+        name: 'catalog',
+        prefix: '',
+        loaded: true,
+        toolCount: 1,
+        loadedAt: at.toISOString(),
+        problems: [],
+        collisions: [],
+        lastError: null,
+      },
+      {
+        name: 'billing',
+        prefix: 'billing',
+        loaded: false,
+        toolCount: 0,
+        loadedAt: null,
+        problems: [],
+        collisions: [],
+        lastError: { message: 'connect ECONNREFUSED', at: at.toISOString() },
+      },
     ]);
   });
 
@@ -82,8 +114,15 @@ describe('ToolCatalog with several downstreams', () => {
     expect(describeCollision(load.collisions[0]!)).toBe(
       'tool "search" of downstream legacy refused: downstream catalog already serves a tool of that name (set a Prefix on one of them)',
     );
-    expect(catalog.registry.get('search')!.definition).toMatchObject({ downstream: 'catalog', routePattern: '/v2/search' });
-    expect(catalog.downstreams().map(({ name, toolCount, collisions }) => ({ name, toolCount, collisions: collisions.length }))).toEqual([
+    expect(catalog.registry.get('search')!.definition).toMatchObject({
+      downstream: 'catalog',
+      routePattern: '/v2/search',
+    });
+    expect(
+      catalog
+        .downstreams()
+        .map(({ name, toolCount, collisions }) => ({ name, toolCount, collisions: collisions.length })),
+    ).toEqual([
       { name: 'legacy', toolCount: 1, collisions: 1 },
       { name: 'catalog', toolCount: 2, collisions: 0 },
     ]);
@@ -91,7 +130,10 @@ describe('ToolCatalog with several downstreams', () => {
 
     // When the serving downstream drops the tool, the other one's is served...
     catalog.load('catalog', [tool('browse')], at);
-    expect(catalog.registry.get('search')!.definition).toMatchObject({ downstream: 'legacy', routePattern: '/v1/search' });
+    expect(catalog.registry.get('search')!.definition).toMatchObject({
+      downstream: 'legacy',
+      routePattern: '/v1/search',
+    });
     expect(catalog.downstreams().every((downstream) => downstream.collisions.length === 0)).toBe(true);
     // ...and when it brings it back, it serves it again: ownership follows the configuration, not history.
     const back = catalog.load('catalog', [tool('browse'), tool('search', '/v2/search')], at);
@@ -107,7 +149,10 @@ describe('ToolCatalog with several downstreams', () => {
     const owners = (order: string[]) => {
       const catalog = new ToolCatalog(config);
       for (const name of order) catalog.load(name, [tool('search', `/${name}/search`)], at);
-      return { owner: catalog.registry.get('search')!.definition.downstream, collisions: catalog.downstreams().flatMap((status) => status.collisions) };
+      return {
+        owner: catalog.registry.get('search')!.definition.downstream,
+        collisions: catalog.downstreams().flatMap((status) => status.collisions),
+      };
     };
     const oneWay = owners(['zeta', 'alpha']);
     const otherWay = owners(['alpha', 'zeta']);
@@ -129,11 +174,15 @@ describe('ToolCatalog with several downstreams', () => {
     expect(catalog.downstreams()[0]!.problems).toHaveLength(1);
   });
 
-  it("lets an allowlist name a whole downstream by the names its tools carry", () => {
+  it('lets an allowlist name a whole downstream by the names its tools carry', () => {
     const catalog = three();
     catalog.load('orders', [tool('get_order')], at);
     catalog.load('catalog', [tool('search')], at);
-    const allowed = (allowlist: string[]) => catalog.definitions().filter((definition) => allowlistAllows(allowlist, definition)).map((d) => d.name);
+    const allowed = (allowlist: string[]) =>
+      catalog
+        .definitions()
+        .filter((definition) => allowlistAllows(allowlist, definition))
+        .map((d) => d.name);
     expect(allowed(['orders.*'])).toEqual(['orders_get_order']);
     expect(allowed(['orders'])).toEqual(['orders_get_order']);
     expect(allowed(['catalog', 'orders_get_order'])).toEqual(['orders_get_order', 'search']);

@@ -1,4 +1,10 @@
-import { buildToolRegistry, describeToolProblem, ToolRegistry, type RegisteredTool, type ToolDefinition } from '@tollgate/gateway-core';
+import {
+  buildToolRegistry,
+  describeToolProblem,
+  ToolRegistry,
+  type RegisteredTool,
+  type ToolDefinition,
+} from '@tollgate/gateway-core';
 import { namedForAgents, type ToolSource } from './tool-naming.js';
 
 /** Every downstream's tools together, as the management API reports a (re)load. */
@@ -48,7 +54,10 @@ export interface DownstreamStatus {
   collisions: ToolCollision[];
   /** The last read of its schema that failed, when no read succeeded since. */
   lastError: { message: string; at: string } | null;
-  /** Its tools come from an OpenAPI document (whose read failures readiness and the dashboard explain), not `/gw/schema`. */
+  /**
+   * Its tools come from an OpenAPI document (whose read failures
+   * readiness and the dashboard explain), not `/gw/schema`.
+   */
   readsOpenApi?: boolean;
 }
 
@@ -84,7 +93,12 @@ export class ToolCatalog {
   #registry = new ToolRegistry([]);
 
   constructor(downstreams: readonly ToolSource[] = [SINGLE_DOWNSTREAM]) {
-    this.#states = new Map(downstreams.map((source) => [source.name, { source, tools: null, problems: [], loadedAt: null, lastError: null }]));
+    this.#states = new Map(
+      downstreams.map((source) => [
+        source.name,
+        { source, tools: null, problems: [], loadedAt: null, lastError: null },
+      ]),
+    );
   }
 
   get registry(): ToolRegistry {
@@ -102,8 +116,14 @@ export class ToolCatalog {
     if (loaded.length === 0) return undefined;
     return {
       tools: this.#registry.list().map((tool) => tool.definition.name),
-      problems: loaded.flatMap((state) => [...state.problems, ...this.#collisionsOf(state.source.name).map(describeCollision)]),
-      loadedAt: loaded.map((state) => state.loadedAt as string).sort().at(-1) as string,
+      problems: loaded.flatMap((state) => [
+        ...state.problems,
+        ...this.#collisionsOf(state.source.name).map(describeCollision),
+      ]),
+      loadedAt: loaded
+        .map((state) => state.loadedAt as string)
+        .sort()
+        .at(-1) as string,
     };
   }
 
@@ -116,21 +136,35 @@ export class ToolCatalog {
     const state = this.#state(downstream);
     const { registry, problems } = buildToolRegistry(schemaJson);
     const named = namedForAgents(state.source, registry.list());
-    Object.assign(state, { tools: named.tools, problems: [...leftOut, ...problems.map(describeToolProblem), ...named.problems], loadedAt: now.toISOString(), lastError: null });
+    Object.assign(state, {
+      tools: named.tools,
+      problems: [...leftOut, ...problems.map(describeToolProblem), ...named.problems],
+      loadedAt: now.toISOString(),
+      lastError: null,
+    });
     this.#read.add(downstream);
     this.#merge();
     return {
       downstream,
-      tools: this.#registry.list().flatMap((tool) => (tool.definition.downstream === downstream ? [tool.definition.name] : [])),
+      tools: this.#registry
+        .list()
+        .flatMap((tool) => (tool.definition.downstream === downstream ? [tool.definition.name] : [])),
       problems: state.problems,
-      collisions: this.#collisions.filter((collision) => collision.refused === downstream || collision.servedBy === downstream),
+      collisions: this.#collisions.filter(
+        (collision) => collision.refused === downstream || collision.servedBy === downstream,
+      ),
       loadedAt: state.loadedAt as string,
     };
   }
 
-  /** A read of a downstream's schema failed: its tools (if any) stay, and it reports the failure until a read succeeds. */
+  /**
+   * A read of a downstream's schema failed: its tools (if any) stay, and it reports the failure until a read succeeds.
+   */
   failed(downstream: string, error: unknown, now = new Date()): void {
-    this.#state(downstream).lastError = { message: error instanceof Error ? error.message : String(error), at: now.toISOString() };
+    this.#state(downstream).lastError = {
+      message: error instanceof Error ? error.message : String(error),
+      at: now.toISOString(),
+    };
   }
 
   /** Each downstream, in configuration order. */
@@ -185,16 +219,24 @@ export class ToolCatalog {
       for (const tool of toolsOf(downstream)) {
         const owner = owners.get(tool.definition.name);
         if (owner === undefined) owners.set(tool.definition.name, downstream);
-        else if (owner !== downstream) collisions.push({ tool: tool.definition.name, servedBy: owner, refused: downstream });
+        else if (owner !== downstream)
+          collisions.push({ tool: tool.definition.name, servedBy: owner, refused: downstream });
       }
     }
     this.#owners = owners;
     this.#collisions = collisions;
-    this.#registry = new ToolRegistry([...this.#states.keys()].flatMap((name) => toolsOf(name).filter((tool) => owners.get(tool.definition.name) === name)));
+    this.#registry = new ToolRegistry(
+      [...this.#states.keys()].flatMap((name) =>
+        toolsOf(name).filter((tool) => owners.get(tool.definition.name) === name),
+      ),
+    );
   }
 }
 
 /** One line naming the tool and both downstreams. */
 export function describeCollision({ tool, servedBy, refused }: ToolCollision): string {
-  return `tool "${tool}" of downstream ${refused} refused: downstream ${servedBy} already serves a tool of that name (set a Prefix on one of them)`;
+  return (
+    `tool "${tool}" of downstream ${refused} refused: downstream ${servedBy} already serves a tool of that name ` +
+    `(set a Prefix on one of them)`
+  );
 }

@@ -40,10 +40,13 @@ export function namedForAgents(source: ToolSource, tools: readonly RegisteredToo
     const declared = tool.definition.name;
     const name = publicToolName(source, declared);
     if (!TOOL_NAME_PATTERN.test(name)) {
-      problems.push(`tool "${declared}": with the prefix "${source.prefix}" its name "${name}" is longer than 128 characters`);
+      problems.push(
+        `tool "${declared}": with the prefix "${source.prefix}" its name "${name}" is longer than 128 characters`,
+      );
       continue;
     }
-    const origin = name === declared ? { downstream: source.name } : { downstream: source.name, declaredName: declared };
+    const origin =
+      name === declared ? { downstream: source.name } : { downstream: source.name, declaredName: declared };
     named.push({ ...tool, definition: { ...tool.definition, name, ...origin } });
   }
   return { tools: named, problems };

@@ -28,7 +28,9 @@ class SchemaServer {
   async start(): Promise<this> {
     const server = createServer((_request, response) => {
       this.reads++;
-      response.writeHead(this.answer.status, { 'content-type': 'application/json' }).end(JSON.stringify(this.answer.body));
+      response
+        .writeHead(this.answer.status, { 'content-type': 'application/json' })
+        .end(JSON.stringify(this.answer.body));
     });
     server.listen(this.port, '127.0.0.1');
     await once(server, 'listening');
@@ -102,9 +104,13 @@ describe('ToolRefresher with several downstreams', () => {
     expect(catalog.definitions().map((definition) => definition.name)).toEqual(['orders_get_order']);
 
     // The broken schema fails at once and is read again after a growing wait; the stopped one is retried with backoff.
-    await until(() => errors.filter((name) => name === 'broken').length >= 2 && catalog.downstreams()[2]!.lastError !== null);
+    await until(
+      () => errors.filter((name) => name === 'broken').length >= 2 && catalog.downstreams()[2]!.lastError !== null,
+    );
     expect(broken.reads).toBeGreaterThanOrEqual(2);
-    expect(catalog.downstreams().map(({ name, loaded, lastError }) => ({ name, loaded, failing: lastError !== null }))).toEqual([
+    expect(
+      catalog.downstreams().map(({ name, loaded, lastError }) => ({ name, loaded, failing: lastError !== null })),
+    ).toEqual([
       { name: 'orders', loaded: true, failing: false },
       { name: 'broken', loaded: false, failing: true },
       { name: 'billing', loaded: false, failing: true },
@@ -114,7 +120,11 @@ describe('ToolRefresher with several downstreams', () => {
     broken.answer = { status: 200, body: [tool('search')] };
     await stopped.start();
     await initial;
-    expect(catalog.definitions().map((definition) => definition.name)).toEqual(['orders_get_order', 'search', 'billing_get_invoice']);
+    expect(catalog.definitions().map((definition) => definition.name)).toEqual([
+      'orders_get_order',
+      'search',
+      'billing_get_invoice',
+    ]);
     expect(catalog.downstreams().every((downstream) => downstream.lastError === null)).toBe(true);
   });
 
@@ -133,7 +143,11 @@ describe('ToolRefresher with several downstreams', () => {
       { name: 'broken', ok: true, tools: 1 },
       { name: 'billing', ok: false, error: expect.any(String) },
     ]);
-    expect(catalog.downstreams()[2]).toMatchObject({ loaded: true, toolCount: 1, lastError: { message: expect.any(String) } });
+    expect(catalog.downstreams()[2]).toMatchObject({
+      loaded: true,
+      toolCount: 1,
+      lastError: { message: expect.any(String) },
+    });
 
     await up.stop();
     await broken.stop();

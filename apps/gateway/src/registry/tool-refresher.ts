@@ -70,10 +70,14 @@ export class ToolRefresher {
     await Promise.all(this.#options.downstreams.map((source) => this.#firstLoad(source)));
   }
 
-  /** Re-reads every downstream's schema now; with `announce`, tells other instances to follow. Throws when none could be read. */
+  /**
+   * Re-reads every downstream's schema now; with `announce`, tells
+   * other instances to follow. Throws when none could be read.
+   */
   async refresh(reason: string, announce = false): Promise<Reload> {
     const reads = await Promise.all(this.#options.downstreams.map((source) => this.#refreshOne(source, reason)));
-    if (reads.every((read) => !read.ok)) throw new Error(reads.map((read) => (read.ok ? '' : `${read.name}: ${read.error}`)).join('; '));
+    if (reads.every((read) => !read.ok))
+      throw new Error(reads.map((read) => (read.ok ? '' : `${read.name}: ${read.error}`)).join('; '));
     if (announce && this.#options.state) this.#seenGeneration = await this.#options.state.bump();
     return { ...(this.#options.catalog.lastLoad as CatalogLoad), downstreams: reads };
   }
@@ -99,7 +103,10 @@ export class ToolRefresher {
     this.#timers = [];
   }
 
-  /** Retries unreachable and 5xx with backoff (fetchToolSchema), and an unusable schema after a growing wait, until it loads or the refresher stops. */
+  /**
+   * Retries unreachable and 5xx with backoff (fetchToolSchema), and an unusable schema after a growing wait, until it
+   * loads or the refresher stops.
+   */
   async #firstLoad(source: SchemaSource): Promise<void> {
     const { catalog, onRetry, onError, unusableRetryMs = 1_000 } = this.#options;
     const signal = this.#stop.signal;
@@ -134,8 +141,17 @@ export class ToolRefresher {
       // After a failed read the tools must be loaded again to clear the failure, changed or not.
       const failing = catalog.downstreams().find((status) => status.name === source.name)?.lastError != null;
       const lastDigest = failing ? undefined : this.#digests.get(source.name);
-      const read = await readDownstreamTools(source, { signal: this.#stop.signal, maxWaitMs: this.#options.refreshMaxWaitMs ?? 5_000, lastDigest });
-      if (read === 'unchanged') return { name: source.name, ok: true, tools: catalog.downstreams().find((status) => status.name === source.name)?.toolCount ?? 0 };
+      const read = await readDownstreamTools(source, {
+        signal: this.#stop.signal,
+        maxWaitMs: this.#options.refreshMaxWaitMs ?? 5_000,
+        lastDigest,
+      });
+      if (read === 'unchanged')
+        return {
+          name: source.name,
+          ok: true,
+          tools: catalog.downstreams().find((status) => status.name === source.name)?.toolCount ?? 0,
+        };
       return { name: source.name, ok: true, tools: this.#apply(source, read, reason).tools.length };
     } catch (error) {
       this.#options.catalog.failed(source.name, error);
@@ -146,7 +162,11 @@ export class ToolRefresher {
 
   /** The periodic refresh: each downstream past its first load, on its own. */
   async #refreshStarted(reason: string): Promise<void> {
-    await Promise.all(this.#options.downstreams.filter((source) => !this.#starting.has(source.name)).map((source) => this.#refreshOne(source, reason)));
+    await Promise.all(
+      this.#options.downstreams
+        .filter((source) => !this.#starting.has(source.name))
+        .map((source) => this.#refreshOne(source, reason)),
+    );
   }
 
   async #followOtherInstances(state: RegistryGeneration): Promise<void> {

@@ -26,7 +26,8 @@ export function adminAuthRoutes({ tokens, apiKey, tokenExpiryDays, signIn }: Adm
   if (apiKey === undefined) return app;
   app.post('/admin/token', jsonBodyLimit(MAX_SIGN_IN_BODY_BYTES), async (c) => {
     const body = await readJsonBody(c, adminTokenBody);
-    if (!(await signIn.verify(c, body.apiKey, apiKey, 'api'))) throw new UnauthorizedError('Invalid API key', 'api-key');
+    if (!(await signIn.verify(c, body.apiKey, apiKey, 'api')))
+      throw new UnauthorizedError('Invalid API key', 'api-key');
     c.header('Cache-Control', 'no-store');
     return c.json(await tokens.issueAdminToken({ expiresInDays: tokenExpiryDays }));
   });

@@ -54,10 +54,15 @@ function developmentAgent({ agents, knownScopes }: DevTokenDeps): () => Promise<
     const scopes = knownScopes();
     const existing = (await agents.list()).find((agent) => agent.label === DEV_AGENT_LABEL);
     if (!existing) {
-      return (await agents.create({ label: DEV_AGENT_LABEL, dailyTokenBudget: DEV_AGENT_BUDGET, scopes }, DEV_ACTOR)).agentId;
+      return (await agents.create({ label: DEV_AGENT_LABEL, dailyTokenBudget: DEV_AGENT_BUDGET, scopes }, DEV_ACTOR))
+        .agentId;
     }
     if (!existing.isActive || scopes.some((scope) => !existing.scopes.includes(scope))) {
-      await agents.update(existing.agentId, { isActive: true, scopes: [...new Set([...existing.scopes, ...scopes])] }, DEV_ACTOR);
+      await agents.update(
+        existing.agentId,
+        { isActive: true, scopes: [...new Set([...existing.scopes, ...scopes])] },
+        DEV_ACTOR,
+      );
     }
     return existing.agentId;
   };

@@ -23,9 +23,16 @@ const externalSubjects = z
     }),
   )
   .max(100)
-  .refine((list) => new Set(list.map((entry) => `${entry.issuer} ${entry.subject}`)).size === list.length, 'must not name an identity twice');
+  .refine(
+    (list) => new Set(list.map((entry) => `${entry.issuer} ${entry.subject}`)).size === list.length,
+    'must not name an identity twice',
+  );
 const wholeNumber = (min: number, max: number) =>
-  z.number({ error: 'must be a whole number' }).int('must be a whole number').min(min, `must be at least ${min}`).max(max, `must be at most ${max}`);
+  z
+    .number({ error: 'must be a whole number' })
+    .int('must be a whole number')
+    .min(min, `must be at least ${min}`)
+    .max(max, `must be at most ${max}`);
 /** null = no rate limit. */
 export const rateLimit = z
   .strictObject({ callsPerMinute: wholeNumber(1, MAX_CALLS_PER_MINUTE), burst: wholeNumber(1, MAX_BURST) })

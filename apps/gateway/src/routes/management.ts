@@ -21,7 +21,14 @@ export interface ManagementDeps {
 }
 
 /** /management: every route needs an admin JWT (contract 4.2, 5 rule 1), checked once here. */
-export function managementRoutes({ agents, tokens, auditLog, catalog, refresher, usage }: ManagementDeps): Hono<AdminEnv> {
+export function managementRoutes({
+  agents,
+  tokens,
+  auditLog,
+  catalog,
+  refresher,
+  usage,
+}: ManagementDeps): Hono<AdminEnv> {
   const app = new Hono<AdminEnv>();
   app.use('*', requireAdmin(tokens));
   // After the admin check, so an unauthenticated caller cannot make the gateway buffer anything.

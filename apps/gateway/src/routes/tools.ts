@@ -12,14 +12,19 @@ export interface ToolRoutesDeps {
 /** /management/tools: what the gateway currently serves, and a refresh on demand (admin). */
 export function toolRoutes({ catalog, refresher }: ToolRoutesDeps): Hono<AdminEnv> {
   const app = new Hono<AdminEnv>();
-  // `definitions` carry their `downstream` (and `declaredName` when prefixed); `downstreams` says how each one's last read went.
-  app.get('/', (c) => c.json({ ...catalog.lastLoad, downstreams: catalog.downstreams(), definitions: catalog.definitions() }));
+  // `definitions` carry their `downstream` (and `declaredName` when
+  // prefixed); `downstreams` says how each one's last read went.
+  app.get('/', (c) =>
+    c.json({ ...catalog.lastLoad, downstreams: catalog.downstreams(), definitions: catalog.definitions() }),
+  );
   app.post('/refresh', async (c) => {
     try {
       return c.json(await refresher.reload(c.get('adminActor') ?? null, 'admin request'));
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
-      throw new DownstreamError(`Could not read any downstream's /gw/schema (${reason}); the current tools stay in service`);
+      throw new DownstreamError(
+        `Could not read any downstream's /gw/schema (${reason}); the current tools stay in service`,
+      );
     }
   });
   return app;

@@ -80,6 +80,7 @@ export async function auditRecordOf(api: GatewayClient, admin: string, requestId
   await new Promise((resolve) => setTimeout(resolve, 50));
   const page = await api.request('GET', '/management/audit?limit=500', admin);
   const all = (page.body.records as AuditRecord[]).filter((record) => record.requestId === requestId);
-  if (all.length !== 1) throw new Error(`expected one audit record for ${requestId}, found ${all.length}: ${JSON.stringify(all)}`);
+  if (all.length !== 1)
+    throw new Error(`expected one audit record for ${requestId}, found ${all.length}: ${JSON.stringify(all)}`);
   return matches[0]!;
 }

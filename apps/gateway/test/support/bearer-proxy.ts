@@ -52,9 +52,18 @@ export async function startBearerProxy(target: string, token: string): Promise<B
 
 /** The request's headers without those that describe this one connection (RFC 9110 7.6.1). */
 function withoutHopByHop(req: IncomingMessage): Record<string, string | string[]> {
-  const hopByHop = new Set(['connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'upgrade', 'authorization']);
+  const hopByHop = new Set([
+    'connection',
+    'keep-alive',
+    'proxy-connection',
+    'te',
+    'trailer',
+    'upgrade',
+    'authorization',
+  ]);
   for (const name of (req.headers.connection ?? '').split(',')) hopByHop.add(name.trim().toLowerCase());
   const headers: Record<string, string | string[]> = {};
-  for (const [name, value] of Object.entries(req.headers)) if (value !== undefined && !hopByHop.has(name)) headers[name] = value;
+  for (const [name, value] of Object.entries(req.headers))
+    if (value !== undefined && !hopByHop.has(name)) headers[name] = value;
   return headers;
 }

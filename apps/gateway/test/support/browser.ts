@@ -17,9 +17,12 @@ export const SCREENSHOT_DIR = fileURLToPath(new URL('../../test-artifacts/screen
 export function chromiumAvailable(what: string): boolean {
   const available = existsSync(CHROMIUM_BIN);
   if (!available && process.env.CI === 'true') {
-    throw new Error(`Chromium is not installed at ${CHROMIUM_BIN}, and CI=true forbids skipping ${what}. Install it (apt-get install chromium) or set CHROMIUM_BIN.`);
+    throw new Error(
+      `Chromium is not installed at ${CHROMIUM_BIN}, and CI=true forbids skipping ${what}. Install it (apt-get install chromium) or set CHROMIUM_BIN.`,
+    );
   }
-  if (!available) console.warn(`\n⚠ Chromium not found at ${CHROMIUM_BIN}: SKIPPING ${what} (set CI=true to make this a failure).\n`);
+  if (!available)
+    console.warn(`\n⚠ Chromium not found at ${CHROMIUM_BIN}: SKIPPING ${what} (set CI=true to make this a failure).\n`);
   return available;
 }
 
@@ -48,7 +51,9 @@ export async function launchChromium(options: LaunchOptions = {}): Promise<Brows
       '--disable-sync',
       '--no-first-run',
       '--disable-dev-shm-usage',
-      ...(options.loopbackHosts?.length ? [`--host-resolver-rules=${options.loopbackHosts.map((host) => `MAP ${host} 127.0.0.1`).join(', ')}`] : []),
+      ...(options.loopbackHosts?.length
+        ? [`--host-resolver-rules=${options.loopbackHosts.map((host) => `MAP ${host} 127.0.0.1`).join(', ')}`]
+        : []),
     ],
   });
   return {

@@ -42,7 +42,9 @@ export const BUDGET_CODE = -32029;
 /** The JSON-RPC code of invalid params. */
 export const INVALID_PARAMS = -32602;
 /** The JSON-RPC code and kind the gateway puts in `_meta` of a downstream failure. */
-export const DOWNSTREAM_ERROR_META = { 'io.tollgate/error': { code: -32002, kind: 'downstream-error', downstreamStatus: 404 } };
+export const DOWNSTREAM_ERROR_META = {
+  'io.tollgate/error': { code: -32002, kind: 'downstream-error', downstreamStatus: 404 },
+};
 
 /** One HTTP exchange the observer relayed. */
 export interface Exchange {
@@ -90,7 +92,13 @@ export async function startObserver(gatewayUrl: string): Promise<Observer> {
       };
       exchanges.push(exchange);
       const upstream = httpRequest(
-        { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: { ...req.headers, host: target.host } },
+        {
+          host: target.hostname,
+          port: target.port,
+          method: req.method,
+          path: req.url,
+          headers: { ...req.headers, host: target.host },
+        },
         (answer) => {
           exchange.status = answer.statusCode ?? 0;
           exchange.newSessionId = header(answer.headers, 'mcp-session-id');
@@ -126,7 +134,10 @@ function rpcOf(body: Buffer): Pick<Exchange, 'rpc' | 'requestedVersion'> {
   if (body.length === 0) return { rpc: [] };
   try {
     const parsed = JSON.parse(body.toString('utf8')) as unknown;
-    const messages = (Array.isArray(parsed) ? parsed : [parsed]) as Array<{ method?: string; params?: { protocolVersion?: string } }>;
+    const messages = (Array.isArray(parsed) ? parsed : [parsed]) as Array<{
+      method?: string;
+      params?: { protocolVersion?: string };
+    }>;
     const initialize = messages.find((message) => message.method === 'initialize');
     return {
       rpc: messages.flatMap((message) => (message.method ? [message.method] : [])),

@@ -18,11 +18,15 @@ export interface ConfigKeys {
 }
 
 export function readConfigKeys(): ConfigKeys {
-  const keys = new Set<string>([MODE_KEYS, ...Object.values(CONFIG_KEYS)].flatMap((group) => Object.values(group).map((key) => key.name)));
+  const keys = new Set<string>(
+    [MODE_KEYS, ...Object.values(CONFIG_KEYS)].flatMap((group) => Object.values(group).map((key) => key.name)),
+  );
   const sections: string[] = Object.values(OPEN_SECTIONS);
   for (const file of sourceFiles(SRC)) {
     const text = readFileSync(file, 'utf8');
-    for (const match of text.matchAll(/lookup\(flat, '([^']+)'\)|process\.env\.([A-Z][A-Z0-9_]*)|\benv\.([A-Z][A-Z0-9_]*)/g)) {
+    for (const match of text.matchAll(
+      /lookup\(flat, '([^']+)'\)|process\.env\.([A-Z][A-Z0-9_]*)|\benv\.([A-Z][A-Z0-9_]*)/g,
+    )) {
       keys.add(match[1] ?? match[2] ?? match[3]!);
     }
   }
@@ -34,7 +38,9 @@ export function configKeyOf(envName: string, known: ConfigKeys): string | undefi
   const key = envName.replaceAll('__', ':');
   const lowered = key.toLowerCase();
   for (const candidate of known.keys) if (candidate.toLowerCase() === lowered) return candidate;
-  const section = known.sections.find((prefix) => lowered.startsWith(`${prefix.toLowerCase()}:`) && lowered.length > prefix.length + 1);
+  const section = known.sections.find(
+    (prefix) => lowered.startsWith(`${prefix.toLowerCase()}:`) && lowered.length > prefix.length + 1,
+  );
   return section === undefined ? undefined : key;
 }
 

@@ -81,29 +81,45 @@ export function conformanceApp(): Hono {
     await next();
     if (c.res.status !== 200) return;
     const tools = (await c.res.json()) as Array<{ name: string; inputSchema: unknown }>;
-    for (const tool of tools) if (tool.name === CONFORMANCE_TOOLS.jsonSchema202012) tool.inputSchema = JSON_SCHEMA_2020_12_INPUT;
+    for (const tool of tools)
+      if (tool.name === CONFORMANCE_TOOLS.jsonSchema202012) tool.inputSchema = JSON_SCHEMA_2020_12_INPUT;
     c.res = Response.json(tools);
   });
 
   app.get(
     '/conformance/simple-text',
-    withAgentTool({ name: CONFORMANCE_TOOLS.simpleText, description: 'Returns a simple text for the conformance suite.', category: 'conformance' }),
+    withAgentTool({
+      name: CONFORMANCE_TOOLS.simpleText,
+      description: 'Returns a simple text for the conformance suite.',
+      category: 'conformance',
+    }),
     (c) => c.json({ text: SIMPLE_TEXT }),
   );
 
   app.get(
     '/conformance/error',
-    withAgentTool({ name: CONFORMANCE_TOOLS.error, description: 'Always fails, for the conformance suite.', category: 'conformance' }),
+    withAgentTool({
+      name: CONFORMANCE_TOOLS.error,
+      description: 'Always fails, for the conformance suite.',
+      category: 'conformance',
+    }),
     (c) => {
       // An API's usual way to fail: a problem document (RFC 9457) with a 500.
       c.header('Content-Type', 'application/problem+json');
-      return c.body(JSON.stringify({ type: 'about:blank', title: 'Tool failed', status: 500, detail: ERROR_TEXT }), 500);
+      return c.body(
+        JSON.stringify({ type: 'about:blank', title: 'Tool failed', status: 500, detail: ERROR_TEXT }),
+        500,
+      );
     },
   );
 
   app.get(
     '/conformance/reconnection',
-    withAgentTool({ name: CONFORMANCE_TOOLS.reconnection, description: 'Answers a call made on a raw POST stream, for the conformance suite.', category: 'conformance' }),
+    withAgentTool({
+      name: CONFORMANCE_TOOLS.reconnection,
+      description: 'Answers a call made on a raw POST stream, for the conformance suite.',
+      category: 'conformance',
+    }),
     (c) => c.json({ reconnected: true }),
   );
 

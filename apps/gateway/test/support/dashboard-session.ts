@@ -27,12 +27,21 @@ export async function send(url: string, init: SendOptions = {}): Promise<Exchang
     headers,
     ...(init.form ? { body: new URLSearchParams(init.form).toString() } : {}),
   });
-  return { status: reply.status, location: reply.headers.location ?? null, cookies: reply.headers['set-cookie'] ?? [], text: reply.body };
+  return {
+    status: reply.status,
+    location: reply.headers.location ?? null,
+    cookies: reply.headers['set-cookie'] ?? [],
+    text: reply.body,
+  };
 }
 
 /** What a browser sends with a form posted from the dashboard's own page. */
 export const sameOrigin = (gateway: RunningProcess) => ({ Origin: gateway.url, 'Sec-Fetch-Site': 'same-origin' });
-export const cookieValue = (cookies: string[], name: string) => cookies.find((cookie) => cookie.startsWith(`${name}=`))?.split(';')[0]!.slice(name.length + 1);
+export const cookieValue = (cookies: string[], name: string) =>
+  cookies
+    .find((cookie) => cookie.startsWith(`${name}=`))
+    ?.split(';')[0]
+    ?.slice(name.length + 1);
 export const csrfField = (html: string) => /name="_csrf" value="([^"]+)"/.exec(html)?.[1];
 
 /** Signs in to the dashboard with the admin API key; returns the session cookie and its CSRF token. */

@@ -45,13 +45,16 @@ function instructions(text: string): Instruction[] {
     .map((line) => line.trim())
     .filter(Boolean)
     .map((line) => {
-      const [keyword = '', ...rest] = line.split(/\s+/);
+      const [keyword = ''] = line.split(/\s+/);
       return { keyword: keyword.toUpperCase(), args: line.slice(keyword.length).trim() };
     });
 }
 
 function substitute(value: string, args: Map<string, string>): string {
-  return value.replace(/\$\{(\w+)\}|\$(\w+)/g, (_, braced: string | undefined, bare: string | undefined) => args.get(braced ?? bare ?? '') ?? '');
+  return value.replace(
+    /\$\{(\w+)\}|\$(\w+)/g,
+    (_, braced: string | undefined, bare: string | undefined) => args.get(braced ?? bare ?? '') ?? '',
+  );
 }
 
 export function stageNamed(stages: Stage[], name: string): Stage {
@@ -61,7 +64,9 @@ export function stageNamed(stages: Stage[], name: string): Stage {
 }
 
 export function all(stage: Stage, keyword: string): string[] {
-  return stage.instructions.filter((instruction) => instruction.keyword === keyword).map((instruction) => instruction.args);
+  return stage.instructions
+    .filter((instruction) => instruction.keyword === keyword)
+    .map((instruction) => instruction.args);
 }
 
 /** The last occurrence wins, as in Docker. */
@@ -72,7 +77,8 @@ export function last(stage: Stage, keyword: string): string | undefined {
 /** `["node", "dist/main.js"]` → the array; the shell form is refused (signals would go to a shell). */
 export function execForm(args: string): string[] {
   const parsed: unknown = JSON.parse(args);
-  if (!Array.isArray(parsed) || !parsed.every((item) => typeof item === 'string')) throw new Error(`not an exec form: ${args}`);
+  if (!Array.isArray(parsed) || !parsed.every((item) => typeof item === 'string'))
+    throw new Error(`not an exec form: ${args}`);
   return parsed;
 }
 

@@ -14,7 +14,12 @@ export class GatewayClient {
     return ((await response.json()) as { token: string }).token;
   }
 
-  async request(method: string, path: string, token: string | undefined, body?: unknown): Promise<{ status: number; body: any; headers: Headers }> {
+  async request(
+    method: string,
+    path: string,
+    token: string | undefined,
+    body?: unknown,
+  ): Promise<{ status: number; body: any; headers: Headers }> {
     const headers: Record<string, string> = {};
     if (token) headers.Authorization = `Bearer ${token}`;
     if (body !== undefined) headers['Content-Type'] = 'application/json';

@@ -12,7 +12,10 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** An admin token signed with the gateway's own key that expired an hour ago. */
 export function expiredAdminToken(): Promise<string> {
-  const issuer = new TokenService({ signingKey: TEST_SIGNING_KEY, clock: () => new Date(Date.now() - DAY_MS - 60 * 60 * 1000) });
+  const issuer = new TokenService({
+    signingKey: TEST_SIGNING_KEY,
+    clock: () => new Date(Date.now() - DAY_MS - 60 * 60 * 1000),
+  });
   return issuer.issueAdminToken({ expiresInDays: 1 }).then((issued) => issued.token);
 }
 

@@ -25,7 +25,10 @@ export async function mcpRequest(
   token: string | undefined,
   { method, params = {}, sessionId }: { method: string; params?: object; sessionId?: string },
 ): Promise<McpReply> {
-  const headers: Record<string, string> = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
+  const headers: Record<string, string> = {
+    'Content-Type': 'application/json',
+    Accept: 'application/json, text/event-stream',
+  };
   if (token !== undefined) headers.Authorization = `Bearer ${token}`;
   if (sessionId !== undefined) headers['Mcp-Session-Id'] = sessionId;
   const response = await fetch(`${gatewayUrl}/mcp`, {
@@ -35,7 +38,12 @@ export async function mcpRequest(
   });
   const contentType = response.headers.get('Content-Type') ?? '';
   const text = await response.text();
-  return { status: response.status, contentType, sessionId: response.headers.get('Mcp-Session-Id'), message: parseMessage(contentType, text) };
+  return {
+    status: response.status,
+    contentType,
+    sessionId: response.headers.get('Mcp-Session-Id'),
+    message: parseMessage(contentType, text),
+  };
 }
 
 /** An SSE reply carries one `message` event whose data is the JSON-RPC response. */

@@ -40,18 +40,26 @@ export async function mcpRaw(gatewayUrl: string, body: unknown, options: RawRequ
   const method = options.method ?? 'POST';
   const response = await fetch(`${gatewayUrl}/mcp`, {
     method,
-    headers: Object.fromEntries(Object.entries(headers).filter((entry): entry is [string, string] => entry[1] !== undefined)),
+    headers: Object.fromEntries(
+      Object.entries(headers).filter((entry): entry is [string, string] => entry[1] !== undefined),
+    ),
     body: method === 'POST' ? (typeof body === 'string' ? body : JSON.stringify(body)) : undefined,
   });
   const text = await response.text();
-  return { status: response.status, headers: response.headers, text, message: parseMessage(response.headers.get('content-type'), text) };
+  return {
+    status: response.status,
+    headers: response.headers,
+    text,
+    message: parseMessage(response.headers.get('content-type'), text),
+  };
 }
 
 /**
  * A resumable stream (a tools/call from 2025-03-26 on) opens with a priming
  * event (`id`, `retry`, empty `data`) and gives its message event an `id`.
  */
-const RESUMABLE_SSE = /^id: (\S+):0\nretry: \d+\ndata: \n\n(?:: keep-alive\n\n)*id: \1:1\nevent: message\ndata: (.*)\n\n$/s;
+const RESUMABLE_SSE =
+  /^id: (\S+):0\nretry: \d+\ndata: \n\n(?:: keep-alive\n\n)*id: \1:1\nevent: message\ndata: (.*)\n\n$/s;
 /** A resumed stream (GET with Last-Event-ID): keep-alive comments until the answer, event 1. */
 const RESUMED_SSE = /^(?:: keep-alive\n\n)*id: \S+:1\nevent: message\ndata: (.*)\n\n$/s;
 
@@ -75,7 +83,11 @@ export function initializeRequest(protocolVersion = '2024-11-05', id = 1) {
 }
 
 /** A raw session: initialize + notifications/initialized; returns what later requests need. */
-export async function openRawSession(gatewayUrl: string, token: string, protocolVersion = '2024-11-05'): Promise<{ sessionId: string; initialized: McpExchange }> {
+export async function openRawSession(
+  gatewayUrl: string,
+  token: string,
+  protocolVersion = '2024-11-05',
+): Promise<{ sessionId: string; initialized: McpExchange }> {
   const initialized = await mcpRaw(gatewayUrl, initializeRequest(protocolVersion), { token });
   if (initialized.status !== 200) throw new Error(`initialize: ${initialized.status} ${initialized.text}`);
   const sessionId = initialized.headers.get('mcp-session-id')!;
@@ -85,7 +97,14 @@ export async function openRawSession(gatewayUrl: string, token: string, protocol
 }
 
 /** A JSON-RPC request inside a raw session. */
-export function rawCall(gatewayUrl: string, token: string, sessionId: string, method: string, params: Record<string, unknown> = {}, id = 2): Promise<McpExchange> {
+export function rawCall(
+  gatewayUrl: string,
+  token: string,
+  sessionId: string,
+  method: string,
+  params: Record<string, unknown> = {},
+  id = 2,
+): Promise<McpExchange> {
   return mcpRaw(gatewayUrl, { jsonrpc: '2.0', id, method, params }, { token, sessionId });
 }
 
@@ -100,7 +119,9 @@ export async function connectSdkClient(gatewayUrl: string, token: string | undef
 }
 
 /** The HTTP status and JSON-RPC error an SDK call was refused with. */
-export async function sdkRefusal(call: Promise<unknown>): Promise<{ status: number; error: { code: number; message: string; data?: any } }> {
+export async function sdkRefusal(
+  call: Promise<unknown>,
+): Promise<{ status: number; error: { code: number; message: string; data?: any } }> {
   const failure = await call.then(
     (value) => {
       throw new Error(`expected a refusal, got ${JSON.stringify(value)}`);
@@ -120,14 +141,21 @@ export interface TestAgent {
 }
 
 /** Creates an agent and issues its token. */
-export async function createAgentWithToken(gateway: GatewayClient, admin: string, agent: Record<string, unknown>): Promise<TestAgent> {
+export async function createAgentWithToken(
+  gateway: GatewayClient,
+  admin: string,
+  agent: Record<string, unknown>,
+): Promise<TestAgent> {
   const { agentId } = await gateway.createAgent(admin, agent);
   return { agentId, token: await gateway.agentToken(admin, agentId) };
 }
 
 /** Waits until the gateway is ready to serve agents (tools loaded, store and model healthy). */
 export async function waitUntilReady(gatewayUrl: string): Promise<void> {
-  await eventually(() => fetch(`${gatewayUrl}/health/ready`).then((response) => response.status), (status) => status === 200);
+  await eventually(
+    () => fetch(`${gatewayUrl}/health/ready`).then((response) => response.status),
+    (status) => status === 200,
+  );
 }
 
 /** The text content of a tools/call result, parsed as JSON. */

@@ -37,12 +37,14 @@ export function oauthEnv(port: number, resource: string, issuers: readonly Issue
     if (settings.jwksUrl) env[key('JwksUrl')] = settings.jwksUrl;
     if (settings.audience) env[key('Audience')] = settings.audience;
     if (settings.algorithms) env[key('Algorithms')] = settings.algorithms.join(',');
-    if (settings.clockToleranceSeconds !== undefined) env[key('ClockToleranceSeconds')] = String(settings.clockToleranceSeconds);
+    if (settings.clockToleranceSeconds !== undefined)
+      env[key('ClockToleranceSeconds')] = String(settings.clockToleranceSeconds);
     if (settings.subjectClaim) env[key('SubjectClaim')] = settings.subjectClaim;
     if (settings.provision) {
       env[key('Provision__Enabled')] = 'true';
       env[key('Provision__DailyTokenBudget')] = String(settings.provision.dailyTokenBudget);
-      if (settings.provision.allowedTools) env[key('Provision__AllowedTools')] = settings.provision.allowedTools.join(',');
+      if (settings.provision.allowedTools)
+        env[key('Provision__AllowedTools')] = settings.provision.allowedTools.join(',');
       if (settings.provision.scopes) env[key('Provision__Scopes')] = settings.provision.scopes.join(',');
     }
   });

@@ -1,8 +1,20 @@
-import { createHash, createHmac, generateKeyPairSync, randomBytes, randomUUID, sign, type KeyObject } from 'node:crypto';
+import {
+  createHash,
+  createHmac,
+  generateKeyPairSync,
+  randomBytes,
+  randomUUID,
+  sign,
+  type KeyObject,
+} from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type {
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthTokens,
+} from '@modelcontextprotocol/sdk/shared/auth.js';
 import Provider, { errors as providerErrors } from 'oidc-provider';
 import { createMemoryAdapter } from 'oidc-provider/lib/adapters/memory_adapter.js';
 
@@ -36,7 +48,9 @@ export interface SigningKey {
 /** A fresh key pair with a unique `kid`. */
 export function generateSigningKey(alg: SigningAlg): SigningKey {
   const { privateKey, publicKey } =
-    alg === 'RS256' ? generateKeyPairSync('rsa', { modulusLength: 2048 }) : generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    alg === 'RS256'
+      ? generateKeyPairSync('rsa', { modulusLength: 2048 })
+      : generateKeyPairSync('ec', { namedCurve: 'P-256' });
   const kid = `${alg.toLowerCase()}-${randomUUID()}`;
   return {
     kid,
@@ -161,7 +175,11 @@ export class TestIssuer {
   }
 
   /** A token signed with one of the issuer's published keys (default: the access-token key), as the provider would. */
-  mint(payload: Record<string, unknown>, key: SigningKey = this.accessTokenKey, header: Record<string, unknown> = {}): string {
+  mint(
+    payload: Record<string, unknown>,
+    key: SigningKey = this.accessTokenKey,
+    header: Record<string, unknown> = {},
+  ): string {
     return signJwt({ alg: key.alg, typ: 'at+jwt', kid: key.kid, ...header }, payload, key);
   }
 
@@ -189,7 +207,9 @@ export class TestIssuer {
    * Discovery, dynamic registration of a public client, authorization code
    * with PKCE (S256), sign-in and consent, code exchange: a real access token.
    */
-  async obtainToken(options: ObtainTokenOptions): Promise<{ accessToken: string; scope: string | undefined; clientId: string }> {
+  async obtainToken(
+    options: ObtainTokenOptions,
+  ): Promise<{ accessToken: string; scope: string | undefined; clientId: string }> {
     const metadata = await this.discovery();
     const clientId = options.clientId ?? (await this.register(metadata.registration_endpoint));
     const verifier = randomBytes(32).toString('base64url');
@@ -287,7 +307,13 @@ export class TestIssuer {
           // Any http(s) resource is a resource server offering the tool scopes; its tokens are JWTs for it.
           getResourceServerInfo: (_ctx: unknown, resource: string) => {
             if (!/^https?:\/\//.test(resource)) throw new providerErrors.InvalidTarget();
-            return { scope: scopes.join(' '), audience: resource, accessTokenTTL: ttl, accessTokenFormat: 'jwt', jwt: { sign: { alg } } };
+            return {
+              scope: scopes.join(' '),
+              audience: resource,
+              accessTokenTTL: ttl,
+              accessTokenFormat: 'jwt',
+              jwt: { sign: { alg } },
+            };
           },
         },
       },
@@ -308,9 +334,15 @@ async function interact(provider: Provider, req: IncomingMessage, res: ServerRes
   try {
     const details = await provider.interactionDetails(req, res);
     const account = req.headers[ACCOUNT_HEADER];
-    if (typeof account !== 'string' || account === '') throw new Error(`the sign-in request names no account (${ACCOUNT_HEADER})`);
+    if (typeof account !== 'string' || account === '')
+      throw new Error(`the sign-in request names no account (${ACCOUNT_HEADER})`);
     if (details.prompt.name === 'login') {
-      await provider.interactionFinished(req, res, { login: { accountId: account } }, { mergeWithLastSubmission: false });
+      await provider.interactionFinished(
+        req,
+        res,
+        { login: { accountId: account } },
+        { mergeWithLastSubmission: false },
+      );
       return;
     }
     if (details.prompt.name !== 'consent') throw new Error(`unexpected prompt ${details.prompt.name}`);
@@ -359,7 +391,10 @@ export async function signIn(authorizationUrl: URL | string, callbackPrefix: str
   for (let hop = 0; hop < 16; hop += 1) {
     if (url.href.startsWith(callbackPrefix)) return url;
     const cookie = [...cookies].map(([name, value]) => `${name}=${value}`).join('; ');
-    const response = await fetch(url, { redirect: 'manual', headers: cookie === '' ? headers : { ...headers, cookie } });
+    const response = await fetch(url, {
+      redirect: 'manual',
+      headers: cookie === '' ? headers : { ...headers, cookie },
+    });
     keepCookies(cookies, response.headers.getSetCookie());
     const body = await response.text();
     const location = response.headers.get('location');
@@ -440,7 +475,8 @@ export class MemoryOAuthClient implements OAuthClientProvider {
   async redirectToAuthorization(authorizationUrl: URL): Promise<void> {
     this.authorizationUrls.push(authorizationUrl);
     const callback = await signIn(authorizationUrl, MemoryOAuthClient.REDIRECT_URL, this.as);
-    if (callback.searchParams.get('state') !== this.expectedState) throw new Error(`state mismatch in ${callback.href}`);
+    if (callback.searchParams.get('state') !== this.expectedState)
+      throw new Error(`state mismatch in ${callback.href}`);
     const code = callback.searchParams.get('code');
     if (!code) throw new Error(`authorization refused: ${callback.href}`);
     this.authorizationCode = code;
@@ -465,7 +501,10 @@ export class MemoryOAuthClient implements OAuthClientProvider {
 /** The payload of a JWT, unverified (for assertions on what the provider issued). */
 export function decodeJwt(token: string): { header: Record<string, any>; payload: Record<string, any> } {
   const [header = '', payload = ''] = token.split('.');
-  return { header: JSON.parse(Buffer.from(header, 'base64url').toString()), payload: JSON.parse(Buffer.from(payload, 'base64url').toString()) };
+  return {
+    header: JSON.parse(Buffer.from(header, 'base64url').toString()),
+    payload: JSON.parse(Buffer.from(payload, 'base64url').toString()),
+  };
 }
 
 function encodeSegment(value: unknown): string {
@@ -475,19 +514,31 @@ function encodeSegment(value: unknown): string {
 function signJwt(header: Record<string, unknown>, payload: Record<string, unknown>, key: SigningKey): string {
   const input = `${encodeSegment(header)}.${encodeSegment(payload)}`;
   // JWS ES256 signatures are r||s (IEEE P1363), not DER.
-  const signature = sign('sha256', Buffer.from(input), key.alg === 'ES256' ? { key: key.privateKey, dsaEncoding: 'ieee-p1363' } : key.privateKey);
+  const signature = sign(
+    'sha256',
+    Buffer.from(input),
+    key.alg === 'ES256' ? { key: key.privateKey, dsaEncoding: 'ieee-p1363' } : key.privateKey,
+  );
   return `${input}.${signature.toString('base64url')}`;
 }
 
 async function postJson(url: string, body: unknown): Promise<Record<string, unknown>> {
-  const response = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   const text = await response.text();
   if (response.status >= 300) throw new Error(`POST ${url}: ${response.status} ${text}`);
   return JSON.parse(text) as Record<string, unknown>;
 }
 
 async function postForm(url: string, fields: Record<string, string>): Promise<Record<string, unknown>> {
-  const response = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields) });
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(fields),
+  });
   const text = await response.text();
   if (response.status !== 200) throw new Error(`POST ${url}: ${response.status} ${text}`);
   return JSON.parse(text) as Record<string, unknown>;

@@ -93,7 +93,9 @@ export async function startPair<D extends DownstreamChoice = 'sample', R extends
     const chosen = settled(downstreamStart, stops, (started) => started.stop());
     rethrowFirst([redisStart, downstreamStart]);
     const downstream = chosen!.downstream;
-    const started = await Promise.allSettled(settings.map((own) => startGateway({ ...own, downstreamUrl: downstream.url, redisUrl: redis?.url })));
+    const started = await Promise.allSettled(
+      settings.map((own) => startGateway({ ...own, downstreamUrl: downstream.url, redisUrl: redis?.url })),
+    );
     const gateways = started.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
     stops.push(() => Promise.all(gateways.map((gateway) => gateway.stop())));
     rethrowFirst(started);
@@ -120,8 +122,10 @@ export async function startPair<D extends DownstreamChoice = 'sample', R extends
 
 function gatewaySettings(options: PairOptions<DownstreamChoice, RedisChoice>): readonly GatewaySettings[] {
   if (Array.isArray(options.gateway)) {
-    if (options.instances !== undefined) throw new Error('startPair: give `instances` or an array of `gateway` settings, not both');
-    if (options.gateway.length === 0) throw new Error('startPair: an empty array of `gateway` settings starts no gateway');
+    if (options.instances !== undefined)
+      throw new Error('startPair: give `instances` or an array of `gateway` settings, not both');
+    if (options.gateway.length === 0)
+      throw new Error('startPair: an empty array of `gateway` settings starts no gateway');
     return options.gateway;
   }
   return Array.from({ length: options.instances ?? 1 }, () => (options.gateway ?? {}) as GatewaySettings);
@@ -131,8 +135,12 @@ function gatewaySettings(options: PairOptions<DownstreamChoice, RedisChoice>): r
  * A guarded sample fetches the first gateway's keys, so that gateway's
  * address must be known before either starts: it gets a free port now.
  */
-async function withJwksPort(settings: readonly GatewaySettings[], choice: DownstreamChoice | undefined): Promise<readonly GatewaySettings[]> {
-  if (typeof choice !== 'object' || !('guardedSample' in choice) || settings[0]!.env?.PORT !== undefined) return settings;
+async function withJwksPort(
+  settings: readonly GatewaySettings[],
+  choice: DownstreamChoice | undefined,
+): Promise<readonly GatewaySettings[]> {
+  if (typeof choice !== 'object' || !('guardedSample' in choice) || settings[0]!.env?.PORT !== undefined)
+    return settings;
   const [first, ...rest] = settings;
   return [{ ...first, env: { ...first!.env, PORT: String(await freePort()) } }, ...rest];
 }
@@ -163,7 +171,11 @@ async function startChosenDownstream(
 }
 
 /** The value of a start that succeeded, with its stop registered; undefined for one that failed (rethrown next). */
-function settled<T>(result: PromiseSettledResult<T>, stops: Array<() => Promise<unknown>>, stop: (value: T) => Promise<unknown> | undefined): T | undefined {
+function settled<T>(
+  result: PromiseSettledResult<T>,
+  stops: Array<() => Promise<unknown>>,
+  stop: (value: T) => Promise<unknown> | undefined,
+): T | undefined {
   if (result.status === 'rejected') return undefined;
   stops.push(async () => stop(result.value));
   return result.value;

@@ -30,7 +30,11 @@ export interface ExitedProcess {
 
 const LISTENING = /listening on (http:\/\/[\d.]+:\d+)/;
 
-export async function startProcess(entry: string, env: Record<string, string | undefined>, timeoutMs = 30_000): Promise<RunningProcess> {
+export async function startProcess(
+  entry: string,
+  env: Record<string, string | undefined>,
+  timeoutMs = 30_000,
+): Promise<RunningProcess> {
   const child = spawn(process.execPath, [entry], { env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
@@ -70,7 +74,11 @@ export async function startProcess(entry: string, env: Record<string, string | u
 }
 
 /** Runs a process expected to exit (e.g. a refused start) and collects its output. */
-export async function runToExit(entry: string, env: Record<string, string | undefined>, timeoutMs = 15_000): Promise<ExitedProcess> {
+export async function runToExit(
+  entry: string,
+  env: Record<string, string | undefined>,
+  timeoutMs = 15_000,
+): Promise<ExitedProcess> {
   const child = spawn(process.execPath, [entry], { env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
@@ -107,7 +115,8 @@ export interface DownstreamOptions {
 }
 
 export function startDownstream(options: DownstreamOptions = {}): Promise<RunningProcess> {
-  const trust = options.gatewayJwksUrl === undefined ? { REQUIRE_GATEWAY: 'false' } : { GATEWAY_JWKS_URL: options.gatewayJwksUrl };
+  const trust =
+    options.gatewayJwksUrl === undefined ? { REQUIRE_GATEWAY: 'false' } : { GATEWAY_JWKS_URL: options.gatewayJwksUrl };
   return startProcess(DOWNSTREAM_MAIN, { PORT: '0', HOST: '127.0.0.1', ...trust, ...options.env });
 }
 
@@ -149,7 +158,11 @@ export async function freePort(): Promise<number> {
 }
 
 /** Polls until the predicate holds; for states that settle asynchronously (readiness, tool loading). */
-export async function eventually<T>(probe: () => Promise<T>, accept: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {
+export async function eventually<T>(
+  probe: () => Promise<T>,
+  accept: (value: T) => boolean,
+  timeoutMs = 20_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: T | undefined;
   while (Date.now() < deadline) {

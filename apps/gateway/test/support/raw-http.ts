@@ -24,14 +24,24 @@ export interface RawRequest {
  * cannot do: pick the source address, or send a body the server refuses
  * unread without leaving a half-used socket in a shared pool.
  */
-export function rawRequest(url: string, { method = 'GET', headers = {}, body, chunks, localAddress }: RawRequest = {}): Promise<RawReply> {
+export function rawRequest(
+  url: string,
+  { method = 'GET', headers = {}, body, chunks, localAddress }: RawRequest = {},
+): Promise<RawReply> {
   const allHeaders = { ...headers, ...(body !== undefined && { 'Content-Length': String(Buffer.byteLength(body)) }) };
   return new Promise((resolve, reject) => {
     const req = request(url, { method, headers: allHeaders, localAddress, agent: false }, (response) => {
       let text = '';
       response.setEncoding('utf8');
       response.on('data', (chunk: string) => (text += chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, contentType: response.headers['content-type'] ?? '', body: text, headers: response.headers }));
+      response.on('end', () =>
+        resolve({
+          status: response.statusCode ?? 0,
+          contentType: response.headers['content-type'] ?? '',
+          body: text,
+          headers: response.headers,
+        }),
+      );
     });
     req.on('error', reject);
     for (const chunk of chunks ?? []) req.write(chunk);
@@ -53,7 +63,9 @@ export function rawExchange(url: string, head: string, body = '', quietMs = 1_00
     socket.setEncoding('latin1');
     socket.setTimeout(quietMs, () => socket.end());
     socket.on('data', (chunk: string) => (received += chunk));
-    socket.on('error', (error: NodeJS.ErrnoException) => (error.code === 'ECONNRESET' ? resolve(received) : reject(error)));
+    socket.on('error', (error: NodeJS.ErrnoException) =>
+      error.code === 'ECONNRESET' ? resolve(received) : reject(error),
+    );
     socket.on('close', () => resolve(received));
     socket.write(`${head}\r\n\r\n${body}`, 'latin1');
   });
@@ -73,7 +85,12 @@ export interface RawUpload {
  * checking that an early answer is read whole, and that the connection ends
  * after it, as a client that is still uploading sees it.
  */
-export function rawUpload(url: string, head: string, chunks: readonly string[], { chunked = false, quietMs = 2_000 } = {}): Promise<RawUpload> {
+export function rawUpload(
+  url: string,
+  head: string,
+  chunks: readonly string[],
+  { chunked = false, quietMs = 2_000 } = {},
+): Promise<RawUpload> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve, reject) => {
     const socket = connect(Number(port), hostname);
@@ -95,13 +112,16 @@ export function rawUpload(url: string, head: string, chunks: readonly string[], 
     });
     socket.on('end', () => finish('closed'));
     socket.on('close', () => finish('closed'));
-    socket.on('error', (error: NodeJS.ErrnoException) => (error.code === 'ECONNRESET' || error.code === 'EPIPE' ? finish('reset') : reject(error)));
+    socket.on('error', (error: NodeJS.ErrnoException) =>
+      error.code === 'ECONNRESET' || error.code === 'EPIPE' ? finish('reset') : reject(error),
+    );
     socket.write(`${head}\r\n\r\n`, 'latin1');
     const send = async () => {
       for (const chunk of chunks) {
         if (done || received !== '' || socket.destroyed) return;
         const framed = chunked ? `${Buffer.byteLength(chunk).toString(16)}\r\n${chunk}\r\n` : chunk;
-        if (!socket.write(framed, 'latin1')) await new Promise((resume) => (socket.once('drain', resume), socket.once('close', resume)));
+        if (!socket.write(framed, 'latin1'))
+          await new Promise((resume) => (socket.once('drain', resume), socket.once('close', resume)));
       }
       if (chunked && !done && !socket.destroyed) socket.write('0\r\n\r\n');
     };
@@ -110,11 +130,21 @@ export function rawUpload(url: string, head: string, chunks: readonly string[], 
 }
 
 /** An HTTP/1.1 response read off a socket: status, lower-case headers, and whether its body arrived whole. */
-export function parseRawResponse(text: string): { status: number; headers: Record<string, string>; body: string; complete: boolean } {
+export function parseRawResponse(text: string): {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+  complete: boolean;
+} {
   const split = text.indexOf('\r\n\r\n');
   if (split < 0) return { status: 0, headers: {}, body: '', complete: false };
   const [statusLine = '', ...lines] = text.slice(0, split).split('\r\n');
-  const headers = Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf(':')).trim().toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
+  const headers = Object.fromEntries(
+    lines.map((line) => [
+      line.slice(0, line.indexOf(':')).trim().toLowerCase(),
+      line.slice(line.indexOf(':') + 1).trim(),
+    ]),
+  );
   const rest = text.slice(split + 4);
   const status = Number(statusLine.split(' ')[1]);
   if (headers['content-length'] !== undefined) {

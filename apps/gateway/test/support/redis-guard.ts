@@ -8,7 +8,9 @@ import { isRedisServerAvailable } from '@tollgate/gateway-core/testing';
 export function redisServerAvailable(what: string): boolean {
   const available = isRedisServerAvailable();
   if (!available && process.env.CI === 'true') {
-    throw new Error(`redis-server is not installed, and CI=true forbids skipping ${what}. Install it (apt-get install redis-server) or set REDIS_SERVER_BIN.`);
+    throw new Error(
+      `redis-server is not installed, and CI=true forbids skipping ${what}. Install it (apt-get install redis-server) or set REDIS_SERVER_BIN.`,
+    );
   }
   if (!available) console.warn(`\n⚠ redis-server not found: SKIPPING ${what} (set CI=true to make this a failure).\n`);
   return available;

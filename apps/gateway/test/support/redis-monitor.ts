@@ -51,7 +51,8 @@ export async function commandCounts(url: string): Promise<Record<string, number>
       received += chunk;
       // A bulk string: `$<length>\r\n<text>\r\n`.
       const header = /^\$(\d+)\r\n/.exec(received);
-      if (header && Buffer.byteLength(received) >= header[0].length + Number(header[1]) + 2) resolve(received.slice(header[0].length));
+      if (header && Buffer.byteLength(received) >= header[0].length + Number(header[1]) + 2)
+        resolve(received.slice(header[0].length));
     });
   }).finally(() => socket.destroy());
   const counts: Record<string, number> = {};

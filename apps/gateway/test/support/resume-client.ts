@@ -16,9 +16,19 @@ export interface Dropped {
  * Posts a tools/call on its own connection, reads up to the priming event,
  * and drops the connection at once: a 2025-11-25 client whose network went away.
  */
-export function callAndDropAfterPriming(url: string, agent: TestAgent, sessionId: string, id: number): Promise<Dropped> {
+export function callAndDropAfterPriming(
+  url: string,
+  agent: TestAgent,
+  sessionId: string,
+  id: number,
+): Promise<Dropped> {
   const { hostname, port } = new URL(url);
-  const body = JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'get_item', arguments: { id: 5 } } });
+  const body = JSON.stringify({
+    jsonrpc: '2.0',
+    id,
+    method: 'tools/call',
+    params: { name: 'get_item', arguments: { id: 5 } },
+  });
   const head = [
     'POST /mcp HTTP/1.1',
     `Host: ${hostname}:${port}`,
@@ -50,7 +60,13 @@ export function callAndDropAfterPriming(url: string, agent: TestAgent, sessionId
 export async function openResume(url: string, agent: TestAgent, sessionId: string, lastEventId: string) {
   const abort = new AbortController();
   const response = await fetch(`${url}/mcp`, {
-    headers: { Accept: 'text/event-stream', Authorization: `Bearer ${agent.token}`, 'Mcp-Session-Id': sessionId, 'MCP-Protocol-Version': '2025-11-25', 'Last-Event-ID': lastEventId },
+    headers: {
+      Accept: 'text/event-stream',
+      Authorization: `Bearer ${agent.token}`,
+      'Mcp-Session-Id': sessionId,
+      'MCP-Protocol-Version': '2025-11-25',
+      'Last-Event-ID': lastEventId,
+    },
     signal: abort.signal,
   });
   return { status: response.status, text: () => response.text(), close: () => abort.abort() };
@@ -61,4 +77,3 @@ export function madeUp(lastEventId: string): string {
   const swapped = lastEventId[3] === 'A' ? 'B' : 'A';
   return `${lastEventId.slice(0, 3)}${swapped}${lastEventId.slice(4)}`;
 }
-

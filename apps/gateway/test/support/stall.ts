@@ -34,9 +34,18 @@ export interface Stall {
  */
 export async function callThroughStall(
   agents: readonly StalledAgent[],
-  options: { loops: number; beforePause: number; pauseMs: number; afterResume: number; pause: () => void; resume: () => void },
+  options: {
+    loops: number;
+    beforePause: number;
+    pauseMs: number;
+    afterResume: number;
+    pause: () => void;
+    resume: () => void;
+  },
 ): Promise<Stall> {
-  const outcomes = new Map<string, StallOutcome>(agents.map((a) => [a.agent.agentId, { replies: [], answered: 0, answers: [] }]));
+  const outcomes = new Map<string, StallOutcome>(
+    agents.map((a) => [a.agent.agentId, { replies: [], answered: 0, answers: [] }]),
+  );
   let pausedAt = 0;
   let resumedAt = 0;
   let stop = false;
@@ -46,9 +55,14 @@ export async function callThroughStall(
     while (!stop) {
       const id = next++;
       const sentAt = Date.now();
-      const reply = await rawCall(gatewayUrl, agent.token, sessionId, 'tools/call', { name: 'get_item', arguments: { id } }, id).catch(
-        (): McpExchange => ({ status: 0, headers: new Headers(), text: '', message: null }),
-      );
+      const reply = await rawCall(
+        gatewayUrl,
+        agent.token,
+        sessionId,
+        'tools/call',
+        { name: 'get_item', arguments: { id } },
+        id,
+      ).catch((): McpExchange => ({ status: 0, headers: new Headers(), text: '', message: null }));
       outcome.replies.push(reply);
       if (reply.message?.result && reply.message.result.isError !== true) {
         outcome.answered++;
@@ -60,7 +74,11 @@ export async function callThroughStall(
   const running = agents.flatMap((agent) => Array.from({ length: options.loops }, () => loop(agent)));
   const total = () => [...outcomes.values()].reduce((sum, outcome) => sum + outcome.replies.length, 0);
   try {
-    await eventually(async () => total(), (count) => count >= options.beforePause, 20_000);
+    await eventually(
+      async () => total(),
+      (count) => count >= options.beforePause,
+      20_000,
+    );
     pausedAt = Date.now();
     options.pause();
     await sleep(options.pauseMs);
@@ -68,7 +86,8 @@ export async function callThroughStall(
     resumedAt = Date.now();
     const answeredAtResume = new Map([...outcomes].map(([id, outcome]) => [id, outcome.answered]));
     await eventually(
-      async () => [...outcomes].every(([id, outcome]) => outcome.answered - answeredAtResume.get(id)! >= options.afterResume),
+      async () =>
+        [...outcomes].every(([id, outcome]) => outcome.answered - answeredAtResume.get(id)! >= options.afterResume),
       (done) => done,
       30_000,
     );
@@ -86,10 +105,23 @@ export async function callThroughStall(
  * stored so is every record before it, retried ones included. The marker's
  * record is among those returned.
  */
-export async function settledAudit(api: GatewayClient, admin: string, { agent, sessionId, gatewayUrl }: StalledAgent): Promise<AuditRecordJson[]> {
+export async function settledAudit(
+  api: GatewayClient,
+  admin: string,
+  { agent, sessionId, gatewayUrl }: StalledAgent,
+): Promise<AuditRecordJson[]> {
   const requestId = `stall-marker-${agent.agentId}`;
-  const call = { jsonrpc: '2.0', id: 999_999, method: 'tools/call', params: { name: 'get_item', arguments: { id: 999_999 } } };
-  const marker = await mcpRaw(gatewayUrl, call, { token: agent.token, sessionId, headers: { 'X-Request-Id': requestId } });
+  const call = {
+    jsonrpc: '2.0',
+    id: 999_999,
+    method: 'tools/call',
+    params: { name: 'get_item', arguments: { id: 999_999 } },
+  };
+  const marker = await mcpRaw(gatewayUrl, call, {
+    token: agent.token,
+    sessionId,
+    headers: { 'X-Request-Id': requestId },
+  });
   if (marker.message?.result === undefined) throw new Error(`marker call: ${marker.status} ${marker.text}`);
   return eventually(
     () => agentAudit(api, admin, agent.agentId),

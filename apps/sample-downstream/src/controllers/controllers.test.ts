@@ -2,7 +2,11 @@ import type { ToolDefinition } from '@tollgate/host-kit';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../app.js';
 
-const post = (body: unknown) => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+const post = (body: unknown) => ({
+  method: 'POST',
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify(body),
+});
 
 describe('sample downstream: annotated controllers', () => {
   it('serves the annotated tools at /gw/schema beside the endpoint tools', async () => {
@@ -27,7 +31,10 @@ describe('sample downstream: annotated controllers', () => {
         required: ['sku', 'quantity'],
       },
     });
-    expect(tools.find((t) => t.name === 'salesReport')?.parameterSources).toEqual({ since: 'query', customerId: 'query' });
+    expect(tools.find((t) => t.name === 'salesReport')?.parameterSources).toEqual({
+      since: 'query',
+      customerId: 'query',
+    });
     expect(tools.some((t) => t.name === 'list_orders')).toBe(true);
   });
 
@@ -43,7 +50,10 @@ describe('sample downstream: annotated controllers', () => {
     const app = createApp();
     const wrongType = await app.request('/inventory/KB-100/restock', post({ quantity: 'five' }));
     expect(wrongType.status).toBe(400);
-    expect(await wrongType.json()).toEqual({ error: 'invalid_parameter', message: 'body property "quantity" must be an integer, got "five"' });
+    expect(await wrongType.json()).toEqual({
+      error: 'invalid_parameter',
+      message: 'body property "quantity" must be an integer, got "five"',
+    });
     expect((await app.request('/inventory/KB-100/restock', post({ quantity: 5000 }))).status).toBe(400);
     expect((await app.request('/reports/sales?since=yesterday')).status).toBe(400);
     expect((await app.request('/inventory/NOPE-1')).status).toBe(404);
@@ -52,7 +62,9 @@ describe('sample downstream: annotated controllers', () => {
   it('filters the sales report by converted query values', async () => {
     const app = createApp();
     const all = (await (await app.request('/reports/sales')).json()) as { orders: number };
-    const future = (await (await app.request('/reports/sales?since=2999-01-01T00:00:00Z')).json()) as { orders: number };
+    const future = (await (await app.request('/reports/sales?since=2999-01-01T00:00:00Z')).json()) as {
+      orders: number;
+    };
     expect(all.orders).toBe(300);
     expect(future.orders).toBe(0);
   });

@@ -3,7 +3,11 @@ import type { z } from 'zod';
 import { ApiError } from './errors.js';
 
 /** Parses request input with the same zod schema the tool advertises; 400 with the issues otherwise. */
-export function parseInput<S extends z.ZodType>(schema: S, value: unknown, where: 'route' | 'query' | 'body'): z.output<S> {
+export function parseInput<S extends z.ZodType>(
+  schema: S,
+  value: unknown,
+  where: 'route' | 'query' | 'body',
+): z.output<S> {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const issues = result.error.issues.map((issue) => ({ path: issue.path.join('.'), message: issue.message }));

@@ -52,7 +52,9 @@ export function orderRoutes(store: Store): Hono {
     '/',
     withAgentTool({
       name: SAMPLE_TOOLS.listOrders,
-      description: 'List orders, newest last, with their lines and totals. Filter by status or customer; page with limit and offset.',
+      description:
+        'List orders, newest last, with their lines and totals. Filter by status or customer; page with limit ' +
+        'and offset.',
       category: 'orders',
       requiredScopes: ['orders:read'],
       input: { query: listQuery },
@@ -110,7 +112,8 @@ export function orderRoutes(store: Store): Hono {
     }),
     async (c) => {
       const { customerId, lines, note } = parseInput(newOrder, await readJson(c), 'body');
-      if (!store.customer(customerId)) throw new ApiError(422, 'unprocessable', `Customer ${customerId} does not exist`);
+      if (!store.customer(customerId))
+        throw new ApiError(422, 'unprocessable', `Customer ${customerId} does not exist`);
       const priced = priceLines(store, lines);
       for (const line of priced) {
         const product = store.product(line.sku)!;

@@ -19,7 +19,9 @@ const searchQuery = z.object({
     .describe('true: only products with stock left'),
 });
 
-/** Words two searches must share (or both lack) to be answered alike: categories and product types, with their synonyms. */
+/**
+ * Words two searches must share (or both lack) to be answered alike: categories and product types, with their synonyms.
+ */
 const SEARCH_TERMS = [
   'hardware',
   ['accessories', 'accessory'],

@@ -13,7 +13,10 @@ function setup(now = new Date('2030-06-15T10:30:00.000Z')) {
 }
 
 async function reason(attempt: Promise<unknown>): Promise<string> {
-  const error = await attempt.then(() => null, (e: unknown) => e);
+  const error = await attempt.then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(UnauthorizedError);
   return (error as UnauthorizedError).reason;
 }
@@ -48,18 +51,25 @@ describe('AgentService', () => {
     expect(await service.list()).toEqual([agent]);
   });
 
-  it("gives a new agent the default rate limit unless it names its own, or null for none", async () => {
+  it('gives a new agent the default rate limit unless it names its own, or null for none', async () => {
     const now = new Date('2030-06-15T10:30:00.000Z');
     const store = createMemoryStore();
     const tokens = new TokenService({ signingKey: 's'.repeat(32), clock: () => now });
     const defaultRateLimit = { callsPerMinute: 60, burst: 10 };
     const service = new AgentService({ store, tokens, clock: () => now, defaultRateLimit });
     expect((await service.create({ label: 'a', dailyTokenBudget: 1 })).rateLimit).toEqual(defaultRateLimit);
-    expect((await service.create({ label: 'b', dailyTokenBudget: 1, rateLimit: { callsPerMinute: 6, burst: 3 } })).rateLimit).toEqual({ callsPerMinute: 6, burst: 3 });
+    expect(
+      (await service.create({ label: 'b', dailyTokenBudget: 1, rateLimit: { callsPerMinute: 6, burst: 3 } })).rateLimit,
+    ).toEqual({ callsPerMinute: 6, burst: 3 });
     const unlimited = await service.create({ label: 'c', dailyTokenBudget: 1, rateLimit: null });
     expect(unlimited.rateLimit).toBeNull();
-    expect((await service.update(unlimited.agentId, { rateLimit: { callsPerMinute: 1, burst: 1 } })).rateLimit).toEqual({ callsPerMinute: 1, burst: 1 });
-    expect((await service.update(unlimited.agentId, { label: 'c2' })).rateLimit).toEqual({ callsPerMinute: 1, burst: 1 });
+    expect((await service.update(unlimited.agentId, { rateLimit: { callsPerMinute: 1, burst: 1 } })).rateLimit).toEqual(
+      { callsPerMinute: 1, burst: 1 },
+    );
+    expect((await service.update(unlimited.agentId, { label: 'c2' })).rateLimit).toEqual({
+      callsPerMinute: 1,
+      burst: 1,
+    });
     expect((await service.update(unlimited.agentId, { rateLimit: null })).rateLimit).toBeNull();
   });
 

@@ -68,7 +68,9 @@ export interface PendingBudgetWrites {
   settled(agentId: string): Promise<void>;
 }
 
-/** Who made a management change (`admin:<token id>`, `dashboard:<session>`…), for the audit trail; null when unknown. */
+/**
+ * Who made a management change (`admin:<token id>`, `dashboard:<session>`…), for the audit trail; null when unknown.
+ */
 export type Actor = string | null;
 
 /**
@@ -97,11 +99,13 @@ export class AgentService {
     this.#onToolAccessChanged = options.onToolAccessChanged ?? (() => undefined);
     this.#tokens = options.tokens;
     this.#external = options.external;
-    this.#externalAgents = options.external && new ExternalAgents({
-      agents: options.store.agents,
-      issuers: options.external.issuers,
-      provision: (subject, template) => this.#provision(subject, template),
-    });
+    this.#externalAgents =
+      options.external &&
+      new ExternalAgents({
+        agents: options.store.agents,
+        issuers: options.external.issuers,
+        provision: (subject, template) => this.#provision(subject, template),
+      });
     this.#settlements = options.settlements;
     this.#audit = options.audit ?? (() => undefined);
     this.#clock = options.clock ?? (() => new Date());
@@ -155,7 +159,8 @@ export class AgentService {
     // harmless, and covers a revocation lost to a store outage last time.
     if (patch.isActive === false) await this.#store.revocation.revokeAll(agentId);
     this.#changed('agent.updated', agentId, actor, `fields: ${Object.keys(patch).sort().join(', ') || 'none'}`);
-    if (patch.allowedTools !== undefined || patch.scopes !== undefined || patch.isActive !== undefined) this.#onToolAccessChanged(agentId);
+    if (patch.allowedTools !== undefined || patch.scopes !== undefined || patch.isActive !== undefined)
+      this.#onToolAccessChanged(agentId);
     return updated;
   }
 
@@ -217,7 +222,15 @@ export class AgentService {
     const identity = await this.#external.verify(token);
     const external = { issuer: identity.issuer, subject: identity.subject };
     const agentId = await this.#externalAgents!.agentIdFor(identity);
-    return { agentId, scopes: identity.scopes, generation: null, tokenId: identity.tokenId, issuedAt: identity.issuedAt, expiresAt: identity.expiresAt, external };
+    return {
+      agentId,
+      scopes: identity.scopes,
+      generation: null,
+      tokenId: identity.tokenId,
+      issuedAt: identity.issuedAt,
+      expiresAt: identity.expiresAt,
+      external,
+    };
   }
 
   /**
@@ -227,7 +240,10 @@ export class AgentService {
    */
   async agentFor(claims: AgentClaims): Promise<AgentRecord> {
     if (claims.external) return this.#externalAgentFor(claims.agentId, claims.external, claims.issuedAt);
-    const [agent, generation] = await Promise.all([this.#store.agents.get(claims.agentId), this.#store.revocation.generation(claims.agentId)]);
+    const [agent, generation] = await Promise.all([
+      this.#store.agents.get(claims.agentId),
+      this.#store.revocation.generation(claims.agentId),
+    ]);
     if (!agent) throw new UnauthorizedError('Invalid token', 'unknown-agent');
     if (!agent.isActive) throw new UnauthorizedError('Agent is deactivated', 'inactive');
     if (claims.generation !== generation) throw new UnauthorizedError('Token has been revoked', 'revoked');
@@ -243,7 +259,11 @@ export class AgentService {
    */
   async #externalAgentFor(agentId: string, identity: ExternalSubject, issuedAt: Date | null): Promise<AgentRecord> {
     const agent = await this.#store.agents.get(agentId);
-    if (!agent?.externalSubjects.some((listed) => listed.issuer === identity.issuer && listed.subject === identity.subject)) {
+    if (
+      !agent?.externalSubjects.some(
+        (listed) => listed.issuer === identity.issuer && listed.subject === identity.subject,
+      )
+    ) {
       this.#externalAgents?.forget(identity);
       throw new UnauthorizedError('Invalid token', 'unknown-agent');
     }
@@ -263,9 +283,12 @@ export class AgentService {
   #checkIssuers(subjects: readonly ExternalSubject[] | undefined, held?: AgentRecord): void {
     const trusted = new Set(this.#external?.issuers.map((issuer) => issuer.issuer));
     const fields = newIdentities(subjects, held).flatMap(({ identity, index }) =>
-      trusted.has(identity.issuer) ? [] : [{ path: `externalSubjects.${index}.issuer`, message: 'is not a trusted issuer (Gw:OAuth:Issuers)' }],
+      trusted.has(identity.issuer)
+        ? []
+        : [{ path: `externalSubjects.${index}.issuer`, message: 'is not a trusted issuer (Gw:OAuth:Issuers)' }],
     );
-    if (fields.length > 0) throw new InvalidInputError('externalSubjects names an issuer the gateway does not trust', fields);
+    if (fields.length > 0)
+      throw new InvalidInputError('externalSubjects names an issuer the gateway does not trust', fields);
   }
 
   /** An agent for an identity seen for the first time, from its issuer's template. */

@@ -3,7 +3,12 @@ import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AuditEvent } from '../audit/trail.js';
-import { ExternalTokens, type AgentTemplate, type ExternalIdentity, type TrustedIssuer } from '../auth/external-tokens.js';
+import {
+  ExternalTokens,
+  type AgentTemplate,
+  type ExternalIdentity,
+  type TrustedIssuer,
+} from '../auth/external-tokens.js';
 import { TokenService } from '../auth/token-service.js';
 import { InvalidInputError, SubjectTakenError, UnauthorizedError } from '../errors.js';
 import { createMemoryStore } from '../store/memory/index.js';
@@ -15,10 +20,21 @@ import { ExternalAgents } from './external-agents.js';
 const IDP = 'https://idp.example.com/realms/main';
 const OTHER_IDP = 'https://login.example.org/tenant';
 const AUDIENCE = 'https://gw.example.com/mcp';
-const TEMPLATE: AgentTemplate = { dailyTokenBudget: 5000, allowedTools: ['getCustomer', 'createOrder'], scopes: ['orders:read', 'orders:write'] };
+const TEMPLATE: AgentTemplate = {
+  dailyTokenBudget: 5000,
+  allowedTools: ['getCustomer', 'createOrder'],
+  scopes: ['orders:read', 'orders:write'],
+};
 
 function identity(subject: string, issuer = IDP, scopes: string[] = []): ExternalIdentity {
-  return { issuer, subject, scopes, tokenId: `jti-${subject}`, issuedAt: new Date('2030-06-15T10:00:00Z'), expiresAt: new Date('2030-06-15T11:00:00Z') };
+  return {
+    issuer,
+    subject,
+    scopes,
+    tokenId: `jti-${subject}`,
+    issuedAt: new Date('2030-06-15T10:00:00Z'),
+    expiresAt: new Date('2030-06-15T11:00:00Z'),
+  };
 }
 
 async function unauthorized(attempt: Promise<unknown>): Promise<string> {
@@ -45,7 +61,10 @@ describe('ExternalAgents', () => {
     };
     const external = new ExternalAgents({
       agents,
-      issuers: [{ issuer: IDP, audience: AUDIENCE, ...(options.provision ? { provision: options.provision } : {}) }, { issuer: OTHER_IDP, audience: AUDIENCE }],
+      issuers: [
+        { issuer: IDP, audience: AUDIENCE, ...(options.provision ? { provision: options.provision } : {}) },
+        { issuer: OTHER_IDP, audience: AUDIENCE },
+      ],
       provision: async (subject, template) => {
         provisioned.push(subject);
         const agent = record(`agt_p${provisioned.length}`, { ...template, externalSubjects: [subject] });
@@ -58,7 +77,19 @@ describe('ExternalAgents', () => {
   }
 
   function record(agentId: string, fields: Partial<AgentRecord> = {}): AgentRecord {
-    return { agentId, label: agentId, dailyTokenBudget: 1, isActive: true, allowedTools: null, scopes: [], externalSubjects: [], rateLimit: null, createdAt: 'x', updatedAt: 'x', ...fields };
+    return {
+      agentId,
+      label: agentId,
+      dailyTokenBudget: 1,
+      isActive: true,
+      allowedTools: null,
+      scopes: [],
+      externalSubjects: [],
+      rateLimit: null,
+      createdAt: 'x',
+      updatedAt: 'x',
+      ...fields,
+    };
   }
 
   it('maps an identity to the agent that lists it, per issuer', async () => {
@@ -127,7 +158,10 @@ describe('ExternalAgents', () => {
  * (issuer, subject, scopes); `issuerOf` knows the configured issuers only.
  */
 function stubTokens(issuers: TrustedIssuer[]): ExternalTokens {
-  const parse = (token: string) => (token.startsWith('ext:') ? (JSON.parse(token.slice(4)) as { iss: string; sub: string; scopes?: string[]; iat?: string }) : undefined);
+  const parse = (token: string) =>
+    token.startsWith('ext:')
+      ? (JSON.parse(token.slice(4)) as { iss: string; sub: string; scopes?: string[]; iat?: string })
+      : undefined;
   const stub = {
     issuers,
     issuerOf: (token: string) => issuers.find((issuer) => issuer.issuer === parse(token)?.iss),
@@ -151,13 +185,24 @@ describe('AgentService with external tokens', () => {
     const store = createMemoryStore();
     const tokens = new TokenService({ signingKey: 's'.repeat(32), clock: () => now });
     const audit: AuditEvent[] = [];
-    const service = new AgentService({ store, tokens, external: stubTokens(issuers), clock: () => now, audit: (event) => audit.push(event) });
+    const service = new AgentService({
+      store,
+      tokens,
+      external: stubTokens(issuers),
+      clock: () => now,
+      audit: (event) => audit.push(event),
+    });
     return { store, service, audit };
   }
 
   it('authenticates an external token as the agent listing its identity, with the token scopes and no generation', async () => {
     const { service } = setup();
-    const agent = await service.create({ label: 'a', dailyTokenBudget: 1, scopes: ['orders:read', 'orders:write'], externalSubjects: [{ issuer: IDP, subject: 'alice' }] });
+    const agent = await service.create({
+      label: 'a',
+      dailyTokenBudget: 1,
+      scopes: ['orders:read', 'orders:write'],
+      externalSubjects: [{ issuer: IDP, subject: 'alice' }],
+    });
     const token = externalToken('alice', ['orders:read', 'profile']);
     const claims = await service.verifyToken(token);
     expect(claims).toEqual({
@@ -195,7 +240,9 @@ describe('AgentService with external tokens', () => {
       createdAt: '2030-06-15T10:30:00.000Z',
       updatedAt: '2030-06-15T10:30:00.000Z',
     });
-    expect(audit).toEqual([{ kind: 'management', outcome: 'agent.created', agentId: agent.agentId, actor: `oauth:${IDP}`, detail: null }]);
+    expect(audit).toEqual([
+      { kind: 'management', outcome: 'agent.created', agentId: agent.agentId, actor: `oauth:${IDP}`, detail: null },
+    ]);
     // Seen again: the same agent, nothing new.
     expect((await service.authenticate(externalToken('carol'))).agent.agentId).toBe(agent.agentId);
     expect(await store.agents.list()).toHaveLength(1);
@@ -221,10 +268,14 @@ describe('AgentService with external tokens', () => {
     const { service, store, audit } = setup([{ issuer: IDP, audience: AUDIENCE, provision: TEMPLATE }]);
     const create = store.agents.create.bind(store.agents);
     const outcomes: string[] = [];
-    store.agents.create = (agent) => create(agent).then(() => void outcomes.push('created'), (error: unknown) => {
-      outcomes.push(error instanceof SubjectTakenError ? 'taken' : 'failed');
-      throw error;
-    });
+    store.agents.create = (agent) =>
+      create(agent).then(
+        () => void outcomes.push('created'),
+        (error: unknown) => {
+          outcomes.push(error instanceof SubjectTakenError ? 'taken' : 'failed');
+          throw error;
+        },
+      );
     const calls = await Promise.all([
       service.authenticate(externalToken('dave', ['orders:read'])),
       service.authenticate(externalToken('dave', ['orders:write'])),
@@ -232,7 +283,9 @@ describe('AgentService with external tokens', () => {
     ]);
     const agents = await store.agents.list();
     expect(agents).toHaveLength(1);
-    expect(calls.map((call) => ('agent' in call ? call.agent.agentId : call.agentId))).toEqual(Array(3).fill(agents[0]!.agentId));
+    expect(calls.map((call) => ('agent' in call ? call.agent.agentId : call.agentId))).toEqual(
+      Array(3).fill(agents[0]!.agentId),
+    );
     expect(audit.filter((event) => event.outcome === 'agent.created')).toHaveLength(1);
     // They really raced: each tried to provision, and the store gave the identity to one.
     expect(outcomes.sort()).toEqual(['created', 'taken', 'taken']);
@@ -240,7 +293,11 @@ describe('AgentService with external tokens', () => {
 
   it('refuses the next call at once when the identity is removed from its agent, though the mapping is cached', async () => {
     const { service } = setup();
-    const agent = await service.create({ label: 'a', dailyTokenBudget: 1, externalSubjects: [{ issuer: IDP, subject: 'alice' }] });
+    const agent = await service.create({
+      label: 'a',
+      dailyTokenBudget: 1,
+      externalSubjects: [{ issuer: IDP, subject: 'alice' }],
+    });
     const token = externalToken('alice');
     await service.authenticate(token);
     await service.update(agent.agentId, { externalSubjects: [] });
@@ -250,7 +307,11 @@ describe('AgentService with external tokens', () => {
 
   it('follows an identity moved to another agent', async () => {
     const { service } = setup();
-    const first = await service.create({ label: 'a', dailyTokenBudget: 1, externalSubjects: [{ issuer: IDP, subject: 'alice' }] });
+    const first = await service.create({
+      label: 'a',
+      dailyTokenBudget: 1,
+      externalSubjects: [{ issuer: IDP, subject: 'alice' }],
+    });
     const second = await service.create({ label: 'b', dailyTokenBudget: 1 });
     const token = externalToken('alice');
     await service.authenticate(token);
@@ -263,7 +324,11 @@ describe('AgentService with external tokens', () => {
 
   it('refuses the tokens of a deactivated or deleted agent at once (inactive, unknown-agent)', async () => {
     const { service } = setup();
-    const agent = await service.create({ label: 'a', dailyTokenBudget: 1, externalSubjects: [{ issuer: IDP, subject: 'alice' }] });
+    const agent = await service.create({
+      label: 'a',
+      dailyTokenBudget: 1,
+      externalSubjects: [{ issuer: IDP, subject: 'alice' }],
+    });
     const token = externalToken('alice');
     const claims = await service.verifyToken(token);
     await service.update(agent.agentId, { isActive: false });
@@ -275,16 +340,24 @@ describe('AgentService with external tokens', () => {
 
   it('keeps refusing tokens issued before a deactivation once the agent is reactivated; later ones pass', async () => {
     const { service } = setup();
-    const agent = await service.create({ label: 'a', dailyTokenBudget: 1, externalSubjects: [{ issuer: IDP, subject: 'alice' }] });
+    const agent = await service.create({
+      label: 'a',
+      dailyTokenBudget: 1,
+      externalSubjects: [{ issuer: IDP, subject: 'alice' }],
+    });
     const leaked = externalToken('alice');
     expect((await service.authenticate(leaked)).agent.agentId).toBe(agent.agentId);
     await service.update(agent.agentId, { isActive: false });
     await service.update(agent.agentId, { isActive: true });
     expect(await unauthorized(service.authenticate(leaked))).toBe('revoked');
     // Issued after the deactivation (the service's clock is 10:30): accepted.
-    expect((await service.authenticate(externalToken('alice', [], IDP, '2030-06-15T10:31:00Z'))).agent.agentId).toBe(agent.agentId);
+    expect((await service.authenticate(externalToken('alice', [], IDP, '2030-06-15T10:31:00Z'))).agent.agentId).toBe(
+      agent.agentId,
+    );
     // Issued in the deactivation's own instant: still refused.
-    expect(await unauthorized(service.authenticate(externalToken('alice', [], IDP, '2030-06-15T10:30:00Z')))).toBe('revoked');
+    expect(await unauthorized(service.authenticate(externalToken('alice', [], IDP, '2030-06-15T10:30:00Z')))).toBe(
+      'revoked',
+    );
   });
 
   it('does not provision a new agent for the identity of a deactivated one', async () => {
@@ -297,7 +370,12 @@ describe('AgentService with external tokens', () => {
 
   it("keeps the gateway's own tokens working beside external ones, with their revocation", async () => {
     const { service } = setup();
-    const agent = await service.create({ label: 'a', dailyTokenBudget: 1, scopes: ['orders:read'], externalSubjects: [{ issuer: IDP, subject: 'alice' }] });
+    const agent = await service.create({
+      label: 'a',
+      dailyTokenBudget: 1,
+      scopes: ['orders:read'],
+      externalSubjects: [{ issuer: IDP, subject: 'alice' }],
+    });
     const own = await service.issueToken(agent.agentId, 30);
     const claims = await service.verifyToken(own.token);
     expect(claims).toMatchObject({ agentId: agent.agentId, scopes: ['orders:read'], generation: expect.any(Number) });
@@ -310,15 +388,29 @@ describe('AgentService with external tokens', () => {
 
   it('refuses, naming the field, an external subject of an issuer the gateway does not trust', async () => {
     const { service } = setup();
-    const attempt = (subjects: ExternalSubject[]) => service.create({ label: 'a', dailyTokenBudget: 1, externalSubjects: subjects }).then(() => null, (e: unknown) => e);
+    const attempt = (subjects: ExternalSubject[]) =>
+      service.create({ label: 'a', dailyTokenBudget: 1, externalSubjects: subjects }).then(
+        () => null,
+        (e: unknown) => e,
+      );
     const error = await attempt([{ issuer: 'https://idp.example.com/realms/mian', subject: 'alice' }]);
     expect(error).toBeInstanceOf(InvalidInputError);
-    expect((error as InvalidInputError).fields).toEqual([{ path: 'externalSubjects.0.issuer', message: expect.stringMatching(/not a trusted issuer/) }]);
-    const second = (await attempt([{ issuer: IDP, subject: 'alice' }, { issuer: OTHER_IDP, subject: 'bob' }])) as InvalidInputError;
+    expect((error as InvalidInputError).fields).toEqual([
+      { path: 'externalSubjects.0.issuer', message: expect.stringMatching(/not a trusted issuer/) },
+    ]);
+    const second = (await attempt([
+      { issuer: IDP, subject: 'alice' },
+      { issuer: OTHER_IDP, subject: 'bob' },
+    ])) as InvalidInputError;
     expect(second.fields.map((field) => field.path)).toEqual(['externalSubjects.1.issuer']);
 
     const agent = await service.create({ label: 'b', dailyTokenBudget: 1 });
-    const update = await service.update(agent.agentId, { externalSubjects: [{ issuer: OTHER_IDP, subject: 'bob' }] }).then(() => null, (e: unknown) => e);
+    const update = await service
+      .update(agent.agentId, { externalSubjects: [{ issuer: OTHER_IDP, subject: 'bob' }] })
+      .then(
+        () => null,
+        (e: unknown) => e,
+      );
     expect(update).toBeInstanceOf(InvalidInputError);
     expect((update as InvalidInputError).fields.map((field) => field.path)).toEqual(['externalSubjects.0.issuer']);
     expect((await service.get(agent.agentId)).externalSubjects).toEqual([]);
@@ -327,14 +419,25 @@ describe('AgentService with external tokens', () => {
   it('refuses any external subject when no issuer is trusted', async () => {
     const store = createMemoryStore();
     const service = new AgentService({ store, tokens: new TokenService({ signingKey: 's'.repeat(32) }) });
-    await expect(service.create({ label: 'a', dailyTokenBudget: 1, externalSubjects: [{ issuer: IDP, subject: 'alice' }] })).rejects.toBeInstanceOf(InvalidInputError);
+    await expect(
+      service.create({ label: 'a', dailyTokenBudget: 1, externalSubjects: [{ issuer: IDP, subject: 'alice' }] }),
+    ).rejects.toBeInstanceOf(InvalidInputError);
     expect((await service.create({ label: 'a', dailyTokenBudget: 1 })).externalSubjects).toEqual([]);
   });
 
   it('gives an identity to one agent only (409 naming the owner)', async () => {
     const { service } = setup();
-    const owner = await service.create({ label: 'a', dailyTokenBudget: 1, externalSubjects: [{ issuer: IDP, subject: 'alice' }] });
-    const error = await service.create({ label: 'b', dailyTokenBudget: 1, externalSubjects: [{ issuer: IDP, subject: 'alice' }] }).then(() => null, (e: unknown) => e);
+    const owner = await service.create({
+      label: 'a',
+      dailyTokenBudget: 1,
+      externalSubjects: [{ issuer: IDP, subject: 'alice' }],
+    });
+    const error = await service
+      .create({ label: 'b', dailyTokenBudget: 1, externalSubjects: [{ issuer: IDP, subject: 'alice' }] })
+      .then(
+        () => null,
+        (e: unknown) => e,
+      );
     expect(error).toBeInstanceOf(SubjectTakenError);
     expect(error).toMatchObject({ httpStatus: 409, code: 'conflict', ownerAgentId: owner.agentId });
   });
@@ -359,15 +462,33 @@ describe('AgentService with a real verifier', () => {
     await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
     const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const store = createMemoryStore();
-    const external = new ExternalTokens({ issuers: [{ issuer: origin, jwksUrl: `${origin}/jwks`, audience: AUDIENCE }] });
+    const external = new ExternalTokens({
+      issuers: [{ issuer: origin, jwksUrl: `${origin}/jwks`, audience: AUDIENCE }],
+    });
     const service = new AgentService({ store, tokens: new TokenService({ signingKey: 's'.repeat(32) }), external });
-    const agent = await service.create({ label: 'a', dailyTokenBudget: 1, scopes: ['orders:read'], externalSubjects: [{ issuer: origin, subject: 'alice' }] });
+    const agent = await service.create({
+      label: 'a',
+      dailyTokenBudget: 1,
+      scopes: ['orders:read'],
+      externalSubjects: [{ issuer: origin, subject: 'alice' }],
+    });
 
     const sign = (iss: string) =>
-      new SignJWT({ scope: 'orders:read' }).setProtectedHeader({ alg: 'ES256', kid: 'k1' }).setIssuer(iss).setSubject('alice').setAudience(AUDIENCE).setIssuedAt().setExpirationTime('5m').sign(privateKey);
+      new SignJWT({ scope: 'orders:read' })
+        .setProtectedHeader({ alg: 'ES256', kid: 'k1' })
+        .setIssuer(iss)
+        .setSubject('alice')
+        .setAudience(AUDIENCE)
+        .setIssuedAt()
+        .setExpirationTime('5m')
+        .sign(privateKey);
     const viaIdp = await service.authenticate(await sign(origin));
     expect(viaIdp.agent.agentId).toBe(agent.agentId);
-    expect(viaIdp.claims).toMatchObject({ scopes: ['orders:read'], generation: null, external: { issuer: origin, subject: 'alice' } });
+    expect(viaIdp.claims).toMatchObject({
+      scopes: ['orders:read'],
+      generation: null,
+      external: { issuer: origin, subject: 'alice' },
+    });
 
     const own = await service.issueToken(agent.agentId, 1);
     expect(external.issuerOf(own.token)).toBeUndefined();

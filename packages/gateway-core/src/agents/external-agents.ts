@@ -3,7 +3,10 @@ import { SubjectTakenError, UnauthorizedError } from '../errors.js';
 import { subjectKey } from '../store/agent-records.js';
 import type { AgentRecord, AgentStore, ExternalSubject } from '../store/ports.js';
 
-/** How long an identity → agent mapping is trusted without asking the store; the agent record is still read on every call. */
+/**
+ * How long an identity → agent mapping is trusted without asking
+ * the store; the agent record is still read on every call.
+ */
 const MAPPING_TTL_MS = 10_000;
 const MAX_MAPPINGS = 10_000;
 

@@ -16,7 +16,13 @@ const PRIVACY: PrivacyConfig = {
 
 function customers(count: number) {
   return {
-    customers: Array.from({ length: count }, (_, id) => ({ id, name: `Customer ${id}`, email: `c${id}@example.com`, secret: 's3cr3t', note: `see TCK-${1000 + (id % 9000)}` })),
+    customers: Array.from({ length: count }, (_, id) => ({
+      id,
+      name: `Customer ${id}`,
+      email: `c${id}@example.com`,
+      secret: 's3cr3t',
+      note: `see TCK-${1000 + (id % 9000)}`,
+    })),
   };
 }
 
@@ -30,7 +36,13 @@ function inThread(task: AnswerTask) {
 
 function downstream(value: unknown, options: Partial<AnswerTask> = {}, contentType = 'application/json'): AnswerTask {
   const text = typeof value === 'string' ? value : JSON.stringify(value);
-  return { toolName: 'get_customers', source: { kind: 'downstream', bytes: Buffer.from(text), contentType }, maxTokens: 2000, wantCacheText: false, ...options };
+  return {
+    toolName: 'get_customers',
+    source: { kind: 'downstream', bytes: Buffer.from(text), contentType },
+    maxTokens: 2000,
+    wantCacheText: false,
+    ...options,
+  };
 }
 
 /**
@@ -52,11 +64,22 @@ describe('WorkerLargeAnswers', { timeout: REPLY_BOUND_MS }, () => {
     ['a list cut to its cap, filtered', downstream(customers(3_000))],
     ['the same, with the text for the cache', downstream(customers(3_000), { wantCacheText: true })],
     ['an uncut answer under a large cap', downstream(customers(300), { maxTokens: 1_000_000, wantCacheText: true })],
-    ['an object of 20,000 keys', downstream(Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`key_${i}`, `v${i}@example.com`])))],
+    [
+      'an object of 20,000 keys',
+      downstream(Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`key_${i}`, `v${i}@example.com`]))),
+    ],
     ['a tool whose filter is off', downstream(customers(500), { toolName: 'raw_tool', maxTokens: 100_000 })],
     ['plain text', downstream('mail ada@example.com '.repeat(5_000), { maxTokens: 500 }, 'text/plain')],
     ['JSON that does not parse', downstream('{"broken": ', {}, 'application/json')],
-    ['a cached answer', { toolName: 'get_customers', source: { kind: 'cached', text: JSON.stringify(customers(3_000)) }, maxTokens: 700, wantCacheText: false } satisfies AnswerTask],
+    [
+      'a cached answer',
+      {
+        toolName: 'get_customers',
+        source: { kind: 'cached', text: JSON.stringify(customers(3_000)) },
+        maxTokens: 700,
+        wantCacheText: false,
+      } satisfies AnswerTask,
+    ],
   ])('gives what the in-thread path gives: %s', async (_name, task) => {
     const expected = inThread(task);
     const copy = structuredClone(task);

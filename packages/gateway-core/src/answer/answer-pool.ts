@@ -6,7 +6,12 @@ import { Piscina } from 'piscina';
 import { DownstreamCallError, OverloadedError } from '../errors.js';
 import type { PrivacyConfig } from '../privacy/config.js';
 import type { AnswerWorkerData, AnswerWorkerReply } from './answer-worker.js';
-import { DEFAULT_LARGE_ANSWER_BYTES, type AnswerTask, type LargeAnswers, type ProcessedAnswer } from './large-answers.js';
+import {
+  DEFAULT_LARGE_ANSWER_BYTES,
+  type AnswerTask,
+  type LargeAnswers,
+  type ProcessedAnswer,
+} from './large-answers.js';
 
 /**
  * Beside this module with its extension: in src (vitest) the .ts file, run
@@ -15,7 +20,12 @@ import { DEFAULT_LARGE_ANSWER_BYTES, type AnswerTask, type LargeAnswers, type Pr
  */
 const EXTENSION = extname(import.meta.url);
 const WORKER_FILE = fileURLToPath(new URL(`./answer-worker${EXTENSION}`, import.meta.url));
-const SOURCE_EXEC_ARGV = ['--experimental-transform-types', '--disable-warning=ExperimentalWarning', '--import', new URL('./typescript-hooks.mjs', import.meta.url).href];
+const SOURCE_EXEC_ARGV = [
+  '--experimental-transform-types',
+  '--disable-warning=ExperimentalWarning',
+  '--import',
+  new URL('./typescript-hooks.mjs', import.meta.url).href,
+];
 
 /**
  * One thread on a two-core machine (the other core is the event loop's),
@@ -62,7 +72,10 @@ const WORKER_BASELINE_MB = 48;
 const NICE_INCREMENT = 5;
 
 export interface WorkerLargeAnswersOptions {
-  /** The privacy settings the gateway validated (`createPrivacyFilter`'s input): the worker builds the same filter. null: no filter. */
+  /**
+   * The privacy settings the gateway validated (`createPrivacyFilter`'s
+   * input): the worker builds the same filter. null: no filter.
+   */
   privacy: PrivacyConfig | null;
   thresholdBytes?: number;
   threads?: number;
@@ -109,10 +122,16 @@ export class WorkerLargeAnswers implements LargeAnswers {
 
   async process(task: AnswerTask): Promise<ProcessedAnswer> {
     const size = sizeOf(task);
-    if (this.#heapLimitMb > 0 && size * HEAP_BYTES_PER_ANSWER_BYTE > (this.#heapLimitMb - WORKER_BASELINE_MB) * 1024 * 1024) throw tooComplex(size, this.#heapLimitMb);
+    if (
+      this.#heapLimitMb > 0 &&
+      size * HEAP_BYTES_PER_ANSWER_BYTE > (this.#heapLimitMb - WORKER_BASELINE_MB) * 1024 * 1024
+    )
+      throw tooComplex(size, this.#heapLimitMb);
     // One answer is always taken, however large: the byte limit of the read already bounds it.
     if (this.#queuedBytes > 0 && this.#queuedBytes + size > this.#maxQueuedBytes) {
-      throw new OverloadedError(`The gateway is already processing ${this.#queuedBytes} bytes of large answers; try again shortly`);
+      throw new OverloadedError(
+        `The gateway is already processing ${this.#queuedBytes} bytes of large answers; try again shortly`,
+      );
     }
     this.#queuedBytes += size;
     try {
@@ -149,11 +168,18 @@ function transferable({ source }: AnswerTask): ArrayBuffer[] | undefined {
  * is the gateway's own failure (an internal error, as it would be in-thread).
  */
 function workerFailure(error: unknown, task: AnswerTask, heapLimitMb: number): Error {
-  if ((error as { code?: unknown }).code === 'ERR_WORKER_OUT_OF_MEMORY') return tooComplex(sizeOf(task), heapLimitMb, error);
+  if ((error as { code?: unknown }).code === 'ERR_WORKER_OUT_OF_MEMORY')
+    return tooComplex(sizeOf(task), heapLimitMb, error);
   return error instanceof Error ? error : new Error(String(error));
 }
 
 function tooComplex(size: number, heapLimitMb: number, cause?: unknown): DownstreamCallError {
-  const message = `Downstream response of ${size} bytes needs more than the ${heapLimitMb} MB the gateway gives one answer to decode`;
-  return new DownstreamCallError(message, { reason: 'response-too-complex', heapLimitMb }, cause === undefined ? undefined : { cause });
+  const message =
+    `Downstream response of ${size} bytes needs more than the ${heapLimitMb} MB the gateway gives one answer to ` +
+    `decode`;
+  return new DownstreamCallError(
+    message,
+    { reason: 'response-too-complex', heapLimitMb },
+    cause === undefined ? undefined : { cause },
+  );
 }

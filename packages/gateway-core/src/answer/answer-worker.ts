@@ -21,7 +21,9 @@ export interface AnswerWorkerData {
 }
 
 /** An error of the catalogue travels as data: a thrown error would reach the pool without its class. */
-export type AnswerWorkerReply = { ok: true; answer: ProcessedAnswer } | { ok: false; message: string; failure: DownstreamFailure };
+export type AnswerWorkerReply =
+  | { ok: true; answer: ProcessedAnswer }
+  | { ok: false; message: string; failure: DownstreamFailure };
 
 const { privacy: config } = workerData as AnswerWorkerData;
 const privacy: PrivacyFilter | undefined = config === null ? undefined : createPrivacyFilter(config);

@@ -15,7 +15,9 @@
  */
 export const DEFAULT_LARGE_ANSWER_BYTES = 64 * 1024;
 
-/** What to work on: the downstream's bytes (filtered here), or a cached answer's text (filtered before it was stored). */
+/**
+ * What to work on: the downstream's bytes (filtered here), or a cached answer's text (filtered before it was stored).
+ */
 export type AnswerSource =
   | { kind: 'downstream'; bytes: Uint8Array; contentType: string | undefined }
   | { kind: 'cached'; text: string };

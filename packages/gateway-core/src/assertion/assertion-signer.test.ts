@@ -9,13 +9,24 @@ const SECRET = 'test-signing-key-that-is-at-least-32-bytes-long';
 const HOUR = 3_600_000;
 /** 10:00 UTC: the start of a one-hour period. */
 const START = Date.UTC(2026, 10, 24, 10, 0, 0);
-const SUBJECT: AssertionSubject = { audience: 'http://orders.internal', agentId: 'agt_1', tool: 'get_order', scopes: ['orders:read', 'orders:write'], callId: 'call-1' };
+const SUBJECT: AssertionSubject = {
+  audience: 'http://orders.internal',
+  agentId: 'agt_1',
+  tool: 'get_order',
+  scopes: ['orders:read', 'orders:write'],
+  callId: 'call-1',
+};
 
 function signerAt(at: { ms: number }, options: Partial<ConstructorParameters<typeof GatewayAssertionSigner>[0]> = {}) {
   return new GatewayAssertionSigner({ signingKey: SECRET, clock: () => new Date(at.ms), ...options });
 }
 
-async function verify(token: string, signer: GatewayAssertionSigner, at: number, audience = SUBJECT.audience): Promise<JWTPayload> {
+async function verify(
+  token: string,
+  signer: GatewayAssertionSigner,
+  at: number,
+  audience = SUBJECT.audience,
+): Promise<JWTPayload> {
   const { payload } = await jwtVerify(token, createLocalJWKSet(signer.jwks()), {
     algorithms: ['EdDSA', 'ES256'],
     issuer: 'tollgate',
@@ -95,7 +106,12 @@ describe('GatewayAssertionSigner', () => {
         if (integer[0]! & 0x80) seen.highBit++;
         if (integer[0] === 0) seen.short++;
       }
-      const { payload } = await jwtVerify(token, jwks, { algorithms: ['ES256'], issuer: 'tollgate', audience: SUBJECT.audience, currentDate: new Date(at.ms) });
+      const { payload } = await jwtVerify(token, jwks, {
+        algorithms: ['ES256'],
+        issuer: 'tollgate',
+        audience: SUBJECT.audience,
+        currentDate: new Date(at.ms),
+      });
       expect(payload.sub).toBe('agt_1');
     }
     expect(seen.highBit).toBeGreaterThan(0);
@@ -199,7 +215,10 @@ describe('GatewayAssertionSigner', () => {
   it('refuses options it cannot honour, each at its path', () => {
     let error: unknown;
     try {
-      signerAt({ ms: START }, { signingKey: 'short', algorithm: 'HS256' as 'EdDSA', issuer: ' ', rotationMinutes: 0, lifetimeSeconds: 0.5 });
+      signerAt(
+        { ms: START },
+        { signingKey: 'short', algorithm: 'HS256' as 'EdDSA', issuer: ' ', rotationMinutes: 0, lifetimeSeconds: 0.5 },
+      );
     } catch (caught) {
       error = caught;
     }

@@ -127,5 +127,7 @@ const P256_INTEGER_BYTES = 32;
  */
 function signature(algorithm: AssertionAlgorithm, key: KeyObject, input: string): Buffer {
   const data = Buffer.from(input);
-  return algorithm === 'EdDSA' ? sign(null, data, key) : derToJoseSignature(sign('sha256', data, key), P256_INTEGER_BYTES);
+  return algorithm === 'EdDSA'
+    ? sign(null, data, key)
+    : derToJoseSignature(sign('sha256', data, key), P256_INTEGER_BYTES);
 }

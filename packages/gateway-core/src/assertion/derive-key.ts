@@ -2,7 +2,9 @@ import { createECDH, createHash, createPrivateKey, createPublicKey, hkdfSync, ty
 
 import type { AssertionAlgorithm } from '@tollgate/contract';
 
-/** The signature algorithms of gateway assertions: Ed25519 or ECDSA on P-256 (the default); host-kit accepts only these. */
+/**
+ * The signature algorithms of gateway assertions: Ed25519 or ECDSA on P-256 (the default); host-kit accepts only these.
+ */
 export { ASSERTION_ALGORITHMS, type AssertionAlgorithm } from '@tollgate/contract';
 
 /** A public key as published in the JWKS. */
@@ -63,7 +65,13 @@ function p256Key(secret: Uint8Array, info: string): KeyObject {
   ecdh.setPrivateKey(d);
   const point = ecdh.getPublicKey(); // 0x04 ‖ x ‖ y
   return createPrivateKey({
-    key: { kty: 'EC', crv: 'P-256', d: d.toString('base64url'), x: point.subarray(1, 33).toString('base64url'), y: point.subarray(33, 65).toString('base64url') },
+    key: {
+      kty: 'EC',
+      crv: 'P-256',
+      d: d.toString('base64url'),
+      x: point.subarray(1, 33).toString('base64url'),
+      y: point.subarray(33, 65).toString('base64url'),
+    },
     format: 'jwk',
   });
 }
@@ -76,6 +84,7 @@ function publicJwkOf(privateKey: KeyObject): Pick<AssertionPublicJwk, 'kty' | 'c
 
 /** RFC 7638 JWK thumbprint (SHA-256): the kid names the public key itself. */
 function thumbprint(jwk: Pick<AssertionPublicJwk, 'kty' | 'crv' | 'x' | 'y'>): string {
-  const members = jwk.kty === 'OKP' ? { crv: jwk.crv, kty: jwk.kty, x: jwk.x } : { crv: jwk.crv, kty: jwk.kty, x: jwk.x, y: jwk.y };
+  const members =
+    jwk.kty === 'OKP' ? { crv: jwk.crv, kty: jwk.kty, x: jwk.x } : { crv: jwk.crv, kty: jwk.kty, x: jwk.x, y: jwk.y };
   return createHash('sha256').update(JSON.stringify(members)).digest('base64url');
 }

@@ -53,7 +53,9 @@ function forwarder(options: Partial<ConstructorParameters<typeof HttpForwarder>[
 
 async function claims(token: string | undefined, audience = baseUrl): Promise<JWTPayload> {
   expect(token).toBeDefined();
-  return (await jwtVerify(token!, createLocalJWKSet(signer.jwks()), { algorithms: ['ES256'], issuer: 'tollgate', audience })).payload;
+  return (
+    await jwtVerify(token!, createLocalJWKSet(signer.jwks()), { algorithms: ['ES256'], issuer: 'tollgate', audience })
+  ).payload;
 }
 
 const WHO = { agentId: 'agt_7', scopes: ['customers:read'], callId: 'call-42' };
@@ -61,7 +63,13 @@ const WHO = { agentId: 'agt_7', scopes: ['customers:read'], callId: 'call-42' };
 describe('the assertion on forwarded calls', () => {
   it('is sent on a forwarded call, naming the agent, the tool, the scopes, the call and the downstream (its base URL by default)', async () => {
     await forwarder().forward(tool, { id: 'c1' }, undefined, WHO);
-    expect(await claims(assertions[0])).toMatchObject({ sub: 'agt_7', tool: 'getCustomer', scope: 'customers:read', call_id: 'call-42', aud: baseUrl });
+    expect(await claims(assertions[0])).toMatchObject({
+      sub: 'agt_7',
+      tool: 'getCustomer',
+      scope: 'customers:read',
+      call_id: 'call-42',
+      aud: baseUrl,
+    });
   });
 
   it('names the configured audience when one is given', async () => {

@@ -1,8 +1,14 @@
 import { checkSigningKey } from '../signing-key.js';
 import { ConfigError, type ConfigProblem } from '../errors.js';
-import { ASSERTION_ALGORITHMS, DEFAULT_ASSERTION_ISSUER, MAX_ASSERTION_LIFETIME_SECONDS, type AssertionAlgorithm } from '@tollgate/contract';
+import {
+  ASSERTION_ALGORITHMS,
+  DEFAULT_ASSERTION_ISSUER,
+  MAX_ASSERTION_LIFETIME_SECONDS,
+  type AssertionAlgorithm,
+} from '@tollgate/contract';
 
-// The issuer host-kit expects by default, and the lifetime it accepts at most (a leaked assertion is worth little for long).
+// The issuer host-kit expects by default, and the lifetime it
+// accepts at most (a leaked assertion is worth little for long).
 export { DEFAULT_ASSERTION_ISSUER, MAX_ASSERTION_LIFETIME_SECONDS };
 export const DEFAULT_ASSERTION_ROTATION_MINUTES = 60;
 /** A period shorter than a second would derive keys faster than anyone could fetch them. */
@@ -10,7 +16,10 @@ export const MIN_ASSERTION_ROTATION_MINUTES = 1 / 60;
 
 /** How assertions are made; everything but the secret, so a configuration can be checked before the secret is known. */
 export interface AssertionSettings {
-  /** Default `ES256` (ECDSA on P-256: accepted by more JWT libraries, and cheaper to sign than Ed25519 here); or `EdDSA` (Ed25519). */
+  /**
+   * Default `ES256` (ECDSA on P-256: accepted by more JWT libraries,
+   * and cheaper to sign than Ed25519 here); or `EdDSA` (Ed25519).
+   */
   algorithm?: AssertionAlgorithm;
   /** The `iss` claim. Default `tollgate`. */
   issuer?: string;
@@ -62,7 +71,14 @@ export function resolveAssertionOptions(options: GatewayAssertionOptions): Resol
   problems.push(...settingsProblems(options));
   if (problems.length > 0 || secret === undefined) throw new ConfigError(problems);
   const { algorithm, issuer, rotationMinutes, lifetimeSeconds } = resolved(options);
-  return { secret, algorithm, issuer, periodMs: Math.round(rotationMinutes * 60_000), lifetimeSeconds, clock: options.clock ?? (() => new Date()) };
+  return {
+    secret,
+    algorithm,
+    issuer,
+    periodMs: Math.round(rotationMinutes * 60_000),
+    lifetimeSeconds,
+    clock: options.clock ?? (() => new Date()),
+  };
 }
 
 function resolved(settings: AssertionSettings): ResolvedAssertionSettings {
@@ -77,13 +93,21 @@ function resolved(settings: AssertionSettings): ResolvedAssertionSettings {
 function settingsProblems(settings: AssertionSettings): ConfigProblem[] {
   const { algorithm, issuer, rotationMinutes, lifetimeSeconds } = resolved(settings);
   const problems: ConfigProblem[] = [];
-  if (!ASSERTION_ALGORITHMS.includes(algorithm)) problems.push({ path: 'assertion.algorithm', message: `must be ${ASSERTION_ALGORITHMS.join(' or ')}` });
-  if (typeof issuer !== 'string' || issuer.trim() === '') problems.push({ path: 'assertion.issuer', message: 'must not be empty' });
+  if (!ASSERTION_ALGORITHMS.includes(algorithm))
+    problems.push({ path: 'assertion.algorithm', message: `must be ${ASSERTION_ALGORITHMS.join(' or ')}` });
+  if (typeof issuer !== 'string' || issuer.trim() === '')
+    problems.push({ path: 'assertion.issuer', message: 'must not be empty' });
   if (!Number.isFinite(rotationMinutes) || rotationMinutes < MIN_ASSERTION_ROTATION_MINUTES) {
-    problems.push({ path: 'assertion.rotationMinutes', message: 'must be at least one second (0.0167 minutes); fractions are allowed' });
+    problems.push({
+      path: 'assertion.rotationMinutes',
+      message: 'must be at least one second (0.0167 minutes); fractions are allowed',
+    });
   }
   if (!Number.isInteger(lifetimeSeconds) || lifetimeSeconds < 1 || lifetimeSeconds > MAX_ASSERTION_LIFETIME_SECONDS) {
-    problems.push({ path: 'assertion.lifetimeSeconds', message: `must be a whole number from 1 to ${MAX_ASSERTION_LIFETIME_SECONDS}` });
+    problems.push({
+      path: 'assertion.lifetimeSeconds',
+      message: `must be a whole number from 1 to ${MAX_ASSERTION_LIFETIME_SECONDS}`,
+    });
   }
   return problems;
 }

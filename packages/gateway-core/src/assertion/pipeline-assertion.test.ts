@@ -31,10 +31,19 @@ describe('what the pipeline hands the forwarder for the assertion', () => {
       protocolVersion: '2025-06-18' as const,
     };
     const args = { customerId: 'c1', sku: 'KB-100', quantity: 1 };
-    for (let call = 0; call < 2; call++) expect((await callTool(deps, caller, { name: 'createOrder', arguments: args })).ok).toBe(true);
+    for (let call = 0; call < 2; call++)
+      expect((await callTool(deps, caller, { name: 'createOrder', arguments: args })).ok).toBe(true);
     expect(told).toEqual([
-      { agentId: 'agt_test', scopes: ['orders:write', 'orders:read'], callId: expect.stringMatching(/^[0-9a-f-]{36}$/) },
-      { agentId: 'agt_test', scopes: ['orders:write', 'orders:read'], callId: expect.stringMatching(/^[0-9a-f-]{36}$/) },
+      {
+        agentId: 'agt_test',
+        scopes: ['orders:write', 'orders:read'],
+        callId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      },
+      {
+        agentId: 'agt_test',
+        scopes: ['orders:write', 'orders:read'],
+        callId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      },
     ]);
     expect(told[0]!.callId).not.toBe(told[1]!.callId);
   });
@@ -42,8 +51,15 @@ describe('what the pipeline hands the forwarder for the assertion', () => {
   it('reports the call id, so the audit record joins the downstream log that names it; none when the call never left', async () => {
     const { forwarder, told } = recordingForwarder();
     const deps = { registry: () => registry, budget: createMemoryStore().budget, forwarder, clock: () => NOW };
-    const caller = { agent: testAgent({ scopes: ['orders:write'] }, NOW), tokenScopes: ['orders:write'], protocolVersion: '2025-06-18' as const };
-    const sent = await callTool(deps, caller, { name: 'createOrder', arguments: { customerId: 'c1', sku: 'KB-100', quantity: 1 } });
+    const caller = {
+      agent: testAgent({ scopes: ['orders:write'] }, NOW),
+      tokenScopes: ['orders:write'],
+      protocolVersion: '2025-06-18' as const,
+    };
+    const sent = await callTool(deps, caller, {
+      name: 'createOrder',
+      arguments: { customerId: 'c1', sku: 'KB-100', quantity: 1 },
+    });
     expect(sent.callId).toBe(told[0]!.callId);
     const refused = await callTool(deps, caller, { name: 'createOrder', arguments: { customerId: 'c1' } });
     expect(refused.ok).toBe(false);

@@ -5,7 +5,9 @@ import { argsDigest } from './digest.js';
 
 describe('canonicalJson', () => {
   it('sorts keys at every depth and keeps array order', () => {
-    expect(canonicalJson({ b: 1, a: { d: [3, { z: 1, y: 2 }], c: 'x' } })).toBe('{"a":{"c":"x","d":[3,{"y":2,"z":1}]},"b":1}');
+    expect(canonicalJson({ b: 1, a: { d: [3, { z: 1, y: 2 }], c: 'x' } })).toBe(
+      '{"a":{"c":"x","d":[3,{"y":2,"z":1}]},"b":1}',
+    );
   });
 
   it('serializes like JSON otherwise', () => {

@@ -8,7 +8,20 @@ afterEach(() => {
 describe('isoNow', () => {
   it('writes what toISOString writes, across milliseconds, seconds, days and years', () => {
     vi.useFakeTimers();
-    const instants = [0, 7, 99, 100, 999, 1_000, 59_999, 86_399_999, Date.UTC(2026, 10, 24, 23, 59, 59, 5), Date.UTC(2030, 0, 1), Date.UTC(10_000, 0, 1, 0, 0, 0, 42), -1];
+    const instants = [
+      0,
+      7,
+      99,
+      100,
+      999,
+      1_000,
+      59_999,
+      86_399_999,
+      Date.UTC(2026, 10, 24, 23, 59, 59, 5),
+      Date.UTC(2030, 0, 1),
+      Date.UTC(10_000, 0, 1, 0, 0, 0, 42),
+      -1,
+    ];
     for (let i = 0; i < 2_000; i++) instants.push(Math.floor(Math.random() * 4e12));
     for (const instant of instants) {
       vi.setSystemTime(instant);

@@ -7,7 +7,13 @@ import { argsDigest } from './digest.js';
 import type { AuditEntry } from '../store/audit-records.js';
 import { AuditTrail, type AuditEvent } from './trail.js';
 
-const call = (overrides: Partial<AuditEvent> = {}): AuditEvent => ({ kind: 'tool-call', outcome: 'ok', agentId: 'agt_a', tool: 'search', ...overrides });
+const call = (overrides: Partial<AuditEvent> = {}): AuditEvent => ({
+  kind: 'tool-call',
+  outcome: 'ok',
+  agentId: 'agt_a',
+  tool: 'search',
+  ...overrides,
+});
 
 /** The real in-memory audit log, with every append recorded. */
 function countingLog(): { log: AuditLog; batches: number[] } {
@@ -58,7 +64,13 @@ describe('AuditTrail', () => {
   it('fills in the defaults: time, nulls, zero tokens, a short detail', async () => {
     const { log } = countingLog();
     const trail = new AuditTrail({ log, clock: () => new Date('2030-05-01T10:00:00.000Z') });
-    trail.record({ kind: 'management', outcome: 'agent.created', agentId: 'agt_b', actor: 'admin', detail: 'x'.repeat(500) });
+    trail.record({
+      kind: 'management',
+      outcome: 'agent.created',
+      agentId: 'agt_b',
+      actor: 'admin',
+      detail: 'x'.repeat(500),
+    });
     await trail.flush();
     const [record] = (await log.query({ limit: 1 })).records;
     expect(record).toEqual({
@@ -159,7 +171,12 @@ describe('AuditTrail', () => {
     heal();
     await trail.flush();
     expect(lines).toHaveLength(1);
-    expect(JSON.parse(lines[0]!)).toMatchObject({ outcome: 'forbidden', httpStatus: 403, jsonRpcCode: -32003, agentId: 'agt_a' });
+    expect(JSON.parse(lines[0]!)).toMatchObject({
+      outcome: 'forbidden',
+      httpStatus: 403,
+      jsonRpcCode: -32003,
+      agentId: 'agt_a',
+    });
   });
 
   it('logs each record once through failed batches, records queued meanwhile and the oldest dropped', async () => {
@@ -176,7 +193,12 @@ describe('AuditTrail', () => {
       query: (query) => audit.query(query),
     };
     const logged: number[] = [];
-    const trail = new AuditTrail({ log, batchSize: 3, maxQueue: 6, logLine: (entry) => logged.push(entry.tokensCharged) });
+    const trail = new AuditTrail({
+      log,
+      batchSize: 3,
+      maxQueue: 6,
+      logLine: (entry) => logged.push(entry.tokensCharged),
+    });
     for (let i = 0; i < 4; i++) trail.record(call({ tokensCharged: i }));
     recordDuringWrite = () => [4, 5].forEach((i) => trail.record(call({ tokensCharged: i })));
     await trail.flush(); // 0-2 logged and refused; 4 and 5 queued while they were in flight
@@ -198,7 +220,10 @@ describe('AuditTrail', () => {
     const args = { customerEmail: 'jane.doe@example.com', apiKey: secret, limit: 3 };
     const store = createMemoryStore();
     const lines: string[] = [];
-    const trail = new AuditTrail({ log: store.audit, logLine: (entry: AuditEntry) => lines.push(JSON.stringify(entry)) });
+    const trail = new AuditTrail({
+      log: store.audit,
+      logLine: (entry: AuditEntry) => lines.push(JSON.stringify(entry)),
+    });
     // A careless caller spreads the call's arguments into the event.
     trail.record({ ...call({ argsDigest: argsDigest(args) }), ...({ arguments: args, apiKey: secret } as object) });
     await trail.flush();
@@ -227,7 +252,7 @@ describe('AuditTrail', () => {
     expect(records.map((record) => record.requestId)).toEqual(['req-1', null, 'own', null]);
   });
 
-  it("writes its batches outside the async context of the request whose record started them (issue 25, finding 16)", async () => {
+  it('writes its batches outside the async context of the request whose record started them (issue 25, finding 16)', async () => {
     const { log } = countingLog();
     const context = new AsyncLocalStorage<string>();
     const seen: (string | undefined)[] = [];

@@ -45,7 +45,8 @@ export class AuditTrail {
    * ~0.4 us an entry).
    */
   #loggedAtHead = 0;
-  readonly #options: Required<Omit<AuditTrailOptions, 'logLine' | 'clock' | 'requestId'>> & Pick<AuditTrailOptions, 'logLine'>;
+  readonly #options: Required<Omit<AuditTrailOptions, 'logLine' | 'clock' | 'requestId'>> &
+    Pick<AuditTrailOptions, 'logLine'>;
   /** The time of an event that brings none, as ISO 8601. */
   readonly #now: () => string;
   readonly #requestId: () => string | null | undefined;

@@ -36,6 +36,7 @@ function estimatedBits(key: string): number {
   const counts = new Map<string, number>();
   for (const character of characters) counts.set(character, (counts.get(character) ?? 0) + 1);
   let perCharacter = 0;
-  for (const count of counts.values()) perCharacter -= (count / characters.length) * Math.log2(count / characters.length);
+  for (const count of counts.values())
+    perCharacter -= (count / characters.length) * Math.log2(count / characters.length);
   return perCharacter * characters.length;
 }

@@ -1,6 +1,15 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { exportJWK, exportSPKI, generateKeyPair, SignJWT, UnsecuredJWT, type CryptoKey, type JWK, type JWTPayload } from 'jose';
+import {
+  exportJWK,
+  exportSPKI,
+  generateKeyPair,
+  SignJWT,
+  UnsecuredJWT,
+  type CryptoKey,
+  type JWK,
+  type JWTPayload,
+} from 'jose';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { IssuerUnavailableError, UnauthorizedError } from '../errors.js';
 import { ExternalTokens, type ExternalAlgorithm, type TrustedIssuer } from './external-tokens.js';
@@ -51,7 +60,9 @@ class TestIssuer {
       if (path === '/jwks') {
         this.jwksRequests += 1;
         response.writeHead(this.jwksStatus, { 'content-type': 'application/json' });
-        response.end(this.jwksStatus === 200 ? JSON.stringify({ keys: this.keys.map((key) => key.jwk) }) : '{"error":"boom"}');
+        response.end(
+          this.jwksStatus === 200 ? JSON.stringify({ keys: this.keys.map((key) => key.jwk) }) : '{"error":"boom"}',
+        );
         return;
       }
       const document = this.documents.get(path);
@@ -95,7 +106,9 @@ afterEach(async () => {
 });
 
 function trusting(issuer: TestIssuer, overrides: Partial<TrustedIssuer> = {}): ExternalTokens {
-  return new ExternalTokens({ issuers: [{ issuer: issuer.origin, jwksUrl: issuer.jwksUrl, audience: AUDIENCE, ...overrides }] });
+  return new ExternalTokens({
+    issuers: [{ issuer: issuer.origin, jwksUrl: issuer.jwksUrl, audience: AUDIENCE, ...overrides }],
+  });
 }
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
@@ -138,26 +151,34 @@ async function unavailable(attempt: Promise<unknown>): Promise<IssuerUnavailable
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('ExternalTokens: tokens of a trusted issuer', () => {
-  it.each(['RS256', 'ES256', 'EdDSA', 'PS256'] as const)('accepts a %s token and says who it speaks for', async (alg) => {
-    const issuer = await startIssuer(alg);
-    const tokens = trusting(issuer);
-    const iat = nowSeconds() - 5;
-    const token = await mint({ key: issuer.keys[0]!, iss: issuer.origin, claims: { iat, exp: iat + 600, jti: 'tok-1', scope: 'orders:read orders:write' } });
-    expect(tokens.issuerOf(token)?.issuer).toBe(issuer.origin);
-    expect(await tokens.verify(token)).toEqual({
-      issuer: issuer.origin,
-      subject: 'alice',
-      scopes: ['orders:read', 'orders:write'],
-      tokenId: 'tok-1',
-      issuedAt: new Date(iat * 1000),
-      expiresAt: new Date((iat + 600) * 1000),
-    });
-  });
+  it.each(['RS256', 'ES256', 'EdDSA', 'PS256'] as const)(
+    'accepts a %s token and says who it speaks for',
+    async (alg) => {
+      const issuer = await startIssuer(alg);
+      const tokens = trusting(issuer);
+      const iat = nowSeconds() - 5;
+      const token = await mint({
+        key: issuer.keys[0]!,
+        iss: issuer.origin,
+        claims: { iat, exp: iat + 600, jti: 'tok-1', scope: 'orders:read orders:write' },
+      });
+      expect(tokens.issuerOf(token)?.issuer).toBe(issuer.origin);
+      expect(await tokens.verify(token)).toEqual({
+        issuer: issuer.origin,
+        subject: 'alice',
+        scopes: ['orders:read', 'orders:write'],
+        tokenId: 'tok-1',
+        issuedAt: new Date(iat * 1000),
+        expiresAt: new Date((iat + 600) * 1000),
+      });
+    },
+  );
 
   it('reads the scopes from `scope`, or from `scp` as a string or a list, and none when neither is there', async () => {
     const issuer = await startIssuer('ES256');
     const tokens = trusting(issuer);
-    const scopesOf = async (claims: JWTPayload) => (await tokens.verify(await mint({ key: issuer.keys[0]!, iss: issuer.origin, claims }))).scopes;
+    const scopesOf = async (claims: JWTPayload) =>
+      (await tokens.verify(await mint({ key: issuer.keys[0]!, iss: issuer.origin, claims }))).scopes;
     expect(await scopesOf({ scope: ' a  b c ' })).toEqual(['a', 'b', 'c']);
     expect(await scopesOf({ scp: 'x y' })).toEqual(['x', 'y']);
     expect(await scopesOf({ scp: ['x', 'y', 42] })).toEqual(['x', 'y']);
@@ -174,9 +195,13 @@ describe('ExternalTokens: tokens of a trusted issuer', () => {
     const issuer = await startIssuer('ES256');
     const tokens = trusting(issuer, { subjectClaim: 'azp' });
     const key = issuer.keys[0]!;
-    expect((await tokens.verify(await mint({ key, iss: issuer.origin, claims: { azp: 'billing-client' } }))).subject).toBe('billing-client');
+    expect(
+      (await tokens.verify(await mint({ key, iss: issuer.origin, claims: { azp: 'billing-client' } }))).subject,
+    ).toBe('billing-client');
     expect((await refusal(tokens.verify(await mint({ key, iss: issuer.origin })))).reason).toBe('claims');
-    expect((await refusal(tokens.verify(await mint({ key, iss: issuer.origin, claims: { azp: '' } })))).reason).toBe('claims');
+    expect((await refusal(tokens.verify(await mint({ key, iss: issuer.origin, claims: { azp: '' } })))).reason).toBe(
+      'claims',
+    );
   });
 
   // Issue 25, findings 6 and 9: what a provisioned agent's identity, label and scopes are made of comes from here.
@@ -184,7 +209,10 @@ describe('ExternalTokens: tokens of a trusted issuer', () => {
     ['a 9,000-character subject', { sub: 'x'.repeat(9000) }],
     ['a subject with NUL', { sub: 'alice\u0000' }],
     ['a subject with a right-to-left override', { sub: 'alice\u202Egnp' }],
-    ['a subject with a newline (two identities once written one per line)', { sub: 'mallory\nhttps://idp.example.com victim' }],
+    [
+      'a subject with a newline (two identities once written one per line)',
+      { sub: 'mallory\nhttps://idp.example.com victim' },
+    ],
     ['a subject with a zero-width space', { sub: 'ali\u200Bce' }],
     ['a subject with a lone surrogate', { sub: 'alice\uD800' }],
     ['a scope list item that is two scopes', { scp: ['orders:read admin:all'] }],
@@ -200,7 +228,11 @@ describe('ExternalTokens: tokens of a trusted issuer', () => {
 describe('ExternalTokens: refusals', () => {
   it('refuses a token for another audience', async () => {
     const issuer = await startIssuer('RS256');
-    const token = await mint({ key: issuer.keys[0]!, iss: issuer.origin, claims: { aud: 'https://other.example.com/mcp' } });
+    const token = await mint({
+      key: issuer.keys[0]!,
+      iss: issuer.origin,
+      claims: { aud: 'https://other.example.com/mcp' },
+    });
     expect((await refusal(trusting(issuer).verify(token))).reason).toBe('claims');
   });
 
@@ -218,9 +250,17 @@ describe('ExternalTokens: refusals', () => {
     const issuer = await startIssuer('ES256');
     const tokens = trusting(issuer, { clockToleranceSeconds: 30 });
     const key = issuer.keys[0]!;
-    const expired = await mint({ key, iss: issuer.origin, claims: { iat: nowSeconds() - 600, exp: nowSeconds() - 60 } });
+    const expired = await mint({
+      key,
+      iss: issuer.origin,
+      claims: { iat: nowSeconds() - 600, exp: nowSeconds() - 60 },
+    });
     expect((await refusal(tokens.verify(expired))).reason).toBe('expired');
-    const justExpired = await mint({ key, iss: issuer.origin, claims: { iat: nowSeconds() - 600, exp: nowSeconds() - 10 } });
+    const justExpired = await mint({
+      key,
+      iss: issuer.origin,
+      claims: { iat: nowSeconds() - 600, exp: nowSeconds() - 10 },
+    });
     expect((await tokens.verify(justExpired)).subject).toBe('alice');
   });
 
@@ -265,7 +305,10 @@ describe('ExternalTokens: refusals', () => {
     const tokens = trusting(issuer);
     const key = issuer.keys[0]!;
     const claims = { sub: 'mallory', aud: AUDIENCE, iss: issuer.origin, iat: nowSeconds(), exp: nowSeconds() + 300 };
-    const secrets = [new TextEncoder().encode(await exportSPKI(key.publicKey)), new TextEncoder().encode(JSON.stringify(key.jwk))];
+    const secrets = [
+      new TextEncoder().encode(await exportSPKI(key.publicKey)),
+      new TextEncoder().encode(JSON.stringify(key.jwk)),
+    ];
     for (const secret of secrets) {
       const forged = await new SignJWT(claims).setProtectedHeader({ alg: 'HS256', kid: key.kid }).sign(secret);
       expect(tokens.issuerOf(forged)?.issuer).toBe(issuer.origin);
@@ -276,7 +319,12 @@ describe('ExternalTokens: refusals', () => {
   it('refuses an unsecured token (alg none)', async () => {
     const issuer = await startIssuer('RS256');
     const tokens = trusting(issuer);
-    const unsigned = new UnsecuredJWT({ sub: 'mallory', scope: 'admin' }).setIssuer(issuer.origin).setAudience(AUDIENCE).setIssuedAt().setExpirationTime('5m').encode();
+    const unsigned = new UnsecuredJWT({ sub: 'mallory', scope: 'admin' })
+      .setIssuer(issuer.origin)
+      .setAudience(AUDIENCE)
+      .setIssuedAt()
+      .setExpirationTime('5m')
+      .encode();
     expect(tokens.issuerOf(unsigned)?.issuer).toBe(issuer.origin);
     const error = await refusal(tokens.verify(unsigned));
     expect(error.reason).toBe('algorithm');
@@ -290,7 +338,9 @@ describe('ExternalTokens: refusals', () => {
     const issuer = await startIssuer('ES256');
     const tokens = trusting(issuer);
     const [header, body] = (await mint({ key: issuer.keys[0]!, iss: issuer.origin })).split('.') as [string, string];
-    const crit = Buffer.from(JSON.stringify({ alg: 'ES256', kid: issuer.keys[0]!.kid, crit: ['x'], x: 1 })).toString('base64url');
+    const crit = Buffer.from(JSON.stringify({ alg: 'ES256', kid: issuer.keys[0]!.kid, crit: ['x'], x: 1 })).toString(
+      'base64url',
+    );
     expect((await refusal(tokens.verify(`${header}.${body}.%%%`))).reason).toBe('malformed');
     expect((await refusal(tokens.verify(`${header}.${body}.c2ln`))).reason).toBe('signature');
     expect((await refusal(tokens.verify(`${crit}.${body}.c2ln`))).reason).toBe('algorithm');
@@ -323,7 +373,11 @@ describe('ExternalTokens: the issuer keys', () => {
     const tokens = trusting(issuer, { jwksCooldownSeconds: cooldownMs / 1000 });
     // Keys the issuer never published, each under a kid it never used (made first: the cooldown starts with the first fetch).
     const forgers = await Promise.all(Array.from({ length: 5 }, () => signingKey('ES256')));
-    const forged = await Promise.all(Array.from({ length: 60 }, (_, i) => mint({ key: forgers[i % forgers.length]!, iss: issuer.origin, header: { kid: `made-up-${i}` } })));
+    const forged = await Promise.all(
+      Array.from({ length: 60 }, (_, i) =>
+        mint({ key: forgers[i % forgers.length]!, iss: issuer.origin, header: { kid: `made-up-${i}` } }),
+      ),
+    );
     await tokens.verify(await mint({ key: issuer.keys[0]!, iss: issuer.origin }));
     expect(issuer.jwksRequests).toBe(1);
 
@@ -396,7 +450,10 @@ describe('ExternalTokens: the issuer keys', () => {
   it('still refuses a remembered token once it expires', async () => {
     const issuer = await startIssuer('ES256');
     let now = Date.now();
-    const tokens = new ExternalTokens({ issuers: [{ issuer: issuer.origin, jwksUrl: issuer.jwksUrl, audience: AUDIENCE, clockToleranceSeconds: 0 }], clock: () => new Date(now) });
+    const tokens = new ExternalTokens({
+      issuers: [{ issuer: issuer.origin, jwksUrl: issuer.jwksUrl, audience: AUDIENCE, clockToleranceSeconds: 0 }],
+      clock: () => new Date(now),
+    });
     const token = await mint({ key: issuer.keys[0]!, iss: issuer.origin, claims: { exp: nowSeconds() + 60 } });
     await tokens.verify(token);
     now += 61_000;
@@ -409,19 +466,26 @@ describe('ExternalTokens: an issuer that fails or hangs', () => {
   /** Tokens under kids the issuer never published, signed by keys it never had. */
   async function forgedTokens(issuer: TestIssuer, count: number): Promise<string[]> {
     const forgers = await Promise.all(Array.from({ length: 4 }, () => signingKey('ES256')));
-    return Promise.all(Array.from({ length: count }, (_, i) => mint({ key: forgers[i % forgers.length]!, iss: issuer.origin, header: { kid: `made-up-${i}` } })));
+    return Promise.all(
+      Array.from({ length: count }, (_, i) =>
+        mint({ key: forgers[i % forgers.length]!, iss: issuer.origin, header: { kid: `made-up-${i}` } }),
+      ),
+    );
   }
 
-  it.each([500, 429])('lets 200 forged tokens cost one key fetch per cooldown while the issuer answers %i, before any good fetch', async (status) => {
-    const issuer = await startIssuer('ES256');
-    issuer.jwksStatus = status;
-    const tokens = trusting(issuer);
-    const forged = await forgedTokens(issuer, 200);
-    await Promise.all(forged.slice(0, 100).map((token) => unavailable(tokens.verify(token))));
-    for (const token of forged.slice(100)) await unavailable(tokens.verify(token));
-    // The default cooldown (10 s) is far longer than this test: one fetch, however many tokens.
-    expect(issuer.jwksRequests).toBe(1);
-  });
+  it.each([500, 429])(
+    'lets 200 forged tokens cost one key fetch per cooldown while the issuer answers %i, before any good fetch',
+    async (status) => {
+      const issuer = await startIssuer('ES256');
+      issuer.jwksStatus = status;
+      const tokens = trusting(issuer);
+      const forged = await forgedTokens(issuer, 200);
+      await Promise.all(forged.slice(0, 100).map((token) => unavailable(tokens.verify(token))));
+      for (const token of forged.slice(100)) await unavailable(tokens.verify(token));
+      // The default cooldown (10 s) is far longer than this test: one fetch, however many tokens.
+      expect(issuer.jwksRequests).toBe(1);
+    },
+  );
 
   it('lets 200 forged tokens cost one key fetch per cooldown when the issuer starts failing after a good fetch; its real tokens still pass', async () => {
     const issuer = await startIssuer('ES256');
@@ -445,7 +509,10 @@ describe('ExternalTokens: an issuer that fails or hangs', () => {
   it('while the issuer is known to be down, answers at once: no request waits for it again within the cooldown', async () => {
     const issuer = await startIssuer('ES256');
     issuer.hang = true;
-    const tokens = new ExternalTokens({ issuers: [{ issuer: issuer.origin, jwksUrl: issuer.jwksUrl, audience: AUDIENCE }], keyFetchTimeoutMs: 200 });
+    const tokens = new ExternalTokens({
+      issuers: [{ issuer: issuer.origin, jwksUrl: issuer.jwksUrl, audience: AUDIENCE }],
+      keyFetchTimeoutMs: 200,
+    });
     const token = await mint({ key: issuer.keys[0]!, iss: issuer.origin });
     // Requests that arrive while the one fetch hangs wait for that fetch, not for one each.
     await Promise.all(Array.from({ length: 5 }, () => unavailable(tokens.verify(token))));
@@ -459,8 +526,17 @@ describe('ExternalTokens: an issuer that fails or hangs', () => {
     const issuer = await startIssuer('ES256');
     let now = Date.now();
     const FETCH_TIMEOUT_MS = 3000;
-    const tokens = new ExternalTokens({ issuers: [{ issuer: issuer.origin, jwksUrl: issuer.jwksUrl, audience: AUDIENCE, jwksMaxStaleSeconds: 3600 }], clock: () => new Date(now), keyFetchTimeoutMs: FETCH_TIMEOUT_MS });
-    const tokenAt = (sub: string) => mint({ key: issuer.keys[0]!, iss: issuer.origin, claims: { sub, iat: Math.floor(now / 1000), exp: Math.floor(now / 1000) + 300 } });
+    const tokens = new ExternalTokens({
+      issuers: [{ issuer: issuer.origin, jwksUrl: issuer.jwksUrl, audience: AUDIENCE, jwksMaxStaleSeconds: 3600 }],
+      clock: () => new Date(now),
+      keyFetchTimeoutMs: FETCH_TIMEOUT_MS,
+    });
+    const tokenAt = (sub: string) =>
+      mint({
+        key: issuer.keys[0]!,
+        iss: issuer.origin,
+        claims: { sub, iat: Math.floor(now / 1000), exp: Math.floor(now / 1000) + 300 },
+      });
     expect((await tokens.verify(await tokenAt('a'))).subject).toBe('a');
     expect(issuer.jwksRequests).toBe(1);
 
@@ -483,9 +559,17 @@ describe('ExternalTokens: an issuer that fails or hangs', () => {
   it('drops a key the issuer withdrew at the refresh after the keys are 10 minutes old', async () => {
     const issuer = await startIssuer('ES256');
     let now = Date.now();
-    const tokens = new ExternalTokens({ issuers: [{ issuer: issuer.origin, jwksUrl: issuer.jwksUrl, audience: AUDIENCE }], clock: () => new Date(now) });
+    const tokens = new ExternalTokens({
+      issuers: [{ issuer: issuer.origin, jwksUrl: issuer.jwksUrl, audience: AUDIENCE }],
+      clock: () => new Date(now),
+    });
     const withdrawn = issuer.keys[0]!;
-    const tokenAt = (sub: string, key = withdrawn) => mint({ key, iss: issuer.origin, claims: { sub, iat: Math.floor(now / 1000), exp: Math.floor(now / 1000) + 300 } });
+    const tokenAt = (sub: string, key = withdrawn) =>
+      mint({
+        key,
+        iss: issuer.origin,
+        claims: { sub, iat: Math.floor(now / 1000), exp: Math.floor(now / 1000) + 300 },
+      });
     expect((await tokens.verify(await tokenAt('a'))).subject).toBe('a');
     issuer.keys = [await signingKey('ES256')];
     now += 11 * 60_000;
@@ -509,9 +593,15 @@ describe('ExternalTokens: keys found through the issuer metadata', () => {
   it('finds it through RFC 8414 metadata, inserted before the path of an issuer with one', async () => {
     const issuer = await startIssuer('EdDSA');
     const name = `${issuer.origin}/tenants/acme`;
-    issuer.documents.set('/.well-known/oauth-authorization-server/tenants/acme', { issuer: name, jwks_uri: issuer.jwksUrl });
+    issuer.documents.set('/.well-known/oauth-authorization-server/tenants/acme', {
+      issuer: name,
+      jwks_uri: issuer.jwksUrl,
+    });
     expect(await discoverJwksUrl(name)).toBe(issuer.jwksUrl);
-    expect(issuer.requests).toEqual(['/tenants/acme/.well-known/openid-configuration', '/.well-known/oauth-authorization-server/tenants/acme']);
+    expect(issuer.requests).toEqual([
+      '/tenants/acme/.well-known/openid-configuration',
+      '/.well-known/oauth-authorization-server/tenants/acme',
+    ]);
     const tokens = new ExternalTokens({ issuers: [{ issuer: name, audience: AUDIENCE }] });
     expect((await tokens.verify(await mint({ key: issuer.keys[0]!, iss: name }))).issuer).toBe(name);
   });
@@ -529,22 +619,38 @@ describe('ExternalTokens: keys found through the issuer metadata', () => {
   it('prefers OpenID discovery under the issuer path', async () => {
     const issuer = await startIssuer('ES256');
     const name = `${issuer.origin}/realms/main`;
-    issuer.documents.set('/realms/main/.well-known/openid-configuration', { issuer: name, jwks_uri: `${issuer.origin}/oidc-keys` });
-    issuer.documents.set('/.well-known/oauth-authorization-server/realms/main', { issuer: name, jwks_uri: `${issuer.origin}/other-keys` });
+    issuer.documents.set('/realms/main/.well-known/openid-configuration', {
+      issuer: name,
+      jwks_uri: `${issuer.origin}/oidc-keys`,
+    });
+    issuer.documents.set('/.well-known/oauth-authorization-server/realms/main', {
+      issuer: name,
+      jwks_uri: `${issuer.origin}/other-keys`,
+    });
     expect(await discoverJwksUrl(name)).toBe(`${issuer.origin}/oidc-keys`);
   });
 
   it('does not use metadata that names another issuer or no key set', async () => {
     const issuer = await startIssuer('ES256');
-    issuer.documents.set('/.well-known/openid-configuration', { issuer: 'https://evil.example.com', jwks_uri: issuer.jwksUrl });
+    issuer.documents.set('/.well-known/openid-configuration', {
+      issuer: 'https://evil.example.com',
+      jwks_uri: issuer.jwksUrl,
+    });
     issuer.documents.set('/.well-known/oauth-authorization-server', { issuer: issuer.origin });
-    await expect(discoverJwksUrl(issuer.origin)).rejects.toThrow(/names issuer "https:\/\/evil.example.com".*has no jwks_uri/);
+    await expect(discoverJwksUrl(issuer.origin)).rejects.toThrow(
+      /names issuer "https:\/\/evil.example.com".*has no jwks_uri/,
+    );
   });
 
   it('answers issuer-unavailable when discovery names another issuer, and recovers once the metadata is right', async () => {
     const issuer = await startIssuer('ES256');
-    issuer.documents.set('/.well-known/openid-configuration', { issuer: `${issuer.origin}/other`, jwks_uri: issuer.jwksUrl });
-    const tokens = new ExternalTokens({ issuers: [{ issuer: issuer.origin, audience: AUDIENCE, jwksCooldownSeconds: 0.2 }] });
+    issuer.documents.set('/.well-known/openid-configuration', {
+      issuer: `${issuer.origin}/other`,
+      jwks_uri: issuer.jwksUrl,
+    });
+    const tokens = new ExternalTokens({
+      issuers: [{ issuer: issuer.origin, audience: AUDIENCE, jwksCooldownSeconds: 0.2 }],
+    });
     const token = await mint({ key: issuer.keys[0]!, iss: issuer.origin });
     await unavailable(tokens.verify(token));
     expect(issuer.jwksRequests).toBe(0);

@@ -1,7 +1,12 @@
 import { decodeJwt, type JWTPayload } from 'jose';
 import { scopeProblem, subjectProblem } from './identifiers.js';
 import { UnauthorizedError } from '../errors.js';
-import { DEFAULT_JWKS_COOLDOWN_SECONDS, DEFAULT_JWKS_MAX_STALE_SECONDS, DEFAULT_KEY_FETCH_TIMEOUT_MS, IssuerKeys } from './issuer-keys.js';
+import {
+  DEFAULT_JWKS_COOLDOWN_SECONDS,
+  DEFAULT_JWKS_MAX_STALE_SECONDS,
+  DEFAULT_KEY_FETCH_TIMEOUT_MS,
+  IssuerKeys,
+} from './issuer-keys.js';
 import { invalid } from './jwt-refusal.js';
 import { VerifiedTokenCache } from './verified-token-cache.js';
 
@@ -81,7 +86,8 @@ export class ExternalTokens {
 
   constructor(options: ExternalTokensOptions) {
     this.#clock = options.clock ?? (() => new Date());
-    for (const issuer of options.issuers) this.#issuers.set(issuer.issuer, { issuer, keys: this.#keysOf(issuer, options) });
+    for (const issuer of options.issuers)
+      this.#issuers.set(issuer.issuer, { issuer, keys: this.#keysOf(issuer, options) });
   }
 
   #keysOf(issuer: TrustedIssuer, options: ExternalTokensOptions): IssuerKeys {
@@ -146,7 +152,8 @@ export class ExternalTokens {
 function identityOf(issuer: TrustedIssuer, payload: JWTPayload): ExternalIdentity {
   const claim = issuer.subjectClaim ?? 'sub';
   const subject = payload[claim];
-  if (typeof subject !== 'string' || subjectProblem(subject) !== null) throw new UnauthorizedError('Invalid token', 'claims');
+  if (typeof subject !== 'string' || subjectProblem(subject) !== null)
+    throw new UnauthorizedError('Invalid token', 'claims');
   const scopes = scopesOf(payload);
   if (scopes.some((scope) => scopeProblem(scope) !== null)) throw new UnauthorizedError('Invalid token', 'claims');
   return {

@@ -34,7 +34,15 @@ describe('the identifier rules', () => {
   });
 
   it('accept labels and subjects in any script, emoji and all, counted in characters', () => {
-    for (const text of ['Support bot', 'Служба поддержки', 'サポート', 'دعم', 'bot 🤖', 'auth0|5f7c8ec7c33c6c004bbafe82', 'a@b.example']) {
+    for (const text of [
+      'Support bot',
+      'Служба поддержки',
+      'サポート',
+      'دعم',
+      'bot 🤖',
+      'auth0|5f7c8ec7c33c6c004bbafe82',
+      'a@b.example',
+    ]) {
       expect(labelProblem(text)).toBeNull();
       expect(subjectProblem(text)).toBeNull();
     }
@@ -48,8 +56,19 @@ describe('the identifier rules', () => {
   });
 
   it('take scopes as RFC 6749 scope tokens only', () => {
-    for (const scope of ['orders:read', 'https://graph.example.com/User.Read', 'a', '!#$%&\'()*+,-./:;<=>?@[]^_`{|}~']) expect(scopeProblem(scope)).toBeNull();
-    for (const scope of ['orders:read admin:all', 'a\u0000', 'a\nb', 'a\tb', 'say"hi"', 'back\\slash', 'é', '', 'x'.repeat(129)]) {
+    for (const scope of ['orders:read', 'https://graph.example.com/User.Read', 'a', "!#$%&'()*+,-./:;<=>?@[]^_`{|}~"])
+      expect(scopeProblem(scope)).toBeNull();
+    for (const scope of [
+      'orders:read admin:all',
+      'a\u0000',
+      'a\nb',
+      'a\tb',
+      'say"hi"',
+      'back\\slash',
+      'é',
+      '',
+      'x'.repeat(129),
+    ]) {
       expect(scopeProblem(scope), JSON.stringify(scope)).not.toBeNull();
     }
   });
@@ -59,12 +78,19 @@ describe('AgentService: every way an identifier enters is judged by the same rul
   function setup() {
     const issuers: TrustedIssuer[] = [{ issuer: IDP, audience: 'https://gw.example.com/mcp' }];
     const store = createMemoryStore();
-    const service = new AgentService({ store, tokens: new TokenService({ signingKey: 's'.repeat(32) }), external: new ExternalTokens({ issuers }) });
+    const service = new AgentService({
+      store,
+      tokens: new TokenService({ signingKey: 's'.repeat(32) }),
+      external: new ExternalTokens({ issuers }),
+    });
     return { store, service };
   }
 
   async function fieldsOf(attempt: Promise<unknown>): Promise<string[]> {
-    const error = await attempt.then(() => null, (e: unknown) => e);
+    const error = await attempt.then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(InvalidInputError);
     return (error as InvalidInputError).fields.map((field) => field.path);
   }
@@ -76,7 +102,10 @@ describe('AgentService: every way an identifier enters is judged by the same rul
         label: 'Support\u202E',
         dailyTokenBudget: 1,
         scopes: ['orders:read', 'orders:read admin:all'],
-        externalSubjects: [{ issuer: IDP, subject: 'alice' }, { issuer: IDP, subject: MISLEADING.newline }],
+        externalSubjects: [
+          { issuer: IDP, subject: 'alice' },
+          { issuer: IDP, subject: MISLEADING.newline },
+        ],
       }),
     );
     expect(fields).toEqual(['label', 'scopes.1', 'externalSubjects.1.subject']);
@@ -85,7 +114,9 @@ describe('AgentService: every way an identifier enters is judged by the same rul
 
   it('refuses a confirmWrites that is not a boolean (a provisioning path has no request schema), and stores a true one', async () => {
     const { service, store } = setup();
-    expect(await fieldsOf(service.create({ label: 'bot', dailyTokenBudget: 1, confirmWrites: 'yes' as never }))).toEqual(['confirmWrites']);
+    expect(
+      await fieldsOf(service.create({ label: 'bot', dailyTokenBudget: 1, confirmWrites: 'yes' as never })),
+    ).toEqual(['confirmWrites']);
     expect(await store.agents.list()).toEqual([]);
     const agent = await service.create({ label: 'bot', dailyTokenBudget: 1, confirmWrites: true });
     expect((await service.get(agent.agentId)).confirmWrites).toBe(true);
@@ -98,7 +129,9 @@ describe('AgentService: every way an identifier enters is judged by the same rul
     const agent = await service.create({ label: 'bot', dailyTokenBudget: 1, scopes: ['orders:read'] });
     expect(await fieldsOf(service.update(agent.agentId, { label: 'a\u0000b' }))).toEqual(['label']);
     expect(await fieldsOf(service.update(agent.agentId, { scopes: ['orders:read', 'a\nb'] }))).toEqual(['scopes.1']);
-    expect(await fieldsOf(service.update(agent.agentId, { externalSubjects: [{ issuer: IDP, subject: 'x'.repeat(9000) }] }))).toEqual(['externalSubjects.0.subject']);
+    expect(
+      await fieldsOf(service.update(agent.agentId, { externalSubjects: [{ issuer: IDP, subject: 'x'.repeat(9000) }] })),
+    ).toEqual(['externalSubjects.0.subject']);
     expect(await service.get(agent.agentId)).toEqual(agent);
   });
 
@@ -106,13 +139,22 @@ describe('AgentService: every way an identifier enters is judged by the same rul
     const { service, store } = setup();
     const agent = await service.create({ label: 'bot', dailyTokenBudget: 1 });
     // As an earlier version stored it: provisioned from a token with a newline in its subject.
-    const legacy = { label: `${MISLEADING.newline} at idp`, scopes: ['a b'], externalSubjects: [{ issuer: IDP, subject: MISLEADING.newline }] };
+    const legacy = {
+      label: `${MISLEADING.newline} at idp`,
+      scopes: ['a b'],
+      externalSubjects: [{ issuer: IDP, subject: MISLEADING.newline }],
+    };
     await store.agents.update(agent.agentId, legacy, agent.updatedAt);
 
     const saved = await service.update(agent.agentId, { ...legacy, dailyTokenBudget: 99 });
     expect(saved).toMatchObject({ ...legacy, dailyTokenBudget: 99 });
-    expect(await fieldsOf(service.update(agent.agentId, { ...legacy, scopes: ['a b', 'c\u0000'] }))).toEqual(['scopes.1']);
+    expect(await fieldsOf(service.update(agent.agentId, { ...legacy, scopes: ['a b', 'c\u0000'] }))).toEqual([
+      'scopes.1',
+    ]);
     // Removing the bad identity, or renaming the agent, is an edit like any other.
-    expect(await service.update(agent.agentId, { label: 'bot', externalSubjects: [] })).toMatchObject({ label: 'bot', externalSubjects: [] });
+    expect(await service.update(agent.agentId, { label: 'bot', externalSubjects: [] })).toMatchObject({
+      label: 'bot',
+      externalSubjects: [],
+    });
   });
 });

@@ -34,7 +34,8 @@ const length = (text: string) => [...text].length;
 export function scopeProblem(scope: string): string | null {
   if (scope === '') return 'must not be empty';
   if (scope.length > MAX_SCOPE_LENGTH) return `must be at most ${MAX_SCOPE_LENGTH} characters`;
-  if (!SCOPE_TOKEN.test(scope)) return 'must be an OAuth scope token: printable ASCII without space, " or \\ (RFC 6749 3.3)';
+  if (!SCOPE_TOKEN.test(scope))
+    return 'must be an OAuth scope token: printable ASCII without space, " or \\ (RFC 6749 3.3)';
   return null;
 }
 
@@ -57,11 +58,16 @@ export function subjectProblem(subject: string): string | null {
  * page shows an identifier stored before the rules, so what it holds is seen.
  */
 export function showInvisible(text: string): string {
-  return text.replace(new RegExp(MISLEADING_TEXT.source, 'gu'), (char) => `\\u{${char.codePointAt(0)!.toString(16).toUpperCase()}}`);
+  return text.replace(
+    new RegExp(MISLEADING_TEXT.source, 'gu'),
+    (char) => `\\u{${char.codePointAt(0)!.toString(16).toUpperCase()}}`,
+  );
 }
 
 function textProblem(text: string): string | null {
-  return MISLEADING_TEXT.test(text) ? 'must not contain control, bidi-override, zero-width or other invisible characters' : null;
+  return MISLEADING_TEXT.test(text)
+    ? 'must not contain control, bidi-override, zero-width or other invisible characters'
+    : null;
 }
 
 /** The identifiers of a new agent or of a change to one. */
@@ -80,7 +86,10 @@ export interface AgentIdentifiers {
  * what the edit does not touch (and the stored value changes nothing it did
  * not already do).
  */
-export function checkAgentIdentifiers(input: AgentIdentifiers, stored?: Pick<AgentRecord, 'label' | 'scopes' | 'externalSubjects'>): void {
+export function checkAgentIdentifiers(
+  input: AgentIdentifiers,
+  stored?: Pick<AgentRecord, 'label' | 'scopes' | 'externalSubjects'>,
+): void {
   const fields: InvalidField[] = [];
   const judge = (path: string, problem: string | null) => {
     if (problem !== null) fields.push({ path, message: problem });
@@ -93,15 +102,22 @@ export function checkAgentIdentifiers(input: AgentIdentifiers, stored?: Pick<Age
   input.externalSubjects?.forEach((identity, index) => {
     if (!holds(stored, identity)) judge(`externalSubjects.${index}.subject`, subjectProblem(identity.subject));
   });
-  if (input.confirmWrites !== undefined && typeof input.confirmWrites !== 'boolean') judge('confirmWrites', 'must be true or false');
+  if (input.confirmWrites !== undefined && typeof input.confirmWrites !== 'boolean')
+    judge('confirmWrites', 'must be true or false');
   if (fields.length > 0) throw new InvalidInputError('The agent has invalid identifiers', fields);
 }
 
 /** Identities of a change that the agent does not hold yet. */
-export function newIdentities(subjects: readonly ExternalSubject[] | undefined, stored?: Pick<AgentRecord, 'externalSubjects'>): Array<{ identity: ExternalSubject; index: number }> {
+export function newIdentities(
+  subjects: readonly ExternalSubject[] | undefined,
+  stored?: Pick<AgentRecord, 'externalSubjects'>,
+): Array<{ identity: ExternalSubject; index: number }> {
   return (subjects ?? []).flatMap((identity, index) => (holds(stored, identity) ? [] : [{ identity, index }]));
 }
 
 function holds(stored: Pick<AgentRecord, 'externalSubjects'> | undefined, identity: ExternalSubject): boolean {
-  return stored?.externalSubjects.some((held) => held.issuer === identity.issuer && held.subject === identity.subject) ?? false;
+  return (
+    stored?.externalSubjects.some((held) => held.issuer === identity.issuer && held.subject === identity.subject) ??
+    false
+  );
 }

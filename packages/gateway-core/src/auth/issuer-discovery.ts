@@ -6,7 +6,11 @@
  * The metadata must name the same issuer (RFC 8414 3.3), or it is not used.
  * With `signal`, it bounds every request; without, each gets its own timeout.
  */
-export async function discoverJwksUrl(issuer: string, fetcher: typeof fetch = fetch, signal?: AbortSignal): Promise<string> {
+export async function discoverJwksUrl(
+  issuer: string,
+  fetcher: typeof fetch = fetch,
+  signal?: AbortSignal,
+): Promise<string> {
   const problems: string[] = [];
   for (const url of metadataUrls(issuer)) {
     try {
@@ -23,7 +27,10 @@ const DISCOVERY_TIMEOUT_MS = 5000;
 export function metadataUrls(issuer: string): string[] {
   const base = new URL(issuer);
   const path = base.pathname.replace(/\/$/, '');
-  return [`${base.origin}${path}/.well-known/openid-configuration`, `${base.origin}/.well-known/oauth-authorization-server${path}`];
+  return [
+    `${base.origin}${path}/.well-known/openid-configuration`,
+    `${base.origin}/.well-known/oauth-authorization-server${path}`,
+  ];
 }
 
 async function jwksUriAt(url: string, issuer: string, fetcher: typeof fetch, signal: AbortSignal): Promise<string> {

@@ -1,9 +1,19 @@
-import { createLocalJWKSet, errors as joseErrors, jwtVerify, type JWTPayload, type JWTVerifyGetKey, type JWTVerifyOptions } from 'jose';
+import {
+  createLocalJWKSet,
+  errors as joseErrors,
+  jwtVerify,
+  type JWTPayload,
+  type JWTVerifyGetKey,
+  type JWTVerifyOptions,
+} from 'jose';
 import { IssuerUnavailableError } from '../errors.js';
 import { discoverJwksUrl } from './issuer-discovery.js';
 import { toUnauthorized } from './jwt-refusal.js';
 
-/** Least time between two attempts to fetch an issuer's keys, whatever the last one gave: what a flood of made-up kids, or an issuer that is down, can cost. */
+/**
+ * Least time between two attempts to fetch an issuer's keys, whatever the last one gave: what a flood of made-up kids,
+ * or an issuer that is down, can cost.
+ */
 export const DEFAULT_JWKS_COOLDOWN_SECONDS = 10;
 /** How long the last good keys stay in use while the issuer cannot be reached. */
 export const DEFAULT_JWKS_MAX_STALE_SECONDS = 6 * 3600;
@@ -47,7 +57,10 @@ export class IssuerKeys {
     this.#jwksUrl = options.jwksUrl;
   }
 
-  /** The token's payload once its signature and the checks in `options` pass; an UnauthorizedError or IssuerUnavailableError otherwise. */
+  /**
+   * The token's payload once its signature and the checks in `options` pass; an UnauthorizedError or
+   * IssuerUnavailableError otherwise.
+   */
   async verify(token: string, options: JWTVerifyOptions): Promise<JWTPayload> {
     const keys = await this.#usableKeys();
     try {
@@ -61,7 +74,8 @@ export class IssuerKeys {
   /** A kid the keys held do not have: the issuer may have rotated, so its keys are fetched again, cooldown allowing. */
   async #verifyUnknownKey(token: string, options: JWTVerifyOptions, noMatch: unknown): Promise<JWTPayload> {
     if (this.#fetching === undefined && !this.#mayFetch()) {
-      // Within the cooldown the keys are as fresh as they may be: either the issuer is down (it may have a key we cannot see) or the kid is not its.
+      // Within the cooldown the keys are as fresh as they may be: either the issuer is down (it may have a key we
+      // cannot see) or the kid is not its.
       if (this.#failure !== undefined) throw this.#unavailable();
       throw toUnauthorized(noMatch);
     }
@@ -83,7 +97,8 @@ export class IssuerKeys {
     }
     if (this.#fetching === undefined && !this.#mayFetch()) throw this.#unavailable();
     await this.#refresh();
-    if (this.#keys === undefined || this.#options.now() - this.#keys.fetchedAt > this.#options.maxStaleMs) throw this.#unavailable();
+    if (this.#keys === undefined || this.#options.now() - this.#keys.fetchedAt > this.#options.maxStaleMs)
+      throw this.#unavailable();
     return this.#keys.getKey;
   }
 
@@ -115,6 +130,8 @@ export class IssuerKeys {
   }
 
   #unavailable(): IssuerUnavailableError {
-    return new IssuerUnavailableError(`The keys of ${this.#options.issuer} cannot be fetched; try again shortly`, { cause: this.#failure });
+    return new IssuerUnavailableError(`The keys of ${this.#options.issuer} cannot be fetched; try again shortly`, {
+      cause: this.#failure,
+    });
   }
 }

@@ -14,7 +14,8 @@ export function toUnauthorized(error: unknown): UnauthorizedError {
 
 function reasonOf(error: unknown): UnauthorizedReason {
   if (error instanceof joseErrors.JOSEAlgNotAllowed || error instanceof joseErrors.JOSENotSupported) return 'algorithm';
-  if (error instanceof joseErrors.JWSSignatureVerificationFailed || error instanceof joseErrors.JWKSNoMatchingKey) return 'signature';
+  if (error instanceof joseErrors.JWSSignatureVerificationFailed || error instanceof joseErrors.JWKSNoMatchingKey)
+    return 'signature';
   if (error instanceof joseErrors.JWTClaimValidationFailed) return 'claims';
   return 'malformed';
 }
@@ -22,4 +23,3 @@ function reasonOf(error: unknown): UnauthorizedReason {
 export function invalid(reason: UnauthorizedReason, cause?: unknown): UnauthorizedError {
   return new UnauthorizedError('Invalid token', reason, cause === undefined ? undefined : { cause });
 }
-

@@ -3,12 +3,21 @@ import { TooManyAttemptsError } from '../errors.js';
 import { MemoryAttemptCounter } from '../store/memory/attempts.js';
 import { SignInThrottle } from './sign-in-throttle.js';
 
-function throttle(options: { maxFailures?: number; backoffMs?: number; maxBackoffMs?: number; windowMs?: number } = {}) {
+function throttle(
+  options: { maxFailures?: number; backoffMs?: number; maxBackoffMs?: number; windowMs?: number } = {},
+) {
   let now = 1_000_000;
   const clock = () => now;
   const attempts = new MemoryAttemptCounter(clock);
   return {
-    throttle: new SignInThrottle({ attempts, clock, maxFailures: 3, backoffMs: 1_000, maxBackoffMs: 8_000, ...options }),
+    throttle: new SignInThrottle({
+      attempts,
+      clock,
+      maxFailures: 3,
+      backoffMs: 1_000,
+      maxBackoffMs: 8_000,
+      ...options,
+    }),
     attempts,
     advance: (ms: number) => {
       now += ms;

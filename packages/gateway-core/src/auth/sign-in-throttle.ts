@@ -51,7 +51,11 @@ export class SignInThrottle {
   async check(address: string): Promise<void> {
     const record = await this.#attempts.read(subjectOf(address));
     const waitMs = record ? this.remainingWaitMs(record, this.#clock()) : 0;
-    if (waitMs > 0) throw new TooManyAttemptsError('Too many failed sign-in attempts from this address; try again later', waitMs / 1000);
+    if (waitMs > 0)
+      throw new TooManyAttemptsError(
+        'Too many failed sign-in attempts from this address; try again later',
+        waitMs / 1000,
+      );
   }
 
   /** Counts a wrong key; returns how long the address must now wait (0 = none). */

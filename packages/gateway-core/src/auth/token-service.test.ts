@@ -18,7 +18,10 @@ function forge(claims: Record<string, unknown>, configure: (jwt: SignJWT) => Sig
   return configure(jwt).sign(new TextEncoder().encode(KEY));
 }
 
-async function rejection(token: Promise<string> | string, verify: (t: string) => Promise<unknown> = (t) => tokens.verifyAgentToken(t)) {
+async function rejection(
+  token: Promise<string> | string,
+  verify: (t: string) => Promise<unknown> = (t) => tokens.verifyAgentToken(t),
+) {
   const error = await verify(await token).then(
     () => null,
     (e: unknown) => e,
@@ -58,7 +61,9 @@ describe('TokenService', () => {
 
   it('refuses a lifetime that is not positive or absurdly long', async () => {
     for (const expiresInDays of [0, -1, Number.NaN, Infinity, 3651]) {
-      await expect(tokens.issueAgentToken({ ...agentRequest, expiresInDays })).rejects.toBeInstanceOf(InvalidInputError);
+      await expect(tokens.issueAgentToken({ ...agentRequest, expiresInDays })).rejects.toBeInstanceOf(
+        InvalidInputError,
+      );
     }
   });
 
@@ -109,7 +114,9 @@ describe('TokenService', () => {
   });
 
   it('accepts the forging helper’s well-formed token, so the rejections below are about one claim', async () => {
-    await expect(tokens.verifyAgentToken(await forge({}, (jwt) => jwt.setExpirationTime('1h')))).resolves.toMatchObject({ agentId: 'agt_abc' });
+    await expect(tokens.verifyAgentToken(await forge({}, (jwt) => jwt.setExpirationTime('1h')))).resolves.toMatchObject(
+      { agentId: 'agt_abc' },
+    );
   });
 
   it('rejects a wrong audience, a wrong issuer and a missing exp', async () => {

@@ -87,7 +87,12 @@ export class TokenService {
   async verifyAdminToken(token: string): Promise<AdminClaims> {
     const payload = await this.#verify(token, ADMIN_AUDIENCE);
     if (payload.sub !== ADMIN_SUBJECT) throw invalid('claims');
-    return { subject: payload.sub, tokenId: payload.jti, issuedAt: seconds(payload.iat), expiresAt: seconds(payload.exp) };
+    return {
+      subject: payload.sub,
+      tokenId: payload.jti,
+      issuedAt: seconds(payload.iat),
+      expiresAt: seconds(payload.exp),
+    };
   }
 
   /**
@@ -127,7 +132,10 @@ export class TokenService {
    * every sign and verify: one more thread-pool job on each authenticated request.
    */
   #hmacKey(): Promise<webcrypto.CryptoKey> {
-    this.#cryptoKey ??= webcrypto.subtle.importKey('raw', this.#key, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
+    this.#cryptoKey ??= webcrypto.subtle.importKey('raw', this.#key, { name: 'HMAC', hash: 'SHA-256' }, false, [
+      'sign',
+      'verify',
+    ]);
     return this.#cryptoKey;
   }
 

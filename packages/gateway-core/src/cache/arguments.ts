@@ -34,7 +34,11 @@ export function splitArguments(schema: InputSchema, args: Record<string, unknown
   const text: Array<[string, string]> = [];
   for (const name of Object.keys(args).sort()) {
     const value = args[name];
-    if (typeof value === 'string' && isFreeTextProperty(name, schema.properties[name]) && TWO_WORDS.test(value.trim())) {
+    if (
+      typeof value === 'string' &&
+      isFreeTextProperty(name, schema.properties[name]) &&
+      TWO_WORDS.test(value.trim())
+    ) {
       text.push([name, value]);
     } else {
       exact[name] = value;
@@ -44,12 +48,16 @@ export function splitArguments(schema: InputSchema, args: Record<string, unknown
 }
 
 function isFreeTextProperty(name: string, property: Record<string, unknown> | undefined): boolean {
-  if (!property || property.type !== 'string' || IDENTIFIER_NAME.test(name)) return false;
+  if (property?.type !== 'string' || IDENTIFIER_NAME.test(name)) return false;
   return !('enum' in property || 'const' in property || 'format' in property || 'pattern' in property);
 }
 
 /** Words a search can do without: a request's politeness and articles, not what is searched for. */
-const FILLER = new Set('a an the please me my i show find search list all any some do does you have need looking look get give want'.split(' '));
+const FILLER = new Set(
+  'a an the please me my i show find search list all any some do does you have need looking look get give want'.split(
+    ' ',
+  ),
+);
 const WORD = /[\p{L}\p{N}$€£%]+(?:['\-.,][\p{L}\p{N}]+)*/gu;
 
 /**

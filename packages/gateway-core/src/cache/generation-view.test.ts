@@ -16,7 +16,12 @@ function setup(refreshMs = 1_000) {
   };
   const clock = { now: 0 };
   const errors: unknown[] = [];
-  const view = new GenerationView(counter, refreshMs, (error) => errors.push(error), () => clock.now);
+  const view = new GenerationView(
+    counter,
+    refreshMs,
+    (error) => errors.push(error),
+    () => clock.now,
+  );
   const otherInstanceBumps = () => void shared++;
   const answerAll = async () => {
     for (const read of reads.splice(0)) read.answer();
@@ -58,7 +63,7 @@ describe('GenerationView: the shared cache generation, read at most once per int
     expect(await afterInterval).toBe(1);
   });
 
-  it("knows its own bump at once and never takes it back with a read sent before it", async () => {
+  it('knows its own bump at once and never takes it back with a read sent before it', async () => {
     const { view, clock, answerAll } = setup();
     const start = view.current();
     await answerAll();
@@ -94,9 +99,17 @@ describe('GenerationView: the shared cache generation, read at most once per int
 
   it('a failed bump stops the cache until a read succeeds: the write happened, the others may not know', async () => {
     let fail = true;
-    const counter: GenerationCounter = { generation: async () => 7, bump: async () => (fail ? Promise.reject(new Error('down')) : 8) };
+    const counter: GenerationCounter = {
+      generation: async () => 7,
+      bump: async () => (fail ? Promise.reject(new Error('down')) : 8),
+    };
     const clock = { now: 0 };
-    const view = new GenerationView(counter, 1_000, () => {}, () => clock.now);
+    const view = new GenerationView(
+      counter,
+      1_000,
+      () => {},
+      () => clock.now,
+    );
     expect(await view.current()).toBe(7);
     await expect(view.bump()).rejects.toThrow('down');
     expect(await view.current()).toBeNull();

@@ -55,7 +55,7 @@ export class GenerationView {
    */
   async current(ownRead?: Promise<number | null> | null): Promise<number | null> {
     const now = this.clock();
-    if (this.refreshMs > 0) this.refresh(now);
+    if (this.refreshMs > 0) void this.refresh(now); // never rejects (#read reports its errors)
     if (now - this.#valueSentAt < this.refreshMs) return this.#value;
     if (ownRead) return ownRead;
     if (this.refreshMs === 0) return this.#read(now);

@@ -12,7 +12,13 @@ import { sha256Hex } from '../crypto/sha256.js';
 import { canonicalJson } from '../util/canonical-json.js';
 import { normalizeText } from './arguments.js';
 import { disagreement } from './semantic-guard.js';
-import { DEFAULT_SIMILARITY_THRESHOLD, exactKey, SemanticCache, type CacheableTool, type SemanticCacheOptions } from './semantic-cache.js';
+import {
+  DEFAULT_SIMILARITY_THRESHOLD,
+  exactKey,
+  SemanticCache,
+  type CacheableTool,
+  type SemanticCacheOptions,
+} from './semantic-cache.js';
 
 const searchProducts: CacheableTool = {
   name: 'searchProducts',
@@ -22,7 +28,11 @@ const searchProducts: CacheableTool = {
   inputSchema: {
     type: 'object',
     required: ['query'],
-    properties: { query: { type: 'string' }, category: { type: 'string', enum: ['shoes', 'bags'] }, limit: { type: 'integer' } },
+    properties: {
+      query: { type: 'string' },
+      category: { type: 'string', enum: ['shoes', 'bags'] },
+      limit: { type: 'integer' },
+    },
   },
 };
 
@@ -54,7 +64,14 @@ function cacheWith(options: Partial<SemanticCacheOptions> = {}): SemanticCache {
 }
 
 /** Stores and waits for the off-the-hot-path part, as a test must. */
-async function stored(cache: SemanticCache, tool: CacheableTool, args: Record<string, unknown>, text: string, ttlMs?: number, agentId = AGENT): Promise<void> {
+async function stored(
+  cache: SemanticCache,
+  tool: CacheableTool,
+  args: Record<string, unknown>,
+  text: string,
+  ttlMs?: number,
+  agentId = AGENT,
+): Promise<void> {
   void cache.store(tool, args, agentId, text, ttlMs);
   await cache.idle();
 }
@@ -99,7 +116,10 @@ describe('the similarity threshold, measured with the local model', () => {
     // Since 0.88 (issue 28) the threshold alone no longer parts "boots for women" from "men's boots"
     // (0.884): the guard's opposites do, as they do for the product set's 126 pairs that similarity alone
     // would serve. What must hold is that the cache serves none of them.
-    const servable = different.filter((pair, index) => differentScores[index]! >= DEFAULT_SIMILARITY_THRESHOLD && disagreement(pair[0], pair[1]) === null);
+    const servable = different.filter(
+      (pair, index) =>
+        differentScores[index]! >= DEFAULT_SIMILARITY_THRESHOLD && disagreement(pair[0], pair[1]) === null,
+    );
     expect(servable).toEqual([]);
     expect(paraphraseScores[0]).toBeGreaterThanOrEqual(DEFAULT_SIMILARITY_THRESHOLD);
     // The trade-off, stated: looser paraphrases miss rather than risk a wrong answer.
@@ -113,16 +133,26 @@ describe('SemanticCache', () => {
     const cache = new SemanticCache({ cache: store.cache, model });
     await stored(cache, searchProducts, boots, '{"items":["boot"]}');
     expect(await store.cache.get(exactKey(searchProducts, AGENT, boots))).toBe('{"items":["boot"]}');
-    expect(await cache.lookup(searchProducts, { limit: 5, category: 'shoes', query: boots.query }, AGENT)).toEqual({ tier: 'exact', text: '{"items":["boot"]}' });
+    expect(await cache.lookup(searchProducts, { limit: 5, category: 'shoes', query: boots.query }, AGENT)).toEqual({
+      tier: 'exact',
+      text: '{"items":["boot"]}',
+    });
   });
 
   it('keys the exact tier by the digest of the canonical JSON of the agent and the arguments', () => {
     const secret = Buffer.from('k'.repeat(32));
-    const argsList: Array<Record<string, unknown>> = [{}, boots, { b: [1, { z: null, a: 'é' }], a: undefined, 10: 'x', 2: true }, { toJSON: 'not a function', q: 'a"b\n' }];
+    const argsList: Array<Record<string, unknown>> = [
+      {},
+      boots,
+      { b: [1, { z: null, a: 'é' }], a: undefined, 10: 'x', 2: true },
+      { toJSON: 'not a function', q: 'a"b\n' },
+    ];
     for (const agentId of [AGENT, 'agt_"quoted"\\', '']) {
       for (const args of argsList) {
         for (const key of [undefined, secret]) {
-          expect(exactKey(searchProducts, agentId, args, key)).toBe(`searchProducts:${sha256Hex(canonicalJson({ agent: agentId, args }), key)}`);
+          expect(exactKey(searchProducts, agentId, args, key)).toBe(
+            `searchProducts:${sha256Hex(canonicalJson({ agent: agentId, args }), key)}`,
+          );
         }
       }
     }
@@ -136,7 +166,9 @@ describe('SemanticCache', () => {
     expect(await cache.lookup(fromA, boots, AGENT)).toEqual({ tier: 'exact', text: '{"from":"a"}' });
     expect(await cache.lookup(fromB, boots, AGENT)).toBeNull();
     expect(await cache.lookup(fromB, bootsParaphrase, AGENT)).toBeNull();
-    expect(exactKey(fromA, AGENT, boots)).toBe(`searchProducts:${sha256Hex(canonicalJson({ agent: AGENT, args: boots, downstream: 'a' }))}`);
+    expect(exactKey(fromA, AGENT, boots)).toBe(
+      `searchProducts:${sha256Hex(canonicalJson({ agent: AGENT, args: boots, downstream: 'a' }))}`,
+    );
   });
 
   it('keys entries with an HMAC when given a secret, so key names do not reveal the arguments', async () => {
@@ -182,7 +214,12 @@ describe('SemanticCache', () => {
 
   it('never files an answer fetched before a write under the generation after it', async () => {
     const store = createMemoryStore();
-    const cache = new SemanticCache({ cache: store.cache, model, generation: store.cacheGeneration, generationRefreshMs: 0 });
+    const cache = new SemanticCache({
+      cache: store.cache,
+      model,
+      generation: store.cacheGeneration,
+      generationRefreshMs: 0,
+    });
     const before = await cache.generation();
     await cache.invalidate(); // a write lands while the read is still at the downstream
     void cache.store(searchProducts, boots, AGENT, '{"items":["stale"]}', undefined, before);
@@ -201,8 +238,20 @@ describe('SemanticCache', () => {
     const question = 'what do buyers say about the battery life';
     await stored(cache, productReviews, { productId: 42, question }, 'reviews of 42');
     expect(await cache.lookup(productReviews, { productId: 99, question }, AGENT)).toBeNull();
-    expect(await cache.lookup(productReviews, { productId: 99, question: 'What do buyers say about the battery life?' }, AGENT)).toBeNull();
-    expect(await cache.lookup(productReviews, { productId: 42, question: 'What do buyers say about the battery life?' }, AGENT)).toMatchObject({
+    expect(
+      await cache.lookup(
+        productReviews,
+        { productId: 99, question: 'What do buyers say about the battery life?' },
+        AGENT,
+      ),
+    ).toBeNull();
+    expect(
+      await cache.lookup(
+        productReviews,
+        { productId: 42, question: 'What do buyers say about the battery life?' },
+        AGENT,
+      ),
+    ).toMatchObject({
       tier: 'semantic',
       text: 'reviews of 42',
     });
@@ -212,7 +261,9 @@ describe('SemanticCache', () => {
     const cache = cacheWith();
     await stored(cache, searchProducts, { query: 'laptops under 1000 dollars' }, 'cheap laptops');
     expect(await cache.lookup(searchProducts, { query: 'laptops under 2000 dollars' }, AGENT)).toBeNull();
-    expect(await cache.lookup(searchProducts, { query: 'Laptops under 1000 dollars' }, AGENT)).toMatchObject({ tier: 'semantic' });
+    expect(await cache.lookup(searchProducts, { query: 'Laptops under 1000 dollars' }, AGENT)).toMatchObject({
+      tier: 'semantic',
+    });
   });
 
   it('refuses a close text that disagrees on a negation, a quantity, a name or an opposite, whatever the threshold', async () => {
@@ -229,7 +280,9 @@ describe('SemanticCache', () => {
     }
     // The low threshold is what lets these through; the guard is what holds the others back.
     await stored(cache, searchProducts, { query: 'cheap wireless mice' }, 'mice');
-    expect(await cache.lookup(searchProducts, { query: 'wireless mice that are cheap' }, AGENT)).toMatchObject({ tier: 'semantic' });
+    expect(await cache.lookup(searchProducts, { query: 'wireless mice that are cheap' }, AGENT)).toMatchObject({
+      tier: 'semantic',
+    });
   });
 
   it('only compares calls whose other arguments are exactly equal', async () => {
@@ -250,8 +303,14 @@ describe('SemanticCache', () => {
     expect(await cache.lookup(searchProducts, boots, 'agent-a')).toMatchObject({ tier: 'exact' });
     expect(await cache.lookup(searchProducts, bootsParaphrase, 'agent-a')).toMatchObject({ tier: 'semantic' });
     await stored(cache, searchProducts, boots, '{"items":["for B"]}', undefined, 'agent-b');
-    expect(await cache.lookup(searchProducts, boots, 'agent-b')).toEqual({ tier: 'exact', text: '{"items":["for B"]}' });
-    expect(await cache.lookup(searchProducts, boots, 'agent-a')).toEqual({ tier: 'exact', text: '{"items":["for A"]}' });
+    expect(await cache.lookup(searchProducts, boots, 'agent-b')).toEqual({
+      tier: 'exact',
+      text: '{"items":["for B"]}',
+    });
+    expect(await cache.lookup(searchProducts, boots, 'agent-a')).toEqual({
+      tier: 'exact',
+      text: '{"items":["for A"]}',
+    });
   });
 
   it('keeps tools apart', async () => {
@@ -264,14 +323,21 @@ describe('SemanticCache', () => {
   it('forgets an entry after its TTL, per tool or by default', async () => {
     // The store's clock, not the wall's: an embedding slow on a loaded machine must not eat the short TTL.
     let now = Date.now();
-    const cache = new SemanticCache({ cache: createMemoryStore({ clock: () => now }).cache, model, ttlMs: 60_000, tools: { searchProducts: { ttlMs: 200 } } });
+    const cache = new SemanticCache({
+      cache: createMemoryStore({ clock: () => now }).cache,
+      model,
+      ttlMs: 60_000,
+      tools: { searchProducts: { ttlMs: 200 } },
+    });
     await stored(cache, productReviews, { productId: 1, question: 'is it any good' }, 'long-lived');
     await stored(cache, searchProducts, boots, 'short-lived');
     expect(await cache.lookup(searchProducts, boots, AGENT)).toMatchObject({ tier: 'exact' });
     now += 300;
     expect(await cache.lookup(searchProducts, boots, AGENT)).toBeNull();
     expect(await cache.lookup(searchProducts, bootsParaphrase, AGENT)).toBeNull();
-    expect(await cache.lookup(productReviews, { productId: 1, question: 'is it any good' }, AGENT)).toMatchObject({ text: 'long-lived' });
+    expect(await cache.lookup(productReviews, { productId: 1, question: 'is it any good' }, AGENT)).toMatchObject({
+      text: 'long-lived',
+    });
   });
 
   it('caches only tools that cannot change state', async () => {
@@ -297,7 +363,11 @@ describe('SemanticCache', () => {
     await stored(optedOut, searchProducts, boots, 'x');
     expect(await optedOut.lookup(searchProducts, boots, AGENT)).toBeNull();
 
-    for (const exactOnly of [cacheWith({ semantic: false }), cacheWith({ tools: { searchProducts: { semantic: false } } }), cacheWith({ model: null })]) {
+    for (const exactOnly of [
+      cacheWith({ semantic: false }),
+      cacheWith({ tools: { searchProducts: { semantic: false } } }),
+      cacheWith({ model: null }),
+    ]) {
       await stored(exactOnly, searchProducts, boots, 'x');
       expect(await exactOnly.lookup(searchProducts, boots, AGENT)).toMatchObject({ tier: 'exact' });
       expect(await exactOnly.lookup(searchProducts, bootsParaphrase, AGENT)).toBeNull();
@@ -317,7 +387,13 @@ describe('SemanticCache', () => {
     function counted() {
       const store = createMemoryStore().cache;
       const reads: string[] = [];
-      const cache: ResponseCache = { ...store, get: (key) => (reads.push(key), store.get(key)), set: store.set.bind(store), candidates: store.candidates.bind(store), addCandidate: store.addCandidate.bind(store) };
+      const cache: ResponseCache = {
+        ...store,
+        get: (key) => (reads.push(key), store.get(key)),
+        set: store.set.bind(store),
+        candidates: store.candidates.bind(store),
+        addCandidate: store.addCandidate.bind(store),
+      };
       return { cache, reads };
     }
 
@@ -353,8 +429,15 @@ describe('SemanticCache', () => {
       const { cache: store, reads } = counted();
       const counter = new MemoryGenerationCounter();
       const events: string[] = [];
-      const generation = { generation: () => (events.push('generation'), counter.generation()), bump: () => counter.bump() };
-      const cache = new SemanticCache({ cache: { ...store, get: (key) => (events.push('entry'), store.get(key)) }, generation, generationRefreshMs: 0 });
+      const generation = {
+        generation: () => (events.push('generation'), counter.generation()),
+        bump: () => counter.bump(),
+      };
+      const cache = new SemanticCache({
+        cache: { ...store, get: (key) => (events.push('entry'), store.get(key)) },
+        generation,
+        generationRefreshMs: 0,
+      });
       await cache.generation();
       await stored(cache, searchProducts, boots, '{"hit":1}');
       events.length = 0;
@@ -364,7 +447,10 @@ describe('SemanticCache', () => {
       // Both reads are sent before anything is awaited: one round trip.
       expect(events).toEqual(['generation', 'entry']);
       const current = await cache.generation(peek);
-      expect(await cache.lookup(searchProducts, boots, AGENT, current, peek)).toEqual({ tier: 'exact', text: '{"hit":1}' });
+      expect(await cache.lookup(searchProducts, boots, AGENT, current, peek)).toEqual({
+        tier: 'exact',
+        text: '{"hit":1}',
+      });
       expect(events).toEqual(['generation', 'entry']);
 
       // Another instance's write moves the generation after the entry was stored: the peeked entry is not served.
@@ -391,7 +477,9 @@ describe('SemanticCache', () => {
     it('is not started for a tool that is not cached', () => {
       const cache = new SemanticCache({ cache: createMemoryStore().cache });
       expect(cache.peek({ ...searchProducts, httpMethod: 'POST' }, boots, AGENT)).toBeNull();
-      expect(new SemanticCache({ cache: createMemoryStore().cache, enabled: false }).peek(searchProducts, boots, AGENT)).toBeNull();
+      expect(
+        new SemanticCache({ cache: createMemoryStore().cache, enabled: false }).peek(searchProducts, boots, AGENT),
+      ).toBeNull();
     });
 
     it('reports a failed read only when it is used, as a miss; an unused one is dropped quietly', async () => {
@@ -440,7 +528,11 @@ describe('SemanticCache', () => {
       },
     };
     const errors: unknown[] = [];
-    const cache = new SemanticCache({ cache: createMemoryStore().cache, model: broken, onError: (e) => errors.push(e) });
+    const cache = new SemanticCache({
+      cache: createMemoryStore().cache,
+      model: broken,
+      onError: (e) => errors.push(e),
+    });
     await stored(cache, searchProducts, boots, 'x');
     expect(await cache.lookup(searchProducts, boots, AGENT)).toEqual({ tier: 'exact', text: 'x' });
     expect(await cache.lookup(searchProducts, bootsParaphrase, AGENT)).toBeNull();
@@ -471,7 +563,9 @@ describe('SemanticCache', () => {
     // The same pair without the mark: only the threshold stood between them.
     const unmarked = cacheWith({ threshold: 0.5 });
     await stored(unmarked, searchProducts, { query: 'hardware for the office' }, 'hardware');
-    expect(await unmarked.lookup(searchProducts, { query: 'software for the office' }, AGENT)).toMatchObject({ tier: 'semantic' });
+    expect(await unmarked.lookup(searchProducts, { query: 'software for the office' }, AGENT)).toMatchObject({
+      tier: 'semantic',
+    });
   });
 
   it('refuses bad options', () => {
@@ -500,7 +594,10 @@ describe.runIf(isRedisServerAvailable())('SemanticCache on Redis', () => {
       const cache = new SemanticCache({ cache: store.cache, model, onError: (e) => errors.push(e) });
       await stored(cache, searchProducts, boots, '{"items":["boot"]}');
       expect(await cache.lookup(searchProducts, boots, AGENT)).toMatchObject({ tier: 'exact' });
-      expect(await cache.lookup(searchProducts, bootsParaphrase, AGENT)).toMatchObject({ tier: 'semantic', text: '{"items":["boot"]}' });
+      expect(await cache.lookup(searchProducts, bootsParaphrase, AGENT)).toMatchObject({
+        tier: 'semantic',
+        text: '{"items":["boot"]}',
+      });
       expect(await cache.lookup(searchProducts, bootsForMen, AGENT)).toBeNull();
 
       await server.stop();

@@ -9,8 +9,14 @@ import { canonicalJson } from '../util/canonical-json.js';
 import { judgedLater } from '../util/judged-later.js';
 import { GenerationView } from './generation-view.js';
 
-/** What the cache needs to know of a tool; `downstream` is part of every key, so two downstreams' tools of one name never share answers. */
-export type CacheableTool = Pick<ToolDefinition, 'name' | 'httpMethod' | 'allowWrite' | 'inputSchema' | 'cache' | 'downstream'>;
+/**
+ * What the cache needs to know of a tool; `downstream` is part of every key, so two downstreams' tools of one name
+ * never share answers.
+ */
+export type CacheableTool = Pick<
+  ToolDefinition,
+  'name' | 'httpMethod' | 'allowWrite' | 'inputSchema' | 'cache' | 'downstream'
+>;
 
 /** The operator's settings for one tool. */
 export interface ToolCacheOptions {
@@ -31,7 +37,10 @@ export interface SemanticCacheOptions {
   model?: EmbeddingModel | null;
   /** false: no lookups, nothing stored. Default true. */
   enabled?: boolean;
-  /** false: exact tier only, for every tool. Default true: the tools that opt in (`cache.semantic` in their definition) get it. */
+  /**
+   * false: exact tier only, for every tool. Default true: the tools
+   * that opt in (`cache.semantic` in their definition) get it.
+   */
   semantic?: boolean;
   /** Lowest cosine similarity of every text argument for a semantic hit. Default `DEFAULT_SIMILARITY_THRESHOLD`. */
   threshold?: number;
@@ -122,7 +131,9 @@ const RECENT_VECTORS = 256;
  * same. Every failure (store down, model error) is a miss, never an error.
  */
 export class SemanticCache {
-  readonly #options: Required<Omit<SemanticCacheOptions, 'model' | 'generation' | 'keySecret'>> & { model: EmbeddingModel | null };
+  readonly #options: Required<Omit<SemanticCacheOptions, 'model' | 'generation' | 'keySecret'>> & {
+    model: EmbeddingModel | null;
+  };
   readonly #keySecret: Buffer | undefined;
   /** Null without a counter: the generation is then always 0. */
   readonly #generation: GenerationView | null;
@@ -144,7 +155,9 @@ export class SemanticCache {
       cache: options.cache,
       model: options.model ?? null,
     };
-    this.#generation = options.generation ? new GenerationView(options.generation, this.#options.generationRefreshMs, (error) => this.#report(error)) : null;
+    this.#generation = options.generation
+      ? new GenerationView(options.generation, this.#options.generationRefreshMs, (error) => this.#report(error))
+      : null;
     this.#keySecret = options.keySecret;
     checkOptions(this.#options);
   }
@@ -159,7 +172,12 @@ export class SemanticCache {
 
   /** Only tools that cannot change state (GET, writes not allowed), and not opted out. */
   isCacheable(tool: CacheableTool): boolean {
-    return this.#options.enabled && tool.httpMethod === 'GET' && !tool.allowWrite && this.#options.tools[tool.name]?.enabled !== false;
+    return (
+      this.#options.enabled &&
+      tool.httpMethod === 'GET' &&
+      !tool.allowWrite &&
+      this.#options.tools[tool.name]?.enabled !== false
+    );
   }
 
   /**
@@ -212,13 +230,22 @@ export class SemanticCache {
    * tier's read when it was made for the same tool definition, arguments
    * (the same object: validation does not change them), agent and generation.
    */
-  async lookup(tool: CacheableTool, args: Record<string, unknown>, agentId: string, generation?: number | null, peeked?: CachePeek | null): Promise<CacheHit | null> {
+  async lookup(
+    tool: CacheableTool,
+    args: Record<string, unknown>,
+    agentId: string,
+    generation?: number | null,
+    peeked?: CachePeek | null,
+  ): Promise<CacheHit | null> {
     if (!this.isCacheable(tool)) return null;
     try {
       const current = generation === undefined ? await this.generation() : generation;
       if (current === null) return null;
       const prefix = keyPrefix(current);
-      const ahead = peeked?.tool === tool && peeked.args === args && peeked.agentId === agentId && peeked.generation === current ? peeked.text : null;
+      const ahead =
+        peeked?.tool === tool && peeked.args === args && peeked.agentId === agentId && peeked.generation === current
+          ? peeked.text
+          : null;
       const exact = await (ahead ?? this.#options.cache.get(prefix + exactKey(tool, agentId, args, this.#keySecret)));
       if (exact !== null) return { tier: 'exact', text: exact };
       return await this.#semanticLookup(tool, args, agentId, prefix);
@@ -233,11 +260,20 @@ export class SemanticCache {
    * answer and leave this running (embedding is the slow part). `ttlMs`
    * overrides the tool's configured TTL.
    */
-  store(tool: CacheableTool, args: Record<string, unknown>, agentId: string, text: string, ttlMs?: number, generation?: number | null): Promise<void> {
+  store(
+    tool: CacheableTool,
+    args: Record<string, unknown>,
+    agentId: string,
+    text: string,
+    ttlMs?: number,
+    generation?: number | null,
+  ): Promise<void> {
     // null: the generation was unknown when the call began, so no key is known to be current.
     if (!this.isCacheable(tool) || generation === null) return Promise.resolve();
     const prefix = keyPrefix(generation ?? this.#generation?.lastRead ?? 0);
-    const work = this.#store(tool, args, agentId, text, ttlMs ?? this.#ttlFor(tool), prefix).catch((error) => this.#report(error));
+    const work = this.#store(tool, args, agentId, text, ttlMs ?? this.#ttlFor(tool), prefix).catch((error) =>
+      this.#report(error),
+    );
     this.#pending.add(work);
     void work.finally(() => this.#pending.delete(work));
     return work;
@@ -248,10 +284,17 @@ export class SemanticCache {
     while (this.#pending.size > 0) await Promise.all(this.#pending);
   }
 
-  async #semanticLookup(tool: CacheableTool, args: Record<string, unknown>, agentId: string, prefix: string): Promise<CacheHit | null> {
+  async #semanticLookup(
+    tool: CacheableTool,
+    args: Record<string, unknown>,
+    agentId: string,
+    prefix: string,
+  ): Promise<CacheHit | null> {
     const split = this.#semanticSplit(tool, args);
     if (!split) return null;
-    const candidates = await this.#options.cache.candidates(prefix + groupKey(tool, agentId, split, this.#options.model!, this.#keySecret));
+    const candidates = await this.#options.cache.candidates(
+      prefix + groupKey(tool, agentId, split, this.#options.model!, this.#keySecret),
+    );
     // No earlier call in the group: nothing to compare, so no embedding on this miss.
     if (candidates.length === 0) return null;
     const query = await this.#embed(split.text.map(([, value]) => value));
@@ -261,13 +304,25 @@ export class SemanticCache {
     return text === null ? null : { tier: 'semantic', text, similarity: best.similarity };
   }
 
-  async #store(tool: CacheableTool, args: Record<string, unknown>, agentId: string, text: string, ttlMs: number, prefix: string): Promise<void> {
+  async #store(
+    tool: CacheableTool,
+    args: Record<string, unknown>,
+    agentId: string,
+    text: string,
+    ttlMs: number,
+    prefix: string,
+  ): Promise<void> {
     const responseKey = prefix + exactKey(tool, agentId, args, this.#keySecret);
     await this.#options.cache.set(responseKey, text, ttlMs);
     const split = this.#semanticSplit(tool, args);
     if (!split) return;
     const vector = await this.#embed(split.text.map(([, value]) => value));
-    await this.#options.cache.addCandidate(prefix + groupKey(tool, agentId, split, this.#options.model!, this.#keySecret), { responseKey, vector }, ttlMs, this.#options.maxCandidates);
+    await this.#options.cache.addCandidate(
+      prefix + groupKey(tool, agentId, split, this.#options.model!, this.#keySecret),
+      { responseKey, vector },
+      ttlMs,
+      this.#options.maxCandidates,
+    );
   }
 
   /**
@@ -276,7 +331,8 @@ export class SemanticCache {
    * setting turns it off (off wins).
    */
   #semanticSplit(tool: CacheableTool, args: Record<string, unknown>): SplitArguments | null {
-    const semantic = tool.cache?.semantic === true && this.#options.semantic && this.#options.tools[tool.name]?.semantic !== false;
+    const semantic =
+      tool.cache?.semantic === true && this.#options.semantic && this.#options.tools[tool.name]?.semantic !== false;
     if (!semantic || this.#options.model === null) return null;
     const split = splitArguments(tool.inputSchema, args);
     return split.text.length === 0 ? null : split;
@@ -333,10 +389,16 @@ function keyPrefix(generation: number): string {
  * another (one drops a tool another also declares): the other's answers must
  * not be served for it.
  */
-export function exactKey(tool: Pick<CacheableTool, 'name' | 'downstream'>, agentId: string, args: Record<string, unknown>, secret?: Buffer): string {
+export function exactKey(
+  tool: Pick<CacheableTool, 'name' | 'downstream'>,
+  agentId: string,
+  args: Record<string, unknown>,
+  secret?: Buffer,
+): string {
   const downstream = tool.downstream === undefined ? '' : `,"downstream":${JSON.stringify(tool.downstream)}`;
   // Remembered: a hit's arguments were digested when its answer was stored.
-  return `${tool.name}:${rememberedSha256Hex(`{"agent":${JSON.stringify(agentId)},"args":${canonicalJson(args)}${downstream}}`, secret)}`;
+  const digested = `{"agent":${JSON.stringify(agentId)},"args":${canonicalJson(args)}${downstream}}`;
+  return `${tool.name}:${rememberedSha256Hex(digested, secret)}`;
 }
 
 /**
@@ -345,11 +407,25 @@ export function exactKey(tool: Pick<CacheableTool, 'name' | 'downstream'>, agent
  * negations, quantities, entities and marked terms (semantic-guard.ts): a
  * text that disagrees with every earlier one on those has no candidate.
  */
-function groupKey(tool: CacheableTool, agentId: string, split: SplitArguments, model: EmbeddingModel, secret: Buffer | undefined): string {
+function groupKey(
+  tool: CacheableTool,
+  agentId: string,
+  split: SplitArguments,
+  model: EmbeddingModel,
+  secret: Buffer | undefined,
+): string {
   const names = split.text.map(([name]) => name);
   const terms = tool.cache?.significantTerms ?? [];
   const facts = split.text.map(([, value]) => factsKey(value, terms));
-  return `${tool.name}:${sha256Hex(canonicalJson({ agent: agentId, downstream: tool.downstream, model: model.name, exact: split.exact, texts: names, facts }), secret)}`;
+  const group = {
+    agent: agentId,
+    downstream: tool.downstream,
+    model: model.name,
+    exact: split.exact,
+    texts: names,
+    facts,
+  };
+  return `${tool.name}:${sha256Hex(canonicalJson(group), secret)}`;
 }
 
 /**
@@ -357,7 +433,11 @@ function groupKey(tool: CacheableTool, agentId: string, split: SplitArguments, m
  * length, so each slice's dot product is its cosine similarity, and a call
  * is only as similar as its least similar text.
  */
-function bestMatch(query: Float32Array, parts: number, candidates: SemanticCandidate[]): { responseKey: string; similarity: number } | null {
+function bestMatch(
+  query: Float32Array,
+  parts: number,
+  candidates: SemanticCandidate[],
+): { responseKey: string; similarity: number } | null {
   const size = query.length / parts;
   let best: { responseKey: string; similarity: number } | null = null;
   for (const { responseKey, vector } of candidates) {
@@ -379,17 +459,25 @@ function unitVector(values: number[]): Float32Array {
   return Float32Array.from(values, (value) => value / norm);
 }
 
-function checkOptions(options: { threshold: number; ttlMs: number; maxCandidates: number; tools: Record<string, ToolCacheOptions> }): void {
-  if (!(options.threshold > 0 && options.threshold <= 1)) throw new RangeError(`semantic cache threshold must be in (0, 1], got ${options.threshold}`);
+function checkOptions(options: {
+  threshold: number;
+  ttlMs: number;
+  maxCandidates: number;
+  tools: Record<string, ToolCacheOptions>;
+}): void {
+  if (!(options.threshold > 0 && options.threshold <= 1))
+    throw new RangeError(`semantic cache threshold must be in (0, 1], got ${options.threshold}`);
   checkTtl('semantic cache TTL', options.ttlMs);
-  if (!Number.isInteger(options.maxCandidates) || options.maxCandidates < 1) throw new RangeError(`maxCandidates must be a positive integer, got ${options.maxCandidates}`);
+  if (!Number.isInteger(options.maxCandidates) || options.maxCandidates < 1)
+    throw new RangeError(`maxCandidates must be a positive integer, got ${options.maxCandidates}`);
   for (const [name, tool] of Object.entries(options.tools)) {
     if (tool.ttlMs !== undefined) checkTtl(`semantic cache TTL of tool ${name}`, tool.ttlMs);
   }
 }
 
 function checkTtl(what: string, ttlMs: number): void {
-  if (!Number.isInteger(ttlMs) || ttlMs < 1) throw new RangeError(`${what} must be a positive whole number of milliseconds, got ${ttlMs}`);
+  if (!Number.isInteger(ttlMs) || ttlMs < 1)
+    throw new RangeError(`${what} must be a positive whole number of milliseconds, got ${ttlMs}`);
 }
 
 function definedOnly<T extends object>(value: T): Partial<T> {

@@ -28,7 +28,17 @@
  */
 
 import { GRANULARITY, MONTHS_AND_DAYS, type SignificantTerm } from './semantic-lexicon.js';
-import { capitalisedEntities, groupingAt, markedTerms, negationAt, quantityAt, relationAt, timeAt, tokenize, trailingRelationAt } from './semantic-matchers.js';
+import {
+  capitalisedEntities,
+  groupingAt,
+  markedTerms,
+  negationAt,
+  quantityAt,
+  relationAt,
+  timeAt,
+  tokenize,
+  trailingRelationAt,
+} from './semantic-matchers.js';
 
 export type { SignificantTerm } from './semantic-lexicon.js';
 export { stem } from './semantic-matchers.js';
@@ -59,7 +69,13 @@ export function factsKey(text: string, significantTerms: readonly SignificantTer
 
 export function textFacts(text: string, significantTerms: readonly SignificantTerm[] = []): TextFacts {
   const tokens = tokenize(text);
-  const facts: TextFacts = { negated: [], quantities: [], relations: [], entities: capitalisedEntities(tokens), marked: [] };
+  const facts: TextFacts = {
+    negated: [],
+    quantities: [],
+    relations: [],
+    entities: capitalisedEntities(tokens),
+    marked: [],
+  };
   const words = tokens.map((token) => token.word);
   let pendingRelation: { relation: string; at: number } | null = null;
   // Words of comparatives are not marked terms too: "at most" says nothing of "most".
@@ -80,7 +96,9 @@ export function textFacts(text: string, significantTerms: readonly SignificantTe
       if (attached && after) facts.relations.push(pendingRelation!.relation);
       if (attached) pendingRelation = null;
       if (after) unmarked.fill('', i + quantity.length, i + quantity.length + after.length);
-      facts.quantities.push(`${relationName}${relationName ? ' ' : ''}${quantity.value}${quantity.unit ? ' ' + quantity.unit : ''}`);
+      facts.quantities.push(
+        `${relationName}${relationName ? ' ' : ''}${quantity.value}${quantity.unit ? ' ' + quantity.unit : ''}`,
+      );
       i += quantity.length - 1 + (after?.length ?? 0);
       continue;
     }

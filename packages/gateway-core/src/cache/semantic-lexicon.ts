@@ -12,8 +12,10 @@ export type SignificantTerm = string | readonly string[];
 
 export const STOP_WORDS = new Set(
   (
-    'a an the any some of in on at to for with by from and or that which who whose what those these this is are was were be been being ' +
-    'have has had do does did yet ever still really very currently already just only all my our your their its it them me us i we you'
+    'a an the any some of in on at to for with by from and or that which who whose what those these this is are ' +
+    'was were be been being ' +
+    'have has had do does did yet ever still really very currently already just only all my our your their its ' +
+    'it them me us i we you'
   ).split(' '),
 );
 
@@ -24,7 +26,11 @@ export const RELATIONS: Array<[phrase: string, relation: string]> = (
   [
     ['lt', 'less than|fewer than|lower than|cheaper than|smaller than|shorter than|under|below|beneath|sub'],
     ['le', 'no more than|not more than|no higher than|not over|not above|at most|up to|upto|maximum|max|within'],
-    ['gt', 'more than|greater than|higher than|bigger than|larger than|longer than|pricier than|costlier than|more expensive than|over|above|exceeding|beyond'],
+    [
+      'gt',
+      'more than|greater than|higher than|bigger than|larger than|longer than|pricier than|costlier than|more ' +
+        'expensive than|over|above|exceeding|beyond',
+    ],
     ['ge', 'no less than|not less than|no fewer than|at least|minimum|min|from'],
     ['before', 'prior to|earlier than|before|until|till|til'],
     ['after', 'later than|after'],
@@ -58,12 +64,30 @@ export const TRAILING_RELATIONS: Array<[phrase: string, relation: string]> = [
 // ---------------------------------------------------------------- quantities
 
 export const SMALL_NUMBERS: Record<string, number> = Object.fromEntries(
-  'zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen'
+  (
+    'zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen ' +
+    'seventeen eighteen nineteen'
+  )
     .split(' ')
     .map((word, value) => [word, value]),
 );
-export const TENS: Record<string, number> = { twenty: 20, thirty: 30, forty: 40, fifty: 50, sixty: 60, seventy: 70, eighty: 80, ninety: 90 };
-export const SCALES: Record<string, number> = { hundred: 100, thousand: 1_000, million: 1_000_000, billion: 1_000_000_000, dozen: 12 };
+export const TENS: Record<string, number> = {
+  twenty: 20,
+  thirty: 30,
+  forty: 40,
+  fifty: 50,
+  sixty: 60,
+  seventy: 70,
+  eighty: 80,
+  ninety: 90,
+};
+export const SCALES: Record<string, number> = {
+  hundred: 100,
+  thousand: 1_000,
+  million: 1_000_000,
+  billion: 1_000_000_000,
+  dozen: 12,
+};
 /** Words that count like numbers: "dual monitor stand" is "a stand for two monitors". */
 export const MULTIPLES: Record<string, number> = { single: 1, dual: 2, double: 2, twin: 2, triple: 3, quad: 4 };
 export const ORDINALS: Record<string, number> = Object.fromEntries(
@@ -103,27 +127,125 @@ export const UNITS: Record<string, string> = Object.fromEntries(
 
 // ---------------------------------------------------------------- negations
 
-export const NEGATORS = new Set(['not', 'no', 'never', 'without', 'except', 'excluding', 'exclude', 'excludes', 'nor', 'none', 'neither', 'non', 'lacking']);
+export const NEGATORS = new Set([
+  'not',
+  'no',
+  'never',
+  'without',
+  'except',
+  'excluding',
+  'exclude',
+  'excludes',
+  'nor',
+  'none',
+  'neither',
+  'non',
+  'lacking',
+]);
 export const NEGATION_PHRASES = ['other than', 'apart from', 'aside from', 'but not', 'rather than', 'instead of'];
 /** Words starting with un- that are no negation. */
 export const NOT_UN_NEGATIONS = /^(?:uni|under|until|unto|unless)/;
-export const NEGATED_WORDS: Record<string, string> = { inactive: 'active', incomplete: 'complete', disabled: 'enabled', unavailable: 'available', discontinued: 'continued' };
+export const NEGATED_WORDS: Record<string, string> = {
+  inactive: 'active',
+  incomplete: 'complete',
+  disabled: 'enabled',
+  unavailable: 'available',
+  discontinued: 'continued',
+};
 /** Skipped between a negator and what it negates. */
-export const NEGATION_FILLER = new Set([...STOP_WORDS, 'yet', 'ever', 'even', 'been', 'being', 'get', 'got', 'include', 'including', 'included', 'contain', 'containing']);
+export const NEGATION_FILLER = new Set([
+  ...STOP_WORDS,
+  'yet',
+  'ever',
+  'even',
+  'been',
+  'being',
+  'get',
+  'got',
+  'include',
+  'including',
+  'included',
+  'contain',
+  'containing',
+]);
 
 // ---------------------------------------------------------------- time
 
 export const MONTHS_AND_DAYS = new Map<string, string>([
-  ...'january february march april june july august september october november december'.split(' ').map((month): [string, string] => [month, month]),
-  ...Object.entries({ jan: 'january', feb: 'february', mar: 'march', apr: 'april', jun: 'june', jul: 'july', aug: 'august', sep: 'september', sept: 'september', oct: 'october', nov: 'november', dec: 'december' }),
+  ...'january february march april june july august september october november december'
+    .split(' ')
+    .map((month): [string, string] => [month, month]),
+  ...Object.entries({
+    jan: 'january',
+    feb: 'february',
+    mar: 'march',
+    apr: 'april',
+    jun: 'june',
+    jul: 'july',
+    aug: 'august',
+    sep: 'september',
+    sept: 'september',
+    oct: 'october',
+    nov: 'november',
+    dec: 'december',
+  }),
   // Days as compared: singular ("weekdays" is "weekday").
-  ...'monday tuesday wednesday thursday friday saturday sunday weekend weekday q1 q2 q3 q4'.split(' ').map((day): [string, string] => [day, day]),
+  ...'monday tuesday wednesday thursday friday saturday sunday weekend weekday q1 q2 q3 q4'
+    .split(' ')
+    .map((day): [string, string] => [day, day]),
   ['weekdays', 'weekday'],
 ]);
-export const TIME_WORDS: Record<string, string> = { today: 'today', tonight: 'today', yesterday: 'yesterday', tomorrow: 'tomorrow', now: 'now', currently: 'now', recently: 'recent', recent: 'recent', lately: 'recent', ago: 'ago' };
-export const TIME_QUALIFIERS: Record<string, string> = { last: 'last', past: 'last', previous: 'last', prior: 'last', this: 'this', current: 'this', next: 'next', coming: 'next', upcoming: 'next' };
-export const TIME_UNITS: Record<string, string> = { day: 'day', days: 'day', week: 'week', weeks: 'week', month: 'month', months: 'month', year: 'year', years: 'year', quarter: 'quarter', quarters: 'quarter', weekend: 'weekend', night: 'night', season: 'season', hour: 'hour', hours: 'hour' };
-export const PERIODIC: Record<string, string> = { daily: 'day', weekly: 'week', monthly: 'month', yearly: 'year', annual: 'year', annually: 'year', quarterly: 'quarter', hourly: 'hour', nightly: 'night' };
+export const TIME_WORDS: Record<string, string> = {
+  today: 'today',
+  tonight: 'today',
+  yesterday: 'yesterday',
+  tomorrow: 'tomorrow',
+  now: 'now',
+  currently: 'now',
+  recently: 'recent',
+  recent: 'recent',
+  lately: 'recent',
+  ago: 'ago',
+};
+export const TIME_QUALIFIERS: Record<string, string> = {
+  last: 'last',
+  past: 'last',
+  previous: 'last',
+  prior: 'last',
+  this: 'this',
+  current: 'this',
+  next: 'next',
+  coming: 'next',
+  upcoming: 'next',
+};
+export const TIME_UNITS: Record<string, string> = {
+  day: 'day',
+  days: 'day',
+  week: 'week',
+  weeks: 'week',
+  month: 'month',
+  months: 'month',
+  year: 'year',
+  years: 'year',
+  quarter: 'quarter',
+  quarters: 'quarter',
+  weekend: 'weekend',
+  night: 'night',
+  season: 'season',
+  hour: 'hour',
+  hours: 'hour',
+};
+export const PERIODIC: Record<string, string> = {
+  daily: 'day',
+  weekly: 'week',
+  monthly: 'month',
+  yearly: 'year',
+  annual: 'year',
+  annually: 'year',
+  quarterly: 'quarter',
+  hourly: 'hour',
+  nightly: 'night',
+};
 
 /**
  * A period named alone is the step of a series ("revenue by month", "per
@@ -131,11 +253,26 @@ export const PERIODIC: Record<string, string> = { daily: 'day', weekly: 'week', 
  * whichever way it is said. A period with a number ("30 days") is a
  * quantity, one with a qualifier ("last month") a time, both read before.
  */
-export const GRANULARITY: Record<string, string> = { hour: 'hour', hours: 'hour', day: 'day', days: 'day', week: 'week', weeks: 'week', month: 'month', months: 'month', quarter: 'quarter', quarters: 'quarter', year: 'year', years: 'year' };
+export const GRANULARITY: Record<string, string> = {
+  hour: 'hour',
+  hours: 'hour',
+  day: 'day',
+  days: 'day',
+  week: 'week',
+  weeks: 'week',
+  month: 'month',
+  months: 'month',
+  quarter: 'quarter',
+  quarters: 'quarter',
+  year: 'year',
+  years: 'year',
+};
 
 // ---------------------------------------------------------------- groupings
 
-/** Words that say what follows is a grouping or a maker: "revenue by region", "cost per customer", "mice by Logitech". */
+/**
+ * Words that say what follows is a grouping or a maker: "revenue by region", "cost per customer", "mice by Logitech".
+ */
 export const GROUPING_WORDS = new Set(['by', 'per']);
 
 // ---------------------------------------------------------------- marked terms

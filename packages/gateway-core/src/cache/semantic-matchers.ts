@@ -41,7 +41,10 @@ const TOKEN = /[$€£]?[\p{L}\p{N}]+(?:['\-.,/][\p{L}\p{N}]+)*%?|[$€£%+~]/gu
 
 export function tokenize(text: string): Token[] {
   const tokens: Token[] = [];
-  const folded = text.normalize('NFKC').replace(/[’‘`´]/g, "'").replace(/[‐‑‒–—]/g, '-');
+  const folded = text
+    .normalize('NFKC')
+    .replace(/[’‘`´]/g, "'")
+    .replace(/[‐‑‒–—]/g, '-');
   for (const sentence of folded.split(/[.!?;:]+(?:\s+|$)|\n+/)) {
     let first = true;
     for (const match of sentence.matchAll(TOKEN)) {
@@ -61,7 +64,10 @@ export function stem(word: string): string {
   return w;
 }
 
-/** Words with an inner capital or all in capitals ("iPhone", "USB") anywhere; a capitalised word except at a sentence's start. */
+/**
+ * Words with an inner capital or all in capitals ("iPhone", "USB")
+ * anywhere; a capitalised word except at a sentence's start.
+ */
 export function capitalisedEntities(tokens: Token[]): string[] {
   const lettered = tokens.filter((token) => /^\p{L}/u.test(token.original));
   // Title Case or SHOUTING (every word capitalised) says nothing about which words are names.
@@ -69,7 +75,8 @@ export function capitalisedEntities(tokens: Token[]): string[] {
   const entities: string[] = [];
   for (const token of lettered) {
     const innerCapital = /^.+\p{Lu}/u.test(token.original) && token.original !== token.original.toUpperCase();
-    const acronym = token.original.length > 1 && token.original === token.original.toUpperCase() && /\p{Lu}/u.test(token.original);
+    const acronym =
+      token.original.length > 1 && token.original === token.original.toUpperCase() && /\p{Lu}/u.test(token.original);
     const proper = /^\p{Lu}/u.test(token.original) && !token.sentenceStart;
     if (STOP_WORDS.has(token.word) || NEGATORS.has(token.word)) continue;
     if (innerCapital || (caseCarriesMeaning && (acronym || proper))) entities.push(stem(token.word));
@@ -113,7 +120,8 @@ export function relationAt(words: string[], i: number): { relation: string; leng
   const match = matchAt(RELATION_INDEX, words, i);
   if (!match) return null;
   // "from" only qualifies a number: "orders from Germany" states no bound.
-  if ((words[i] === 'from' || words[i] === 'sub') && !quantityAt(words, i + 1 + (words[i + 1] === 'the' ? 1 : 0))) return null;
+  if ((words[i] === 'from' || words[i] === 'sub') && !quantityAt(words, i + 1 + (words[i + 1] === 'the' ? 1 : 0)))
+    return null;
   return { relation: match.relation, length: match.parts.length };
 }
 
@@ -164,7 +172,8 @@ function numberAt(words: string[], i: number): { value: string; unit: string; le
   const word = words[i]!;
   const digits = DIGITS.exec(word);
   if (digits) {
-    const value = Number(digits[2]!.replace(/,/g, '')) * (digits[3] === 'k' ? 1_000 : digits[3] === 'bn' ? 1_000_000_000 : 1);
+    const value =
+      Number(digits[2]!.replace(/,/g, '')) * (digits[3] === 'k' ? 1_000 : digits[3] === 'bn' ? 1_000_000_000 : 1);
     const unit = digits[1] ? UNITS[digits[1]]! : digits[4] ? 'percent' : '';
     return { value: String(value), unit, length: 1 };
   }
@@ -182,14 +191,28 @@ function numberAt(words: string[], i: number): { value: string; unit: string; le
 
 function numberInWords(words: string[], i: number): { value: string; unit: string; length: number } | null {
   const first = words[i]!;
-  if (first !== 'a' && !(first.includes('-') ? isNumberWord(first) : first in SMALL_NUMBERS || first in TENS || first in SCALES)) return null;
+  if (
+    first !== 'a' &&
+    !(first.includes('-') ? isNumberWord(first) : first in SMALL_NUMBERS || first in TENS || first in SCALES)
+  )
+    return null;
   let total = 0;
   let current = 0;
   let length = 0;
   for (let k = i; k < words.length; k++) {
     const word = words[k]!.replace(/-/g, ' ');
     const parts = word.split(' ');
-    if (!parts.every((part) => part in SMALL_NUMBERS || part in TENS || part in SCALES || (part === 'a' && k === i) || (part === 'and' && length > 0 && k + 1 < words.length && isNumberWord(words[k + 1]!)))) break;
+    if (
+      !parts.every(
+        (part) =>
+          part in SMALL_NUMBERS ||
+          part in TENS ||
+          part in SCALES ||
+          (part === 'a' && k === i) ||
+          (part === 'and' && length > 0 && k + 1 < words.length && isNumberWord(words[k + 1]!)),
+      )
+    )
+      break;
     for (const part of parts) {
       if (part === 'and') continue;
       if (part === 'a') current = 1;
@@ -218,7 +241,8 @@ export function negationAt(words: string[], i: number): { target: string; length
   const word = words[i]!;
   if (NEGATED_WORDS[word] !== undefined) return { target: NEGATED_WORDS[word]!, length: 1 };
   if (word.startsWith('non-') && word.length > 5) return { target: stem(word.slice(4)), length: 1 };
-  if (word.startsWith('un') && word.length >= 6 && !NOT_UN_NEGATIONS.test(word) && /^\p{L}+$/u.test(word)) return { target: stem(word.slice(2)), length: 1 };
+  if (word.startsWith('un') && word.length >= 6 && !NOT_UN_NEGATIONS.test(word) && /^\p{L}+$/u.test(word))
+    return { target: stem(word.slice(2)), length: 1 };
   let length = 0;
   if (NEGATORS.has(word) || word.endsWith("n't") || word === 'cannot') length = 1;
   else {
@@ -229,7 +253,10 @@ export function negationAt(words: string[], i: number): { target: string; length
   let k = i + length;
   while (k < words.length && (NEGATION_FILLER.has(words[k]!) || NEGATORS.has(words[k]!))) k++;
   const target = words[k];
-  return { target: target === undefined ? '' : stem(NEGATED_WORDS[target] ?? target), length: Math.max(length, k - i + (target === undefined ? 0 : 1)) };
+  return {
+    target: target === undefined ? '' : stem(NEGATED_WORDS[target] ?? target),
+    length: Math.max(length, k - i + (target === undefined ? 0 : 1)),
+  };
 }
 
 // ---------------------------------------------------------------- time
@@ -243,7 +270,6 @@ export function timeAt(words: string[], i: number): { name: string; length: numb
   if (qualifier && unit) return { name: `time:${qualifier}-${unit}`, length: 2 };
   return null;
 }
-
 
 // ---------------------------------------------------------------- groupings
 
@@ -277,7 +303,10 @@ function compileGroups(groups: readonly (readonly string[])[]): CompiledGroup[] 
   return groups.map((group) => {
     const compiled: CompiledGroup = { name: group[0]!.toLowerCase(), words: [], phrases: [] };
     for (const term of group) {
-      const parts = term.toLowerCase().split(/[\s-]+/).filter(Boolean);
+      const parts = term
+        .toLowerCase()
+        .split(/[\s-]+/)
+        .filter(Boolean);
       if (parts.length === 1) compiled.words.push(parts[0]!, stem(parts[0]!));
       else if (parts.length > 1) compiled.phrases.push({ parts, stems: parts.map(stem) });
     }
@@ -306,12 +335,21 @@ export function markedTerms(unsplit: string[], significantTerms: readonly Signif
   const present = new Set([...words, ...stems]);
   const found: string[] = [];
   for (const group of [...COMPILED_OPPOSITES, ...compiledFor(significantTerms)]) {
-    if (group.words.some((word) => present.has(word)) || group.phrases.some((phrase) => containsPhrase(words, stems, present, phrase))) found.push(group.name);
+    if (
+      group.words.some((word) => present.has(word)) ||
+      group.phrases.some((phrase) => containsPhrase(words, stems, present, phrase))
+    )
+      found.push(group.name);
   }
   return found;
 }
 
-function containsPhrase(words: string[], stems: string[], present: Set<string>, phrase: { parts: string[]; stems: string[] }): boolean {
+function containsPhrase(
+  words: string[],
+  stems: string[],
+  present: Set<string>,
+  phrase: { parts: string[]; stems: string[] },
+): boolean {
   if (!present.has(phrase.parts[0]!) && !present.has(phrase.stems[0]!)) return false;
   for (let i = 0; i + phrase.parts.length <= words.length; i++) {
     if (phrase.parts.every((part, k) => words[i + k] === part || stems[i + k] === phrase.stems[k])) return true;

@@ -44,6 +44,8 @@ describe('rememberedSha256Hex', () => {
     const b = Buffer.from('key-two-key-two-key-two');
     expect(rememberedSha256Hex('same text', a)).toBe(createHmac('sha256', a).update('same text').digest('hex'));
     expect(rememberedSha256Hex('same text', b)).toBe(createHmac('sha256', b).update('same text').digest('hex'));
-    expect(rememberedSha256Hex('same text', 'string-key')).toBe(createHmac('sha256', 'string-key').update('same text').digest('hex'));
+    expect(rememberedSha256Hex('same text', 'string-key')).toBe(
+      createHmac('sha256', 'string-key').update('same text').digest('hex'),
+    );
   });
 });

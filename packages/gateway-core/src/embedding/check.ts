@@ -1,6 +1,9 @@
 import type { EmbeddingModel } from './port.js';
 
-/** One component of the readiness report (contract 2.6). `Degraded`: serving, in part (the store: a master of a cluster is away). */
+/**
+ * One component of the readiness report (contract 2.6). `Degraded`:
+ * serving, in part (the store: a master of a cluster is away).
+ */
 export type ComponentHealth = { status: 'Healthy' } | { status: 'Degraded' | 'Unhealthy'; description: string };
 
 const TEST_SENTENCE = 'Tollgate readiness check.';
@@ -18,7 +21,10 @@ export async function checkEmbeddingModel(model: EmbeddingModel, timeoutMs = 5_0
     }
     return { status: 'Healthy' };
   } catch (error) {
-    return { status: 'Unhealthy', description: `${model.name}: ${error instanceof Error ? error.message : String(error)}` };
+    return {
+      status: 'Unhealthy',
+      description: `${model.name}: ${error instanceof Error ? error.message : String(error)}`,
+    };
   } finally {
     clearTimeout(timer);
   }

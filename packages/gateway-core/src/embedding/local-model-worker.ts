@@ -27,7 +27,9 @@ export type WorkerMessage = 'ready' | EmbedReply;
 
 const port = parentPort!;
 /** TensorFlow.js as `@energetic-ai/embeddings` resolves it: its dependency, not this package's. */
-const tf = createRequire(createRequire(import.meta.url).resolve('@energetic-ai/embeddings'))('@energetic-ai/core') as { ready(): Promise<unknown> };
+const tf = createRequire(createRequire(import.meta.url).resolve('@energetic-ai/embeddings'))('@energetic-ai/core') as {
+  ready(): Promise<unknown>;
+};
 const model = await initModel(withoutWeightFile);
 
 /**

@@ -43,9 +43,14 @@ describe('local Universal Sentence Encoder in a worker thread', () => {
   });
 
   it('answers concurrent calls each with the vectors of its own texts', async () => {
-    const texts = Array.from({ length: 12 }, (_, i) => `orders of customer ${i} ${['shipped', 'lost', 'returned'][i % 3]}`);
+    const texts = Array.from(
+      { length: 12 },
+      (_, i) => `orders of customer ${i} ${['shipped', 'lost', 'returned'][i % 3]}`,
+    );
     const expected = await model.embed(texts);
-    const concurrent = await Promise.all(texts.map((text, i) => model.embed(i % 2 ? [text, 'padding sentence'] : [text])));
+    const concurrent = await Promise.all(
+      texts.map((text, i) => model.embed(i % 2 ? [text, 'padding sentence'] : [text])),
+    );
     concurrent.forEach((vectors, i) => {
       expect(vectors).toHaveLength(i % 2 ? 2 : 1);
       expect(cosineSimilarity(vectors[0]!, expected[i]!)).toBeCloseTo(1, 5);
@@ -81,7 +86,10 @@ describe('local Universal Sentence Encoder in a worker thread', () => {
 describe('the worker running out of memory', () => {
   // Measured: 24 MB of old generation loads the model and embeds short texts,
   // but a 38,000-character text exhausts it within seconds.
-  const tight = new LocalEmbeddingModel({ resourceLimits: { maxOldGenerationSizeMb: 24, maxYoungGenerationSizeMb: 4 }, maxTextLength: Infinity });
+  const tight = new LocalEmbeddingModel({
+    resourceLimits: { maxOldGenerationSizeMb: 24, maxYoungGenerationSizeMb: 4 },
+    maxTextLength: Infinity,
+  });
   afterAll(() => tight.close());
 
   it('rejects the calls it held, and the next call starts a new worker', async () => {
@@ -111,7 +119,9 @@ describe('closing', () => {
 
   it('rejects loading when the model cannot start', async () => {
     // Below what the model needs to load (measured: 16 MB still loads).
-    const starved = new LocalEmbeddingModel({ resourceLimits: { maxOldGenerationSizeMb: 4, maxYoungGenerationSizeMb: 1 } });
+    const starved = new LocalEmbeddingModel({
+      resourceLimits: { maxOldGenerationSizeMb: 4, maxYoungGenerationSizeMb: 1 },
+    });
     await expect(starved.load()).rejects.toThrow(/embedding worker stopped/);
   }, 60_000);
 });
@@ -138,7 +148,9 @@ describe('process exit', () => {
       console.log('embedded', vector.length);
     `;
     // `--input-type` also checks that the worker does not inherit the main script's flags.
-    const child = spawn(process.execPath, ['--input-type=module', '--eval', script], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--input-type=module', '--eval', script], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     child.stdout.on('data', (chunk) => (output += chunk));
     child.stderr.on('data', (chunk) => (output += chunk));

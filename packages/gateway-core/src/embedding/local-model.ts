@@ -73,7 +73,9 @@ export class LocalEmbeddingModel implements EmbeddingModel {
     if (texts.length === 0) return [];
     const tooLong = texts.find((text) => text.length > this.#maxTextLength);
     if (tooLong !== undefined) {
-      throw new EmbeddingModelError(`a text of ${tooLong.length} characters exceeds the local model's ${this.#maxTextLength}`);
+      throw new EmbeddingModelError(
+        `a text of ${tooLong.length} characters exceeds the local model's ${this.#maxTextLength}`,
+      );
     }
     const thread = this.#currentThread();
     const batches = [];

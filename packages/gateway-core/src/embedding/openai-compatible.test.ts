@@ -35,12 +35,23 @@ describe('OpenAI-compatible embeddings client', () => {
     const baseUrl = await serve((request, body, response) => {
       seen.push({ url: request.url, auth: request.headers.authorization, body: JSON.parse(body) });
       // Out of order on purpose: the client must sort by index.
-      json(response, 200, { data: [{ index: 1, embedding: [0, 1] }, { index: 0, embedding: [1, 0] }], model: 'm' });
+      json(response, 200, {
+        data: [
+          { index: 1, embedding: [0, 1] },
+          { index: 0, embedding: [1, 0] },
+        ],
+        model: 'm',
+      });
     });
     const model = createOpenAiEmbeddingModel({ baseUrl, model: 'text-embedding-3-small', apiKey: 'sk-test' });
 
-    expect(await model.embed(['a', 'b'])).toEqual([[1, 0], [0, 1]]);
-    expect(seen).toEqual([{ url: '/v1/embeddings', auth: 'Bearer sk-test', body: { model: 'text-embedding-3-small', input: ['a', 'b'] } }]);
+    expect(await model.embed(['a', 'b'])).toEqual([
+      [1, 0],
+      [0, 1],
+    ]);
+    expect(seen).toEqual([
+      { url: '/v1/embeddings', auth: 'Bearer sk-test', body: { model: 'text-embedding-3-small', input: ['a', 'b'] } },
+    ]);
     expect(model.name).toBe('openai-compatible:text-embedding-3-small');
   });
 
@@ -56,24 +67,56 @@ describe('OpenAI-compatible embeddings client', () => {
     ['not JSON', 'hello'],
     ['no data', '{}'],
     ['too few vectors', JSON.stringify({ data: [{ index: 0, embedding: [1] }] })],
-    ['a non-numeric vector', JSON.stringify({ data: [{ index: 0, embedding: ['x'] }, { index: 1, embedding: [1] }] })],
-    ['duplicate indexes', JSON.stringify({ data: [{ index: 0, embedding: [1] }, { index: 0, embedding: [1] }] })],
-    ['an index out of range', JSON.stringify({ data: [{ index: 0, embedding: [1] }, { index: 2, embedding: [1] }] })],
+    [
+      'a non-numeric vector',
+      JSON.stringify({
+        data: [
+          { index: 0, embedding: ['x'] },
+          { index: 1, embedding: [1] },
+        ],
+      }),
+    ],
+    [
+      'duplicate indexes',
+      JSON.stringify({
+        data: [
+          { index: 0, embedding: [1] },
+          { index: 0, embedding: [1] },
+        ],
+      }),
+    ],
+    [
+      'an index out of range',
+      JSON.stringify({
+        data: [
+          { index: 0, embedding: [1] },
+          { index: 2, embedding: [1] },
+        ],
+      }),
+    ],
   ])('rejects a body with %s', async (_, body) => {
     const baseUrl = await serve((_, __, response) => response.writeHead(200).end(body));
-    await expect(createOpenAiEmbeddingModel({ baseUrl, model: 'm' }).embed(['a', 'b'])).rejects.toBeInstanceOf(EmbeddingModelError);
+    await expect(createOpenAiEmbeddingModel({ baseUrl, model: 'm' }).embed(['a', 'b'])).rejects.toBeInstanceOf(
+      EmbeddingModelError,
+    );
   });
 
   it('gives up after the timeout', async () => {
     const baseUrl = await serve(() => {}); // never answers
     const started = Date.now();
-    await expect(createOpenAiEmbeddingModel({ baseUrl, model: 'm', timeoutMs: 200 }).embed(['a'])).rejects.toThrow(/no answer within 200 ms/);
+    await expect(createOpenAiEmbeddingModel({ baseUrl, model: 'm', timeoutMs: 200 }).embed(['a'])).rejects.toThrow(
+      /no answer within 200 ms/,
+    );
     expect(Date.now() - started).toBeLessThan(2_000);
   });
 
   it('is reported healthy or unhealthy by the readiness check', async () => {
-    const baseUrl = await serve((_, __, response) => json(response, 200, { data: [{ index: 0, embedding: [0.5, 0.5] }] }));
-    expect(await checkEmbeddingModel(createOpenAiEmbeddingModel({ baseUrl, model: 'm' }))).toEqual({ status: 'Healthy' });
+    const baseUrl = await serve((_, __, response) =>
+      json(response, 200, { data: [{ index: 0, embedding: [0.5, 0.5] }] }),
+    );
+    expect(await checkEmbeddingModel(createOpenAiEmbeddingModel({ baseUrl, model: 'm' }))).toEqual({
+      status: 'Healthy',
+    });
 
     const down = createOpenAiEmbeddingModel({ baseUrl: 'http://127.0.0.1:1/v1', model: 'm' });
     const health = await checkEmbeddingModel(down);

@@ -30,12 +30,25 @@ export function createOpenAiEmbeddingModel(options: OpenAiEmbeddingOptions): Emb
   };
 }
 
-async function post(endpoint: string, headers: Record<string, string>, body: unknown, timeoutMs: number): Promise<Response> {
+async function post(
+  endpoint: string,
+  headers: Record<string, string>,
+  body: unknown,
+  timeoutMs: number,
+): Promise<Response> {
   let response: Response;
   try {
-    response = await fetch(endpoint, { method: 'POST', headers, body: JSON.stringify(body), signal: AbortSignal.timeout(timeoutMs) });
+    response = await fetch(endpoint, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(timeoutMs),
+    });
   } catch (error) {
-    const reason = error instanceof Error && error.name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : String((error as Error).message);
+    const reason =
+      error instanceof Error && error.name === 'TimeoutError'
+        ? `no answer within ${timeoutMs} ms`
+        : String((error as Error).message);
     throw new EmbeddingModelError(`embeddings endpoint ${endpoint} unreachable: ${reason}`, { cause: error });
   }
   if (!response.ok) {
@@ -51,10 +64,13 @@ function vectorsFrom(json: unknown, expected: number): number[][] {
   const valid =
     Array.isArray(data) &&
     data.length === expected &&
-    data.every((item) => Number.isInteger(item?.index) && Array.isArray(item.embedding) && item.embedding.every(Number.isFinite));
+    data.every(
+      (item) => Number.isInteger(item?.index) && Array.isArray(item.embedding) && item.embedding.every(Number.isFinite),
+    );
   if (!valid) throw new EmbeddingModelError('embeddings endpoint returned an unexpected body');
   // Each index 0..expected-1 exactly once (the length is already checked).
   const vectors = Array.from({ length: expected }, (_, index) => data.find((item) => item.index === index)?.embedding);
-  if (vectors.includes(undefined)) throw new EmbeddingModelError('embeddings endpoint returned missing or duplicate indexes');
+  if (vectors.includes(undefined))
+    throw new EmbeddingModelError('embeddings endpoint returned missing or duplicate indexes');
   return vectors as number[][];
 }

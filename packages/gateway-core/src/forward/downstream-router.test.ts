@@ -7,7 +7,12 @@ import { DownstreamRouter } from './downstream-router.js';
 import type { ForwardResult, Forwarder } from './forwarder.js';
 
 const declared = parseToolDefinitions([getCustomer]).tools[0]!;
-const servedBy = (downstream: string, name = declared.name): ToolDefinition => ({ ...declared, name, downstream, declaredName: declared.name });
+const servedBy = (downstream: string, name = declared.name): ToolDefinition => ({
+  ...declared,
+  name,
+  downstream,
+  declaredName: declared.name,
+});
 
 /** A forwarder that writes down what it was handed and answers or fails as the test says. */
 function recording(failing = false) {
@@ -61,7 +66,8 @@ describe('DownstreamRouter', () => {
       ['down', createResilientForwarder(down.forwarder, { breaker, retry: { retries: 0 } })],
       ['up', createResilientForwarder(up.forwarder, { breaker, retry: { retries: 0 } })],
     ]);
-    for (let i = 0; i < 2; i++) await expect(router.forward(servedBy('down'), { id: '1' })).rejects.toBeInstanceOf(DownstreamCallError);
+    for (let i = 0; i < 2; i++)
+      await expect(router.forward(servedBy('down'), { id: '1' })).rejects.toBeInstanceOf(DownstreamCallError);
     await expect(router.forward(servedBy('down'), { id: '1' })).rejects.toBeInstanceOf(CircuitOpenError);
     expect(down.seen).toHaveLength(2);
     expect(router.get('down')?.breakerState).toBe('open');

@@ -32,10 +32,18 @@ export class DownstreamRouter<F extends Forwarder = Forwarder> implements Forwar
     return this.#routes.entries();
   }
 
-  forward(tool: ToolDefinition, args: Record<string, unknown>, signal?: AbortSignal, options?: ForwardOptions): Promise<ForwardResult> {
+  forward(
+    tool: ToolDefinition,
+    args: Record<string, unknown>,
+    signal?: AbortSignal,
+    options?: ForwardOptions,
+  ): Promise<ForwardResult> {
     const route = tool.downstream === undefined ? this.#only : this.#routes.get(tool.downstream);
     // The registry only holds tools of configured downstreams: a miss is the gateway's bug, never the caller's.
-    if (route === undefined) return Promise.reject(new Error(`No forwarder for downstream ${JSON.stringify(tool.downstream)} (tool ${tool.name})`));
+    if (route === undefined)
+      return Promise.reject(
+        new Error(`No forwarder for downstream ${JSON.stringify(tool.downstream)} (tool ${tool.name})`),
+      );
     return route.forward(this.#asDeclared(tool), args, signal, options);
   }
 

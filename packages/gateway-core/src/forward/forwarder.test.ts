@@ -27,7 +27,13 @@ beforeAll(async () => {
   server = createServer(async (request, response) => {
     let body = '';
     for await (const chunk of request) body += chunk;
-    seen.push({ method: request.method ?? '', url: request.url ?? '', headers: request.headers, body, remotePort: request.socket.remotePort });
+    seen.push({
+      method: request.method ?? '',
+      url: request.url ?? '',
+      headers: request.headers,
+      body,
+      remotePort: request.socket.remotePort,
+    });
     handler(request, response);
   });
   server.listen(0, '127.0.0.1');
@@ -86,7 +92,12 @@ describe('HttpForwarder', () => {
 
   it('sends body-sourced inputs as JSON, under the base URL path', async () => {
     handler = json(201, { orderId: 'o1' });
-    const result = await forwarder({ baseUrl: `${baseUrl}/api/` }).forward(tool(createOrder), { customerId: 'c1', sku: 'A-1', quantity: 2, dryRun: false });
+    const result = await forwarder({ baseUrl: `${baseUrl}/api/` }).forward(tool(createOrder), {
+      customerId: 'c1',
+      sku: 'A-1',
+      quantity: 2,
+      dryRun: false,
+    });
     expect(seen).toMatchObject([{ method: 'POST', url: '/api/customers/c1/orders?dryRun=false' }]);
     expect(JSON.parse(seen[0]!.body)).toEqual({ sku: 'A-1', quantity: 2 });
     expect(seen[0]!.headers['content-type']).toBe('application/json');
@@ -100,7 +111,15 @@ describe('HttpForwarder', () => {
       name: 'search',
       routePattern: '/customers',
       parameterSources: { tag: 'query', filter: 'query', q: 'query' },
-      inputSchema: { type: 'object', properties: { tag: { type: 'array', description: null }, filter: { type: 'object', description: null }, q: { type: 'string', description: null } }, required: [] },
+      inputSchema: {
+        type: 'object',
+        properties: {
+          tag: { type: 'array', description: null },
+          filter: { type: 'object', description: null },
+          q: { type: 'string', description: null },
+        },
+        required: [],
+      },
     });
     await forwarder().forward(search, { tag: ['a', 'b&c'], filter: { vip: true } });
     expect(seen[0]!.url).toBe('/customers?tag=a&tag=b%26c&filter=%7B%22vip%22%3Atrue%7D');
@@ -124,22 +143,37 @@ describe('HttpForwarder', () => {
     expect(() => new HttpForwarder({ baseUrl, headers })).toThrow(message);
   });
 
-  it.each([['..'], ['.'], [''], ['a/b'], ['a\\b'], ['%2e%2e'], ['a%2Fb'], ['%252F'], ['%5C'], ['a\u0000b'], ['%00'], ['a\r\nb'], ['%250d%250a'], ['\u007f']])(
-    'refuses the route value %j before anything is sent',
-    async (id) => {
-      const attempt = forwarder().forward(tool(getCustomer), { id });
-      await expect(attempt).rejects.toThrow(InvalidInputError);
-      await expect(attempt).rejects.toMatchObject({ httpStatus: 400, jsonRpcCode: -32602, fields: [{ path: 'id' }] });
-      expect(seen).toEqual([]);
-    },
-  );
+  it.each([
+    ['..'],
+    ['.'],
+    [''],
+    ['a/b'],
+    ['a\\b'],
+    ['%2e%2e'],
+    ['a%2Fb'],
+    ['%252F'],
+    ['%5C'],
+    ['a\u0000b'],
+    ['%00'],
+    ['a\r\nb'],
+    ['%250d%250a'],
+    ['\u007f'],
+  ])('refuses the route value %j before anything is sent', async (id) => {
+    const attempt = forwarder().forward(tool(getCustomer), { id });
+    await expect(attempt).rejects.toThrow(InvalidInputError);
+    await expect(attempt).rejects.toMatchObject({ httpStatus: 400, jsonRpcCode: -32602, fields: [{ path: 'id' }] });
+    expect(seen).toEqual([]);
+  });
 
   it.each([['\ud800'], ['a\udc00'], ['\udfff\ud800'], ['x\ud83d']])(
     'refuses the route value %j (a lone surrogate, which cannot be percent-encoded) as invalid arguments naming it',
     async (id) => {
       const attempt = forwarder().forward(tool(getCustomer), { id });
       await expect(attempt).rejects.toBeInstanceOf(InvalidArgumentsError);
-      await expect(attempt).rejects.toMatchObject({ jsonRpcCode: -32602, fields: [{ path: 'id', message: expect.stringMatching(/lone surrogate/) }] });
+      await expect(attempt).rejects.toMatchObject({
+        jsonRpcCode: -32602,
+        fields: [{ path: 'id', message: expect.stringMatching(/lone surrogate/) }],
+      });
       await expect(attempt).rejects.toThrow(/Route value id/);
       expect(seen).toEqual([]);
     },
@@ -157,7 +191,11 @@ describe('HttpForwarder', () => {
       name: 'search',
       routePattern: '/customers',
       parameterSources: { tag: 'query', filter: 'query' },
-      inputSchema: { type: 'object', properties: { tag: { type: 'array', description: null }, filter: { type: 'object', description: null } }, required: [] },
+      inputSchema: {
+        type: 'object',
+        properties: { tag: { type: 'array', description: null }, filter: { type: 'object', description: null } },
+        required: [],
+      },
     });
     for (const args of [{ tag: '\ud800' }, { tag: ['ok', 'b\udc00'] }]) {
       const attempt = forwarder().forward(search, args);
@@ -175,10 +213,17 @@ describe('HttpForwarder', () => {
   it('turns a downstream error status into 502 / -32002 with the status as data', async () => {
     handler = json(500, { error: 'internal detail that stays downstream' });
     const error = await failure(forwarder().forward(tool(getCustomer), { id: '1' }));
-    expect(error).toMatchObject({ httpStatus: 502, jsonRpcCode: -32002, data: { reason: 'status', downstreamStatus: 500 } });
+    expect(error).toMatchObject({
+      httpStatus: 502,
+      jsonRpcCode: -32002,
+      data: { reason: 'status', downstreamStatus: 500 },
+    });
     expect(error.message).not.toContain('internal detail');
     handler = json(404, {});
-    expect((await failure(forwarder().forward(tool(getCustomer), { id: '2' }))).data).toEqual({ reason: 'status', downstreamStatus: 404 });
+    expect((await failure(forwarder().forward(tool(getCustomer), { id: '2' }))).data).toEqual({
+      reason: 'status',
+      downstreamStatus: 404,
+    });
   });
 
   it('gives up after the timeout', async () => {
@@ -212,7 +257,9 @@ describe('HttpForwarder', () => {
     const port = (closed.address() as AddressInfo).port;
     closed.close();
     await once(closed, 'close');
-    const error = await failure(forwarder({ baseUrl: `http://127.0.0.1:${port}` }).forward(tool(getCustomer), { id: '1' }));
+    const error = await failure(
+      forwarder({ baseUrl: `http://127.0.0.1:${port}` }).forward(tool(getCustomer), { id: '1' }),
+    );
     expect(error.data).toEqual({ reason: 'network', code: 'ECONNREFUSED' });
   });
 
@@ -251,7 +298,9 @@ describe('HttpForwarder', () => {
       response.writeHead(200, { 'content-type': 'application/json' });
       response.end('['.repeat(100_000) + ']'.repeat(100_000));
     };
-    expect((await failure(forwarder().forward(tool(getCustomer), { id: '1' }))).data).toMatchObject({ reason: 'response-too-deep' });
+    expect((await failure(forwarder().forward(tool(getCustomer), { id: '1' }))).data).toMatchObject({
+      reason: 'response-too-deep',
+    });
   });
 
   it('passes text through as a string and an empty body as null', async () => {
@@ -268,7 +317,11 @@ describe('HttpForwarder', () => {
   });
 
   it('drops hop-by-hop response headers, including those named by Connection', async () => {
-    handler = json(200, {}, { connection: 'keep-alive, x-hop', 'x-hop': 'private', 'keep-alive': 'timeout=5', 'x-end': 'kept' });
+    handler = json(
+      200,
+      {},
+      { connection: 'keep-alive, x-hop', 'x-hop': 'private', 'keep-alive': 'timeout=5', 'x-end': 'kept' },
+    );
     const { headers } = await forwarder().forward(tool(getCustomer), { id: '1' });
     expect(headers['x-end']).toBe('kept');
     expect(headers).not.toHaveProperty('x-hop');

@@ -37,10 +37,17 @@ export interface RawAnswer {
  * this interface without the pipeline noticing.
  */
 export interface Forwarder {
-  forward(tool: ToolDefinition, args: Record<string, unknown>, signal?: AbortSignal, options?: ForwardOptions): Promise<ForwardResult>;
+  forward(
+    tool: ToolDefinition,
+    args: Record<string, unknown>,
+    signal?: AbortSignal,
+    options?: ForwardOptions,
+  ): Promise<ForwardResult>;
 }
 
-/** Who a call is for: for a forwarder that shares the downstream fairly between agents, and for the gateway's assertion. */
+/**
+ * Who a call is for: for a forwarder that shares the downstream fairly between agents, and for the gateway's assertion.
+ */
 export interface ForwardOptions {
   agentId?: string;
   /** The scopes granted to this call (token ∩ agent), asserted to the downstream. */
@@ -63,14 +70,19 @@ export interface HttpForwarderOptions {
   headers?: Readonly<Record<string, string>>;
   /** The whole call, body included. Default 10 s. */
   timeoutMs?: number;
-  /** Longest answer read; a longer one (or one that declares a longer Content-Length) is refused as `response-too-large`. */
+  /**
+   * Longest answer read; a longer one (or one that declares a longer Content-Length) is refused as
+   * `response-too-large`.
+   */
   maxResponseBytes?: number;
   /** Answers longer than this come back `raw`, for a worker to decode; unset, every answer is decoded here. */
   largeAnswerBytes?: number;
   /** Most sockets open to the downstream, one call each. Default 128. */
   connections?: number;
   keepAliveTimeoutMs?: number;
-  /** Given, every attempt carries a signed `Tollgate-Assertion` header naming the agent, the tool and this downstream. */
+  /**
+   * Given, every attempt carries a signed `Tollgate-Assertion` header naming the agent, the tool and this downstream.
+   */
   assertion?: ForwardAssertion;
 }
 
@@ -86,7 +98,10 @@ export class HttpForwarder implements Forwarder {
   readonly connections: number;
   readonly #pool: NodeHttpPool;
   readonly #basePath: string;
-  /** What every request carries (accept and the configured headers), without and with a JSON body: copied per call, never rebuilt. */
+  /**
+   * What every request carries (accept and the configured headers),
+   * without and with a JSON body: copied per call, never rebuilt.
+   */
   readonly #headersNoBody: Readonly<Record<string, string>>;
   readonly #headersWithBody: Readonly<Record<string, string>>;
   readonly #timeoutMs: number;
@@ -105,17 +120,26 @@ export class HttpForwarder implements Forwarder {
     this.#maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
     this.#largeAnswerBytes = options.largeAnswerBytes ?? Number.POSITIVE_INFINITY;
     this.connections = options.connections ?? DEFAULT_CONNECTIONS;
-    this.#assertion = options.assertion && { signer: options.assertion.signer, audience: options.assertion.audience ?? options.baseUrl };
+    this.#assertion = options.assertion && {
+      signer: options.assertion.signer,
+      audience: options.assertion.audience ?? options.baseUrl,
+    };
     this.#pool = new NodeHttpPool(base.origin, {
       connections: this.connections,
       keepAliveTimeoutMs: options.keepAliveTimeoutMs ?? 30_000,
     });
   }
 
-  async forward(tool: ToolDefinition, args: Record<string, unknown>, signal?: AbortSignal, options?: ForwardOptions): Promise<ForwardResult> {
+  async forward(
+    tool: ToolDefinition,
+    args: Record<string, unknown>,
+    signal?: AbortSignal,
+    options?: ForwardOptions,
+  ): Promise<ForwardResult> {
     const request = buildDownstreamRequest(tool, args, this.#basePath);
     const sent = { ...(request.body === undefined ? this.#headersNoBody : this.#headersWithBody) };
-    if (this.#assertion !== undefined) sent[ASSERTION_HEADER_NAME] = this.#signAssertion(this.#assertion, tool, options);
+    if (this.#assertion !== undefined)
+      sent[ASSERTION_HEADER_NAME] = this.#signAssertion(this.#assertion, tool, options);
     const stop = new TimedStop(this.#timeoutMs, signal);
     const started = performance.now();
     try {
@@ -139,7 +163,8 @@ export class HttpForwarder implements Forwarder {
       const headers = endToEndHeaders(response.headers);
       const contentType = headers['content-type'];
       const durationMs = performance.now() - started;
-      if (raw.length > this.#largeAnswerBytes) return { status: response.statusCode, headers, body: undefined, raw: { bytes: raw, contentType }, durationMs };
+      if (raw.length > this.#largeAnswerBytes)
+        return { status: response.statusCode, headers, body: undefined, raw: { bytes: raw, contentType }, durationMs };
       return { status: response.statusCode, headers, body: decodeBody(raw, contentType), durationMs };
     } catch (error) {
       throw this.#failure(error, tool, stop, signal);
@@ -149,7 +174,11 @@ export class HttpForwarder implements Forwarder {
   }
 
   /** Signed per attempt, after the request is built: a refused argument costs no signature. */
-  #signAssertion(assertion: Required<ForwardAssertion>, tool: ToolDefinition, options: ForwardOptions | undefined): string {
+  #signAssertion(
+    assertion: Required<ForwardAssertion>,
+    tool: ToolDefinition,
+    options: ForwardOptions | undefined,
+  ): string {
     return assertion.signer.sign({
       audience: assertion.audience,
       agentId: options?.agentId ?? '',
@@ -164,15 +193,33 @@ export class HttpForwarder implements Forwarder {
     return this.#pool.close();
   }
 
-  #failure(error: unknown, tool: ToolDefinition, stop: TimedStop, signal: AbortSignal | undefined): DownstreamCallError {
+  #failure(
+    error: unknown,
+    tool: ToolDefinition,
+    stop: TimedStop,
+    signal: AbortSignal | undefined,
+  ): DownstreamCallError {
     if (error instanceof DownstreamCallError) return error;
     if (stop.timedOut) {
-      return new DownstreamCallError(`Downstream did not answer tool ${tool.name} within ${this.#timeoutMs} ms`, { reason: 'timeout', timeoutMs: this.#timeoutMs }, { cause: error });
+      return new DownstreamCallError(
+        `Downstream did not answer tool ${tool.name} within ${this.#timeoutMs} ms`,
+        { reason: 'timeout', timeoutMs: this.#timeoutMs },
+        { cause: error },
+      );
     }
     // The caller's signal may abort with any reason (not only an AbortError): ask the signal, not the error.
-    if (signal?.aborted || isAbort(error)) return new DownstreamCallError(`Call to tool ${tool.name} was cancelled`, { reason: 'aborted' }, { cause: error });
+    if (signal?.aborted || isAbort(error))
+      return new DownstreamCallError(
+        `Call to tool ${tool.name} was cancelled`,
+        { reason: 'aborted' },
+        { cause: error },
+      );
     const code = networkCode(error);
-    return new DownstreamCallError(`Downstream unreachable for tool ${tool.name}${code ? ` (${code})` : ''}`, { reason: 'network', code }, { cause: error });
+    return new DownstreamCallError(
+      `Downstream unreachable for tool ${tool.name}${code ? ` (${code})` : ''}`,
+      { reason: 'network', code },
+      { cause: error },
+    );
   }
 }
 

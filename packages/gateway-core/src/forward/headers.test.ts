@@ -25,7 +25,9 @@ describe('checkDownstreamHeaders', () => {
   });
 
   it('names the option at fault', () => {
-    expect(() => checkDownstreamHeaders({ 'X-Api-Key': 'a\0b' })).toThrow('downstream.headers.X-Api-Key: must not contain CR, LF or NUL');
+    expect(() => checkDownstreamHeaders({ 'X-Api-Key': 'a\0b' })).toThrow(
+      'downstream.headers.X-Api-Key: must not contain CR, LF or NUL',
+    );
   });
 
   it('lists every bad header at once', () => {

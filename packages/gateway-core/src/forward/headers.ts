@@ -38,8 +38,10 @@ export function checkDownstreamHeaders(headers: Readonly<Record<string, string>>
   for (const [name, value] of Object.entries(headers)) {
     const path = `downstream.headers.${name}`;
     if (!HEADER_NAME.test(name)) problems.push({ path, message: 'not a valid header name' });
-    else if (CLIENT_OWNED_HEADERS.has(name.toLowerCase())) problems.push({ path, message: 'is set by the HTTP client and cannot be configured' });
-    else if (name.toLowerCase() === ASSERTION_HEADER.toLowerCase()) problems.push({ path, message: "is the gateway's signed assertion and cannot be configured" });
+    else if (CLIENT_OWNED_HEADERS.has(name.toLowerCase()))
+      problems.push({ path, message: 'is set by the HTTP client and cannot be configured' });
+    else if (name.toLowerCase() === ASSERTION_HEADER.toLowerCase())
+      problems.push({ path, message: "is the gateway's signed assertion and cannot be configured" });
     if (UNSAFE_VALUE.test(value)) problems.push({ path, message: 'must not contain CR, LF or NUL' });
     checked[name.toLowerCase()] = value;
   }
@@ -48,10 +50,17 @@ export function checkDownstreamHeaders(headers: Readonly<Record<string, string>>
 }
 
 /** Response headers without hop-by-hop ones, including those the Connection header names. */
-export function endToEndHeaders(headers: Readonly<Record<string, string | string[] | undefined>>): Record<string, string> {
+export function endToEndHeaders(
+  headers: Readonly<Record<string, string | string[] | undefined>>,
+): Record<string, string> {
   const connection = headers.connection;
   // No set built per answer: Connection names few headers (usually none, or keep-alive).
-  const named = connection === undefined ? [] : (Array.isArray(connection) ? connection.join(',') : connection).split(',').map((name) => name.trim().toLowerCase());
+  const named =
+    connection === undefined
+      ? []
+      : (Array.isArray(connection) ? connection.join(',') : connection)
+          .split(',')
+          .map((name) => name.trim().toLowerCase());
   const kept: Record<string, string> = {};
   for (const name in headers) {
     const value = headers[name];

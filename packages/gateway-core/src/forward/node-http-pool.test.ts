@@ -50,10 +50,20 @@ describe('NodeHttpPool', () => {
       res.end();
     });
     const pool = new NodeHttpPool(url, { connections: 1, keepAliveTimeoutMs: 1_000 });
-    const response = await pool.request({ method: 'POST', path: '/a?b=1', headers: { 'content-type': 'application/json', 'x-one': '1' }, body: '{"é":1}', stop: never() });
+    const response = await pool.request({
+      method: 'POST',
+      path: '/a?b=1',
+      headers: { 'content-type': 'application/json', 'x-one': '1' },
+      body: '{"é":1}',
+      stop: never(),
+    });
     await text(response.body);
     expect(seen).toMatchObject({ method: 'POST', url: '/a?b=1', body: '{"é":1}' });
-    expect(seen.headers).toMatchObject({ 'content-type': 'application/json', 'x-one': '1', 'content-length': String(Buffer.byteLength('{"é":1}')) });
+    expect(seen.headers).toMatchObject({
+      'content-type': 'application/json',
+      'x-one': '1',
+      'content-length': String(Buffer.byteLength('{"é":1}')),
+    });
     await pool.close();
   });
 
@@ -66,7 +76,11 @@ describe('NodeHttpPool', () => {
     const pool = new NodeHttpPool(url, { connections: 1, keepAliveTimeoutMs: 1_000 });
     const early = new AbortController();
     early.abort('gone');
-    await expect(pool.request({ ...get(), stop: new TimedStop(60_000, early.signal) })).rejects.toMatchObject({ name: 'AbortError', code: 'ABORT_ERR', cause: 'gone' });
+    await expect(pool.request({ ...get(), stop: new TimedStop(60_000, early.signal) })).rejects.toMatchObject({
+      name: 'AbortError',
+      code: 'ABORT_ERR',
+      cause: 'gone',
+    });
     const late = new AbortController();
     const response = await pool.request({ ...get(), stop: new TimedStop(60_000, late.signal) });
     const reading = text(response.body);
@@ -103,7 +117,10 @@ describe('NodeHttpPool', () => {
       server!.listen(0, '::1', () => resolve(true));
     });
     if (!listening) return context.skip();
-    const pool = new NodeHttpPool(`http://[::1]:${(server.address() as AddressInfo).port}`, { connections: 1, keepAliveTimeoutMs: 1_000 });
+    const pool = new NodeHttpPool(`http://[::1]:${(server.address() as AddressInfo).port}`, {
+      connections: 1,
+      keepAliveTimeoutMs: 1_000,
+    });
     expect(await text((await pool.request(get())).body)).toBe('over v6');
     await pool.close();
   });

@@ -9,7 +9,10 @@ export interface PoolRequest {
   path: string;
   headers: Record<string, string>;
   body: string | null;
-  /** What ends the call from outside (a TimedStop): already stopped, the call is refused; stopped later, the request is destroyed. */
+  /**
+   * What ends the call from outside (a TimedStop): already stopped,
+   * the call is refused; stopped later, the request is destroyed.
+   */
   stop: Pick<TimedStop, 'stopped' | 'reason' | 'onStop'>;
 }
 
@@ -50,7 +53,12 @@ export class NodeHttpPool {
     this.#origin = new URL(origin);
     this.#hostname = this.#origin.hostname.replace(/^\[(.*)\]$/, '$1');
     const https = this.#origin.protocol === 'https:';
-    const agentOptions = { keepAlive: true, maxSockets: options.connections, timeout: options.keepAliveTimeoutMs, scheduling: 'lifo' as const };
+    const agentOptions = {
+      keepAlive: true,
+      maxSockets: options.connections,
+      timeout: options.keepAliveTimeoutMs,
+      scheduling: 'lifo' as const,
+    };
     this.#agent = https ? new HttpsAgent(agentOptions) : new HttpAgent(agentOptions);
     this.#request = https ? (httpsRequest as typeof httpRequest) : httpRequest;
   }
@@ -70,7 +78,9 @@ export class NodeHttpPool {
         headers: call.headers,
         agent: this.#agent,
       };
-      const req = this.#request(options, (res) => resolve({ statusCode: res.statusCode ?? 0, headers: res.headers, body: res }));
+      const req = this.#request(options, (res) =>
+        resolve({ statusCode: res.statusCode ?? 0, headers: res.headers, body: res }),
+      );
       // A request already over is marked destroyed by node:http, so a late stop does nothing.
       call.stop.onStop((reason) => req.destroy(abortError(reason)));
       // Kept for the request's whole life: an error after the answer began reaches the body's reader.

@@ -5,7 +5,9 @@ import { buildDownstreamRequest, type DownstreamRequest } from './request.js';
 
 /** The request builder as it was before it cached each tool's shape (issue 19), copied: the per-tool shape must change nothing. */
 function plainBuild(tool: ToolDefinition, args: Record<string, unknown>, basePath = ''): DownstreamRequest {
-  const route = tool.routePattern.replace(ROUTE_PARAMETER, (_placeholder, name: string) => plainRouteSegment(name, args[name]));
+  const route = tool.routePattern.replace(ROUTE_PARAMETER, (_placeholder, name: string) =>
+    plainRouteSegment(name, args[name]),
+  );
   const query = new URLSearchParams();
   const body: Record<string, unknown> = {};
   let hasBody = false;
@@ -55,9 +57,12 @@ function plainRouteSegment(name: string, value: unknown): string {
   if (LONE_SURROGATE.test(text)) throw plainRefused(name, NOT_UNICODE);
   let decoded = text;
   for (let round = 0; round <= DECODE_ROUNDS; round++) {
-    if (decoded === '' || decoded === '.' || decoded === '..') throw plainRefused(name, 'must not be empty, "." or ".."');
-    if (decoded.includes('/') || decoded.includes('\\')) throw plainRefused(name, 'must not contain / or \\, encoded or not');
-    if (CONTROL_CHARACTER.test(decoded)) throw plainRefused(name, 'must not contain control characters, encoded or not');
+    if (decoded === '' || decoded === '.' || decoded === '..')
+      throw plainRefused(name, 'must not be empty, "." or ".."');
+    if (decoded.includes('/') || decoded.includes('\\'))
+      throw plainRefused(name, 'must not contain / or \\, encoded or not');
+    if (CONTROL_CHARACTER.test(decoded))
+      throw plainRefused(name, 'must not contain control characters, encoded or not');
     const next = plainSafeDecode(decoded);
     if (next === decoded) break;
     decoded = next;
@@ -88,7 +93,8 @@ function plainAppendQuery(query: URLSearchParams, name: string, value: unknown):
   for (const item of values) {
     if (item === undefined || item === null) continue;
     const text = typeof item === 'object' ? JSON.stringify(item) : String(item);
-    if (LONE_SURROGATE.test(text)) throw new InvalidArgumentsError(`Query value ${name} ${NOT_UNICODE}`, [{ path: name, message: NOT_UNICODE }]);
+    if (LONE_SURROGATE.test(text))
+      throw new InvalidArgumentsError(`Query value ${name} ${NOT_UNICODE}`, [{ path: name, message: NOT_UNICODE }]);
     query.append(name, text);
   }
 }
@@ -101,7 +107,28 @@ function outcome(build: () => DownstreamRequest): DownstreamRequest | string {
   }
 }
 
-const VALUES: unknown[] = ['a', 'b c', 'x/y', '%2F', '%252e%252e', '..', '', 'é', '\ud83d\ude00', '\ud800', '100%', '%zz', 'a\u0000', 7, true, null, undefined, ['p', 'q'], [1, null], { k: 'v' }];
+const VALUES: unknown[] = [
+  'a',
+  'b c',
+  'x/y',
+  '%2F',
+  '%252e%252e',
+  '..',
+  '',
+  'é',
+  '\ud83d\ude00',
+  '\ud800',
+  '100%',
+  '%zz',
+  'a\u0000',
+  7,
+  true,
+  null,
+  undefined,
+  ['p', 'q'],
+  [1, null],
+  { k: 'v' },
+];
 
 function tool(routePattern: string, parameterSources: Record<string, 'route' | 'query' | 'body'>): ToolDefinition {
   return { name: 't', httpMethod: 'POST', routePattern, parameterSources } as unknown as ToolDefinition;
@@ -122,7 +149,9 @@ describe('buildDownstreamRequest', () => {
         const args: Record<string, unknown> = {};
         for (const name of Object.keys(target.parameterSources)) args[name] = pick();
         for (const base of ['', '/api', '/api//']) {
-          expect(outcome(() => buildDownstreamRequest(target, args, base))).toEqual(outcome(() => plainBuild(target, args, base)));
+          expect(outcome(() => buildDownstreamRequest(target, args, base))).toEqual(
+            outcome(() => plainBuild(target, args, base)),
+          );
         }
       }
     }

@@ -17,7 +17,11 @@ export interface DownstreamRequest {
  * `bodyNames` name where it has one). `basePath` is the
  * path of the configured downstream base URL (e.g. `/api`), or empty.
  */
-export function buildDownstreamRequest(tool: ToolDefinition, args: Record<string, unknown>, basePath = ''): DownstreamRequest {
+export function buildDownstreamRequest(
+  tool: ToolDefinition,
+  args: Record<string, unknown>,
+  basePath = '',
+): DownstreamRequest {
   const shape = shapeOf(tool);
   // The route first, then the other sources in order: the first refused value is the one reported, as ever.
   let route = shape.routeLiterals[0]!;
@@ -30,7 +34,8 @@ export function buildDownstreamRequest(tool: ToolDefinition, args: Record<string
   for (const [name, source] of shape.sources) {
     const value = args[name];
     if (value === undefined || value === null || source === 'route') continue;
-    if (source === 'query') appendQuery((query ??= new URLSearchParams()), name, value, tool.querySerialization?.[name]);
+    if (source === 'query')
+      appendQuery((query ??= new URLSearchParams()), name, value, tool.querySerialization?.[name]);
     else (body ??= {})[tool.bodyNames?.[name] ?? name] = value;
   }
   const search = query !== undefined && query.size > 0 ? `?${query}` : '';
@@ -55,8 +60,14 @@ const shapes = new WeakMap<ToolDefinition, RequestShape>();
 
 function shapeOf(tool: ToolDefinition): RequestShape {
   const known = shapes.get(tool);
-  // Checked against the definition's route and sources (by identity): a definition given a new route or sources gets a new shape.
-  if (known !== undefined && known.routePattern === tool.routePattern && known.parameterSources === tool.parameterSources) return known;
+  // Checked against the definition's route and sources (by identity):
+  // a definition given a new route or sources gets a new shape.
+  if (
+    known !== undefined &&
+    known.routePattern === tool.routePattern &&
+    known.parameterSources === tool.parameterSources
+  )
+    return known;
   const routeLiterals: string[] = [];
   const routeNames: string[] = [];
   let last = 0;
@@ -110,9 +121,12 @@ function routeSegment(name: string, value: unknown): string {
   if (LONE_SURROGATE.test(text)) throw refusedRouteValue(name, NOT_UNICODE);
   let decoded = text;
   for (let round = 0; round <= DECODE_ROUNDS; round++) {
-    if (decoded === '' || decoded === '.' || decoded === '..') throw refusedRouteValue(name, 'must not be empty, "." or ".."');
-    if (decoded.includes('/') || decoded.includes('\\')) throw refusedRouteValue(name, 'must not contain / or \\, encoded or not');
-    if (CONTROL_CHARACTER.test(decoded)) throw refusedRouteValue(name, 'must not contain control characters, encoded or not');
+    if (decoded === '' || decoded === '.' || decoded === '..')
+      throw refusedRouteValue(name, 'must not be empty, "." or ".."');
+    if (decoded.includes('/') || decoded.includes('\\'))
+      throw refusedRouteValue(name, 'must not contain / or \\, encoded or not');
+    if (CONTROL_CHARACTER.test(decoded))
+      throw refusedRouteValue(name, 'must not contain control characters, encoded or not');
     // Without a % there is nothing to decode (decodeURIComponent would return the text as is).
     const next = decoded.includes('%') ? safeDecode(decoded) : decoded;
     if (next === decoded) break;
@@ -144,7 +158,8 @@ function refusedRouteValue(name: string, message: string): InvalidArgumentsError
 function appendQuery(query: URLSearchParams, name: string, value: unknown, serialization?: QuerySerialization): void {
   const add = (key: string, item: unknown) => {
     const text = typeof item === 'object' && item !== null ? JSON.stringify(item) : String(item);
-    if (LONE_SURROGATE.test(text)) throw new InvalidArgumentsError(`Query value ${name} ${NOT_UNICODE}`, [{ path: name, message: NOT_UNICODE }]);
+    if (LONE_SURROGATE.test(text))
+      throw new InvalidArgumentsError(`Query value ${name} ${NOT_UNICODE}`, [{ path: name, message: NOT_UNICODE }]);
     query.append(key, text);
   };
   if (serialization === undefined || (Array.isArray(value) && serialization.explode)) {
@@ -153,15 +168,29 @@ function appendQuery(query: URLSearchParams, name: string, value: unknown, seria
   }
   const { style, explode } = serialization;
   if (Array.isArray(value)) {
-    const items = value.filter((item) => item !== undefined && item !== null).map((item) => (typeof item === 'object' ? JSON.stringify(item) : String(item)));
+    const items = value
+      .filter((item) => item !== undefined && item !== null)
+      .map((item) => (typeof item === 'object' ? JSON.stringify(item) : String(item)));
     if (items.length > 0) add(name, items.join(DELIMITER[style]));
   } else if (typeof value === 'object' && value !== null) {
     const entries = Object.entries(value).filter(([, item]) => item !== undefined && item !== null);
     if (style === 'deepObject') for (const [key, item] of entries) add(`${name}[${key}]`, item);
     else if (explode) for (const [key, item] of entries) add(key, item);
-    else if (entries.length > 0) add(name, entries.flat().map((item) => (typeof item === 'object' ? JSON.stringify(item) : String(item))).join(','));
+    else if (entries.length > 0)
+      add(
+        name,
+        entries
+          .flat()
+          .map((item) => (typeof item === 'object' ? JSON.stringify(item) : String(item)))
+          .join(','),
+      );
   } else add(name, value);
 }
 
 /** What joins an array's items when `explode` is false (OpenAPI's style table). */
-const DELIMITER: Record<QuerySerialization['style'], string> = { form: ',', spaceDelimited: ' ', pipeDelimited: '|', deepObject: ',' };
+const DELIMITER: Record<QuerySerialization['style'], string> = {
+  form: ',',
+  spaceDelimited: ' ',
+  pipeDelimited: '|',
+  deepObject: ',',
+};

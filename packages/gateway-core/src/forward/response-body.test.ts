@@ -52,7 +52,9 @@ describe('readLimited', () => {
   });
 
   it('still cuts a body that sends more than it declared, and ignores a length that is no number', async () => {
-    await expect(refusal(readLimited(countedBody(10, 1024).stream, 3 * 1024, '1024'))).resolves.toBeInstanceOf(DownstreamCallError);
+    await expect(refusal(readLimited(countedBody(10, 1024).stream, 3 * 1024, '1024'))).resolves.toBeInstanceOf(
+      DownstreamCallError,
+    );
     expect((await readLimited(countedBody(2, 10).stream, 100, 'many')).length).toBe(20);
   });
 });
@@ -62,7 +64,9 @@ describe('decodeBody', () => {
     expect(decodeBody(Buffer.from('{"a":[1]}'), 'application/json')).toEqual({ a: [1] });
     expect(decodeBody(Buffer.from('plain'), 'text/plain')).toBe('plain');
     expect(decodeBody(Buffer.from(''), 'application/json')).toBeNull();
-    expect(() => decodeBody(Buffer.from('['.repeat(300) + ']'.repeat(300)), 'application/json')).toThrow(DownstreamCallError);
+    expect(() => decodeBody(Buffer.from('['.repeat(300) + ']'.repeat(300)), 'application/json')).toThrow(
+      DownstreamCallError,
+    );
   });
 });
 
@@ -115,7 +119,11 @@ describe('the nesting check', () => {
 
 describe('readLimited on a body that fails or stops', () => {
   it('rejects with the stream error, and when the stream is destroyed before its end', async () => {
-    const failing = new Readable({ read() { this.destroy(new Error('socket hang up')); } });
+    const failing = new Readable({
+      read() {
+        this.destroy(new Error('socket hang up'));
+      },
+    });
     await expect(readLimited(failing, 100)).rejects.toThrow('socket hang up');
     const stopped = new Readable({ read() {} });
     const reading = readLimited(stopped, 100);

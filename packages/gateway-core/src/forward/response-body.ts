@@ -37,7 +37,10 @@ export function readLimited(body: Readable, limitBytes: number, declaredLength?:
 }
 
 function tooLarge(limitBytes: number): DownstreamCallError {
-  return new DownstreamCallError(`Downstream response exceeds ${limitBytes} bytes`, { reason: 'response-too-large', limitBytes });
+  return new DownstreamCallError(`Downstream response exceeds ${limitBytes} bytes`, {
+    reason: 'response-too-large',
+    limitBytes,
+  });
 }
 
 /** An error answer is read only this far: enough for any problem description, never a large body. */
@@ -105,7 +108,10 @@ const CLOSE_BRACKET = 0x5d;
 const OPEN_BRACE = 0x7b;
 const CLOSE_BRACE = 0x7d;
 
-/** The index after the quote that closes a string opened before `from` (one not escaped by an odd run of backslashes), or -1. */
+/**
+ * The index after the quote that closes a string opened before
+ * `from` (one not escaped by an odd run of backslashes), or -1.
+ */
 function afterString(text: string, from: number): number {
   for (let start = from; ; ) {
     const quote = text.indexOf('"', start);

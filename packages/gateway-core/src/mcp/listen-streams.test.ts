@@ -39,7 +39,9 @@ describe('ListenStreams', () => {
     const streams = new ListenStreams(new MemoryChangeFeed(), { maxPerAgent: 2, maxTotal: 3 });
     streams.listen('a', () => undefined);
     streams.listen('a', () => undefined);
-    expect(() => streams.listen('a', () => undefined)).toThrow(expect.objectContaining({ code: 'too-many-listens', httpStatus: 429 }));
+    expect(() => streams.listen('a', () => undefined)).toThrow(
+      expect.objectContaining({ code: 'too-many-listens', httpStatus: 429 }),
+    );
     streams.listen('b', () => undefined);
     expect(() => streams.listen('c', () => undefined)).toThrow(/instance/);
     expect(streams.open).toBe(3);
@@ -82,20 +84,61 @@ describe('subscriptions/listen through McpService', () => {
     const { McpService } = await import('./mcp-service.js');
     const store = createMemoryStore();
     const listens = new ListenStreams(store.changes);
-    const agents = new AgentService({ store, tokens: new TokenService({ signingKey: 's'.repeat(32) }), onToolAccessChanged: (agentId) => void listens.publish({ agentId }) });
+    const agents = new AgentService({
+      store,
+      tokens: new TokenService({ signingKey: 's'.repeat(32) }),
+      onToolAccessChanged: (agentId) => void listens.publish({ agentId }),
+    });
     const { registry } = buildToolRegistry([getCustomer]);
-    const service = new McpService({ agents, sessions: store.sessions, sessionIdleMs: 1000, toolCall: { registry: () => registry, budget: store.budget, forwarder: { forward: async () => ({ status: 200, headers: {}, body: {}, durationMs: 1 }) } }, serverInfo: { name: 't', version: '1' }, audit: () => undefined, isReady: async () => true, listens });
+    const service = new McpService({
+      agents,
+      sessions: store.sessions,
+      sessionIdleMs: 1000,
+      toolCall: {
+        registry: () => registry,
+        budget: store.budget,
+        forwarder: { forward: async () => ({ status: 200, headers: {}, body: {}, durationMs: 1 }) },
+      },
+      serverInfo: { name: 't', version: '1' },
+      audit: () => undefined,
+      isReady: async () => true,
+      listens,
+    });
     const agent = await agents.create({ label: 'l', dailyTokenBudget: 10 });
     const token = `Bearer ${(await agents.issueToken(agent.agentId, 1)).token}`;
-    const envelope = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
-    const reply = await service.post({ authorization: token, sessionId: undefined, protocolVersion: '2026-07-28', headers: { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'subscriptions/listen' }, body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'subscriptions/listen', params: { notifications: { toolsListChanged: true, promptsListChanged: true }, _meta: envelope } }) });
+    const envelope = {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientCapabilities': {},
+    };
+    const reply = await service.post({
+      authorization: token,
+      sessionId: undefined,
+      protocolVersion: '2026-07-28',
+      headers: { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'subscriptions/listen' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 9,
+        method: 'subscriptions/listen',
+        params: { notifications: { toolsListChanged: true, promptsListChanged: true }, _meta: envelope },
+      }),
+    });
     if (reply.kind !== 'listen') throw new Error(`expected a listen stream, got ${JSON.stringify(reply)}`);
-    expect(reply.acknowledged).toEqual({ jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { _meta: { 'io.modelcontextprotocol/subscriptionId': 9 }, notifications: { toolsListChanged: true } } });
+    expect(reply.acknowledged).toEqual({
+      jsonrpc: '2.0',
+      method: 'notifications/subscriptions/acknowledged',
+      params: { _meta: { 'io.modelcontextprotocol/subscriptionId': 9 }, notifications: { toolsListChanged: true } },
+    });
     const sent: unknown[] = [];
     reply.deliver((message) => sent.push(message));
     await agents.update(agent.agentId, { allowedTools: ['getCustomer'] });
     await settle();
-    expect(sent).toEqual([{ jsonrpc: '2.0', method: 'notifications/tools/list_changed', params: { _meta: { 'io.modelcontextprotocol/subscriptionId': 9 } } }]);
+    expect(sent).toEqual([
+      {
+        jsonrpc: '2.0',
+        method: 'notifications/tools/list_changed',
+        params: { _meta: { 'io.modelcontextprotocol/subscriptionId': 9 } },
+      },
+    ]);
     reply.close();
     expect(listens.open).toBe(0);
   });

@@ -39,11 +39,18 @@ export class ListenStreams {
     return this.#total;
   }
 
-  /** Registers one stream of `agentId`; `notify` runs on each change that concerns it. Returns its close (safe to call twice). */
+  /**
+   * Registers one stream of `agentId`; `notify` runs on each change
+   * that concerns it. Returns its close (safe to call twice).
+   */
   listen(agentId: string, notify: () => void): () => void {
     const mine = this.#byAgent.get(agentId) ?? new Set();
-    if (mine.size >= this.#limits.maxPerAgent) throw new TooManyListensError(`This agent already holds ${this.#limits.maxPerAgent} listen streams on this instance: close one first`);
-    if (this.#total >= this.#limits.maxTotal) throw new TooManyListensError('This gateway instance holds as many listen streams as it allows: retry later');
+    if (mine.size >= this.#limits.maxPerAgent)
+      throw new TooManyListensError(
+        `This agent already holds ${this.#limits.maxPerAgent} listen streams on this instance: close one first`,
+      );
+    if (this.#total >= this.#limits.maxTotal)
+      throw new TooManyListensError('This gateway instance holds as many listen streams as it allows: retry later');
     // Each stream its own function, so one agent's two streams are two entries.
     const entry = () => notify();
     mine.add(entry);
@@ -65,7 +72,10 @@ export class ListenStreams {
   }
 
   #deliver(change: ToolListChange): void {
-    const targets = change.agentId === null ? [...this.#byAgent.values()] : [this.#byAgent.get(change.agentId) ?? new Set<() => void>()];
+    const targets =
+      change.agentId === null
+        ? [...this.#byAgent.values()]
+        : [this.#byAgent.get(change.agentId) ?? new Set<() => void>()];
     for (const streams of targets) for (const notify of [...streams]) notify();
   }
 }

@@ -10,7 +10,8 @@ import { buildToolRegistry } from '../tools/registry.js';
 import { McpService, type McpAnswer, type McpReply } from './mcp-service.js';
 
 const { registry } = buildToolRegistry([getCustomer]);
-const rpc = (method: string, params: Record<string, unknown> = {}, id = 1) => JSON.stringify({ jsonrpc: '2.0', id, method, params });
+const rpc = (method: string, params: Record<string, unknown> = {}, id = 1) =>
+  JSON.stringify({ jsonrpc: '2.0', id, method, params });
 const CALL = rpc('tools/call', { name: 'getCustomer', arguments: { id: '7' } });
 
 /**
@@ -58,7 +59,9 @@ async function setup() {
       budget: store.budget,
       settlements,
       cache,
-      forwarder: { forward: async () => (forwarded++, { status: 200, headers: {}, body: { id: '7', name: 'Ada' }, durationMs: 1 }) },
+      forwarder: {
+        forward: async () => (forwarded++, { status: 200, headers: {}, body: { id: '7', name: 'Ada' }, durationMs: 1 }),
+      },
       clock,
     },
     serverInfo: { name: 'tollgate', version: '0.0.0-test' },
@@ -67,8 +70,13 @@ async function setup() {
   });
   const agent = await agents.create({ label: 'cached', dailyTokenBudget: 10_000 });
   const authorization = `Bearer ${(await agents.issueToken(agent.agentId, 1)).token}`;
-  const post = async (body: string, sessionId?: string): Promise<McpAnswer> => answered(service.post({ authorization, sessionId, protocolVersion: undefined, body }));
-  const sessionId = (await post(rpc('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } }))).sessionId!;
+  const post = async (body: string, sessionId?: string): Promise<McpAnswer> =>
+    answered(service.post({ authorization, sessionId, protocolVersion: undefined, body }));
+  const sessionId = (
+    await post(
+      rpc('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } }),
+    )
+  ).sessionId!;
   const spendAll = async () => {
     await settlements.settled(agent.agentId);
     const left = 10_000 - (await store.budget.usage(agent.agentId, clock())).used;
@@ -111,7 +119,10 @@ describe('McpService: a tools/call answered from the cache', () => {
 
   it('refuses arguments the tool does not accept, though their read was started', async () => {
     const { post, sessionId } = await setup();
-    const refused = await post(rpc('tools/call', { name: 'getCustomer', arguments: { id: 7, extra: true } }), sessionId);
+    const refused = await post(
+      rpc('tools/call', { name: 'getCustomer', arguments: { id: 7, extra: true } }),
+      sessionId,
+    );
     expect(refused.failure).toMatchObject({ code: 'invalid-arguments' });
   });
 });

@@ -10,7 +10,8 @@ import { buildToolRegistry } from '../tools/registry.js';
 import { McpService, type McpAnswer, type McpReply } from './mcp-service.js';
 
 const { registry } = buildToolRegistry([getCustomer]);
-const rpc = (method: string, params: Record<string, unknown> = {}, id = 1) => JSON.stringify({ jsonrpc: '2.0', id, method, params });
+const rpc = (method: string, params: Record<string, unknown> = {}, id = 1) =>
+  JSON.stringify({ jsonrpc: '2.0', id, method, params });
 const CALL = rpc('tools/call', { name: 'getCustomer', arguments: { id: '7' } });
 
 /**
@@ -37,7 +38,8 @@ async function setup() {
     return store.agents.get(agentId);
   };
   const agentStore = new Proxy(store.agents, {
-    get: (target, name) => (name === 'get' ? readAgent : (Reflect.get(target, name) as (...args: unknown[]) => unknown).bind(target)),
+    get: (target, name) =>
+      name === 'get' ? readAgent : (Reflect.get(target, name) as (...args: unknown[]) => unknown).bind(target),
   }) as AgentStore;
   const tokens = new TokenService({ signingKey: 's'.repeat(32), clock });
   const agents = new AgentService({ store: { ...store, agents: agentStore }, tokens, clock });
@@ -59,10 +61,19 @@ async function setup() {
     audit: (event) => audited.push(event),
     isReady: async () => true,
   });
-  const agent = await agents.create({ label: 'limited', dailyTokenBudget: 10_000, rateLimit: { callsPerMinute: 6, burst: 2 } });
+  const agent = await agents.create({
+    label: 'limited',
+    dailyTokenBudget: 10_000,
+    rateLimit: { callsPerMinute: 6, burst: 2 },
+  });
   const authorization = `Bearer ${(await agents.issueToken(agent.agentId, 1)).token}`;
-  const post = async (body: string, sessionId?: string): Promise<McpAnswer> => answered(service.post({ authorization, sessionId, protocolVersion: undefined, body }));
-  const sessionId = (await post(rpc('initialize', { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: { name: 't', version: '1' } }))).sessionId!;
+  const post = async (body: string, sessionId?: string): Promise<McpAnswer> =>
+    answered(service.post({ authorization, sessionId, protocolVersion: undefined, body }));
+  const sessionId = (
+    await post(
+      rpc('initialize', { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: { name: 't', version: '1' } }),
+    )
+  ).sessionId!;
   const usage = async () => {
     await settlements.settled(agent.agentId);
     return store.budget.usage(agent.agentId, clock());
@@ -85,9 +96,30 @@ describe('McpService: per-agent rate limit', () => {
     expect([first.failure, second.failure]).toEqual([undefined, undefined]);
     const usedByTwo = (await usage()).used;
     const refused = await post(CALL, sessionId);
-    expect(refused).toMatchObject({ status: 200, failure: { code: 'rate-limited', httpStatus: 429, jsonRpcCode: -32029 } });
-    expect(refused.message).toMatchObject({ error: { code: -32029, data: { reason: 'rate-limited', retryAfterSeconds: 10, callsPerMinute: 6, burst: 2, remaining: 0, resetsAt: '2025-05-01T12:00:10.000Z' } } });
-    expect(audited.at(-1)).toMatchObject({ kind: 'tool-call', agentId, tool: 'getCustomer', outcome: 'rate-limited', tokensCharged: 0 });
+    expect(refused).toMatchObject({
+      status: 200,
+      failure: { code: 'rate-limited', httpStatus: 429, jsonRpcCode: -32029 },
+    });
+    expect(refused.message).toMatchObject({
+      error: {
+        code: -32029,
+        data: {
+          reason: 'rate-limited',
+          retryAfterSeconds: 10,
+          callsPerMinute: 6,
+          burst: 2,
+          remaining: 0,
+          resetsAt: '2025-05-01T12:00:10.000Z',
+        },
+      },
+    });
+    expect(audited.at(-1)).toMatchObject({
+      kind: 'tool-call',
+      agentId,
+      tool: 'getCustomer',
+      outcome: 'rate-limited',
+      tokensCharged: 0,
+    });
     // The reservation sent ahead of the refused call was given back.
     expect(await usage()).toEqual({ day: '2025-05-01', used: usedByTwo, reserved: 0 });
   });
@@ -114,7 +146,10 @@ describe('McpService: per-agent rate limit', () => {
     const { post, sessionId } = await setup();
     expect((await post(CALL, sessionId)).failure).toBeUndefined();
     for (let i = 0; i < 3; i++) expect((await post(CALL, 'x'.repeat(32))).failure?.code).toBe('session-not-found');
-    for (let i = 0; i < 3; i++) expect((await post(rpc('tools/call', { name: 'nope', arguments: {} }), sessionId)).failure?.code).toBe('unknown-tool');
+    for (let i = 0; i < 3; i++)
+      expect((await post(rpc('tools/call', { name: 'nope', arguments: {} }), sessionId)).failure?.code).toBe(
+        'unknown-tool',
+      );
     expect((await post(CALL, sessionId)).failure).toBeUndefined();
     expect((await post(CALL, sessionId)).failure?.code).toBe('rate-limited');
   });

@@ -11,7 +11,8 @@ import { McpService, type McpAnswer, type McpReply } from './mcp-service.js';
 import { WriteConfirmation } from './write-confirmation.js';
 
 const { registry } = buildToolRegistry([getCustomer, createOrder, deleteCustomer, archiveCustomer]);
-const rpc = (method: string, params: Record<string, unknown> = {}, id = 1) => JSON.stringify({ jsonrpc: '2.0', id, method, params });
+const rpc = (method: string, params: Record<string, unknown> = {}, id = 1) =>
+  JSON.stringify({ jsonrpc: '2.0', id, method, params });
 const call = (name: string, args: unknown) => rpc('tools/call', { name, arguments: args });
 
 /** The service over the memory store, in search mode as `mode` says, with a forwarder that counts. */
@@ -32,7 +33,11 @@ async function setup(mode: SearchModeSetting, agentInput: Partial<NewAgent> = {}
       registry: () => registry,
       budget: store.budget,
       settlements,
-      forwarder: { forward: async (tool) => (forwarded.push(tool.name), { status: 200, headers: {}, body: { id: '7', name: 'Ada' }, durationMs: 1 }) },
+      forwarder: {
+        forward: async (tool) => (
+          forwarded.push(tool.name), { status: 200, headers: {}, body: { id: '7', name: 'Ada' }, durationMs: 1 }
+        ),
+      },
       clock,
     },
     serverInfo: { name: 'tollgate', version: '0.0.0-test' },
@@ -41,10 +46,15 @@ async function setup(mode: SearchModeSetting, agentInput: Partial<NewAgent> = {}
   });
   const agent = await agents.create({ label: 'searcher', dailyTokenBudget: 10_000, ...agentInput });
   const authorization = `Bearer ${(await agents.issueToken(agent.agentId, 1)).token}`;
-  const post = async (body: string, sessionId?: string): Promise<McpAnswer> => answered(service.post({ authorization, sessionId, protocolVersion: undefined, body }));
-  const sessionId = (await post(rpc('initialize', { protocolVersion, capabilities: {}, clientInfo: { name: 't', version: '1' } }))).sessionId!;
+  const post = async (body: string, sessionId?: string): Promise<McpAnswer> =>
+    answered(service.post({ authorization, sessionId, protocolVersion: undefined, body }));
+  const sessionId = (
+    await post(rpc('initialize', { protocolVersion, capabilities: {}, clientInfo: { name: 't', version: '1' } }))
+  ).sessionId!;
   const send = (body: string) => post(body, sessionId);
-  const used = async () => (await settlements.settled(agent.agentId), (await store.budget.usage(agent.agentId, clock())).used);
+  const used = async () => (
+    await settlements.settled(agent.agentId), (await store.budget.usage(agent.agentId, clock())).used
+  );
   return { send, forwarded, audited, used };
 }
 
@@ -55,8 +65,12 @@ async function answered(reply: McpReply | Promise<McpReply>): Promise<McpAnswer>
   return settled;
 }
 
-const listedNames = (reply: McpAnswer) => ((reply.message as { result: { tools: Array<{ name: string }> } }).result.tools ?? []).map((tool) => tool.name);
-const foundNames = (reply: McpAnswer) => (reply.message as { result: { structuredContent: { tools: Array<{ name: string }> } } }).result.structuredContent.tools.map((tool) => tool.name);
+const listedNames = (reply: McpAnswer) =>
+  ((reply.message as { result: { tools: Array<{ name: string }> } }).result.tools ?? []).map((tool) => tool.name);
+const foundNames = (reply: McpAnswer) =>
+  (
+    reply.message as { result: { structuredContent: { tools: Array<{ name: string }> } } }
+  ).result.structuredContent.tools.map((tool) => tool.name);
 
 describe('McpService in search mode', () => {
   it('lists search_tools and call_tool, and the pinned tools the agent may call', async () => {
@@ -85,10 +99,14 @@ describe('McpService in search mode', () => {
     expect(foundNames(found).sort()).toEqual(['deleteCustomer', 'getCustomer']);
     const result = (found.message as { result: { content: [{ text: string }]; structuredContent: unknown } }).result;
     expect(JSON.parse(result.content[0].text)).toEqual(result.structuredContent);
-    expect((result.structuredContent as { tools: Array<{ inputSchema: unknown }> }).tools[0]!.inputSchema).toMatchObject({ type: 'object' });
+    expect(
+      (result.structuredContent as { tools: Array<{ inputSchema: unknown }> }).tools[0]!.inputSchema,
+    ).toMatchObject({ type: 'object' });
     // createOrder needs a scope the agent lacks; archiveCustomer would write and may not.
     expect(foundNames(await send(call('search_tools', { query: 'place an order', limit: 20 })))).toEqual([]);
-    expect(foundNames(await send(call('search_tools', { query: 'archive customer' })))).not.toContain('archiveCustomer');
+    expect(foundNames(await send(call('search_tools', { query: 'archive customer' })))).not.toContain(
+      'archiveCustomer',
+    );
     expect(await used()).toBe(0);
   });
 
@@ -103,11 +121,22 @@ describe('McpService in search mode', () => {
 
   it('call_tool refuses what tools/call refuses, and forwards nothing', async () => {
     const { send, forwarded, used } = await setup('on', { allowedTools: ['getCustomer', 'createOrder'] });
-    expect((await send(call('call_tool', { name: 'createOrder', arguments: { customerId: '1', sku: 'a', quantity: 1 } }))).failure).toMatchObject({ code: 'forbidden' });
-    expect((await send(call('call_tool', { name: 'deleteCustomer', arguments: { id: '7' } }))).failure).toMatchObject({ code: 'not-allowlisted' });
-    expect((await send(call('call_tool', { name: 'archiveCustomer', arguments: { id: '7' } }))).failure).toMatchObject({ code: 'not-allowlisted' });
-    expect((await send(call('call_tool', { name: 'other_getCustomer', arguments: { id: '7' } }))).failure).toMatchObject({ code: 'unknown-tool' });
-    expect((await send(call('call_tool', { name: 'getCustomer', arguments: { id: 7 } }))).failure).toMatchObject({ code: 'invalid-arguments' });
+    expect(
+      (await send(call('call_tool', { name: 'createOrder', arguments: { customerId: '1', sku: 'a', quantity: 1 } })))
+        .failure,
+    ).toMatchObject({ code: 'forbidden' });
+    expect((await send(call('call_tool', { name: 'deleteCustomer', arguments: { id: '7' } }))).failure).toMatchObject({
+      code: 'not-allowlisted',
+    });
+    expect((await send(call('call_tool', { name: 'archiveCustomer', arguments: { id: '7' } }))).failure).toMatchObject({
+      code: 'not-allowlisted',
+    });
+    expect(
+      (await send(call('call_tool', { name: 'other_getCustomer', arguments: { id: '7' } }))).failure,
+    ).toMatchObject({ code: 'unknown-tool' });
+    expect((await send(call('call_tool', { name: 'getCustomer', arguments: { id: 7 } }))).failure).toMatchObject({
+      code: 'invalid-arguments',
+    });
     expect(forwarded).toEqual([]);
     expect(await used()).toBe(0);
   });
@@ -134,9 +163,23 @@ describe('McpService in search mode', () => {
 
 describe('McpService in search mode, MCP 2026-07-28', () => {
   // A tool whose downstream marks a parameter x-mcp-header: a direct tools/call must mirror it in Mcp-Param-Region.
-  const regional = { ...getCustomer, name: 'getRegion', routePattern: '/regions/{id}', parameterSources: { id: 'route' }, inputSchema: { type: 'object', properties: { id: { type: 'string', 'x-mcp-header': 'Region' } }, required: ['id'] } };
-  const { registry: marked } = buildToolRegistry([regional, getCustomer, { ...getCustomer, name: 'getSecret', confirm: true }]);
-  const envelope = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 't', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} };
+  const regional = {
+    ...getCustomer,
+    name: 'getRegion',
+    routePattern: '/regions/{id}',
+    parameterSources: { id: 'route' },
+    inputSchema: { type: 'object', properties: { id: { type: 'string', 'x-mcp-header': 'Region' } }, required: ['id'] },
+  };
+  const { registry: marked } = buildToolRegistry([
+    regional,
+    getCustomer,
+    { ...getCustomer, name: 'getSecret', confirm: true },
+  ]);
+  const envelope = {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientInfo': { name: 't', version: '1' },
+    'io.modelcontextprotocol/clientCapabilities': {},
+  };
 
   async function modernSetup() {
     const store = createMemoryStore();
@@ -148,7 +191,15 @@ describe('McpService in search mode, MCP 2026-07-28', () => {
       sessions: store.sessions,
       sessionIdleMs: 60_000,
       toolSearch: new ToolSearchMode({ mode: 'on', threshold: 2, registry: () => marked }),
-      toolCall: { registry: () => marked, budget: store.budget, forwarder: { forward: async (tool) => (forwarded.push(tool.name), { status: 200, headers: {}, body: { id: 'eu' }, durationMs: 1 }) } },
+      toolCall: {
+        registry: () => marked,
+        budget: store.budget,
+        forwarder: {
+          forward: async (tool) => (
+            forwarded.push(tool.name), { status: 200, headers: {}, body: { id: 'eu' }, durationMs: 1 }
+          ),
+        },
+      },
       writeConfirmation: new WriteConfirmation({ key: Buffer.alloc(32, 1), redeemed: store.redeemed }),
       serverInfo: { name: 'tollgate', version: '0.0.0-test' },
       audit: () => undefined,
@@ -156,20 +207,35 @@ describe('McpService in search mode, MCP 2026-07-28', () => {
     });
     const agent = await agents.create({ label: 'searcher', dailyTokenBudget: 10_000 });
     const authorization = `Bearer ${(await agents.issueToken(agent.agentId, 1)).token}`;
-    const send = (name: string, args: unknown, headers: Record<string, string> = {}, extra: Record<string, unknown> = {}) =>
+    const send = (
+      name: string,
+      args: unknown,
+      headers: Record<string, string> = {},
+      extra: Record<string, unknown> = {},
+    ) =>
       answered(
         service.post({
           authorization,
           sessionId: undefined,
           protocolVersion: '2026-07-28',
           headers: { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': name, ...headers },
-          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args, ...extra, _meta: { ...envelope, 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } } } }),
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id: 1,
+            method: 'tools/call',
+            params: {
+              name,
+              arguments: args,
+              ...extra,
+              _meta: { ...envelope, 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } },
+            },
+          }),
         }),
       );
     return { send, forwarded };
   }
 
-  it('call_tool is checked against its own schema, not the wrapped tool\'s x-mcp-header parameters (the client cannot know them)', async () => {
+  it("call_tool is checked against its own schema, not the wrapped tool's x-mcp-header parameters (the client cannot know them)", async () => {
     const { send, forwarded } = await modernSetup();
     const wrapped = await send('call_tool', { name: 'getRegion', arguments: { id: 'eu' } });
     expect(wrapped.failure).toBeUndefined();
@@ -188,12 +254,23 @@ describe('McpService in search mode, MCP 2026-07-28', () => {
   it('write confirmation through call_tool: the question is about the wrapped tool, and the retried call_tool carries the answer', async () => {
     const { send, forwarded } = await modernSetup();
     const wrapped = { name: 'getSecret', arguments: { id: '7' } };
-    const asked = (await send('call_tool', wrapped)).message as { result: { resultType: string; requestState: string; inputRequests: Record<string, { params: { message: string } }> } };
+    const asked = (await send('call_tool', wrapped)).message as {
+      result: {
+        resultType: string;
+        requestState: string;
+        inputRequests: Record<string, { params: { message: string } }>;
+      };
+    };
     expect(asked.result.resultType).toBe('input_required');
     expect(asked.result.inputRequests['tollgate/confirm']!.params.message).toMatch(/getSecret/);
     expect(forwarded).toEqual([]);
     const inputResponses = { 'tollgate/confirm': { action: 'accept', content: { confirm: true } } };
-    const altered = await send('call_tool', { name: 'getSecret', arguments: { id: '8' } }, {}, { inputResponses, requestState: asked.result.requestState });
+    const altered = await send(
+      'call_tool',
+      { name: 'getSecret', arguments: { id: '8' } },
+      {},
+      { inputResponses, requestState: asked.result.requestState },
+    );
     expect(altered.failure).toMatchObject({ code: 'invalid-request-state' });
     await send('call_tool', wrapped, {}, { inputResponses, requestState: asked.result.requestState });
     expect(forwarded).toEqual(['getSecret']);

@@ -20,7 +20,15 @@ import {
 import { CallPreparation, type PreparedCall } from '../pipeline/prepared-call.js';
 import { callTool, type ToolCallDeps, type ToolCallFailure, type ToolCallReport } from '../pipeline/tool-call.js';
 import { buildInitializeResult, parseInitializeParams, type ServerInfo } from '../protocol/initialize.js';
-import { jsonRpcErrorFrom, jsonRpcResult, parseJsonRpcBody, type IncomingMessage, type JsonRpcId, type JsonRpcRequest, type JsonRpcResponse } from '../protocol/jsonrpc.js';
+import {
+  jsonRpcErrorFrom,
+  jsonRpcResult,
+  parseJsonRpcBody,
+  type IncomingMessage,
+  type JsonRpcId,
+  type JsonRpcRequest,
+  type JsonRpcResponse,
+} from '../protocol/jsonrpc.js';
 import { isAtLeast, protocolVersionForRequest, type ProtocolVersion } from '../protocol/protocol-version.js';
 import { buildToolErrorResult, type ToolCallResult } from '../protocol/tool-result.js';
 import { eraOf, type Era } from '../protocol/envelope.js';
@@ -34,7 +42,13 @@ import { judgedLater } from '../util/judged-later.js';
 import { ResumableStreams } from './resumable-streams.js';
 import { ResumeAdmission } from './resume-admission.js';
 import type { ListenStreams } from './listen-streams.js';
-import { answerStateless, openListen, STATELESS_FEATURES, statelessMessage, type ListenReply } from './stateless-requests.js';
+import {
+  answerStateless,
+  openListen,
+  STATELESS_FEATURES,
+  statelessMessage,
+  type ListenReply,
+} from './stateless-requests.js';
 import { RunningCalls } from './running-calls.js';
 import type { WriteConfirmation } from './write-confirmation.js';
 import { ANSWER_EVENT, parseEventId, StreamIds } from './stream-id.js';
@@ -91,12 +105,17 @@ export interface McpServiceOptions {
   streamIdKey?: Uint8Array;
   /** Resumes one agent may have waiting on this instance at once. Default 8. */
   maxResumesPerAgent?: number;
-  /** Resumes waiting on this instance at once, every agent's together: keep it below the connection limit. Default 512. */
+  /**
+   * Resumes waiting on this instance at once, every agent's together: keep it below the connection limit. Default 512.
+   */
   maxResumes?: number;
   /** The `subscriptions/listen` streams of this instance (MCP 2026-07-28); without it, that method is not served. */
   listens?: ListenStreams;
   clock?: () => Date;
-  /** Search mode (`Gw:Catalog:Search`): absent, every agent sees the whole catalog and search_tools and call_tool are unknown. */
+  /**
+   * Search mode (`Gw:Catalog:Search`): absent, every agent sees
+   * the whole catalog and search_tools and call_tool are unknown.
+   */
   toolSearch?: ToolSearchMode;
   /** Write confirmation (`confirmWrites`, a tool's `confirm`); absent, no call waits for the user. */
   writeConfirmation?: WriteConfirmation;
@@ -141,7 +160,10 @@ export interface McpPost {
   headers?: HeaderRecord;
   /** The claims `verifyCredentials` found in `authorization`, when the transport checked it before reading the body. */
   claims?: AgentClaims;
-  /** Why `verifyCredentials` refused `authorization`: answered and audited as is, never checked again (a hanging issuer would cost twice). */
+  /**
+   * Why `verifyCredentials` refused `authorization`: answered and audited
+   * as is, never checked again (a hanging issuer would cost twice).
+   */
   refusal?: unknown;
 }
 
@@ -220,13 +242,23 @@ interface CallScope {
 /** Messages that are not requests or notifications have no envelope: the session era's, as before 2026-07-28. */
 const SESSION_ERA: Era = { kind: 'session' };
 
-/** Who is asking and in which session (none for `initialize`), and a tools/call's pre-flight; or why they may not ask. */
+/**
+ * Who is asking and in which session (none for `initialize`), and a tools/call's pre-flight; or why they may not ask.
+ */
 type Admission =
   | { ok: true; caller: McpCaller; session: McpSession | null; prepared: PreparedCall | null }
   | { ok: false; error: unknown; agentId: string | null; tool: string | null };
 
 /** A failure before the pipeline started: nothing was learnt about the call. */
-const NOTHING_LEARNT = { tool: null, argsDigest: null, cacheTier: null, downstreamStatus: null, downstreamMs: null, tokensCharged: 0, downstreamAnswer: null };
+const NOTHING_LEARNT = {
+  tool: null,
+  argsDigest: null,
+  cacheTier: null,
+  downstreamStatus: null,
+  downstreamMs: null,
+  tokensCharged: 0,
+  downstreamAnswer: null,
+};
 
 /** Requests answered without a session: `initialize`, and the discovery newer clients try first. */
 const SESSIONLESS_METHODS: ReadonlySet<string> = new Set(['initialize', 'server/discover']);
@@ -258,7 +290,9 @@ export class McpService {
       throw new RangeError(`maxSessionsPerAgent must be a positive integer, got ${this.#maxSessions}`);
     }
     this.#calls = new CallPreparation(options.toolCall, options.maxConcurrentCallsPerAgent);
-    this.#streams = options.streams ? new ResumableStreams(options.streams, options.resumeWindowMs ?? DEFAULT_RESUME_WINDOW_MS) : null;
+    this.#streams = options.streams
+      ? new ResumableStreams(options.streams, options.resumeWindowMs ?? DEFAULT_RESUME_WINDOW_MS)
+      : null;
     this.#streamIds = new StreamIds(options.streamIdKey ?? randomBytes(32));
     this.#resumes = new ResumeAdmission(options.maxResumesPerAgent, options.maxResumes);
   }
@@ -271,12 +305,23 @@ export class McpService {
     const call = virtual?.kind === 'call_tool' && virtual.ok ? virtual.unwrapped : requested;
     // Opened before any check, so a call refused at any step is on record too.
     const record = call ? new ToolCallRecord(this.#options.audit, request.headers) : null;
-    const era = incoming.kind === 'request' || incoming.kind === 'notification' ? eraOf({ method: incoming.message.method, params: incoming.message.params, sessionId: request.sessionId, headers: request.headers }) : SESSION_ERA;
+    const era =
+      incoming.kind === 'request' || incoming.kind === 'notification'
+        ? eraOf({
+            method: incoming.message.method,
+            params: incoming.message.params,
+            sessionId: request.sessionId,
+            headers: request.headers,
+          })
+        : SESSION_ERA;
     const admission = await this.#admit(request, incoming, call, era);
     if (!admission.ok) {
       // Once the token checked out, the record names its agent and the tool it asked for, even when
       // the agent's own record could not be read (a store outage): the audit write waits for the store.
-      record?.end({ agentId: admission.agentId, sessionId: null }, { ok: false, error: admission.error, ...NOTHING_LEARNT, tool: admission.tool });
+      record?.end(
+        { agentId: admission.agentId, sessionId: null },
+        { ok: false, error: admission.error, ...NOTHING_LEARNT, tool: admission.tool },
+      );
       return this.#failure(replyId(incoming), admission.error);
     }
     const { caller, session } = admission;
@@ -286,7 +331,8 @@ export class McpService {
     }
     // Notifications, and responses to requests this server never sends, need no answer.
     if (incoming.kind !== 'request') return { kind: 'accepted' };
-    if (era.kind === 'stateless') return this.#stateless(caller, record && call ? call : incoming.message, record, admission.prepared, virtual);
+    if (era.kind === 'stateless')
+      return this.#stateless(caller, record && call ? call : incoming.message, record, admission.prepared, virtual);
     if (record && session && call) return this.#pendingCall(caller, session, call, record, admission.prepared, virtual);
     try {
       return await this.#answer(caller, session, incoming.message);
@@ -330,13 +376,17 @@ export class McpService {
       const { sessionId, agentId } = session.record;
       const position = request.lastEventId === undefined ? null : parseEventId(request.lastEventId);
       // A made-up stream, or another session's, could never be answered here: refused at once, not waited on.
-      if (position === null || !this.#streamIds.belongsTo(position.streamId, sessionId)) throw new InvalidRequestError('Last-Event-ID names no stream of this session');
-      if (position.seen >= ANSWER_EVENT) return { kind: 'resumed', streamId: position.streamId, answer: Promise.resolve(null) };
+      if (position === null || !this.#streamIds.belongsTo(position.streamId, sessionId))
+        throw new InvalidRequestError('Last-Event-ID names no stream of this session');
+      if (position.seen >= ANSWER_EVENT)
+        return { kind: 'resumed', streamId: position.streamId, answer: Promise.resolve(null) };
       // Each waiting resume holds a connection: bounded per agent and in all (throws when past either).
       const leave = this.#resumes.enter(agentId);
       const kept = (this.#streams?.kept(position, sessionId, request.signal) ?? Promise.resolve(null)).finally(leave);
       // Nothing kept within the window: the request gets an answer all the same, saying to call again.
-      const answer = kept.then((message) => message ?? streamedMessage(this.#failure(position.requestId, new StreamGoneError())));
+      const answer = kept.then(
+        (message) => message ?? streamedMessage(this.#failure(position.requestId, new StreamGoneError())),
+      );
       return { kind: 'resumed', streamId: position.streamId, answer };
     } catch (error) {
       // Not a JSON-RPC request: every refusal with its HTTP status (a 429 says to retry later), never a 200 stream.
@@ -350,7 +400,14 @@ export class McpService {
    * resumable) and with a stream store, it gets a stream id, and a client
    * that leaves no longer cancels it: its answer is kept for a resume.
    */
-  #pendingCall(caller: McpCaller, session: McpSession, request: JsonRpcRequest, record: ToolCallRecord, prepared: PreparedCall | null, virtual: VirtualCall | null): McpReply {
+  #pendingCall(
+    caller: McpCaller,
+    session: McpSession,
+    request: JsonRpcRequest,
+    record: ToolCallRecord,
+    prepared: PreparedCall | null,
+    virtual: VirtualCall | null,
+  ): McpReply {
     const streams = this.#streams;
     const scope = { sessionId: session.record.sessionId, protocolVersion: session.protocolVersion };
     if (!streams || !isAtLeast(session.protocolVersion, '2025-03-26')) {
@@ -359,7 +416,14 @@ export class McpService {
     const streamId = this.#streamIds.issue(request.id, session.record.sessionId);
     const keeper = streams.keeper(streamId, session.record.sessionId, caller.signal);
     const keepAnswer = (result: ToolCallResult) => keeper.keepCharged(jsonRpcResult(request.id, result));
-    const answer = this.#toolCall({ ...caller, signal: undefined, keepAnswer }, scope, request, record, prepared, virtual);
+    const answer = this.#toolCall(
+      { ...caller, signal: undefined, keepAnswer },
+      scope,
+      request,
+      record,
+      prepared,
+      virtual,
+    );
     keeper.keepIfLost(answer.then(streamedMessage));
     return { kind: 'pending', answer, streamId, streamStarted: keeper.streamStarted };
   }
@@ -370,17 +434,41 @@ export class McpService {
    * client that closes it cancels the call. Every result gains `resultType`
    * and the server's identity.
    */
-  async #stateless(caller: McpCaller, request: JsonRpcRequest, record: ToolCallRecord | null, prepared: PreparedCall | null, virtual: VirtualCall | null): Promise<McpReply> {
+  async #stateless(
+    caller: McpCaller,
+    request: JsonRpcRequest,
+    record: ToolCallRecord | null,
+    prepared: PreparedCall | null,
+    virtual: VirtualCall | null,
+  ): Promise<McpReply> {
     const { serverInfo } = this.#options;
-    const complete = (reply: McpAnswer): McpAnswer => ({ ...reply, message: statelessMessage(reply.message, serverInfo) });
+    const complete = (reply: McpAnswer): McpAnswer => ({
+      ...reply,
+      message: statelessMessage(reply.message, serverInfo),
+    });
     if (record) {
-      const answer = this.#toolCall(caller, { sessionId: null, protocolVersion: STATELESS_FEATURES }, request, record, prepared, virtual);
+      const answer = this.#toolCall(
+        caller,
+        { sessionId: null, protocolVersion: STATELESS_FEATURES },
+        request,
+        record,
+        prepared,
+        virtual,
+      );
       return { kind: 'pending', answer: answer.then(complete) };
     }
     const { listens } = this.#options;
     try {
-      if (request.method === 'subscriptions/listen' && listens) return openListen(listens, caller.agent.agentId, request);
-      return complete(answer(answerStateless({ listChanged: listens !== undefined, listForCaller: () => this.#listResult(caller, STATELESS_FEATURES) }, request)));
+      if (request.method === 'subscriptions/listen' && listens)
+        return openListen(listens, caller.agent.agentId, request);
+      return complete(
+        answer(
+          answerStateless(
+            { listChanged: listens !== undefined, listForCaller: () => this.#listResult(caller, STATELESS_FEATURES) },
+            request,
+          ),
+        ),
+      );
     } catch (error) {
       return this.#failure(request.id, error);
     }
@@ -397,31 +485,44 @@ export class McpService {
     let prepared: PreparedCall | null = null;
     try {
       if (!(await this.#options.isReady())) {
-        // A tools/call is refused all the same, but on the record of the agent whose token checks out, so its audit view shows it.
+        // A tools/call is refused all the same, but on the record of
+        // the agent whose token checks out, so its audit view shows it.
         if (call) agentId = (await this.#verifiedAgentId(request)) ?? null;
         throw new NotReadyError('The gateway is not ready: see /health/ready');
       }
       const opensSession = incoming.kind === 'request' && SESSIONLESS_METHODS.has(incoming.message.method);
       // What this lookup finds only counts once the caller is known to own it. A 2026-07-28 request has no session.
-      const lookup = opensSession || incoming.kind === 'invalid' || era.kind !== 'session' ? null : judgedLater(this.#touchSession(request.sessionId));
+      const lookup =
+        opensSession || incoming.kind === 'invalid' || era.kind !== 'session'
+          ? null
+          : judgedLater(this.#touchSession(request.sessionId));
       if (request.refusal !== undefined) throw request.refusal;
       const claims = request.claims ?? (await this.#options.agents.verifyToken(bearerToken(request.authorization)));
       agentId = claims.agentId;
       // Sent just before the agent's reads: one round trip. Released when the call ends, or below.
       prepared = call ? this.#calls.prepare(claims.agentId, call.params?.name, call.params?.arguments) : null;
-      const caller = { agent: await this.#options.agents.agentFor(claims), tokenScopes: claims.scopes, external: claims.external, signal: request.signal };
+      const caller = {
+        agent: await this.#options.agents.agentFor(claims),
+        tokenScopes: claims.scopes,
+        external: claims.external,
+        signal: request.signal,
+      };
       if (incoming.kind === 'invalid') throw incoming.error;
       if (era.kind === 'refused') throw era.error;
-      // A downstream's x-mcp-header parameters arrive mirrored as Mcp-Param-* headers, which must agree with the arguments:
-      // on a direct tools/call only, as search mode's call_tool has its own schema, the one its client sees and mirrors.
+      // A downstream's x-mcp-header parameters arrive mirrored as Mcp-Param-* headers, which must agree with the
+      // arguments: on a direct tools/call only, as search mode's
+      // call_tool has its own schema, the one its client sees and mirrors.
       const tool = prepared?.tool;
-      if (era.kind === 'stateless' && tool !== undefined && call === incoming.message) checkParamHeaders(paramHeadersFor(tool), call?.params?.arguments, request.headers);
+      if (era.kind === 'stateless' && tool !== undefined && call === incoming.message)
+        checkParamHeaders(paramHeadersFor(tool), call?.params?.arguments, request.headers);
       const session = lookup ? this.#claimSession(caller, await lookup, request.protocolVersion) : null;
       return { ok: true, caller, session, prepared };
     } catch (error) {
       prepared?.release();
-      // Once the token checked out, the record names the tool asked for, even when the agent's own record could not be read.
-      const tool = agentId === null ? null : prepared ? prepared.toolName : this.#calls.knownToolName(call?.params?.name);
+      // Once the token checked out, the record names the tool asked
+      // for, even when the agent's own record could not be read.
+      const tool =
+        agentId === null ? null : prepared ? prepared.toolName : this.#calls.knownToolName(call?.params?.name);
       return { ok: false, error, agentId, tool };
     }
   }
@@ -460,7 +561,8 @@ export class McpService {
 
   /** Every method but tools/call; `initialize` and `server/discover` come without a session. */
   async #answer(caller: McpCaller, session: McpSession | null, request: JsonRpcRequest): Promise<McpAnswer> {
-    // A revision newer than the gateway's opens with server/discover: "method not found" makes it fall back to initialize at once.
+    // A revision newer than the gateway's opens with server/discover:
+    // "method not found" makes it fall back to initialize at once.
     if (session === null) {
       if (request.method === 'initialize') return this.#initialize(caller, request);
       throw new MethodNotFoundError(request.method);
@@ -486,7 +588,10 @@ export class McpService {
     return toolsListResult(tools, protocolVersion);
   }
 
-  /** What tools/list shows the caller, and what search_tools may find for it: its agent's allowlist and scopes, and its token's. */
+  /**
+   * What tools/list shows the caller, and what search_tools may
+   * find for it: its agent's allowlist and scopes, and its token's.
+   */
   #toolsFor(caller: McpCaller): readonly RegisteredTool[] {
     return toolsForAgent(this.#options.toolCall.registry(), {
       allowedTools: caller.agent.allowedTools,
@@ -501,11 +606,19 @@ export class McpService {
    * ordinary names: the registry's tool, if it has one by that name (the
    * original request, not prepared: the call was prepared for the tool it wraps).
    */
-  async #virtualCall(caller: McpCaller, protocolVersion: ProtocolVersion, request: JsonRpcRequest, virtual: VirtualCall, run: (request: JsonRpcRequest, prepared: boolean) => Promise<ToolCallReport>): Promise<ToolCallReport> {
+  async #virtualCall(
+    caller: McpCaller,
+    protocolVersion: ProtocolVersion,
+    request: JsonRpcRequest,
+    virtual: VirtualCall,
+    run: (request: JsonRpcRequest, prepared: boolean) => Promise<ToolCallReport>,
+  ): Promise<ToolCallReport> {
     const search = this.#options.toolSearch!;
     const callable = this.#toolsFor(caller);
-    if (!search.isActive(caller.agent, callable.length)) return run(virtual.kind === 'call_tool' && virtual.ok ? virtual.original : request, false);
-    if (virtual.kind === 'call_tool') return virtual.ok ? run(request, true) : { ok: false, error: virtual.error, ...NOTHING_LEARNT };
+    if (!search.isActive(caller.agent, callable.length))
+      return run(virtual.kind === 'call_tool' && virtual.ok ? virtual.original : request, false);
+    if (virtual.kind === 'call_tool')
+      return virtual.ok ? run(request, true) : { ok: false, error: virtual.error, ...NOTHING_LEARNT };
     try {
       const args = parseSearchArguments(request.params?.arguments);
       const names = new Set(callable.map((tool) => tool.definition.name));
@@ -523,11 +636,20 @@ export class McpService {
    */
   async #initialize(caller: McpCaller, request: JsonRpcRequest): Promise<McpAnswer> {
     const parsed = parseInitializeParams(request.params);
-    const result = buildInitializeResult({ requestedVersion: parsed.protocolVersion, serverInfo: this.#options.serverInfo });
+    const result = buildInitializeResult({
+      requestedVersion: parsed.protocolVersion,
+      serverInfo: this.#options.serverInfo,
+    });
     const sessionId = this.#options.sessions.newSessionId(caller.agent.agentId);
     const createdAt = (this.#options.clock?.() ?? new Date()).toISOString();
     await this.#options.sessions.create(
-      { sessionId, agentId: caller.agent.agentId, protocolVersion: result.protocolVersion, clientInfo: parsed.clientInfo, createdAt },
+      {
+        sessionId,
+        agentId: caller.agent.agentId,
+        protocolVersion: result.protocolVersion,
+        clientInfo: parsed.clientInfo,
+        createdAt,
+      },
       this.#options.sessionIdleMs,
       this.#maxSessions,
     );
@@ -535,23 +657,49 @@ export class McpService {
   }
 
   /** The pipeline, in the call's trace; audited once when it ends. Never rejects. */
-  async #toolCall(caller: McpCaller, scope: CallScope, request: JsonRpcRequest, record: ToolCallRecord, prepared: PreparedCall | null, virtual: VirtualCall | null): Promise<McpAnswer> {
-    // Cancelled by the client's notifications/cancelled, or (without a resumable stream) by its leaving; without a session, only by its leaving.
-    const running = scope.sessionId === null ? cancelledByLeaving(caller.signal) : this.#running.start(scope.sessionId, request.id, caller.signal);
+  async #toolCall(
+    caller: McpCaller,
+    scope: CallScope,
+    request: JsonRpcRequest,
+    record: ToolCallRecord,
+    prepared: PreparedCall | null,
+    virtual: VirtualCall | null,
+  ): Promise<McpAnswer> {
+    // Cancelled by the client's notifications/cancelled, or (without a resumable stream) by its leaving; without a
+    // session, only by its leaving.
+    const running =
+      scope.sessionId === null
+        ? cancelledByLeaving(caller.signal)
+        : this.#running.start(scope.sessionId, request.id, caller.signal);
     // `isPrepared`: whether the call was prepared for the tool this request names.
     const pipeline = (called: JsonRpcRequest, isPrepared: boolean) => {
       const params = called.params ?? {};
-      // The client's answers ride on the request it sent (call_tool's own, when wrapped); the tool and arguments are the pipeline's.
-      const confirm = this.#options.writeConfirmation?.gate(caller.agent, scope.sessionId === null ? { era: 'stateless', params: request.params ?? {} } : { era: 'session', protocolVersion: scope.protocolVersion });
+      // The client's answers ride on the request it sent (call_tool's
+      // own, when wrapped); the tool and arguments are the pipeline's.
+      const confirm = this.#options.writeConfirmation?.gate(
+        caller.agent,
+        scope.sessionId === null
+          ? { era: 'stateless', params: request.params ?? {} }
+          : { era: 'session', protocolVersion: scope.protocolVersion },
+      );
       if (virtual?.kind === 'call_tool' && isPrepared) record.cameThrough('call_tool');
       return callTool(
         this.#options.toolCall,
-        { agent: caller.agent, tokenScopes: caller.tokenScopes, canStepUp: caller.external !== undefined, protocolVersion: scope.protocolVersion, signal: running.signal, keepAnswer: caller.keepAnswer, confirm },
+        {
+          agent: caller.agent,
+          tokenScopes: caller.tokenScopes,
+          canStepUp: caller.external !== undefined,
+          protocolVersion: scope.protocolVersion,
+          signal: running.signal,
+          keepAnswer: caller.keepAnswer,
+          confirm,
+        },
         { name: params.name, arguments: params.arguments },
         isPrepared ? prepared : null,
       );
     };
-    const run = () => (virtual ? this.#virtualCall(caller, scope.protocolVersion, request, virtual, pipeline) : pipeline(request, true));
+    const run = () =>
+      virtual ? this.#virtualCall(caller, scope.protocolVersion, request, virtual, pipeline) : pipeline(request, true);
     let report: ToolCallReport;
     try {
       report = await record.run(run);
@@ -559,16 +707,28 @@ export class McpService {
       running.done();
       prepared?.release();
     }
-    const serverTiming = record.end({ agentId: caller.agent.agentId, sessionId: scope.sessionId, ...caller.external }, report);
-    const reply = report.ok ? answer(jsonRpcResult(request.id, report.question ?? report.result)) : this.#callFailure(request.id, report, scope.protocolVersion);
+    const serverTiming = record.end(
+      { agentId: caller.agent.agentId, sessionId: scope.sessionId, ...caller.external },
+      report,
+    );
+    const reply = report.ok
+      ? answer(jsonRpcResult(request.id, report.question ?? report.result))
+      : this.#callFailure(request.id, report, scope.protocolVersion);
     return { ...reply, serverTiming };
   }
 
-  /** A failed tools/call: a tool error the model reads, when the catalogue says so and the client's revision allows it. */
+  /**
+   * A failed tools/call: a tool error the model reads, when the catalogue says so and the client's revision allows it.
+   */
   #callFailure(id: JsonRpcId, report: ToolCallFailure, version: ProtocolVersion): McpAnswer {
     const failure = describeError(report.error);
     if (this.#mcpDelivery && isToolError(failure, version)) {
-      const result = buildToolErrorResult(toolErrorText(report), { code: failure.jsonRpcCode, kind: failure.code, httpStatus: failure.httpStatus, ...detailsOf(report.error) });
+      const result = buildToolErrorResult(toolErrorText(report), {
+        code: failure.jsonRpcCode,
+        kind: failure.code,
+        httpStatus: failure.httpStatus,
+        ...detailsOf(report.error),
+      });
       return { kind: 'answer', message: jsonRpcResult(id, result), status: 200, failure };
     }
     return this.#failure(id, report.error);
@@ -587,9 +747,13 @@ export class McpService {
   }
 }
 
-/** The challenge of a refused credential: `invalid_token` once one was presented (RFC 6750 3.1), the scopes to ask for when some are missing. */
+/**
+ * The challenge of a refused credential: `invalid_token` once one was presented (RFC 6750 3.1), the scopes to ask for
+ * when some are missing.
+ */
 function bearerChallenge(error: unknown): BearerChallenge | undefined {
-  if (error instanceof InsufficientScopeError) return { error: 'insufficient_scope', scope: error.scopesToRequest.join(' ') };
+  if (error instanceof InsufficientScopeError)
+    return { error: 'insufficient_scope', scope: error.scopesToRequest.join(' ') };
   if (!(error instanceof UnauthorizedError)) return undefined;
   return error.reason === 'missing' ? {} : { error: 'invalid_token' };
 }
@@ -624,7 +788,9 @@ function toolErrorText(report: ToolCallFailure): string {
   return report.downstreamAnswer ? `${detail}: ${report.downstreamAnswer}` : detail;
 }
 
-/** The error's own details for programs (the downstream failure, the fields at fault); never the downstream's answer. */
+/**
+ * The error's own details for programs (the downstream failure, the fields at fault); never the downstream's answer.
+ */
 function detailsOf(error: unknown): Record<string, unknown> {
   if (error instanceof InvalidInputError) return { fields: error.fields };
   const data = (error as { data?: unknown }).data;
@@ -649,9 +815,18 @@ export function streamedMessage(reply: McpAnswer): JsonRpcResponse {
   return { ...reply.message, error: { ...error, data } };
 }
 
-/** An answer refusing a request before it reached the service: the transport (method, media type, size) or a request guard (origin, headers). */
+/**
+ * An answer refusing a request before it reached the service: the transport (method, media type, size) or a request
+ * guard (origin, headers).
+ */
 export function transportFailure(error: unknown): McpAnswer {
   const failure = describeError(error);
   const challenge = bearerChallenge(error);
-  return { kind: 'answer', message: jsonRpcErrorFrom(null, error), status: failure.httpStatus, failure, ...(challenge && { challenge }) };
+  return {
+    kind: 'answer',
+    message: jsonRpcErrorFrom(null, error),
+    status: failure.httpStatus,
+    failure,
+    ...(challenge && { challenge }),
+  };
 }

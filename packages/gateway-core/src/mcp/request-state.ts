@@ -58,19 +58,33 @@ export class RequestStates {
   }
 
   issue(call: ConfirmedCall): string {
-    const payload: Payload = { a: call.agentId, t: call.tool, h: this.#digest(call.args), e: this.#clock() + this.#ttlMs, n: randomBytes(16).toString('base64url') };
+    const payload: Payload = {
+      a: call.agentId,
+      t: call.tool,
+      h: this.#digest(call.args),
+      e: this.#clock() + this.#ttlMs,
+      n: randomBytes(16).toString('base64url'),
+    };
     const body = `${VERSION}.${Buffer.from(JSON.stringify(payload)).toString('base64url')}`;
     return `${body}.${this.#sign(body)}`;
   }
 
-  /** The state's nonce and expiry when it was issued here for exactly this call and has not lapsed; InvalidRequestStateError otherwise. */
+  /**
+   * The state's nonce and expiry when it was issued here for exactly this call and has not lapsed;
+   * InvalidRequestStateError otherwise.
+   */
   verify(state: unknown, call: ConfirmedCall): VerifiedState {
     const payload = this.#authentic(state);
-    if (payload.e <= this.#clock()) throw new InvalidRequestStateError('requestState has expired: call the tool again to be asked anew');
+    if (payload.e <= this.#clock())
+      throw new InvalidRequestStateError('requestState has expired: call the tool again to be asked anew');
     if (payload.a !== call.agentId) throw new InvalidRequestStateError('requestState was issued to another agent');
-    if (payload.t !== call.tool) throw new InvalidRequestStateError(`requestState was issued for another tool than ${call.tool}`);
+    if (payload.t !== call.tool)
+      throw new InvalidRequestStateError(`requestState was issued for another tool than ${call.tool}`);
     // Compared in constant time like the signature: the digest is keyed, but nothing is learnt from timing either way.
-    if (!sameText(payload.h, this.#digest(call.args))) throw new InvalidRequestStateError('requestState was issued for other arguments: the arguments confirmed must be sent unchanged');
+    if (!sameText(payload.h, this.#digest(call.args)))
+      throw new InvalidRequestStateError(
+        'requestState was issued for other arguments: the arguments confirmed must be sent unchanged',
+      );
     return { nonce: payload.n, expiresAt: payload.e };
   }
 
@@ -100,7 +114,14 @@ function parsePayload(encoded: string): Payload | null {
     const value: unknown = JSON.parse(Buffer.from(encoded, 'base64url').toString('utf8'));
     const payload = value as Payload;
     const fields = typeof value === 'object' && value !== null;
-    return fields && typeof payload.a === 'string' && typeof payload.t === 'string' && typeof payload.h === 'string' && typeof payload.n === 'string' && Number.isFinite(payload.e) ? payload : null;
+    return fields &&
+      typeof payload.a === 'string' &&
+      typeof payload.t === 'string' &&
+      typeof payload.h === 'string' &&
+      typeof payload.n === 'string' &&
+      Number.isFinite(payload.e)
+      ? payload
+      : null;
   } catch {
     return null;
   }

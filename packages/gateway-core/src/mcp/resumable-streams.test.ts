@@ -12,7 +12,11 @@ function countingStore(): { store: StreamStore; reads: () => number } {
   let reads = 0;
   return {
     reads: () => reads,
-    store: { keep: (...args) => streams.keep(...args), watch: (...args) => streams.watch(...args), get: (id) => ((reads += 1), streams.get(id)) },
+    store: {
+      keep: (...args) => streams.keep(...args),
+      watch: (...args) => streams.watch(...args),
+      get: (id) => ((reads += 1), streams.get(id)),
+    },
   };
 }
 
@@ -50,11 +54,19 @@ describe('ResumableStreams', () => {
     const gone = new AbortController();
     gone.abort();
     // Still connected and not streamed: the reply carries it, nothing kept.
-    expect(await new ResumableStreams(refusing, 60_000).keeper('s-1', 'session-a', new AbortController().signal).keepCharged(ANSWER)).toBe(true);
+    expect(
+      await new ResumableStreams(refusing, 60_000)
+        .keeper('s-1', 'session-a', new AbortController().signal)
+        .keepCharged(ANSWER),
+    ).toBe(true);
     // Gone and kept: charged; gone and refused: not.
-    expect(await new ResumableStreams(store, 60_000).keeper('s-2', 'session-a', gone.signal).keepCharged(ANSWER)).toBe(true);
+    expect(await new ResumableStreams(store, 60_000).keeper('s-2', 'session-a', gone.signal).keepCharged(ANSWER)).toBe(
+      true,
+    );
     expect(await store.get('s-2')).toEqual({ sessionId: 'session-a', message: JSON.stringify(ANSWER) });
-    expect(await new ResumableStreams(refusing, 60_000).keeper('s-3', 'session-a', gone.signal).keepCharged(ANSWER)).toBe(false);
+    expect(
+      await new ResumableStreams(refusing, 60_000).keeper('s-3', 'session-a', gone.signal).keepCharged(ANSWER),
+    ).toBe(false);
     // Streamed to a connection that still looks open: sent there, so charged though not kept.
     const streamed = new ResumableStreams(refusing, 60_000).keeper('s-4', 'session-a', new AbortController().signal);
     streamed.streamStarted();

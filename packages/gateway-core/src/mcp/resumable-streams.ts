@@ -61,7 +61,11 @@ export class ResumableStreams {
    * The kept answer of the caller's stream, waiting for it within the window;
    * null when none comes, or the stream is another session's (the same to the caller).
    */
-  async kept(position: StreamPosition, sessionId: string, clientGone: AbortSignal | undefined): Promise<JsonRpcResponse | null> {
+  async kept(
+    position: StreamPosition,
+    sessionId: string,
+    clientGone: AbortSignal | undefined,
+  ): Promise<JsonRpcResponse | null> {
     const deadline = Date.now() + this.windowMs;
     const notice = new Notice(clientGone);
     // Watching before the first read: an answer kept in between is read, or its notice heard.
@@ -83,7 +87,10 @@ export class ResumableStreams {
   }
 }
 
-/** A wake-up for one waiting resume: a notice, its time running out, or its client leaving. One that comes between waits is kept for the next. */
+/**
+ * A wake-up for one waiting resume: a notice, its time running out, or its client leaving. One that comes between waits
+ * is kept for the next.
+ */
 class Notice {
   #pending = false;
   #wake: (() => void) | null = null;

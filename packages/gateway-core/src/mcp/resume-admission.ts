@@ -20,19 +20,33 @@ export class ResumeAdmission {
     readonly maxPerAgent: number = DEFAULT_MAX_RESUMES_PER_AGENT,
     readonly maxTotal: number = DEFAULT_MAX_RESUMES,
   ) {
-    for (const [name, value] of [['maxResumesPerAgent', maxPerAgent], ['maxResumes', maxTotal]] as const) {
-      if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer, got ${value}`);
+    for (const [name, value] of [
+      ['maxResumesPerAgent', maxPerAgent],
+      ['maxResumes', maxTotal],
+    ] as const) {
+      if (!Number.isSafeInteger(value) || value < 1)
+        throw new RangeError(`${name} must be a positive integer, got ${value}`);
     }
   }
 
-  /** Takes a place for one of the agent's resumes; the returned function gives it back (once). Throws TooManyCallsError when none is left. */
+  /**
+   * Takes a place for one of the agent's resumes; the returned function
+   * gives it back (once). Throws TooManyCallsError when none is left.
+   */
   enter(agentId: string): () => void {
     const held = this.#byAgent.get(agentId) ?? 0;
     if (held >= this.maxPerAgent) {
-      throw new TooManyCallsError(`Agent ${agentId} already waits on ${this.maxPerAgent} resumed streams on this gateway instance, the most it may; retry when one has ended`, this.maxPerAgent);
+      throw new TooManyCallsError(
+        `Agent ${agentId} already waits on ${this.maxPerAgent} resumed streams on this gateway instance, the ` +
+          `most it may; retry when one has ended`,
+        this.maxPerAgent,
+      );
     }
     if (this.#total >= this.maxTotal) {
-      throw new TooManyCallsError(`This gateway instance already holds ${this.maxTotal} resumed streams, the most it does at once; retry shortly`, this.maxTotal);
+      throw new TooManyCallsError(
+        `This gateway instance already holds ${this.maxTotal} resumed streams, the most it does at once; retry shortly`,
+        this.maxTotal,
+      );
     }
     this.#byAgent.set(agentId, held + 1);
     this.#total += 1;

@@ -3,7 +3,28 @@ import { serverTiming, twoDecimals } from './server-timing.js';
 
 describe('twoDecimals', () => {
   it('gives the digits of toFixed(2) for durations from nothing to beyond the fast range', () => {
-    const values = [0, -0, 0.004, 0.005, 0.015, 0.125, 0.145, 0.285, 1.005, 1.255, 8.345, 9.995, 99.995, 12.3, 999_999.995, 1e6, 2.5e7, -1, Number.NaN, Infinity];
+    const values = [
+      0,
+      -0,
+      0.004,
+      0.005,
+      0.015,
+      0.125,
+      0.145,
+      0.285,
+      1.005,
+      1.255,
+      8.345,
+      9.995,
+      99.995,
+      12.3,
+      999_999.995,
+      1e6,
+      2.5e7,
+      -1,
+      Number.NaN,
+      Infinity,
+    ];
     for (let i = 0; i < 100_000; i++) {
       values.push(Math.random() * 10 ** Math.floor(Math.random() * 8 - 3));
       // Exactly on, and a hair around, a half hundredth.

@@ -1,7 +1,12 @@
 import { InvalidInputError, UnknownMethodError } from '../errors.js';
 import { completeResult, SERVED_PROTOCOL_VERSIONS } from '../protocol/envelope.js';
 import type { ServerInfo } from '../protocol/initialize.js';
-import { jsonRpcResult, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse } from '../protocol/jsonrpc.js';
+import {
+  jsonRpcResult,
+  type JsonRpcNotification,
+  type JsonRpcRequest,
+  type JsonRpcResponse,
+} from '../protocol/jsonrpc.js';
 import type { ProtocolVersion } from '../protocol/protocol-version.js';
 import type { ListenStreams } from './listen-streams.js';
 
@@ -26,14 +31,17 @@ const DISCOVER_TTL_MS = 3_600_000;
 export interface StatelessAnswerDeps {
   /** Whether `subscriptions/listen` is served (then `server/discover` says `tools.listChanged: true`). */
   listChanged: boolean;
-  /** tools/list's result for this caller (its tools in the registry's order, stable across instances and calls; or search mode's). */
+  /**
+   * tools/list's result for this caller (its tools in the registry's
+   * order, stable across instances and calls; or search mode's).
+   */
   listForCaller: () => { tools: readonly unknown[] };
 }
 
 /**
  * The methods of the stateless era other than tools/call (which the pipeline
- * answers), their results as `statelessMessage` then completes them: `server/discover` and `tools/list`. Anything else — `initialize`,
- * and the `ping` and `logging/setLevel` that revision removed among them — is
+ * answers), their results as `statelessMessage` then completes them: `server/discover` and `tools/list`. Anything else
+ * — `initialize`, and the `ping` and `logging/setLevel` that revision removed among them — is
  * HTTP 404 with -32601, as its transport requires.
  */
 export function answerStateless(deps: StatelessAnswerDeps, request: JsonRpcRequest): JsonRpcResponse {
@@ -51,11 +59,18 @@ export function answerStateless(deps: StatelessAnswerDeps, request: JsonRpcReque
 }
 
 function unknownMethodMessage(method: string): string {
-  if (method === 'initialize') return 'Method not found: initialize is not a method of 2026-07-28 (no handshake); send initialize without the _meta envelope to open a session of an earlier revision';
+  if (method === 'initialize')
+    return (
+      'Method not found: initialize is not a method of 2026-07-28 (no handshake); send initialize without the ' +
+      '_meta envelope to open a session of an earlier revision'
+    );
   return `Method not found: ${method}`;
 }
 
-/** Every revision served and the capabilities (the server's identity joins every result's `_meta`: see `statelessMessage`). */
+/**
+ * Every revision served and the capabilities (the server's identity joins every result's `_meta`: see
+ * `statelessMessage`).
+ */
 function discoverResult(listChanged: boolean): object {
   return {
     supportedVersions: SERVED_PROTOCOL_VERSIONS,
@@ -94,16 +109,27 @@ export interface ListenReply {
 export function openListen(streams: ListenStreams, agentId: string, request: JsonRpcRequest): ListenReply {
   const wanted = request.params?.notifications;
   if (typeof wanted !== 'object' || wanted === null || Array.isArray(wanted)) {
-    throw new InvalidInputError('subscriptions/listen needs params.notifications, an object naming the notifications wanted', [{ path: 'notifications', message: 'required (an object)' }]);
+    throw new InvalidInputError(
+      'subscriptions/listen needs params.notifications, an object naming the notifications wanted',
+      [{ path: 'notifications', message: 'required (an object)' }],
+    );
   }
   const tools = (wanted as Record<string, unknown>).toolsListChanged === true;
   const meta = { [META_SUBSCRIPTION_ID]: request.id };
   let send: ((message: JsonRpcNotification) => void) | null = null;
-  const changed: JsonRpcNotification = { jsonrpc: '2.0', method: 'notifications/tools/list_changed', params: { _meta: meta } };
+  const changed: JsonRpcNotification = {
+    jsonrpc: '2.0',
+    method: 'notifications/tools/list_changed',
+    params: { _meta: meta },
+  };
   const close = streams.listen(agentId, tools ? () => send?.(changed) : () => undefined);
   return {
     kind: 'listen',
-    acknowledged: { jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { _meta: meta, notifications: tools ? { toolsListChanged: true } : {} } },
+    acknowledged: {
+      jsonrpc: '2.0',
+      method: 'notifications/subscriptions/acknowledged',
+      params: { _meta: meta, notifications: tools ? { toolsListChanged: true } : {} },
+    },
     deliver: (writer) => void (send = writer),
     close,
   };

@@ -15,12 +15,20 @@ describe('stream event ids', () => {
 
   it('refuses anything not shaped as one it hands out', () => {
     const good = ids.issue(3, 'session-a');
-    for (const value of ['', 'x', `${good}:2`, `${good}`, `short.${good.split('.')[1]}:0`, `${good.split('.')[0]}.${Buffer.from('{"a":1}').toString('base64url')}:0`, `${good.split('.')[0]}.!!:0`]) {
+    for (const value of [
+      '',
+      'x',
+      `${good}:2`,
+      `${good}`,
+      `short.${good.split('.')[1]}:0`,
+      `${good.split('.')[0]}.${Buffer.from('{"a":1}').toString('base64url')}:0`,
+      `${good.split('.')[0]}.!!:0`,
+    ]) {
       expect(parseEventId(value), value).toBeNull();
     }
   });
 
-  it('tells its own streams of a session from made-up ones, another session\'s, and another key\'s (issue 25, finding 2)', () => {
+  it("tells its own streams of a session from made-up ones, another session's, and another key's (issue 25, finding 2)", () => {
     const streamId = ids.issue(3, 'session-a');
     expect(ids.belongsTo(streamId, 'session-a')).toBe(true);
     expect(new StreamIds(Buffer.alloc(32, 7)).belongsTo(streamId, 'session-a')).toBe(true);

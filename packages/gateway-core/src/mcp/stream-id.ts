@@ -74,7 +74,9 @@ export function eventId(streamId: string, event: number): string {
   return `${streamId}:${event}`;
 }
 
-/** The position a `Last-Event-ID` names, or null when it is not shaped as one of ours (whose it is, `StreamIds` says). */
+/**
+ * The position a `Last-Event-ID` names, or null when it is not shaped as one of ours (whose it is, `StreamIds` says).
+ */
 export function parseEventId(value: string): StreamPosition | null {
   const match = EVENT_ID.exec(value.trim());
   if (!match) return null;

@@ -1,4 +1,15 @@
-import { context, isSpanContextValid, propagation, SpanKind, SpanStatusCode, trace, type Context, type Span, type SpanOptions, type TextMapGetter } from '@opentelemetry/api';
+import {
+  context,
+  isSpanContextValid,
+  propagation,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Context,
+  type Span,
+  type SpanOptions,
+  type TextMapGetter,
+} from '@opentelemetry/api';
 import { performance } from 'node:perf_hooks';
 import type { AuditEvent } from '../audit/trail.js';
 import { describeError } from '../errors.js';
@@ -33,7 +44,10 @@ export interface CallerIds {
  * whichever step ended the call.
  */
 export class ToolCallRecord {
-  /** Null when the call's span is one nothing reads (see the constructor): the pipeline then runs in the active context as it is. */
+  /**
+   * Null when the call's span is one nothing reads (see the
+   * constructor): the pipeline then runs in the active context as it is.
+   */
   readonly #context: Context | null;
   readonly #span: Span;
   readonly #started = performance.now();
@@ -47,7 +61,10 @@ export class ToolCallRecord {
     this.#span = tracer.startSpan(SPAN_NAMES.toolsCall, ROOT_SPAN, parent);
     // Without an SDK, and with no caller's trace to carry on, the span is the API's no-op one: made
     // active it would change nothing a step or the forwarder reads, so the context is not rebuilt for it.
-    this.#context = parent === active && !this.#span.isRecording() && !isSpanContextValid(this.#span.spanContext()) ? null : trace.setSpan(parent, this.#span);
+    this.#context =
+      parent === active && !this.#span.isRecording() && !isSpanContextValid(this.#span.spanContext())
+        ? null
+        : trace.setSpan(parent, this.#span);
   }
 
   /** Runs the pipeline in this call's context, so its spans, and the downstream request, join this trace. */
@@ -94,7 +111,12 @@ function auditEvent(ids: CallerIds, report: ToolCallReport, gatewayMs: number): 
     httpStatus: described === null ? 200 : described.httpStatus,
     jsonRpcCode: described === null ? null : described.jsonRpcCode,
     // The error's title only: its message may echo caller input.
-    detail: described === null ? (report.ok && report.truncated ? 'response truncated to fit the cap' : null) : described.title,
+    detail:
+      described === null
+        ? report.ok && report.truncated
+          ? 'response truncated to fit the cap'
+          : null
+        : described.title,
   };
   if (report.downstream !== undefined) event.downstream = report.downstream;
   if (report.callId !== undefined) event.callId = report.callId;
@@ -119,7 +141,8 @@ function endSpan(span: Span, event: AuditEvent): void {
     if (event.tokensCharged) span.setAttribute(ATTR.tokensCharged, event.tokensCharged);
     if (event.outcome !== 'ok' && event.outcome !== 'cache-hit') span.setAttribute(ATTR.errorType, event.outcome);
     // As for HTTP server spans: a refusal the caller caused (4xx) is not the gateway failing.
-    if (event.httpStatus != null && event.httpStatus >= 500) span.setStatus({ code: SpanStatusCode.ERROR, message: event.detail ?? event.outcome });
+    if (event.httpStatus != null && event.httpStatus >= 500)
+      span.setStatus({ code: SpanStatusCode.ERROR, message: event.detail ?? event.outcome });
   }
   span.end();
 }

@@ -31,7 +31,11 @@ function instance(store: GatewayStore, agents: AgentService, now: () => number) 
       registry: () => registry,
       budget: store.budget,
       settlements,
-      forwarder: { forward: async (tool, args) => (forwarded.push({ tool: tool.name, args }), { status: 201, headers: {}, body: { ok: true }, durationMs: 1 }) },
+      forwarder: {
+        forward: async (tool, args) => (
+          forwarded.push({ tool: tool.name, args }), { status: 201, headers: {}, body: { ok: true }, durationMs: 1 }
+        ),
+      },
       clock: () => new Date(now()),
     },
     serverInfo: { name: 'tollgate', version: '0.0.0-test' },
@@ -48,9 +52,19 @@ async function setup(agentInput: Partial<NewAgent> = { confirmWrites: true }) {
   const agents = new AgentService({ store, tokens });
   const a = instance(store, agents, () => now);
   const b = instance(store, agents, () => now);
-  const agent = await agents.create({ label: 'writer', dailyTokenBudget: 10_000, scopes: ['orders:write'], ...agentInput });
+  const agent = await agents.create({
+    label: 'writer',
+    dailyTokenBudget: 10_000,
+    scopes: ['orders:write'],
+    ...agentInput,
+  });
   const token = `Bearer ${(await agents.issueToken(agent.agentId, 1)).token}`;
-  const other = await agents.create({ label: 'other', dailyTokenBudget: 10_000, scopes: ['orders:write'], confirmWrites: true });
+  const other = await agents.create({
+    label: 'other',
+    dailyTokenBudget: 10_000,
+    scopes: ['orders:write'],
+    confirmWrites: true,
+  });
   const otherToken = `Bearer ${(await agents.issueToken(other.agentId, 1)).token}`;
   const used = async () => {
     await a.settlements.settled(agent.agentId);
@@ -62,10 +76,28 @@ async function setup(agentInput: Partial<NewAgent> = { confirmWrites: true }) {
 
 let nextId = 1;
 /** A 2026-07-28 tools/call with its envelope and headers; `extra` joins its params (inputResponses, requestState). */
-function modernCall(name: string, args: unknown, extra: Record<string, unknown> = {}, capabilities: object = ELICITING) {
-  const meta = { 'io.modelcontextprotocol/protocolVersion': VERSION, 'io.modelcontextprotocol/clientInfo': { name: 't', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': capabilities };
+function modernCall(
+  name: string,
+  args: unknown,
+  extra: Record<string, unknown> = {},
+  capabilities: object = ELICITING,
+) {
+  const meta = {
+    'io.modelcontextprotocol/protocolVersion': VERSION,
+    'io.modelcontextprotocol/clientInfo': { name: 't', version: '1' },
+    'io.modelcontextprotocol/clientCapabilities': capabilities,
+  };
   const headers = { 'mcp-protocol-version': VERSION, 'mcp-method': 'tools/call', 'mcp-name': name };
-  return { body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method: 'tools/call', params: { name, arguments: args, ...extra, _meta: meta } }), headers, protocolVersion: VERSION };
+  return {
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: nextId++,
+      method: 'tools/call',
+      params: { name, arguments: args, ...extra, _meta: meta },
+    }),
+    headers,
+    protocolVersion: VERSION,
+  };
 }
 
 async function answered(reply: Promise<McpReply>): Promise<McpAnswer> {
@@ -75,9 +107,11 @@ async function answered(reply: Promise<McpReply>): Promise<McpAnswer> {
   return settled;
 }
 
-const post = (service: McpService, authorization: string, request: ReturnType<typeof modernCall>) => answered(service.post({ authorization, sessionId: undefined, ...request }));
+const post = (service: McpService, authorization: string, request: ReturnType<typeof modernCall>) =>
+  answered(service.post({ authorization, sessionId: undefined, ...request }));
 const resultOf = (reply: McpAnswer) => (reply.message as { result: Record<string, any> }).result;
-const errorOf = (reply: McpAnswer) => (reply.message as { error: { code: number; message: string; data?: unknown } }).error;
+const errorOf = (reply: McpAnswer) =>
+  (reply.message as { error: { code: number; message: string; data?: unknown } }).error;
 const accept = (confirm = true) => ({ [CONFIRM_INPUT]: { action: 'accept', content: { confirm } } });
 
 /** The first round: the question and its state. */
@@ -94,9 +128,16 @@ describe('write confirmation (MCP 2026-07-28 MRTR)', () => {
     const reply = await post(a.service, token, modernCall('createOrder', ORDER));
     expect(reply.status).toBe(200);
     const result = resultOf(reply);
-    expect(result).toMatchObject({ resultType: 'input_required', requestState: expect.stringMatching(/^v1\./), _meta: { 'io.modelcontextprotocol/serverInfo': expect.any(Object) } });
+    expect(result).toMatchObject({
+      resultType: 'input_required',
+      requestState: expect.stringMatching(/^v1\./),
+      _meta: { 'io.modelcontextprotocol/serverInfo': expect.any(Object) },
+    });
     const request = result.inputRequests[CONFIRM_INPUT];
-    expect(request).toMatchObject({ method: 'elicitation/create', params: { mode: 'form', requestedSchema: { type: 'object', required: ['confirm'] } } });
+    expect(request).toMatchObject({
+      method: 'elicitation/create',
+      params: { mode: 'form', requestedSchema: { type: 'object', required: ['confirm'] } },
+    });
     expect(request.params.message).toContain('createOrder (POST /customers/{customerId}/orders)');
     expect(request.params.message).toContain('"quantity":2');
     expect(a.forwarded).toEqual([]);
@@ -107,7 +148,11 @@ describe('write confirmation (MCP 2026-07-28 MRTR)', () => {
   it('the accepted retry goes through the pipeline (forwarded, charged), on another instance too; its state cannot be used twice', async () => {
     const { a, b, token, used } = await setup();
     const requestState = await asked(a.service, token);
-    const retry = await post(b.service, token, modernCall('createOrder', ORDER, { inputResponses: accept(), requestState }));
+    const retry = await post(
+      b.service,
+      token,
+      modernCall('createOrder', ORDER, { inputResponses: accept(), requestState }),
+    );
     expect(resultOf(retry)).toMatchObject({ resultType: 'complete' });
     expect(resultOf(retry).isError).toBeUndefined();
     expect(b.forwarded).toEqual([{ tool: 'createOrder', args: ORDER }]);
@@ -116,7 +161,11 @@ describe('write confirmation (MCP 2026-07-28 MRTR)', () => {
     expect(charged).toBeGreaterThan(0);
 
     for (const service of [a.service, b.service]) {
-      const replay = await post(service, token, modernCall('createOrder', ORDER, { inputResponses: accept(), requestState }));
+      const replay = await post(
+        service,
+        token,
+        modernCall('createOrder', ORDER, { inputResponses: accept(), requestState }),
+      );
       expect(errorOf(replay)).toMatchObject({ code: -32602, message: expect.stringMatching(/already used/) });
     }
     expect([...a.forwarded, ...b.forwarded]).toHaveLength(1);
@@ -128,20 +177,30 @@ describe('write confirmation (MCP 2026-07-28 MRTR)', () => {
     ['declined', { [CONFIRM_INPUT]: { action: 'decline' } }],
     ['cancelled', { [CONFIRM_INPUT]: { action: 'cancel' } }],
     ['accepted with the box unticked', accept(false)],
-  ])('%s: a tool error saying the user did not confirm, audited not-confirmed, nothing forwarded or charged', async (_label, inputResponses) => {
-    const { a, token, used } = await setup();
-    const requestState = await asked(a.service, token);
-    const reply = await post(a.service, token, modernCall('createOrder', ORDER, { inputResponses, requestState }));
-    expect(resultOf(reply)).toMatchObject({ isError: true, content: [{ text: expect.stringMatching(/did not confirm/) }] });
-    expect(a.forwarded).toEqual([]);
-    expect(a.audited.at(-1)).toMatchObject({ tool: 'createOrder', outcome: 'not-confirmed', httpStatus: 403 });
-    expect(await used()).toBe(0);
-  });
+  ])(
+    '%s: a tool error saying the user did not confirm, audited not-confirmed, nothing forwarded or charged',
+    async (_label, inputResponses) => {
+      const { a, token, used } = await setup();
+      const requestState = await asked(a.service, token);
+      const reply = await post(a.service, token, modernCall('createOrder', ORDER, { inputResponses, requestState }));
+      expect(resultOf(reply)).toMatchObject({
+        isError: true,
+        content: [{ text: expect.stringMatching(/did not confirm/) }],
+      });
+      expect(a.forwarded).toEqual([]);
+      expect(a.audited.at(-1)).toMatchObject({ tool: 'createOrder', outcome: 'not-confirmed', httpStatus: 403 });
+      expect(await used()).toBe(0);
+    },
+  );
 
   it('a retry with other arguments than those confirmed is refused', async () => {
     const { a, token } = await setup();
     const requestState = await asked(a.service, token);
-    const reply = await post(a.service, token, modernCall('createOrder', { ...ORDER, quantity: 200 }, { inputResponses: accept(), requestState }));
+    const reply = await post(
+      a.service,
+      token,
+      modernCall('createOrder', { ...ORDER, quantity: 200 }, { inputResponses: accept(), requestState }),
+    );
     expect(errorOf(reply)).toMatchObject({ code: -32602, message: expect.stringMatching(/other arguments/) });
     expect(a.forwarded).toEqual([]);
     expect(a.audited.at(-1)).toMatchObject({ outcome: 'not-confirmed' });
@@ -164,20 +223,42 @@ describe('write confirmation (MCP 2026-07-28 MRTR)', () => {
     altered.e += 3_600_000;
     const cases: Array<[string, string, unknown, RegExp]> = [
       ['another agent', otherToken, requestState, /another agent/],
-      ['forged signature', token, `${version}.${payload}.${'A'.repeat(signature.length)}`, /not one this gateway issued/],
-      ['altered payload', token, `${version}.${Buffer.from(JSON.stringify(altered)).toString('base64url')}.${signature}`, /not one this gateway issued/],
+      [
+        'forged signature',
+        token,
+        `${version}.${payload}.${'A'.repeat(signature.length)}`,
+        /not one this gateway issued/,
+      ],
+      [
+        'altered payload',
+        token,
+        `${version}.${Buffer.from(JSON.stringify(altered)).toString('base64url')}.${signature}`,
+        /not one this gateway issued/,
+      ],
       ['not a string', token, 42, /not one this gateway issued/],
       ['huge', token, 'v1.'.padEnd(100_000, 'x'), /not one this gateway issued/],
     ];
     for (const [label, authorization, state, message] of cases) {
-      const reply = await post(a.service, authorization, modernCall('createOrder', ORDER, { inputResponses: accept(), requestState: state }));
+      const reply = await post(
+        a.service,
+        authorization,
+        modernCall('createOrder', ORDER, { inputResponses: accept(), requestState: state }),
+      );
       expect(errorOf(reply), label).toMatchObject({ code: -32602, message: expect.stringMatching(message) });
     }
     const secretState = await asked(a.service, token, 'getSecret', { id: '7' });
-    const crossed = await post(a.service, token, modernCall('createOrder', ORDER, { inputResponses: accept(), requestState: secretState }));
+    const crossed = await post(
+      a.service,
+      token,
+      modernCall('createOrder', ORDER, { inputResponses: accept(), requestState: secretState }),
+    );
     expect(errorOf(crossed).message).toMatch(/another tool/);
     advance(5 * 60_000 + 1);
-    const late = await post(a.service, token, modernCall('createOrder', ORDER, { inputResponses: accept(), requestState }));
+    const late = await post(
+      a.service,
+      token,
+      modernCall('createOrder', ORDER, { inputResponses: accept(), requestState }),
+    );
     expect(errorOf(late).message).toMatch(/expired/);
     expect(a.forwarded).toEqual([]);
   });
@@ -185,15 +266,22 @@ describe('write confirmation (MCP 2026-07-28 MRTR)', () => {
   it('a retry without an answer is asked again; an answer without a state is asked too, never taken at its word', async () => {
     const { a, token } = await setup();
     const requestState = await asked(a.service, token);
-    expect(resultOf(await post(a.service, token, modernCall('createOrder', ORDER, { requestState }))).resultType).toBe('input_required');
-    expect(resultOf(await post(a.service, token, modernCall('createOrder', ORDER, { inputResponses: accept() }))).resultType).toBe('input_required');
+    expect(resultOf(await post(a.service, token, modernCall('createOrder', ORDER, { requestState }))).resultType).toBe(
+      'input_required',
+    );
+    expect(
+      resultOf(await post(a.service, token, modernCall('createOrder', ORDER, { inputResponses: accept() }))).resultType,
+    ).toBe('input_required');
     expect(a.forwarded).toEqual([]);
   });
 
   it('a client without the elicitation capability gets -32021 naming it', async () => {
     const { a, token } = await setup();
     const reply = await post(a.service, token, modernCall('createOrder', ORDER, {}, {}));
-    expect(errorOf(reply)).toMatchObject({ code: -32021, data: { requiredCapabilities: { elicitation: { form: {} } } } });
+    expect(errorOf(reply)).toMatchObject({
+      code: -32021,
+      data: { requiredCapabilities: { elicitation: { form: {} } } },
+    });
     expect(a.audited.at(-1)).toMatchObject({ outcome: 'not-confirmed' });
     expect(a.forwarded).toEqual([]);
   });
@@ -217,9 +305,30 @@ describe('write confirmation (MCP 2026-07-28 MRTR)', () => {
   it('refused on a 2025 session with a message saying why (the revision), nothing forwarded', async () => {
     const { a, token } = await setup();
     const rpc = (method: string, params: object) => JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params });
-    const init = await answered(a.service.post({ authorization: token, sessionId: undefined, protocolVersion: undefined, body: rpc('initialize', { protocolVersion: '2025-11-25', capabilities: { elicitation: {} }, clientInfo: { name: 't', version: '1' } }) }));
-    const reply = await answered(a.service.post({ authorization: token, sessionId: init.sessionId, protocolVersion: '2025-11-25', body: rpc('tools/call', { name: 'createOrder', arguments: ORDER }) }));
-    expect(errorOf(reply)).toMatchObject({ code: -32003, message: expect.stringMatching(/2026-07-28.*this session speaks 2025-11-25/) });
+    const init = await answered(
+      a.service.post({
+        authorization: token,
+        sessionId: undefined,
+        protocolVersion: undefined,
+        body: rpc('initialize', {
+          protocolVersion: '2025-11-25',
+          capabilities: { elicitation: {} },
+          clientInfo: { name: 't', version: '1' },
+        }),
+      }),
+    );
+    const reply = await answered(
+      a.service.post({
+        authorization: token,
+        sessionId: init.sessionId,
+        protocolVersion: '2025-11-25',
+        body: rpc('tools/call', { name: 'createOrder', arguments: ORDER }),
+      }),
+    );
+    expect(errorOf(reply)).toMatchObject({
+      code: -32003,
+      message: expect.stringMatching(/2026-07-28.*this session speaks 2025-11-25/),
+    });
     expect(reply.failure).toMatchObject({ code: 'confirmation-unavailable', httpStatus: 403 });
     expect(a.forwarded).toEqual([]);
     expect(a.audited.at(-1)).toMatchObject({ tool: 'createOrder', outcome: 'not-confirmed' });

@@ -1,4 +1,9 @@
-import { ConfirmationDeclinedError, ConfirmationUnavailableError, InvalidRequestStateError, MissingClientCapabilityError } from '../errors.js';
+import {
+  ConfirmationDeclinedError,
+  ConfirmationUnavailableError,
+  InvalidRequestStateError,
+  MissingClientCapabilityError,
+} from '../errors.js';
 import type { ConfirmationGate } from '../pipeline/tool-call.js';
 import { META_CLIENT_CAPABILITIES } from '../protocol/envelope.js';
 import type { InputRequiredResult } from '../protocol/input-required.js';
@@ -70,13 +75,19 @@ export class WriteConfirmation {
     };
   }
 
-  async #confirmed(agentId: string, tool: ToolDefinition, args: unknown, params: Record<string, unknown>): Promise<InputRequiredResult | null> {
+  async #confirmed(
+    agentId: string,
+    tool: ToolDefinition,
+    args: unknown,
+    params: Record<string, unknown>,
+  ): Promise<InputRequiredResult | null> {
     const call = { agentId, tool: tool.name, args };
     const answer = answerOf(params.inputResponses);
     // No state, or no answer to the question yet: (again) ask, as MRTR says to when an answer is missing.
     if (params.requestState === undefined || answer === undefined) return this.#ask(call, tool, params);
     const state = this.#states.verify(params.requestState, call);
-    if (!accepted(answer)) throw new ConfirmationDeclinedError(`The user did not confirm the call of ${tool.name}: nothing was sent`);
+    if (!accepted(answer))
+      throw new ConfirmationDeclinedError(`The user did not confirm the call of ${tool.name}: nothing was sent`);
     // Single use on every instance: kept as long as the state could still be presented.
     const fresh = await this.#redeemed.redeem(`confirm:${state.nonce}`, state.expiresAt - this.#clock() + 1_000);
     if (!fresh) throw new InvalidRequestStateError('requestState was already used: each confirmation allows one call');
@@ -85,7 +96,11 @@ export class WriteConfirmation {
 
   #ask(call: ConfirmedCall, tool: ToolDefinition, params: Record<string, unknown>): InputRequiredResult {
     if (!canElicitForms(params)) {
-      throw new MissingClientCapabilityError(`Tool ${tool.name} needs the user's confirmation, asked with a form elicitation: the client must declare the elicitation capability`, { elicitation: { form: {} } });
+      throw new MissingClientCapabilityError(
+        `Tool ${tool.name} needs the user's confirmation, asked with a form elicitation: the client must declare ` +
+          `the elicitation capability`,
+        { elicitation: { form: {} } },
+      );
     }
     return {
       resultType: 'input_required',
@@ -96,14 +111,19 @@ export class WriteConfirmation {
 }
 
 /** A marked tool always; any other when it writes and the agent asks for writes to be confirmed. */
-export function needsConfirmation(agent: Pick<AgentRecord, 'confirmWrites'>, tool: Pick<ToolDefinition, 'confirm' | 'httpMethod' | 'allowWrite'>): boolean {
+export function needsConfirmation(
+  agent: Pick<AgentRecord, 'confirmWrites'>,
+  tool: Pick<ToolDefinition, 'confirm' | 'httpMethod' | 'allowWrite'>,
+): boolean {
   return tool.confirm === true || (agent.confirmWrites === true && tool.allowWrite && isMutating(tool.httpMethod));
 }
 
 function unavailable(tool: ToolDefinition, protocolVersion: string): ConfirmationUnavailableError {
   return new ConfirmationUnavailableError(
-    `Tool ${tool.name} needs the user's confirmation, which the gateway asks with MCP 2026-07-28 (multi round-trip elicitation); ` +
-      `this session speaks ${protocolVersion}: connect with a client of 2026-07-28, or have an administrator turn off write confirmation for this agent`,
+    `Tool ${tool.name} needs the user's confirmation, which the gateway asks with MCP 2026-07-28 (multi ` +
+      `round-trip elicitation); ` +
+      `this session speaks ${protocolVersion}: connect with a client of 2026-07-28, or have an administrator ` +
+      `turn off write confirmation for this agent`,
   );
 }
 
@@ -112,10 +132,18 @@ function question(tool: ToolDefinition, args: unknown): Record<string, unknown> 
   const where = tool.downstream === undefined ? '' : ` on ${tool.downstream}`;
   return {
     mode: 'form',
-    message: `Confirm this call before it is sent: ${tool.name}${where} (${tool.httpMethod} ${tool.routePattern}) with ${summary(args)}`,
+    message:
+      `Confirm this call before it is sent: ${tool.name}${where} (${tool.httpMethod} ${tool.routePattern}) with ` +
+      `${summary(args)}`,
     requestedSchema: {
       type: 'object',
-      properties: { [CONFIRM_FIELD]: { type: 'boolean', title: `Send ${tool.name}`, description: 'Tick to let the gateway send this call' } },
+      properties: {
+        [CONFIRM_FIELD]: {
+          type: 'boolean',
+          title: `Send ${tool.name}`,
+          description: 'Tick to let the gateway send this call',
+        },
+      },
       required: [CONFIRM_FIELD],
     },
   };
@@ -123,7 +151,9 @@ function question(tool: ToolDefinition, args: unknown): Record<string, unknown> 
 
 function summary(args: unknown): string {
   const json = canonicalJson(args ?? {});
-  return json.length <= MAX_SUMMARY_CHARS ? json : `${json.slice(0, MAX_SUMMARY_CHARS)}… (${json.length} characters in all)`;
+  return json.length <= MAX_SUMMARY_CHARS
+    ? json
+    : `${json.slice(0, MAX_SUMMARY_CHARS)}… (${json.length} characters in all)`;
 }
 
 /** The client's answer to the gateway's question, if the retry carries one. */
@@ -136,7 +166,12 @@ function answerOf(responses: unknown): unknown {
 function accepted(answer: unknown): boolean {
   if (typeof answer !== 'object' || answer === null) return false;
   const { action, content } = answer as { action?: unknown; content?: unknown };
-  return action === 'accept' && typeof content === 'object' && content !== null && (content as Record<string, unknown>)[CONFIRM_FIELD] === true;
+  return (
+    action === 'accept' &&
+    typeof content === 'object' &&
+    content !== null &&
+    (content as Record<string, unknown>)[CONFIRM_FIELD] === true
+  );
 }
 
 /** Form elicitation: declared as `elicitation: {}` (form implied) or with `form` among its modes. */
@@ -146,5 +181,7 @@ function canElicitForms(params: Record<string, unknown>): boolean {
   const elicitation = capabilities?.elicitation;
   if (typeof elicitation !== 'object' || elicitation === null) return false;
   const modes = elicitation as Record<string, unknown>;
-  return (modes.form === undefined && modes.url === undefined) || (typeof modes.form === 'object' && modes.form !== null);
+  return (
+    (modes.form === undefined && modes.url === undefined) || (typeof modes.form === 'object' && modes.form !== null)
+  );
 }

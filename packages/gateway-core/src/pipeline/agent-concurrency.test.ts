@@ -14,7 +14,12 @@ describe('AgentConcurrency', () => {
       refusal = error;
     }
     expect(refusal).toBeInstanceOf(TooManyCallsError);
-    expect(refusal).toMatchObject({ code: 'too-many-calls', httpStatus: 429, jsonRpcCode: -32003, data: { limit: 2, retryAfterSeconds: 1 } });
+    expect(refusal).toMatchObject({
+      code: 'too-many-calls',
+      httpStatus: 429,
+      jsonRpcCode: -32003,
+      data: { limit: 2, retryAfterSeconds: 1 },
+    });
     expect(describeError(refusal)).toMatchObject({ outcome: 'too-many-calls', delivery: 'in-band', expected: true });
     expect(limits.inFlight('a')).toBe(2);
   });

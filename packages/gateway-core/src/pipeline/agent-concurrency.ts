@@ -24,7 +24,8 @@ export class AgentConcurrency {
   readonly #inFlight = new Map<string, number>();
 
   constructor(limit: number = DEFAULT_MAX_CONCURRENT_CALLS_PER_AGENT) {
-    if (!Number.isSafeInteger(limit) || limit < 0) throw new RangeError(`maxConcurrentCallsPerAgent must be a whole number, 0 or more, got ${limit}`);
+    if (!Number.isSafeInteger(limit) || limit < 0)
+      throw new RangeError(`maxConcurrentCallsPerAgent must be a whole number, 0 or more, got ${limit}`);
     this.limit = limit;
   }
 
@@ -39,7 +40,8 @@ export class AgentConcurrency {
     const current = this.inFlight(agentId);
     if (current >= this.limit) {
       throw new TooManyCallsError(
-        `Agent ${agentId} already has ${this.limit} tool calls in flight, the most this gateway instance runs at once for one agent; retry when one has finished`,
+        `Agent ${agentId} already has ${this.limit} tool calls in flight, the most this gateway instance runs at ` +
+          `once for one agent; retry when one has finished`,
         this.limit,
       );
     }

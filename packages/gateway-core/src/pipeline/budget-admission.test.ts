@@ -16,7 +16,13 @@ const clock = () => NOW;
 function setup(options: Partial<BudgetAdmissionOptions> = {}) {
   const ledger = createMemoryStore().budget;
   const admission = new BudgetAdmission({ ledger, ...options });
-  const request = (overrides: Partial<AdmitRequest> = {}): AdmitRequest => ({ agentId: AGENT, dailyBudget: 100, wanted: 100, clock, ...overrides });
+  const request = (overrides: Partial<AdmitRequest> = {}): AdmitRequest => ({
+    agentId: AGENT,
+    dailyBudget: 100,
+    wanted: 100,
+    clock,
+    ...overrides,
+  });
   const grant = async (wanted: number, dailyBudget = 100): Promise<Reservation> => {
     const reserved = await ledger.reserve(AGENT, dailyBudget, wanted, NOW);
     if (!reserved.ok) throw new Error('setup reservation failed');
@@ -144,7 +150,8 @@ describe('BudgetAdmission', () => {
     const { admission, ledger, request, grant } = setup();
     const inFlight = await grant(100);
     const order: string[] = [];
-    const admit = (name: string, wanted: number) => admission.admit(request({ wanted })).then((admitted) => (order.push(name), admitted));
+    const admit = (name: string, wanted: number) =>
+      admission.admit(request({ wanted })).then((admitted) => (order.push(name), admitted));
     const first = admit('first', 30);
     await sleep(5);
     const second = admit('second', 30);
@@ -172,9 +179,18 @@ describe('BudgetAdmission', () => {
   it('takes an early refusal as exhausted without asking the ledger again', async () => {
     let asked = 0;
     const ledger = createMemoryStore().budget;
-    const counting: BudgetLedger = { ...withoutWakeUps(ledger), reserve: (...args) => (asked++, ledger.reserve(...args)) };
+    const counting: BudgetLedger = {
+      ...withoutWakeUps(ledger),
+      reserve: (...args) => (asked++, ledger.reserve(...args)),
+    };
     const admission = new BudgetAdmission({ ledger: counting });
-    const admitted = await admission.admit({ agentId: AGENT, dailyBudget: 100, wanted: 10, clock, first: { ok: false, remaining: 0, reason: 'exhausted' } });
+    const admitted = await admission.admit({
+      agentId: AGENT,
+      dailyBudget: 100,
+      wanted: 10,
+      clock,
+      first: { ok: false, remaining: 0, reason: 'exhausted' },
+    });
     expect(admitted).toEqual({ ok: false, reason: 'exhausted' });
     expect(asked).toBe(0);
   });
@@ -255,13 +271,19 @@ describe('the budget step of a tools/call', () => {
 
   function pipeline(admissionOptions: Partial<BudgetAdmissionOptions> = {}) {
     const store = createMemoryStore();
-    const forwarder: Forwarder = { forward: async () => ({ status: 200, headers: {}, body: { id: '7' }, durationMs: 1 }) };
+    const forwarder: Forwarder = {
+      forward: async () => ({ status: 200, headers: {}, body: { id: '7' }, durationMs: 1 }),
+    };
     const admission = new BudgetAdmission({ ledger: store.budget, ...admissionOptions });
     const deps: ToolCallDeps = { registry: () => registry, budget: store.budget, admission, forwarder, clock };
     return { deps, budget: store.budget };
   }
   const call = (deps: ToolCallDeps, extra: { signal?: AbortSignal } = {}) =>
-    callTool(deps, { agent, tokenScopes: [], protocolVersion: '2025-06-18', ...extra }, { name: 'getCustomer', arguments: { id: '7' } });
+    callTool(
+      deps,
+      { agent, tokenScopes: [], protocolVersion: '2025-06-18', ...extra },
+      { name: 'getCustomer', arguments: { id: '7' } },
+    );
 
   it('says the budget is held by calls in flight when the wait runs out', async () => {
     const { deps, budget } = pipeline({ maxWaitMs: 30 });

@@ -19,7 +19,10 @@ export interface AdmitRequest {
   agentId: string;
   dailyBudget: number;
   wanted: number;
-  /** The ledger's answer to a reservation already asked for this call (an early reservation); else the first try reserves. */
+  /**
+   * The ledger's answer to a reservation already asked for this
+   * call (an early reservation); else the first try reserves.
+   */
   first?: ReserveResult | null;
   /** Ends the wait at once when it fires. */
   signal?: AbortSignal;
@@ -35,7 +38,9 @@ export interface BudgetAdmissionOptions {
    * bounded like the forward that follows it.
    */
   maxWaitMs?: number;
-  /** Between two tries while the room stays held: doubling from `first` up to `longest`, jittered. Default 10 → 100 ms. */
+  /**
+   * Between two tries while the room stays held: doubling from `first` up to `longest`, jittered. Default 10 → 100 ms.
+   */
   pollDelayMs?: { first: number; longest: number };
   /** Calls of one agent waiting on this instance, at most; the next one is refused as held at once. Default 1 000. */
   maxWaitersPerAgent?: number;
@@ -96,9 +101,12 @@ export class BudgetAdmission {
     this.#pollDelayMs = options.pollDelayMs ?? DEFAULT_POLL_DELAY_MS;
     this.#maxWaiters = options.maxWaitersPerAgent ?? DEFAULT_MAX_WAITERS_PER_AGENT;
     const { first, longest } = this.#pollDelayMs;
-    if (!(this.#maxWaitMs >= 0 && Number.isFinite(this.#maxWaitMs))) throw new RangeError(`maxWaitMs must be 0 or more, got ${this.#maxWaitMs}`);
-    if (!(first > 0 && longest >= first && Number.isFinite(longest))) throw new RangeError(`pollDelayMs must be positive with longest ≥ first, got ${first} → ${longest}`);
-    if (!(Number.isSafeInteger(this.#maxWaiters) && this.#maxWaiters >= 0)) throw new RangeError(`maxWaitersPerAgent must be a whole number, got ${this.#maxWaiters}`);
+    if (!(this.#maxWaitMs >= 0 && Number.isFinite(this.#maxWaitMs)))
+      throw new RangeError(`maxWaitMs must be 0 or more, got ${this.#maxWaitMs}`);
+    if (!(first > 0 && longest >= first && Number.isFinite(longest)))
+      throw new RangeError(`pollDelayMs must be positive with longest ≥ first, got ${first} → ${longest}`);
+    if (!(Number.isSafeInteger(this.#maxWaiters) && this.#maxWaiters >= 0))
+      throw new RangeError(`maxWaitersPerAgent must be a whole number, got ${this.#maxWaiters}`);
   }
 
   /** The longest a call waits, for messages. */
@@ -157,7 +165,10 @@ export class BudgetAdmission {
         fail: (error) => leave(() => reject(error)),
       };
       const onAbort = () => waiter.finish({ ok: false, reason: 'cancelled' });
-      const timer = setTimeout(() => waiter.finish({ ok: false, reason: 'held', waitedMs: performance.now() - startedAt }), this.#maxWaitMs);
+      const timer = setTimeout(
+        () => waiter.finish({ ok: false, reason: 'held', waitedMs: performance.now() - startedAt }),
+        this.#maxWaitMs,
+      );
       timer.unref();
       request.signal?.addEventListener('abort', onAbort, { once: true });
       line.waiters.push(waiter);

@@ -34,7 +34,7 @@ describe('EarlyRateLimits', () => {
     expect(await left()).toBe(2);
   });
 
-  it("counts a call at once for an agent seen with a limit, and hands the answer to the limits step", async () => {
+  it('counts a call at once for an agent seen with a limit, and hands the answer to the limits step', async () => {
     const { early, left } = setup();
     early.remember(agent());
     const ahead = early.start('agt_rate')!;
@@ -48,8 +48,13 @@ describe('EarlyRateLimits', () => {
   it('passes a refusal on to the limits step as it is', async () => {
     const { early } = setup();
     early.remember(agent({ rateLimit: { callsPerMinute: 60, burst: 1 } }));
-    expect(await early.start('agt_rate')!.take(agent({ rateLimit: { callsPerMinute: 60, burst: 1 } }))).toEqual({ ok: true });
-    expect(await early.start('agt_rate')!.take(agent({ rateLimit: { callsPerMinute: 60, burst: 1 } }))).toEqual({ ok: false, retryAfterMs: 1000 });
+    expect(await early.start('agt_rate')!.take(agent({ rateLimit: { callsPerMinute: 60, burst: 1 } }))).toEqual({
+      ok: true,
+    });
+    expect(await early.start('agt_rate')!.take(agent({ rateLimit: { callsPerMinute: 60, burst: 1 } }))).toEqual({
+      ok: false,
+      retryAfterMs: 1000,
+    });
   });
 
   it('uncounts the call when it ends before its limits step', async () => {

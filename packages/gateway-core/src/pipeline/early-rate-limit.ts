@@ -42,7 +42,10 @@ export class EarlyRateTake {
   abandon(): void {
     if (this.#claimed) return;
     this.#claimed = true;
-    void this.#pending.then((taken) => taken.ok && this.#giveBack(), () => undefined);
+    void this.#pending.then(
+      (taken) => taken.ok && this.#giveBack(),
+      () => undefined,
+    );
   }
 }
 

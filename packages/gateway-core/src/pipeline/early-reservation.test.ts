@@ -73,9 +73,17 @@ describe('EarlyReservations', () => {
     if (!full.ok) throw new Error('setup reservation failed');
     early.remember(agent());
     // Held: the budget step waits for the call in flight (BudgetAdmission), as it would after a late reservation.
-    expect(await early.start('agt_early', 100)!.take(agent(), 100)).toEqual({ ok: false, remaining: 0, reason: 'held' });
+    expect(await early.start('agt_early', 100)!.take(agent(), 100)).toEqual({
+      ok: false,
+      remaining: 0,
+      reason: 'held',
+    });
     await budget.settle(full.reservation, 1_000);
-    expect(await early.start('agt_early', 100)!.take(agent(), 100)).toEqual({ ok: false, remaining: 0, reason: 'exhausted' });
+    expect(await early.start('agt_early', 100)!.take(agent(), 100)).toEqual({
+      ok: false,
+      remaining: 0,
+      reason: 'exhausted',
+    });
   });
 
   it('rethrows a store failure at the budget step, and abandoning one is harmless', async () => {

@@ -35,7 +35,8 @@ export class EarlyReservation {
   async take(agent: AgentRecord, wanted: number): Promise<ReserveResult | null> {
     this.#claimed = true;
     const reserved = await this.#pending;
-    if (agent.agentId === this.agentId && agent.dailyTokenBudget === this.dailyBudget && wanted === this.wanted) return reserved;
+    if (agent.agentId === this.agentId && agent.dailyTokenBudget === this.dailyBudget && wanted === this.wanted)
+      return reserved;
     this.#giveBack(this.agentId, Promise.resolve(grantOf(reserved)));
     return null;
   }
@@ -44,7 +45,10 @@ export class EarlyReservation {
   abandon(): void {
     if (this.#claimed) return;
     this.#claimed = true;
-    this.#giveBack(this.agentId, this.#pending.then(grantOf, () => null));
+    this.#giveBack(
+      this.agentId,
+      this.#pending.then(grantOf, () => null),
+    );
   }
 }
 
@@ -85,7 +89,8 @@ export class EarlyReservations {
     this.#budgets.delete(agent.agentId);
     this.#budgets.set(agent.agentId, agent.dailyTokenBudget);
     // Insertion order: the first key is the agent least recently changed or added.
-    if (this.#budgets.size > (this.#options.maxAgents ?? 10_000)) this.#budgets.delete(this.#budgets.keys().next().value!);
+    if (this.#budgets.size > (this.#options.maxAgents ?? 10_000))
+      this.#budgets.delete(this.#budgets.keys().next().value!);
   }
 
   /** Reserves `wanted` tokens now if the agent's budget is known; null otherwise. */
@@ -99,7 +104,10 @@ export class EarlyReservations {
 
   #giveBack(agentId: string, grant: Promise<Reservation | null>): void {
     const { settlements, ledger } = this.#options;
-    if (settlements) return settlements.releaseWhenGranted(agentId, grant);
+    if (settlements) {
+      settlements.releaseWhenGranted(agentId, grant);
+      return;
+    }
     void grant.then((reservation) => reservation && ledger.release(reservation)).catch(() => undefined);
   }
 }

@@ -26,8 +26,17 @@ function setup(maxConcurrentCallsPerAgent?: number) {
   const store = createMemoryStore();
   const settlements = new SettlementQueue({ ledger: store.budget });
   const rateLimiter = new MemoryRateLimiter();
-  const forwarder: Forwarder = { forward: async () => ({ status: 200, headers: {}, body: { id: '7' }, durationMs: 1 }) };
-  const deps: ToolCallDeps = { registry: () => counting, budget: store.budget, settlements, rateLimiter, forwarder, clock };
+  const forwarder: Forwarder = {
+    forward: async () => ({ status: 200, headers: {}, body: { id: '7' }, durationMs: 1 }),
+  };
+  const deps: ToolCallDeps = {
+    registry: () => counting,
+    budget: store.budget,
+    settlements,
+    rateLimiter,
+    forwarder,
+    clock,
+  };
   const calls = new CallPreparation(deps, maxConcurrentCallsPerAgent);
   calls.remember(agent);
   const usage = async () => {
@@ -55,7 +64,12 @@ describe('PreparedCall', () => {
     expect(prepared.toolName).toBe('getCustomer');
     expect(prepared.reservation).not.toBeNull();
     expect(prepared.rateTake).not.toBeNull();
-    const report = await callTool(deps, { agent, tokenScopes: [], protocolVersion: '2025-06-18' }, { name: 'getCustomer', arguments: ARGS }, prepared);
+    const report = await callTool(
+      deps,
+      { agent, tokenScopes: [], protocolVersion: '2025-06-18' },
+      { name: 'getCustomer', arguments: ARGS },
+      prepared,
+    );
     prepared.release();
     expect(report).toMatchObject({ ok: true, tool: 'getCustomer' });
     expect(lookups()).toBe(1);
@@ -70,7 +84,12 @@ describe('PreparedCall', () => {
     const inFlight = await store.reserve(AGENT, 1_000, 1_000, NOW);
     if (!inFlight.ok) throw new Error('setup reservation failed');
     const prepared = calls.prepare(AGENT, 'getCustomer', ARGS);
-    const report = callTool(deps, { agent, tokenScopes: [], protocolVersion: '2025-06-18' }, { name: 'getCustomer', arguments: ARGS }, prepared);
+    const report = callTool(
+      deps,
+      { agent, tokenScopes: [], protocolVersion: '2025-06-18' },
+      { name: 'getCustomer', arguments: ARGS },
+      prepared,
+    );
     let settled = false;
     void report.finally(() => (settled = true));
     await flush();
@@ -95,10 +114,16 @@ describe('PreparedCall', () => {
     next.release();
   });
 
-  it('starts nothing for a tool the registry does not know, and still holds the agent\'s place', async () => {
+  it("starts nothing for a tool the registry does not know, and still holds the agent's place", async () => {
     const { calls, usage, callsLeft } = setup(1);
     const prepared = calls.prepare(AGENT, 'dropDatabase', ARGS);
-    expect(prepared).toMatchObject({ tool: undefined, toolName: null, reservation: null, rateTake: null, cachePeek: null });
+    expect(prepared).toMatchObject({
+      tool: undefined,
+      toolName: null,
+      reservation: null,
+      rateTake: null,
+      cachePeek: null,
+    });
     expect(() => calls.prepare(AGENT, 'getCustomer', ARGS)).toThrow(TooManyCallsError);
     prepared.release();
     expect(await usage()).toMatchObject({ used: 0, reserved: 0 });

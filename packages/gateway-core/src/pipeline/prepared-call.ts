@@ -105,7 +105,9 @@ export class CallPreparation {
     );
   }
 
-  /** The name of the registry's tool called `name`, or null: for the record of a call refused before it was prepared. */
+  /**
+   * The name of the registry's tool called `name`, or null: for the record of a call refused before it was prepared.
+   */
   knownToolName(name: unknown): string | null {
     return toolNamed(this.#deps.registry(), name)?.definition.name ?? null;
   }

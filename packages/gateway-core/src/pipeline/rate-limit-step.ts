@@ -28,7 +28,8 @@ export async function checkRateLimit({ agent, takenAhead, limiter, clock }: Rate
     if (taken.ok) return;
     const seconds = Math.max(1, Math.ceil(taken.retryAfterMs / 1000));
     throw new RateLimitedError(
-      `Rate limit of ${limit.callsPerMinute} calls per minute (burst ${limit.burst}) reached (code -32029); the next call passes in ${seconds} s`,
+      `Rate limit of ${limit.callsPerMinute} calls per minute (burst ${limit.burst}) reached (code -32029); the ` +
+        `next call passes in ${seconds} s`,
       limit,
       taken.retryAfterMs,
       { now: clock() },

@@ -82,7 +82,10 @@ describe('SettlementQueue', () => {
     const failures = { count: 2 };
     const { ledger, writes } = flakyLedger(failures);
     const reported: boolean[] = [];
-    const queue = new SettlementQueue({ ledger, onError: (_error, _reservation, willRetry) => reported.push(willRetry) });
+    const queue = new SettlementQueue({
+      ledger,
+      onError: (_error, _reservation, willRetry) => reported.push(willRetry),
+    });
     const reservation = await reserved(ledger);
 
     queue.settle(reservation, 30);
@@ -95,7 +98,11 @@ describe('SettlementQueue', () => {
   it('gives a write up once the reservation would have lapsed, and says so', async () => {
     const { ledger } = flakyLedger({ count: Number.POSITIVE_INFINITY });
     const reported: boolean[] = [];
-    const queue = new SettlementQueue({ ledger, giveUpAfterMs: 250, onError: (_error, _reservation, willRetry) => reported.push(willRetry) });
+    const queue = new SettlementQueue({
+      ledger,
+      giveUpAfterMs: 250,
+      onError: (_error, _reservation, willRetry) => reported.push(willRetry),
+    });
     queue.settle(await reserved(ledger), 30);
     await queue.settled(AGENT);
     expect(queue.pending).toBe(0);
@@ -107,7 +114,10 @@ describe('SettlementQueue', () => {
   it('does not retry an error that is not an outage', async () => {
     const { ledger, writes } = flakyLedger({ count: 1, error: () => new RangeError('used must be a whole number') });
     const reported: boolean[] = [];
-    const queue = new SettlementQueue({ ledger, onError: (_error, _reservation, willRetry) => reported.push(willRetry) });
+    const queue = new SettlementQueue({
+      ledger,
+      onError: (_error, _reservation, willRetry) => reported.push(willRetry),
+    });
     queue.settle(await reserved(ledger), 30);
     await queue.settled(AGENT);
     expect(writes).toEqual(['settle']);
@@ -124,7 +134,10 @@ describe('SettlementQueue', () => {
     await new Promise((resolve) => setImmediate(resolve));
     await new Promise((resolve) => setImmediate(resolve));
     expect(failures.count).toBe(0);
-    const outcome = await Promise.race([queue.drain().then(() => 'drained'), new Promise((resolve) => setTimeout(resolve, 5_000, 'still waiting'))]);
+    const outcome = await Promise.race([
+      queue.drain().then(() => 'drained'),
+      new Promise((resolve) => setTimeout(resolve, 5_000, 'still waiting')),
+    ]);
     expect(outcome).toBe('drained');
     expect(queue.pending).toBe(0);
     expect((await ledger.usage(AGENT, NOW)).used).toBe(25);
@@ -171,7 +184,10 @@ describe('SettlementQueue', () => {
   it('after drain, a write that fails is given up at once instead of retried', async () => {
     const { ledger, writes } = flakyLedger({ count: Number.POSITIVE_INFINITY });
     const reported: boolean[] = [];
-    const queue = new SettlementQueue({ ledger, onError: (_error, _reservation, willRetry) => reported.push(willRetry) });
+    const queue = new SettlementQueue({
+      ledger,
+      onError: (_error, _reservation, willRetry) => reported.push(willRetry),
+    });
     await queue.drain();
     queue.settle(await reserved(ledger), 5);
     await queue.settled(AGENT);

@@ -70,11 +70,23 @@ export class SettlementQueue implements Settlements {
   }
 
   settle(reservation: Reservation, tokens: number): void {
-    this.#enqueue({ reservation, tokens, startedAt: performance.now(), attempts: 0, finished: this.#track(reservation.agentId) });
+    this.#enqueue({
+      reservation,
+      tokens,
+      startedAt: performance.now(),
+      attempts: 0,
+      finished: this.#track(reservation.agentId),
+    });
   }
 
   release(reservation: Reservation): void {
-    this.#enqueue({ reservation, tokens: null, startedAt: performance.now(), attempts: 0, finished: this.#track(reservation.agentId) });
+    this.#enqueue({
+      reservation,
+      tokens: null,
+      startedAt: performance.now(),
+      attempts: 0,
+      finished: this.#track(reservation.agentId),
+    });
   }
 
   releaseWhenGranted(agentId: string, pending: Promise<Reservation | null>): void {
@@ -158,7 +170,8 @@ export class SettlementQueue implements Settlements {
       this.#finish(write);
     } catch (error) {
       write.attempts += 1;
-      const lastChance = finalAttempt || this.#draining || performance.now() - write.startedAt >= this.#options.giveUpAfterMs;
+      const lastChance =
+        finalAttempt || this.#draining || performance.now() - write.startedAt >= this.#options.giveUpAfterMs;
       const willRetry = error instanceof StoreUnavailableError && !lastChance;
       this.#options.onError(error, write.reservation, willRetry);
       if (willRetry) this.#retryLater(write);

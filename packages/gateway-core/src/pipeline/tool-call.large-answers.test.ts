@@ -35,24 +35,45 @@ function forwarderOf(value: unknown): Forwarder {
     async forward(): Promise<ForwardResult> {
       const bytes = Buffer.from(JSON.stringify(value));
       if (bytes.length <= THRESHOLD) return { status: 200, headers: {}, body: value, durationMs: 1 };
-      return { status: 200, headers: {}, body: undefined, raw: { bytes, contentType: 'application/json' }, durationMs: 1 };
+      return {
+        status: 200,
+        headers: {},
+        body: undefined,
+        raw: { bytes, contentType: 'application/json' },
+        durationMs: 1,
+      };
     },
   };
 }
 
 function deps(value: unknown, largeAnswers: LargeAnswers | undefined): ToolCallDeps {
-  return { registry: () => registry, budget: createMemoryStore().budget, forwarder: forwarderOf(value), privacy, largeAnswers, clock: () => NOW };
+  return {
+    registry: () => registry,
+    budget: createMemoryStore().budget,
+    forwarder: forwarderOf(value),
+    privacy,
+    largeAnswers,
+    clock: () => NOW,
+  };
 }
 
-const caller: ToolCallContext = { agent: testAgent({ dailyTokenBudget: 10_000_000 }, NOW), tokenScopes: [], protocolVersion: '2025-06-18' };
-const people = (count: number) => ({ people: Array.from({ length: count }, (_, id) => ({ id, email: `p${id}@example.com` })) });
+const caller: ToolCallContext = {
+  agent: testAgent({ dailyTokenBudget: 10_000_000 }, NOW),
+  tokenScopes: [],
+  protocolVersion: '2025-06-18',
+};
+const people = (count: number) => ({
+  people: Array.from({ length: count }, (_, id) => ({ id, email: `p${id}@example.com` })),
+});
 
 describe('callTool with large answers', () => {
   it('keeps an answer within the threshold in-thread: the pool is never asked', async () => {
     const answers = recordingAnswers();
     const outcome = await callTool(deps(people(3), answers), caller, { name: 'getCustomer', arguments: { id: '7' } });
     expect(answers.tasks).toEqual([]);
-    expect(outcome.result.structuredContent).toEqual({ people: [0, 1, 2].map((id) => ({ id, email: '[REDACTED:email]' })) });
+    expect(outcome.result.structuredContent).toEqual({
+      people: [0, 1, 2].map((id) => ({ id, email: '[REDACTED:email]' })),
+    });
   });
 
   it('gives an answer above it to the pool, capped to the grant, with the same result as in-thread', async () => {
@@ -61,7 +82,12 @@ describe('callTool with large answers', () => {
     const viaPool = await callTool(deps(value, answers), caller, { name: 'getCustomer', arguments: { id: '7' } });
     const inThread = await callTool(deps(value, undefined), caller, { name: 'getCustomer', arguments: { id: '7' } });
     expect(answers.tasks).toHaveLength(1);
-    expect(answers.tasks[0]).toMatchObject({ toolName: 'getCustomer', maxTokens: 2000, wantCacheText: false, source: { kind: 'downstream' } });
+    expect(answers.tasks[0]).toMatchObject({
+      toolName: 'getCustomer',
+      maxTokens: 2000,
+      wantCacheText: false,
+      source: { kind: 'downstream' },
+    });
     expect(viaPool.truncated).toBe(true);
     expect(viaPool.tokensCharged).toBe(inThread.tokensCharged);
     // Cut, the text is small: structuredContent is parsed from it, as in-thread.
@@ -70,7 +96,10 @@ describe('callTool with large answers', () => {
 
   it('sends a large uncut answer as text alone: no structuredContent parsed back on the event loop', async () => {
     const value = people(2_000);
-    const outcome = await callTool(deps(value, recordingAnswers()), caller, { name: 'getCustomerUncapped', arguments: { id: '7' } });
+    const outcome = await callTool(deps(value, recordingAnswers()), caller, {
+      name: 'getCustomerUncapped',
+      arguments: { id: '7' },
+    });
     expect(outcome.truncated).toBe(false);
     expect(JSON.parse(outcome.result.content[0].text).people).toHaveLength(2_000);
     expect(outcome.result.structuredContent).toBeUndefined();

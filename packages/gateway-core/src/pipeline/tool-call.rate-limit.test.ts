@@ -20,12 +20,26 @@ function setup() {
     },
   };
   let now = NOW.getTime();
-  const deps: ToolCallDeps = { registry: () => registry, budget: store.budget, rateLimiter: store.rateLimits, forwarder, clock: () => new Date(now) };
-  const call = (agent: AgentRecord, name = 'getCustomer') => callTool(deps, { agent, tokenScopes: [], protocolVersion: '2024-11-05' }, { name, arguments: { id: '7' } });
-  return { deps, call, forwarded: () => forwarded, usage: () => store.budget.usage('agt_test', new Date(now)), advance: (ms: number) => (now += ms) };
+  const deps: ToolCallDeps = {
+    registry: () => registry,
+    budget: store.budget,
+    rateLimiter: store.rateLimits,
+    forwarder,
+    clock: () => new Date(now),
+  };
+  const call = (agent: AgentRecord, name = 'getCustomer') =>
+    callTool(deps, { agent, tokenScopes: [], protocolVersion: '2024-11-05' }, { name, arguments: { id: '7' } });
+  return {
+    deps,
+    call,
+    forwarded: () => forwarded,
+    usage: () => store.budget.usage('agt_test', new Date(now)),
+    advance: (ms: number) => (now += ms),
+  };
 }
 
-const limited = (rateLimit: RateLimit | null, overrides: Partial<AgentRecord> = {}) => testAgent({ rateLimit, ...overrides }, NOW);
+const limited = (rateLimit: RateLimit | null, overrides: Partial<AgentRecord> = {}) =>
+  testAgent({ rateLimit, ...overrides }, NOW);
 
 describe('callTool: the limits step', () => {
   it("lets an agent's burst through, then refuses with when the next call passes; nothing forwarded or reserved", async () => {
@@ -37,7 +51,14 @@ describe('callTool: the limits step', () => {
     expect(refused).toMatchObject({ ok: false, tool: 'getCustomer', tokensCharged: 0 });
     const error = (refused as { error: RateLimitedError }).error;
     expect(error).toBeInstanceOf(RateLimitedError);
-    expect(error.data).toEqual({ reason: 'rate-limited', resetsAt: '2025-05-01T12:00:10.000Z', retryAfterSeconds: 10, callsPerMinute: 6, burst: 2, remaining: 0 });
+    expect(error.data).toEqual({
+      reason: 'rate-limited',
+      resetsAt: '2025-05-01T12:00:10.000Z',
+      retryAfterSeconds: 10,
+      callsPerMinute: 6,
+      burst: 2,
+      remaining: 0,
+    });
     expect(error.message).toMatch(/6 calls per minute \(burst 2\)/);
     expect(forwarded()).toBe(2);
     expect((await usage()).reserved).toBe(0);
@@ -63,7 +84,8 @@ describe('callTool: the limits step', () => {
     const { call } = setup();
     const agent = limited({ callsPerMinute: 6, burst: 1 });
     const notAllowed = limited({ callsPerMinute: 6, burst: 1 }, { allowedTools: ['someOtherTool'] });
-    for (let i = 0; i < 3; i++) expect(await call(notAllowed)).toMatchObject({ ok: false, error: { code: 'not-allowlisted' } });
+    for (let i = 0; i < 3; i++)
+      expect(await call(notAllowed)).toMatchObject({ ok: false, error: { code: 'not-allowlisted' } });
     expect((await call(agent, 'noSuchTool')).ok).toBe(false);
     expect((await call(agent)).ok).toBe(true);
   });

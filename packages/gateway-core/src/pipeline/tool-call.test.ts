@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { BudgetExhaustedError, ClientGoneError, DownstreamCallError, ForbiddenError, InvalidInputError } from '../errors.js';
+import {
+  BudgetExhaustedError,
+  ClientGoneError,
+  DownstreamCallError,
+  ForbiddenError,
+  InvalidInputError,
+} from '../errors.js';
 import type { Forwarder, ForwardResult } from '../forward/forwarder.js';
 import { createMemoryStore } from '../store/memory/index.js';
 import type { AgentRecord, BudgetLedger } from '../store/ports.js';
@@ -61,7 +67,9 @@ function writer(overrides: Partial<AgentRecord> = {}): ToolCallContext {
 }
 
 /** An answer far over any cap used here: 400 customers. */
-const bigAnswer = () => ({ customers: Array.from({ length: 400 }, (_, i) => ({ id: i, name: `Customer number ${i}`, city: 'Lisbon' })) });
+const bigAnswer = () => ({
+  customers: Array.from({ length: 400 }, (_, i) => ({ id: i, name: `Customer number ${i}`, city: 'Lisbon' })),
+});
 
 describe('callTool when the client goes away', () => {
   it('charges nothing for an answer that came after the client left, and reports client-gone', async () => {
@@ -70,7 +78,10 @@ describe('callTool when the client goes away', () => {
       left.abort();
       return { id: '7', name: 'Ada' };
     });
-    const report = await reportToolCall(deps, caller({ signal: left.signal }), { name: 'getCustomer', arguments: { id: '7' } });
+    const report = await reportToolCall(deps, caller({ signal: left.signal }), {
+      name: 'getCustomer',
+      arguments: { id: '7' },
+    });
     expect(report).toMatchObject({ ok: false, tokensCharged: 0, tool: 'getCustomer' });
     expect(report.ok ? null : report.error).toBeInstanceOf(ClientGoneError);
     expect(await usage()).toMatchObject({ used: 0, reserved: 0 });
@@ -82,7 +93,10 @@ describe('callTool when the client goes away', () => {
       left.abort();
       throw new DownstreamCallError('Call to tool getCustomer was cancelled', { reason: 'aborted' });
     });
-    const report = await reportToolCall(deps, caller({ signal: left.signal }), { name: 'getCustomer', arguments: { id: '7' } });
+    const report = await reportToolCall(deps, caller({ signal: left.signal }), {
+      name: 'getCustomer',
+      arguments: { id: '7' },
+    });
     expect(report.ok ? null : report.error).toBeInstanceOf(ClientGoneError);
     expect(await usage()).toMatchObject({ used: 0, reserved: 0 });
   });
@@ -100,7 +114,10 @@ describe('callTool', () => {
 
   it('adds structuredContent for clients on 2025-06-18', async () => {
     const { deps } = setup();
-    const outcome = await callTool(deps, caller({ protocolVersion: '2025-06-18' }), { name: 'getCustomer', arguments: { id: '7' } });
+    const outcome = await callTool(deps, caller({ protocolVersion: '2025-06-18' }), {
+      name: 'getCustomer',
+      arguments: { id: '7' },
+    });
     expect(outcome.result.structuredContent).toEqual({ id: '7', name: 'Ada' });
   });
 
@@ -138,7 +155,10 @@ describe('callTool', () => {
     if (!spent.ok) throw new Error('setup reservation failed');
     await budget.settle(spent.reservation, 900);
 
-    const outcome = await callTool(deps, caller({ agent: agent({ dailyTokenBudget: 1000 }) }), { name: 'getCustomer', arguments: { id: '7' } });
+    const outcome = await callTool(deps, caller({ agent: agent({ dailyTokenBudget: 1000 }) }), {
+      name: 'getCustomer',
+      arguments: { id: '7' },
+    });
     expect(calls[0]!.reservedDuringCall).toBe(100);
     expect(outcome.truncated).toBe(true);
     expect(outcome.tokensCharged).toBeLessThanOrEqual(100);
@@ -152,9 +172,16 @@ describe('callTool', () => {
     if (!spent.ok) throw new Error('setup reservation failed');
     await budget.settle(spent.reservation, 50);
 
-    const call = callTool(deps, caller({ agent: agent({ dailyTokenBudget: 50 }) }), { name: 'getCustomer', arguments: { id: '7' } });
+    const call = callTool(deps, caller({ agent: agent({ dailyTokenBudget: 50 }) }), {
+      name: 'getCustomer',
+      arguments: { id: '7' },
+    });
     await expect(call).rejects.toBeInstanceOf(BudgetExhaustedError);
-    await expect(call).rejects.toMatchObject({ httpStatus: 429, jsonRpcCode: -32029, resetsAt: '2025-05-02T00:00:00.000Z' });
+    await expect(call).rejects.toMatchObject({
+      httpStatus: 429,
+      jsonRpcCode: -32029,
+      resetsAt: '2025-05-02T00:00:00.000Z',
+    });
     expect(calls).toEqual([]);
   });
 
@@ -177,7 +204,11 @@ describe('callTool', () => {
     });
     const report = await reportToolCall(deps, caller(), { name: 'getCustomer', arguments: { id: '404' } });
     expect(report.ok || report.error).toBeInstanceOf(DownstreamCallError);
-    expect(report).toMatchObject({ tool: 'getCustomer', downstreamStatus: 404, argsDigest: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(report).toMatchObject({
+      tool: 'getCustomer',
+      downstreamStatus: 404,
+      argsDigest: expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
     expect(report.downstreamMs).toBeGreaterThanOrEqual(4);
   });
 
@@ -185,7 +216,9 @@ describe('callTool', () => {
     const { deps, usage } = setup(() => {
       throw new TypeError('socket hang up');
     });
-    await expect(callTool(deps, caller(), { name: 'getCustomer', arguments: { id: '7' } })).rejects.toThrow('socket hang up');
+    await expect(callTool(deps, caller(), { name: 'getCustomer', arguments: { id: '7' } })).rejects.toThrow(
+      'socket hang up',
+    );
     expect(await usage()).toMatchObject({ used: 0, reserved: 0 });
   });
 
@@ -226,7 +259,11 @@ describe('callTool', () => {
     await expect(callTool(deps, recordOnly, order)).rejects.toThrow(/the token does not carry: orders:write$/);
     // A scope removed from the agent after the token was issued.
     const tokenOnly = caller({ agent: agent({ scopes: [] }), tokenScopes: ['orders:write'] });
-    await expect(callTool(deps, tokenOnly, order)).rejects.toMatchObject({ httpStatus: 403, jsonRpcCode: -32003, message: expect.stringMatching(/the agent does not hold: orders:write$/) });
+    await expect(callTool(deps, tokenOnly, order)).rejects.toMatchObject({
+      httpStatus: 403,
+      jsonRpcCode: -32003,
+      message: expect.stringMatching(/the agent does not hold: orders:write$/),
+    });
     expect(calls).toEqual([]);
 
     await expect(callTool(deps, writer(), order)).resolves.toMatchObject({ downstreamStatus: 200 });
@@ -240,7 +277,9 @@ describe('callTool', () => {
       httpStatus: 403,
       jsonRpcCode: -32003,
     });
-    await expect(callTool(deps, caller(), { name: 'archiveCustomer', arguments: { id: '7' } })).rejects.toThrow(/does not allow writes/);
+    await expect(callTool(deps, caller(), { name: 'archiveCustomer', arguments: { id: '7' } })).rejects.toThrow(
+      /does not allow writes/,
+    );
     expect(calls).toEqual([]);
     expect(await usage()).toMatchObject({ used: 0, reserved: 0 });
   });
@@ -250,7 +289,15 @@ describe('callTool', () => {
     const refused = await reportToolCall(deps, caller(), { name: 'createOrder', arguments: { customerId: '1' } });
     expect(refused.ok || refused.error).toBeInstanceOf(ForbiddenError);
     const { ok: _ok, error: _error, ...facts } = refused as { ok: false; error: unknown };
-    expect(facts).toEqual({ tool: 'createOrder', argsDigest: expect.stringMatching(/^[0-9a-f]{64}$/), cacheTier: null, downstreamStatus: null, downstreamMs: null, tokensCharged: 0, downstreamAnswer: null });
+    expect(facts).toEqual({
+      tool: 'createOrder',
+      argsDigest: expect.stringMatching(/^[0-9a-f]{64}$/),
+      cacheTier: null,
+      downstreamStatus: null,
+      downstreamMs: null,
+      tokensCharged: 0,
+      downstreamAnswer: null,
+    });
     const unknown = await reportToolCall(deps, caller(), { name: 'dropDatabase' });
     expect(unknown.ok || unknown.error).toBeInstanceOf(InvalidInputError);
     expect(unknown.tool).toBeNull();
@@ -260,10 +307,12 @@ describe('callTool', () => {
     const { deps, usage } = setup(bigAnswer);
     const budgetAgent = { dailyTokenBudget: 1000 };
     const results = await Promise.allSettled(
-      Array.from({ length: 20 }, () => callTool(deps, writer(budgetAgent), {
-        name: 'createOrder',
-        arguments: { customerId: '1', sku: 'A', quantity: 1 },
-      })),
+      Array.from({ length: 20 }, () =>
+        callTool(deps, writer(budgetAgent), {
+          name: 'createOrder',
+          arguments: { customerId: '1', sku: 'A', quantity: 1 },
+        }),
+      ),
     );
     const charged = results.flatMap((result) => (result.status === 'fulfilled' ? [result.value.tokensCharged] : []));
     const refused = results.flatMap((result) => (result.status === 'rejected' ? [result.reason] : []));
@@ -295,7 +344,9 @@ describe('callTool settling after the reply (settlements given)', () => {
     const { deps, usage, settlements } = deferred(() => {
       throw new TypeError('socket hang up');
     });
-    await expect(callTool(deps, caller(), { name: 'getCustomer', arguments: { id: '7' } })).rejects.toThrow('socket hang up');
+    await expect(callTool(deps, caller(), { name: 'getCustomer', arguments: { id: '7' } })).rejects.toThrow(
+      'socket hang up',
+    );
     await settlements.settled('agt_test');
     expect(await usage()).toMatchObject({ used: 0, reserved: 0 });
   });
@@ -305,11 +356,17 @@ describe('callTool settling after the reply (settlements given)', () => {
     const budgetAgent = { dailyTokenBudget: 1000 };
     const results = await Promise.allSettled(
       Array.from({ length: 20 }, () =>
-        callTool(deps, writer(budgetAgent), { name: 'createOrder', arguments: { customerId: '1', sku: 'A', quantity: 1 } }),
+        callTool(deps, writer(budgetAgent), {
+          name: 'createOrder',
+          arguments: { customerId: '1', sku: 'A', quantity: 1 },
+        }),
       ),
     );
     await settlements.settled('agt_test');
-    const total = results.reduce((sum, result) => sum + (result.status === 'fulfilled' ? result.value.tokensCharged : 0), 0);
+    const total = results.reduce(
+      (sum, result) => sum + (result.status === 'fulfilled' ? result.value.tokensCharged : 0),
+      0,
+    );
     expect(results.some((result) => result.status === 'rejected')).toBe(true);
     expect(total).toBeLessThanOrEqual(1000);
     expect(await usage()).toMatchObject({ used: total, reserved: 0 });
@@ -323,8 +380,17 @@ describe('callTool with the response cache and a privacy filter', () => {
       tool.name === 'getCustomer' ? { id: '7', email: 'ada@example.com' } : { ok: true },
     );
     const cache = new SemanticCache({ cache: store.cache, generation: store.cacheGeneration, generationRefreshMs: 0 });
-    const privacy = { filter: (_tool: string, value: unknown) => ({ value: { ...(value as object), email: '[REDACTED:email]' } }) };
-    const deps: ToolCallDeps = { registry: () => registry, budget: store.budget, forwarder, cache, privacy, clock: () => NOW };
+    const privacy = {
+      filter: (_tool: string, value: unknown) => ({ value: { ...(value as object), email: '[REDACTED:email]' } }),
+    };
+    const deps: ToolCallDeps = {
+      registry: () => registry,
+      budget: store.budget,
+      forwarder,
+      cache,
+      privacy,
+      clock: () => NOW,
+    };
     return { deps, calls, cache, usage: () => store.budget.usage('agt_test', NOW) };
   }
   const read = { name: 'getCustomer', arguments: { id: '7' } };
@@ -357,7 +423,11 @@ describe('callTool with the response cache and a privacy filter', () => {
     const { deps, cache } = cached();
     let serialized = 0;
     // The privacy filter's output, with a toJSON that counts each time it is serialized.
-    const counted = { filter: (_tool: string, value: unknown) => ({ value: { ...(value as object), toJSON: () => (serialized++, { id: '7', email: '[REDACTED:email]' }) } }) };
+    const counted = {
+      filter: (_tool: string, value: unknown) => ({
+        value: { ...(value as object), toJSON: () => (serialized++, { id: '7', email: '[REDACTED:email]' }) },
+      }),
+    };
     const withCounter: ToolCallDeps = { ...deps, privacy: counted };
     const first = await callTool(withCounter, caller(), read);
     await cache.idle();
@@ -372,7 +442,9 @@ describe('callTool with the response cache and a privacy filter', () => {
   it('serves a cached answer as its stored text, and cuts it to what is left today as the cap cuts any answer', async () => {
     const store = createMemoryStore();
     // About 400 tokens: within getCustomer's cap, over the 100 left below.
-    const answer = () => ({ customers: Array.from({ length: 40 }, (_, i) => ({ id: i, name: `Customer number ${i}` })) });
+    const answer = () => ({
+      customers: Array.from({ length: 40 }, (_, i) => ({ id: i, name: `Customer number ${i}` })),
+    });
     const { forwarder, calls } = fakeForwarder(store.budget, answer);
     const cache = new SemanticCache({ cache: store.cache });
     const deps: ToolCallDeps = { registry: () => registry, budget: store.budget, forwarder, cache, clock: () => NOW };

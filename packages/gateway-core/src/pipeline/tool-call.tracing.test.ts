@@ -63,8 +63,17 @@ function setup() {
   const store = createMemoryStore();
   const forwarder = new HttpForwarder({ baseUrl });
   const cache = new SemanticCache({ cache: store.cache, generation: store.cacheGeneration, generationRefreshMs: 0 });
-  const privacy = { filter: (_tool: string, value: unknown) => ({ value: { ...(value as object), email: '[REDACTED:email]' } }) };
-  const deps: ToolCallDeps = { registry: () => registry, budget: store.budget, forwarder, cache, privacy, clock: () => NOW };
+  const privacy = {
+    filter: (_tool: string, value: unknown) => ({ value: { ...(value as object), email: '[REDACTED:email]' } }),
+  };
+  const deps: ToolCallDeps = {
+    registry: () => registry,
+    budget: store.budget,
+    forwarder,
+    cache,
+    privacy,
+    clock: () => NOW,
+  };
   return { deps, cache, budget: store.budget, close: () => forwarder.close() };
 }
 
@@ -113,11 +122,18 @@ describe('callTool tracing', () => {
     expect(children.every((span) => span.spanContext().traceId === parent.spanContext().traceId)).toBe(true);
     expect(children.every((span) => span.status.code !== SpanStatusCode.ERROR)).toBe(true);
     expect(named(children, SPAN_NAMES.authorize)!.attributes[SPAN_ATTRIBUTES.tool]).toBe('getCustomer');
-    expect(named(children, SPAN_NAMES.budgetReserve)!.attributes[SPAN_ATTRIBUTES.tokensReserved]).toBe(getCustomer.maxResponseTokens);
+    expect(named(children, SPAN_NAMES.budgetReserve)!.attributes[SPAN_ATTRIBUTES.tokensReserved]).toBe(
+      getCustomer.maxResponseTokens,
+    );
     expect(named(children, SPAN_NAMES.cacheLookup)!.attributes[SPAN_ATTRIBUTES.cacheResult]).toBe('miss');
-    expect(named(children, SPAN_NAMES.forward)!.attributes).toMatchObject({ [SPAN_ATTRIBUTES.httpMethod]: 'GET', [SPAN_ATTRIBUTES.httpStatus]: 200 });
+    expect(named(children, SPAN_NAMES.forward)!.attributes).toMatchObject({
+      [SPAN_ATTRIBUTES.httpMethod]: 'GET',
+      [SPAN_ATTRIBUTES.httpStatus]: 200,
+    });
     expect(named(children, SPAN_NAMES.cap)!.attributes[SPAN_ATTRIBUTES.truncated]).toBe(false);
-    expect(named(children, SPAN_NAMES.budgetSettle)!.attributes[SPAN_ATTRIBUTES.tokensCharged]).toBe(settled.value.tokensCharged);
+    expect(named(children, SPAN_NAMES.budgetSettle)!.attributes[SPAN_ATTRIBUTES.tokensCharged]).toBe(
+      settled.value.tokensCharged,
+    );
   });
 
   it('injects the trace context into the downstream request, parented on the forward span', async () => {
@@ -159,7 +175,11 @@ describe('callTool tracing', () => {
 
     expect(settled.status).toBe('rejected');
     const children = childrenOf(parent);
-    expect(children.map((span) => span.name)).toEqual([SPAN_NAMES.authorize, SPAN_NAMES.validate, SPAN_NAMES.budgetReserve]);
+    expect(children.map((span) => span.name)).toEqual([
+      SPAN_NAMES.authorize,
+      SPAN_NAMES.validate,
+      SPAN_NAMES.budgetReserve,
+    ]);
     const reserve = named(children, SPAN_NAMES.budgetReserve)!;
     expect(reserve.status).toEqual({ code: SpanStatusCode.ERROR, message: 'Daily token budget exhausted' });
     expect(reserve.attributes[SPAN_ATTRIBUTES.errorType]).toBe('BudgetExhaustedError');
@@ -197,10 +217,16 @@ describe('callTool tracing', () => {
   it('never puts argument values or response content in a span', async () => {
     const { deps, close } = setup();
     await underParent(() => callTool(deps, caller(), read));
-    await underParent(() => callTool(deps, caller(), { name: 'getCustomer', arguments: { id: SECRET_ID, expand: 'not-a-boolean' } }));
+    await underParent(() =>
+      callTool(deps, caller(), { name: 'getCustomer', arguments: { id: SECRET_ID, expand: 'not-a-boolean' } }),
+    );
     await close();
 
-    const recorded = JSON.stringify(exporter.getFinishedSpans().map((span) => ({ attributes: span.attributes, events: span.events, status: span.status })));
+    const recorded = JSON.stringify(
+      exporter
+        .getFinishedSpans()
+        .map((span) => ({ attributes: span.attributes, events: span.events, status: span.status })),
+    );
     expect(recorded).toContain('getCustomer');
     expect(recorded).not.toContain(SECRET_ID);
     expect(recorded).not.toContain('ada@example.com');

@@ -101,7 +101,9 @@ export interface ToolCallFacts {
   tool: string | null;
   /** The downstream serving that tool, when the registry says which (see `ToolOrigin`). */
   downstream?: string;
-  /** Set once the call is sent to the downstream: the id its gateway assertion names (`call_id`), whatever the retries. */
+  /**
+   * Set once the call is sent to the downstream: the id its gateway assertion names (`call_id`), whatever the retries.
+   */
   callId?: string;
   argsDigest: string | null;
   cacheTier: CacheTier | null;
@@ -166,8 +168,21 @@ interface Answer {
  * resolved stands for `params.name`, and its steps use what it started.
  * Its caller releases it once the call ends.
  */
-export async function callTool(deps: ToolCallDeps, caller: ToolCallContext, params: ToolCallParams, prepared?: PreparedCall | null): Promise<ToolCallReport> {
-  const facts: ToolCallFacts = { tool: null, argsDigest: null, cacheTier: null, downstreamStatus: null, downstreamMs: null, tokensCharged: 0, downstreamAnswer: null };
+export async function callTool(
+  deps: ToolCallDeps,
+  caller: ToolCallContext,
+  params: ToolCallParams,
+  prepared?: PreparedCall | null,
+): Promise<ToolCallReport> {
+  const facts: ToolCallFacts = {
+    tool: null,
+    argsDigest: null,
+    cacheTier: null,
+    downstreamStatus: null,
+    downstreamMs: null,
+    tokensCharged: 0,
+    downstreamAnswer: null,
+  };
   try {
     return { ok: true, ...(await runPipeline(deps, caller, params, facts, prepared)) };
   } catch (error) {
@@ -179,7 +194,9 @@ export async function callTool(deps: ToolCallDeps, caller: ToolCallContext, para
 /** The `result` of a call that asked a question instead (see `ToolCallSuccess.question`). */
 const NO_RESULT: ToolCallResult = { content: [{ type: 'text', text: '' }] };
 
-/** The client's leaving (or its cancel, which says so in the signal's reason), with what it interrupted as the cause. */
+/**
+ * The client's leaving (or its cancel, which says so in the signal's reason), with what it interrupted as the cause.
+ */
 function asClientGone(signal: AbortSignal, interrupted?: unknown): ClientGoneError {
   if (interrupted instanceof ClientGoneError) return interrupted;
   const reason: unknown = signal.reason;
@@ -201,7 +218,11 @@ async function runPipeline(
     facts.tool = known.definition.name;
     if (known.definition.downstream !== undefined) facts.downstream = known.definition.downstream;
   }
-  facts.argsDigest = argsDigest(params.arguments ?? {}, deps.argsDigestKey, known !== undefined && deps.cache?.isCacheable(known.definition));
+  facts.argsDigest = argsDigest(
+    params.arguments ?? {},
+    deps.argsDigestKey,
+    known !== undefined && deps.cache?.isCacheable(known.definition),
+  );
   const tool = inSpan(SPAN_NAMES.authorize, (span) => {
     const authorized = authorizeTool(known, params.name, {
       allowedTools: caller.agent.allowedTools,
@@ -216,7 +237,12 @@ async function runPipeline(
   const asking = caller.confirm?.(tool.definition, params.arguments ?? {});
   const question = asking ? await asking : null;
   if (question !== null) return { result: NO_RESULT, question, truncated: false, ...facts };
-  await checkRateLimit({ agent: caller.agent, takenAhead: prepared?.rateTake, limiter: deps.rateLimiter, clock: () => deps.clock?.() ?? new Date() });
+  await checkRateLimit({
+    agent: caller.agent,
+    takenAhead: prepared?.rateTake,
+    limiter: deps.rateLimiter,
+    clock: () => deps.clock?.() ?? new Date(),
+  });
   const reservation = await inSpan(SPAN_NAMES.budgetReserve, async (span) => {
     const reserved = await reserveBudget(deps, caller, tool.definition.maxResponseTokens, prepared?.reservation);
     span.setAttribute(ATTR.tokensReserved, reserved.granted);
@@ -228,8 +254,22 @@ async function runPipeline(
     const generation = deps.cache?.isCacheable(tool.definition) ? await deps.cache.generation(peeked) : 0;
     const answer =
       (await fromCache(deps, tool, args, caller.agent.agentId, generation, reservation.granted, peeked)) ??
-      (await fromDownstream(deps, tool, args, generation, facts, caller.signal, caller.agent.agentId, grantedScopes(caller), reservation.granted));
-    Object.assign(facts, { cacheTier: answer.cacheTier, downstreamStatus: answer.downstreamStatus, downstreamMs: answer.downstreamMs });
+      (await fromDownstream(
+        deps,
+        tool,
+        args,
+        generation,
+        facts,
+        caller.signal,
+        caller.agent.agentId,
+        grantedScopes(caller),
+        reservation.granted,
+      ));
+    Object.assign(facts, {
+      cacheTier: answer.cacheTier,
+      downstreamStatus: answer.downstreamStatus,
+      downstreamMs: answer.downstreamMs,
+    });
     const capped = inSpan(SPAN_NAMES.cap, (span) => {
       const result = answer.capped ?? capAnswer(answer, reservation.granted);
       span.setAttribute(ATTR.truncated, result.truncated);
@@ -254,7 +294,8 @@ async function runPipeline(
   } catch (error) {
     if (deps.settlements) deps.settlements.release(reservation);
     else await deps.budget.release(reservation).catch(() => undefined);
-    if (error instanceof DownstreamCallError && error.answer !== undefined) facts.downstreamAnswer = readableAnswer(deps, tool, error.answer, reservation.granted);
+    if (error instanceof DownstreamCallError && error.answer !== undefined)
+      facts.downstreamAnswer = readableAnswer(deps, tool, error.answer, reservation.granted);
     throw error;
   }
 }
@@ -265,7 +306,9 @@ async function runPipeline(
  * value is parsed only to be cut.
  */
 function capAnswer(answer: Answer, granted: number): CappedResponse {
-  return answer.unparsed ? capJson(answer.text!, granted, () => parsed(answer)) : capResponse(answer.value, granted, answer.text);
+  return answer.unparsed
+    ? capJson(answer.text!, granted, () => parsed(answer))
+    : capResponse(answer.value, granted, answer.text);
 }
 
 /** The answer's value, parsed from its text if it came unparsed from the cache. */
@@ -284,7 +327,11 @@ function parsed(answer: Answer): unknown {
  * small (a cut one mostly is), and is sent alone (null) when parsing and
  * serializing it again would hold the event loop (docs/reference/behaviour.md).
  */
-function parsedValue(deps: ToolCallDeps, answer: Answer, capped: CappedResponse): { value: unknown } | null | undefined {
+function parsedValue(
+  deps: ToolCallDeps,
+  answer: Answer,
+  capped: CappedResponse,
+): { value: unknown } | null | undefined {
   if (answer.capped === undefined) return capped.truncated ? undefined : { value: answer.value ?? null };
   return capped.text.length > (deps.largeAnswers?.thresholdBytes ?? Number.POSITIVE_INFINITY) ? null : undefined;
 }
@@ -342,7 +389,11 @@ async function fromDownstream(
       span.setAttribute(ATTR.httpMethod, tool.definition.httpMethod);
       // One call id for the call, whatever the retries: the downstream's assertion names it, the audit record too.
       facts.callId = randomUUID();
-      const answered = await deps.forwarder.forward(tool.definition, args, signal, { agentId, scopes, callId: facts.callId });
+      const answered = await deps.forwarder.forward(tool.definition, args, signal, {
+        agentId,
+        scopes,
+        callId: facts.callId,
+      });
       span.setAttribute(ATTR.httpStatus, answered.status);
       return answered;
     },
@@ -351,7 +402,8 @@ async function fromDownstream(
     // A failed call still spent time at the downstream, and may have its answer's status.
     if (error instanceof DownstreamError) {
       facts.downstreamMs = performance.now() - started;
-      if (error instanceof DownstreamCallError && error.data.reason === 'status') facts.downstreamStatus = error.data.downstreamStatus;
+      if (error instanceof DownstreamCallError && error.data.reason === 'status')
+        facts.downstreamStatus = error.data.downstreamStatus;
     }
     throw error;
   });
@@ -366,7 +418,9 @@ async function fromDownstream(
     cacheText = () => text;
   } else {
     const privacy = deps.privacy;
-    const value = privacy ? inSpan(SPAN_NAMES.privacy, () => privacy.filter(tool.definition.name, response.body).value) : response.body;
+    const value = privacy
+      ? inSpan(SPAN_NAMES.privacy, () => privacy.filter(tool.definition.name, response.body).value)
+      : response.body;
     // Serialized once, when the cache needs the text too: the cap starts from the same text.
     const text = cacheable ? (JSON.stringify(value) ?? 'null') : undefined;
     answer = { value, text, ...answered };
@@ -391,9 +445,17 @@ function grantedScopes(caller: ToolCallContext): string[] {
  * A large answer decoded, filtered and capped in one step, by `largeAnswers`
  * (off the event loop) or, without it, here. Its cap is the call's grant.
  */
-function processLarge(deps: ToolCallDeps, tool: RegisteredTool, source: AnswerSource, granted: number, wantCacheText: boolean) {
+function processLarge(
+  deps: ToolCallDeps,
+  tool: RegisteredTool,
+  source: AnswerSource,
+  granted: number,
+  wantCacheText: boolean,
+) {
   const task = { toolName: tool.definition.name, source, maxTokens: granted, wantCacheText };
-  return inSpan(SPAN_NAMES.privacy, async () => (deps.largeAnswers ? deps.largeAnswers.process(task) : processAnswer(task, deps.privacy)));
+  return inSpan(SPAN_NAMES.privacy, async () =>
+    deps.largeAnswers ? deps.largeAnswers.process(task) : processAnswer(task, deps.privacy),
+  );
 }
 
 /**
@@ -404,7 +466,12 @@ function processLarge(deps: ToolCallDeps, tool: RegisteredTool, source: AnswerSo
  * (`BudgetAdmission`); it is refused only when the budget is spent, or still
  * held when the wait runs out.
  */
-async function reserveBudget(deps: ToolCallDeps, caller: ToolCallContext, maxResponseTokens: number, early: EarlyReservation | null | undefined): Promise<Reservation> {
+async function reserveBudget(
+  deps: ToolCallDeps,
+  caller: ToolCallContext,
+  maxResponseTokens: number,
+  early: EarlyReservation | null | undefined,
+): Promise<Reservation> {
   const { agent } = caller;
   const clock = () => deps.clock?.() ?? new Date();
   const admission = deps.admission ?? defaultAdmission(deps.budget);
@@ -417,15 +484,21 @@ async function reserveBudget(deps: ToolCallDeps, caller: ToolCallContext, maxRes
     clock,
   });
   if (admitted.ok) return admitted.reservation;
-  if (admitted.reason === 'cancelled') throw new DownstreamCallError('The call was cancelled while it waited for budget', { reason: 'aborted' });
+  if (admitted.reason === 'cancelled')
+    throw new DownstreamCallError('The call was cancelled while it waited for budget', { reason: 'aborted' });
   const now = clock();
   const resetsAt = nextUtcMidnight(now).toISOString();
   const state =
     admitted.reason === 'held'
-      ? `has no tokens free: what is left is held by calls in flight (waited ${Math.round(admitted.waitedMs)} ms for them to settle)`
+      ? `has no tokens free: what is left is held by calls in flight (waited ${Math.round(admitted.waitedMs)} ms ` +
+        `for them to settle)`
       : 'is exhausted';
-  throw new BudgetExhaustedError(`Daily token budget of ${agent.dailyTokenBudget} tokens ${state} (code -32029); it resets at ${resetsAt}`, resetsAt, {
-    dailyTokenBudget: agent.dailyTokenBudget,
-    now,
-  });
+  throw new BudgetExhaustedError(
+    `Daily token budget of ${agent.dailyTokenBudget} tokens ${state} (code -32029); it resets at ${resetsAt}`,
+    resetsAt,
+    {
+      dailyTokenBudget: agent.dailyTokenBudget,
+      now,
+    },
+  );
 }

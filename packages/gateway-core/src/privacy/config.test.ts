@@ -22,14 +22,31 @@ describe('parsePrivacyConfig', () => {
 
   it.each<[string, unknown, string, RegExp]>([
     ['a value that is not an object', [], 'privacy', /^must be a JSON object$/],
-    ['a bad regex', { rules: [{ name: 'r', pattern: '(' }] }, 'privacy.rules.0.pattern', /^is not a valid regular expression/],
-    ['an unknown detector', { tools: { get_order: { disabledDetectors: ['cards'] } } }, 'privacy.tools.get_order.disabledDetectors.0', /^is not a detector/],
-    ['an unknown property', { rules: [{ name: 'r', pattern: 'x', flag: 'm' }] }, 'privacy.rules.0.flag', /^is not a privacy setting$/],
+    [
+      'a bad regex',
+      { rules: [{ name: 'r', pattern: '(' }] },
+      'privacy.rules.0.pattern',
+      /^is not a valid regular expression/,
+    ],
+    [
+      'an unknown detector',
+      { tools: { get_order: { disabledDetectors: ['cards'] } } },
+      'privacy.tools.get_order.disabledDetectors.0',
+      /^is not a detector/,
+    ],
+    [
+      'an unknown property',
+      { rules: [{ name: 'r', pattern: 'x', flag: 'm' }] },
+      'privacy.rules.0.flag',
+      /^is not a privacy setting$/,
+    ],
     ['an unknown top-level property', { field: ['x'] }, 'privacy.field', /^is not a privacy setting$/],
     ['a wrong type', { enabled: 'false' }, 'privacy.enabled', /^must be true or false$/],
     ['a field name that is not a string', { fields: [42] }, 'privacy.fields.0', /^must be a string$/],
     ['an invalid tool name', { tools: { 'bad tool': {} } }, 'privacy.tools.bad tool', /./],
   ])('refuses %s, naming the option path', (_what, input, path, message) => {
-    expect(() => parsePrivacyConfig(input)).toThrow(expect.objectContaining({ problems: [{ path, message: expect.stringMatching(message) }] }));
+    expect(() => parsePrivacyConfig(input)).toThrow(
+      expect.objectContaining({ problems: [{ path, message: expect.stringMatching(message) }] }),
+    );
   });
 });

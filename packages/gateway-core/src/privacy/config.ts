@@ -84,6 +84,7 @@ export function parsePrivacyConfig(input: unknown): PrivacyConfig {
   const parsed = configSchema.safeParse(input);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0] as z.core.$ZodIssue;
-  if (issue.code === 'unrecognized_keys') throw refuse([...issue.path, issue.keys[0] as string], 'is not a privacy setting');
+  if (issue.code === 'unrecognized_keys')
+    throw refuse([...issue.path, issue.keys[0] as string], 'is not a privacy setting');
   throw refuse(issue.path, issue.message);
 }

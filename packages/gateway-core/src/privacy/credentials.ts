@@ -17,10 +17,12 @@
 
 const PASSWORD_WORDS = 'pass(?:word|wd|phrase)?|pwd|pin';
 const SECRET_WORDS =
-  'secret|client[_-]?secret|(?:api|access|secret|private|signing|encryption|master)[_-]?key|apikey|(?:access|auth|refresh|id|session|bearer|api|private|personal|csrf)[_-]?token|token|credentials?';
+  'secret|client[_-]?secret|(?:api|access|secret|private|signing|encryption|master)[_-]?key|apikey|' +
+  '(?:access|auth|refresh|id|session|bearer|api|private|personal|csrf)[_-]?token|token|credentials?';
 
 export const CREDENTIAL_PATTERN = new RegExp(
-  `(?<![A-Za-z0-9_.-])(?:[A-Za-z0-9]{1,24}[_.-]){0,3}(${PASSWORD_WORDS}|${SECRET_WORDS})["']?[ \\t]{0,3}([:=])[ \\t]{0,3}` +
+  `(?<![A-Za-z0-9_.-])(?:[A-Za-z0-9]{1,24}[_.-]){0,3}(${PASSWORD_WORDS}|${SECRET_WORDS})` +
+    `["']?[ \\t]{0,3}([:=])[ \\t]{0,3}` +
     `(?:"([^"\\n]{1,256})"|'([^'\\n]{1,256})'|((?:[^\\s"'&,;<>]|&(?![\\w.-]{1,64}=)){1,256}))`,
   'dgi',
 );
@@ -34,11 +36,18 @@ export function mayHoldCredential(text: string): boolean {
 }
 
 /** Values that stand for a credential without being one. */
-const PLACEHOLDER =
-  /^(?:\*+|x{3,}|•+|\.{3}|…|null|nil|none|undefined|true|false|yes|no|empty|n\/a|redacted|hidden|masked|\[redacted[^\]]*\]|<[^>]*>|\$\{[^}]*\}|\{\{[^}]*\}\}|%s|\$[A-Z_][A-Z0-9_]*)$/i;
+const PLACEHOLDER = new RegExp(
+  String.raw`^(?:\*+|x{3,}|•+|\.{3}|…|null|nil|none|undefined|true|false|yes|no|empty|n\/a|redacted|hidden|masked|` +
+    String.raw`\[redacted[^\]]*\]|<[^>]*>|\$\{[^}]*\}|\{\{[^}]*\}\}|%s|\$[A-Z_][A-Z0-9_]*)$`,
+  'i',
+);
 
 /** Keys ending in `token` that name a page cursor or a count, not a secret. */
-const NOT_SECRET_KEY = /(?:page|next|prev|previous|continuation|cursor|sync|resume|max|min|input|output|prompt|completion|total)[_.-]?token$/i;
+const NOT_SECRET_KEY = new RegExp(
+  String.raw`(?:page|next|prev|previous|continuation|cursor|sync|resume|max|min|input|output|prompt|completion|` +
+    String.raw`total)[_.-]?token$`,
+  'i',
+);
 
 /**
  * The match's length when its value is a credential, 0 otherwise. A

@@ -26,12 +26,18 @@ describe('compileRule', () => {
   });
 
   it('expands $&, $1, $<name> and $$ in the replacement', () => {
-    const rule = { name: 'account', pattern: '(?<bank>[A-Z]{4})-(\\d{4})\\d{4}', replacement: '$<bank>/$1/****$2 ($$) [$&]' };
+    const rule = {
+      name: 'account',
+      pattern: '(?<bank>[A-Z]{4})-(\\d{4})\\d{4}',
+      replacement: '$<bank>/$1/****$2 ($$) [$&]',
+    };
     expect(run(rule, 'ABCD-12345678').text).toBe('ABCD/ABCD/****1234 ($) [ABCD-12345678]');
   });
 
   it('honours the m and s flags', () => {
-    expect(run({ name: 'note', pattern: '^secret:.*$', flags: 'm' }, 'a\nsecret: x\nb').text).toBe('a\n[REDACTED:note]\nb');
+    expect(run({ name: 'note', pattern: '^secret:.*$', flags: 'm' }, 'a\nsecret: x\nb').text).toBe(
+      'a\n[REDACTED:note]\nb',
+    );
     expect(run({ name: 'block', pattern: 'BEGIN.*END', flags: 's' }, 'BEGIN\nkey\nEND').text).toBe('[REDACTED:block]');
   });
 
@@ -39,7 +45,12 @@ describe('compileRule', () => {
     ['an empty name', { name: '', pattern: 'x' }, 'name', /letters, digits/],
     ['a name with spaces', { name: 'my rule', pattern: 'x' }, 'name', /letters, digits/],
     ['an empty pattern', { name: 'r', pattern: '' }, 'pattern', /must not be empty/],
-    ['a too-long pattern', { name: 'r', pattern: 'a'.repeat(MAX_RULE_PATTERN_LENGTH + 1) }, 'pattern', /longer than 512/],
+    [
+      'a too-long pattern',
+      { name: 'r', pattern: 'a'.repeat(MAX_RULE_PATTERN_LENGTH + 1) },
+      'pattern',
+      /longer than 512/,
+    ],
     ['an invalid pattern', { name: 'r', pattern: '(unclosed' }, 'pattern', /not a valid regular expression/],
     ['a backreference', { name: 'r', pattern: '(a)\\1' }, 'pattern', /linear time/],
     ['a lookahead', { name: 'r', pattern: 'a(?=b)' }, 'pattern', /linear time/],

@@ -43,7 +43,10 @@ export function compileRule(rule: PrivacyRule): ScanRule {
   }
   const flags = rule.flags ?? '';
   if (!ALLOWED_FLAGS.test(flags)) {
-    throw new RuleProblem('flags', 'may only hold m and s, each once (i and u cannot run in linear time: write [Ee] for either case)');
+    throw new RuleProblem(
+      'flags',
+      'may only hold m and s, each once (i and u cannot run in linear time: write [Ee] for either case)',
+    );
   }
   const regex = compileLinear(rule.pattern, flags);
   if (regex.test('')) throw new RuleProblem('pattern', 'matches the empty string');
@@ -52,7 +55,8 @@ export function compileRule(rule: PrivacyRule): ScanRule {
   return {
     kind: rule.name,
     regex,
-    replace: replacement === undefined ? () => redactionMarker(rule.name) : (match) => expandReplacement(replacement, match),
+    replace:
+      replacement === undefined ? () => redactionMarker(rule.name) : (match) => expandReplacement(replacement, match),
   };
 }
 
@@ -68,7 +72,8 @@ function compileLinear(pattern: string, flags: string): RegExp {
   } catch {
     throw new RuleProblem(
       'pattern',
-      'cannot run in linear time: backreferences, lookahead, lookbehind and large counted repetitions ({n,m} with a big m) are not allowed',
+      'cannot run in linear time: backreferences, lookahead, lookbehind and large counted repetitions ({n,m} ' +
+        'with a big m) are not allowed',
     );
   }
 }
@@ -88,7 +93,11 @@ function enableLinearEngine(): void {
       linearEngine = false;
     }
   }
-  if (!linearEngine) throw new RuleProblem('pattern', 'custom rules need the linear-time RegExp engine of V8, which this Node.js does not offer');
+  if (!linearEngine)
+    throw new RuleProblem(
+      'pattern',
+      'custom rules need the linear-time RegExp engine of V8, which this Node.js does not offer',
+    );
 }
 
 /** String.prototype.replace's `$` patterns, applied to one match. */

@@ -25,14 +25,18 @@ describe('decoded views', () => {
     expect(url?.text).toBe('to=alice@example.com');
     expect([url?.start(8), url?.end(8)]).toEqual([8, 11]);
     expect(decodedViews('caf%C3%A9+bar').map((view) => view.text)).toEqual(['café+bar', 'café bar']);
-    expect(decodedViews('alice&#64;example&period;com &amp; &#x40; &commat; &bogus;').map((view) => view.text)).toEqual(['alice@example.com & @ @ &bogus;']);
+    expect(decodedViews('alice&#64;example&period;com &amp; &#x40; &commat; &bogus;').map((view) => view.text)).toEqual(
+      ['alice@example.com & @ @ &bogus;'],
+    );
     const [base64] = decodedViews(`id ${b64('alice@example.com')} ok`);
     expect(base64?.text).toBe('id alice@example.com ok');
     expect([base64?.start(5), base64?.end(5)]).toEqual([3, 3 + b64('alice@example.com').length]);
   });
 
   it('makes no view of base64 that is binary, hex, or mixes the two alphabets, nor of a broken escape', () => {
-    expect(decodedViews(Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 16, 74, 70, 73, 70, 0, 1, 1, 1, 0, 72]).toString('base64'))).toEqual([]);
+    expect(
+      decodedViews(Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 16, 74, 70, 73, 70, 0, 1, 1, 1, 0, 72]).toString('base64')),
+    ).toEqual([]);
     expect(decodedViews('123e4567-e89b-12d3-a456-426614174000 d41d8cd98f00b204e9800998ecf8427e')).toEqual([]);
     expect(decodedViews('abcdefgh+/ijklmn-_opqr')).toEqual([]);
     expect(decodedViews('100%zz &; &#xZZ;')).toEqual([]);
@@ -42,7 +46,10 @@ describe('decoded views', () => {
 describe('encoded findings redact the encoded original', () => {
   const cases: Array<[string, string]> = [
     ['mailto:alice%40example.com', 'mailto:[REDACTED:email]'],
-    ['https://shop.example/track?to=alice%40example.com&lang=en', 'https://shop.example/track?to=[REDACTED:email]&lang=en'],
+    [
+      'https://shop.example/track?to=alice%40example.com&lang=en',
+      'https://shop.example/track?to=[REDACTED:email]&lang=en',
+    ],
     ['alice%2540example.com', '[REDACTED:email]'],
     // `+` is a space only in a string that holds percent escapes: elsewhere it is part of an address or a phone number.
     ['q=pay%3A+4111+1111+1111+1111&ok=1', 'q=pay%3A+[REDACTED:card]&ok=1'],
@@ -80,7 +87,10 @@ describe('decoding stays linear', () => {
     ['character references', '&#64;'.repeat(200_000)],
     ['percent escapes and plus signs', '%41+'.repeat(250_000)],
     ['base64 of text', Buffer.from('lorem ipsum dolor '.repeat(40_000)).toString('base64')],
-    ['base64 of base64 of escapes', Buffer.from(Buffer.from('a%26%2364%3B'.repeat(30_000)).toString('base64')).toString('base64')],
+    [
+      'base64 of base64 of escapes',
+      Buffer.from(Buffer.from('a%26%2364%3B'.repeat(30_000)).toString('base64')).toString('base64'),
+    ],
   ])('scans a megabyte of %s in well under two seconds', (_what, text) => {
     const started = performance.now();
     filter('t', text);

@@ -29,12 +29,56 @@ const ENTITY = /&(?:#(\d{1,7});?|#[xX]([0-9A-Fa-f]{1,6});?|([A-Za-z][A-Za-z0-9]{
 
 /** The named references that can spell out something the detectors look for (and the common ones). */
 const NAMED: Readonly<Record<string, string>> = {
-  amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: '\u00A0', commat: '@', period: '.', lowbar: '_', UnderBar: '_',
-  hyphen: '\u2010', dash: '\u2010', ndash: '\u2013', mdash: '\u2014', minus: '\u2212', plus: '+', equals: '=', colon: ':',
-  sol: '/', bsol: '\\', num: '#', percnt: '%', excl: '!', quest: '?', comma: ',', semi: ';', lpar: '(', rpar: ')',
-  lsqb: '[', rsqb: ']', lbrack: '[', rbrack: ']', lcub: '{', rcub: '}', lbrace: '{', rbrace: '}', ast: '*', dollar: '$',
-  verbar: '|', vert: '|', Tab: '\t', NewLine: '\n', thinsp: '\u2009', ensp: '\u2002', emsp: '\u2003', zwsp: '\u200B', ZeroWidthSpace: '\u200B',
-  zwj: '\u200D', zwnj: '\u200C', shy: '\u00AD',
+  amp: '&',
+  lt: '<',
+  gt: '>',
+  quot: '"',
+  apos: "'",
+  nbsp: '\u00A0',
+  commat: '@',
+  period: '.',
+  lowbar: '_',
+  UnderBar: '_',
+  hyphen: '\u2010',
+  dash: '\u2010',
+  ndash: '\u2013',
+  mdash: '\u2014',
+  minus: '\u2212',
+  plus: '+',
+  equals: '=',
+  colon: ':',
+  sol: '/',
+  bsol: '\\',
+  num: '#',
+  percnt: '%',
+  excl: '!',
+  quest: '?',
+  comma: ',',
+  semi: ';',
+  lpar: '(',
+  rpar: ')',
+  lsqb: '[',
+  rsqb: ']',
+  lbrack: '[',
+  rbrack: ']',
+  lcub: '{',
+  rcub: '}',
+  lbrace: '{',
+  rbrace: '}',
+  ast: '*',
+  dollar: '$',
+  verbar: '|',
+  vert: '|',
+  Tab: '\t',
+  NewLine: '\n',
+  thinsp: '\u2009',
+  ensp: '\u2002',
+  emsp: '\u2003',
+  zwsp: '\u200B',
+  ZeroWidthSpace: '\u200B',
+  zwj: '\u200D',
+  zwnj: '\u200C',
+  shy: '\u00AD',
 };
 
 /** The views of `text` that differ from it, each with its map back to `text`. */
@@ -139,7 +183,7 @@ function base64Edits(text: string): Edit[] {
 function decodeText(body: string): string | undefined {
   try {
     const decoded = utf8.decode(Buffer.from(body, 'base64'));
-    // eslint-disable-next-line no-control-regex
+    // Control characters (or U+FFFD from a bad sequence) on purpose: such a body is binary, not text.
     return /[\x00-\x08\x0B\x0C\x0E-\x1F\x7F\uFFFD]/.test(decoded) ? undefined : decoded;
   } catch {
     return undefined;

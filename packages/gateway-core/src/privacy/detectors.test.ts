@@ -75,12 +75,23 @@ const cases: Record<string, { found: [string, string][]; ignored: string[] }> = 
       ['visa 4111\u00A01111\u00A01111\u00A01111 ok', 'visa [REDACTED:card] ok'],
       ['4111\u20131111\u20131111\u20131111', '[REDACTED:card]'],
       ['x 4111\u200B1111\u200C1111\u200D1111\uFEFF y', 'x [REDACTED:card]\uFEFF y'],
-      ['\uFF14\uFF11\uFF11\uFF11 \uFF11\uFF11\uFF11\uFF11 \uFF11\uFF11\uFF11\uFF11 \uFF11\uFF11\uFF11\uFF11.', '[REDACTED:card].'],
+      [
+        '\uFF14\uFF11\uFF11\uFF11 \uFF11\uFF11\uFF11\uFF11 \uFF11\uFF11\uFF11\uFF11 \uFF11\uFF11\uFF11\uFF11.',
+        '[REDACTED:card].',
+      ],
       ['5555\u202F5555\u20095555\u202F4444', '[REDACTED:card]'],
       ['caf\u00E9 5555\u22125555\u22125555\u22124444 \u00E9', 'caf\u00E9 [REDACTED:card] \u00E9'],
       ['4111 1111-1111\u00A01111', '[REDACTED:card]'],
     ],
-    ignored: ['order 1234567890123456', '1000000000000008', '4111\u00A01111\u00A01111\u00A01112', '4111111111111112', '4111 1111 1111 111', 'ratio 0.4111111111111111', 'ab4111111111111111'],
+    ignored: [
+      'order 1234567890123456',
+      '1000000000000008',
+      '4111\u00A01111\u00A01111\u00A01112',
+      '4111111111111112',
+      '4111 1111 1111 111',
+      'ratio 0.4111111111111111',
+      'ab4111111111111111',
+    ],
   },
   ssn: {
     found: [
@@ -92,7 +103,20 @@ const cases: Record<string, { found: [string, string][]; ignored: string[] }> = 
       ['Social Security No. 123456789', 'Social Security No. [REDACTED:ssn]'],
       ['SSN on file: \uFF11\uFF12\uFF13\uFF14\uFF15\uFF16\uFF17\uFF18\uFF19', 'SSN on file: [REDACTED:ssn]'],
     ],
-    ignored: ['order 123456789', 'SSN: 000123456', 'SSN: 1234567890', 'SSN pending, order 123456789 shipped', 'classname 123456789', '000-12-3456', '666-12-3456', '912-34-5678', '123-00-4567', '123-45-0000', '123-45-67890', 'part 2023-45-6789'],
+    ignored: [
+      'order 123456789',
+      'SSN: 000123456',
+      'SSN: 1234567890',
+      'SSN pending, order 123456789 shipped',
+      'classname 123456789',
+      '000-12-3456',
+      '666-12-3456',
+      '912-34-5678',
+      '123-00-4567',
+      '123-45-0000',
+      '123-45-67890',
+      'part 2023-45-6789',
+    ],
   },
   iban: {
     found: [
@@ -142,7 +166,12 @@ const cases: Record<string, { found: [string, string][]; ignored: string[] }> = 
       ['eyJhbGciOiJub25lIn0.eyJzdWIiOiJib2IifQ.', '[REDACTED:jwt]'],
     ],
     // Headers that are no JWT header: no `alg`, not JSON.
-    ignored: ['eyJ alone', 'eyJhbGci.notajwt', 'eyJ0eXAiOiJKV1QifQ.eyJzdWIiOiJib2IifQ.c2ln', 'eyJhbGciOiJIUzI1.eyJzdWIi.c2ln'],
+    ignored: [
+      'eyJ alone',
+      'eyJhbGci.notajwt',
+      'eyJ0eXAiOiJKV1QifQ.eyJzdWIiOiJib2IifQ.c2ln',
+      'eyJhbGciOiJIUzI1.eyJzdWIi.c2ln',
+    ],
   },
   'api-key': {
     found: [

@@ -13,7 +13,19 @@ import type { ScanRule } from './scanner.js';
  * character the repeated class cannot match. Checksums and shape checks run
  * on the match, so look-alikes (order numbers, dates, prices) are left alone.
  */
-export const DETECTOR_NAMES = ['email', 'phone', 'card', 'ssn', 'iban', 'ipv4', 'ipv6', 'jwt', 'api-key', 'bearer', 'credential'] as const;
+export const DETECTOR_NAMES = [
+  'email',
+  'phone',
+  'card',
+  'ssn',
+  'iban',
+  'ipv4',
+  'ipv6',
+  'jwt',
+  'api-key',
+  'bearer',
+  'credential',
+] as const;
 
 export type DetectorName = (typeof DETECTOR_NAMES)[number];
 
@@ -38,7 +50,8 @@ function isJwtHeader(segment: string): boolean {
 
 /** Whether `text` holds at least `count` colons. */
 function hasColons(text: string, count: number): boolean {
-  for (let at = text.indexOf(':'), seen = 1; at >= 0; at = text.indexOf(':', at + 1), seen++) if (seen >= count) return true;
+  for (let at = text.indexOf(':'), seen = 1; at >= 0; at = text.indexOf(':', at + 1), seen++)
+    if (seen >= count) return true;
   return false;
 }
 
@@ -85,14 +98,20 @@ export const DETECTORS: readonly Detector[] = [
     // - Stripe secret and restricted keys `sk_live_…`, `rk_test_…` (docs.stripe.com/keys#obtain-api-keys)
     // - GitHub `ghp_`/`gho_`/`ghu_`/`ghs_`/`ghr_` + 36, fine-grained `github_pat_…`
     //   (github.blog/2021-04-05-behind-githubs-new-authentication-token-formats)
-    // - AWS access key ids `AKIA…`/`ASIA…` + 16 (docs.aws.amazon.com/IAM/latest/UserGuide/id_credentials_access-keys.html)
+    // - AWS access key ids `AKIA…`/`ASIA…` + 16
+    //   (docs.aws.amazon.com/IAM/latest/UserGuide/id_credentials_access-keys.html)
     // - Slack `xoxb-`/`xoxp-`/`xoxa-`/`xoxs-`/`xoxr-`/`xoxo-` (api.slack.com/authentication/token-types)
     // - Google API keys `AIza` + 35 (cloud.google.com/docs/authentication/api-keys)
     // - GitLab personal access tokens `glpat-` + 20 (docs.gitlab.com/ee/security/tokens/#token-prefixes)
     // - npm access tokens `npm_` + 36 (github.blog/2021-09-23-announcing-npms-new-access-token-format)
     // - SendGrid `SG.` + 22 + `.` + 43 (docs.sendgrid.com/ui/account-and-settings/api-keys)
-    regex:
-      /\b(?:sk-[A-Za-z0-9_-]{20,}|[sr]k_(?:live|test)_[A-Za-z0-9]{16,}|gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,}|(?:AKIA|ASIA)[A-Z0-9]{16}|xox[abposr]-[A-Za-z0-9-]{10,}|AIza[0-9A-Za-z_-]{35}|glpat-[A-Za-z0-9_-]{20,}|npm_[A-Za-z0-9]{36}|SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43})/g,
+    regex: new RegExp(
+      String.raw`\b(?:sk-[A-Za-z0-9_-]{20,}|[sr]k_(?:live|test)_[A-Za-z0-9]{16,}|gh[pousr]_[A-Za-z0-9]{36,}|` +
+        String.raw`github_pat_[A-Za-z0-9_]{22,}|(?:AKIA|ASIA)[A-Z0-9]{16}|xox[abposr]-[A-Za-z0-9-]{10,}|` +
+        String.raw`AIza[0-9A-Za-z_-]{35}|glpat-[A-Za-z0-9_-]{20,}|npm_[A-Za-z0-9]{36}|` +
+        String.raw`SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43})`,
+      'g',
+    ),
     // The shortest format (`xoxb-` and 10) is 15 characters of the base64 alphabets in a row (SendGrid's
     // `SG.` is followed by 22): text without such a run skips the search.
     minRun: 15,
@@ -118,7 +137,11 @@ export const DETECTORS: readonly Detector[] = [
     // Compact (`DE89370400440532013000`) or printed in groups of four with one
     // kind of separator, a space or a dash; any case (`de89 3704 …`). The
     // country's length and mod-97 decide (see isIban), so UUIDs never pass.
-    regex: /\b[A-Za-z]{2}\d{2}(?:[A-Za-z0-9]{11,30}|([ -])[A-Za-z0-9]{4}(?:\1[A-Za-z0-9]{4}){1,6}(?:\1[A-Za-z0-9]{1,3})?)\b/g,
+    regex: new RegExp(
+      String.raw`\b[A-Za-z]{2}\d{2}(?:[A-Za-z0-9]{11,30}|` +
+        String.raw`([ -])[A-Za-z0-9]{4}(?:\1[A-Za-z0-9]{4}){1,6}(?:\1[A-Za-z0-9]{1,3})?)\b`,
+      'g',
+    ),
     needs: DIGIT,
     // The check digits; and no country's IBAN is shorter than 15 (accept refuses less).
     minDigits: 2,
@@ -137,7 +160,11 @@ export const DETECTORS: readonly Detector[] = [
     // 13–19 digits, compact or in the printed groupings (4-4-4-4[-1..3], 4-6-5,
     // 4-6-4) separated by spaces or dashes, mixed too (`4111 1111–1111 1111`
     // folds to both); see isCardNumber.
-    regex: /(?<![\w.,])(?:\d{13,19}|\d{4}[ -]\d{4}[ -]\d{4}[ -]\d{4}(?:[ -]\d{1,3})?|\d{4}[ -]\d{6}[ -]\d{4,5})(?!\w|[.,]\d)/g,
+    regex: new RegExp(
+      String.raw`(?<![\w.,])(?:\d{13,19}|\d{4}[ -]\d{4}[ -]\d{4}[ -]\d{4}(?:[ -]\d{1,3})?|` +
+        String.raw`\d{4}[ -]\d{6}[ -]\d{4,5})(?!\w|[.,]\d)`,
+      'g',
+    ),
     needs: DIGIT,
     minDigits: 13,
     accept: (match) => {
@@ -159,7 +186,11 @@ export const DETECTORS: readonly Detector[] = [
     // Nine digits without dashes (`123456789`, `123 45 6789`) only right after
     // the word: `SSN`, `SSNs` or `social security (number|no)`, then at most 12
     // characters and no digit. Elsewhere nine digits are an id or an amount.
-    regex: /\b(?:ssns?|social security(?: numbers?| no)?)\b[^\d\n]{0,12}?((?!000|666|9\d\d)\d{3}( ?)(?!00)\d{2}\2(?!0000)\d{4})(?![\w-]|\.\d)/dgi,
+    regex: new RegExp(
+      String.raw`\b(?:ssns?|social security(?: numbers?| no)?)\b[^\d\n]{0,12}?((?!000|666|` +
+        String.raw`9\d\d)\d{3}( ?)(?!00)\d{2}\2(?!0000)\d{4})(?![\w-]|\.\d)`,
+      'dgi',
+    ),
     needs: DIGIT,
     minDigits: 9,
     mayMatch: (text) => /ssn|social security/i.test(text),

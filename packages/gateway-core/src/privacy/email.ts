@@ -28,7 +28,11 @@ export const EMAIL_PATTERN = new RegExp(`${LOCAL}@(?:${DOTTED}|${DOTLESS})`, 'gu
 const TLD = /^(?:\p{L}[\p{L}\p{M}]{1,62}|xn--[a-z0-9-]{2,59})$/iu;
 
 /** Dotless hosts that are not hosts: npm/container release tags, digest algorithms, git refs. */
-const NOT_A_HOST = /^(?:latest|next|beta|alpha|canary|rc|nightly|stable|experimental|insiders|lts|legacy|edge|dev|main|master|head|sha\d*|md5|blake\d*)$/i;
+const NOT_A_HOST = new RegExp(
+  String.raw`^(?:latest|next|beta|alpha|canary|rc|nightly|stable|experimental|insiders|lts|legacy|edge|dev|main|` +
+    String.raw`master|head|sha\d*|md5|blake\d*)$`,
+  'i',
+);
 
 /** The match's length when it is an address, 0 when it is a version, a digest or a tag. */
 export function acceptEmail(match: string): number {
@@ -39,7 +43,9 @@ export function acceptEmail(match: string): number {
   return isAsciiTld(match, dot + 1) || TLD.test(match.slice(dot + 1)) ? match.length : 0;
 }
 
-/** Whether `text` has an ASCII letter or digit between `from` and `to`: most local parts do, without a Unicode search. */
+/**
+ * Whether `text` has an ASCII letter or digit between `from` and `to`: most local parts do, without a Unicode search.
+ */
 function hasAsciiAlphanumeric(text: string, from: number, to: number): boolean {
   for (let i = from; i < to; i++) {
     const code = text.charCodeAt(i) | 0x20;
@@ -48,7 +54,10 @@ function hasAsciiAlphanumeric(text: string, from: number, to: number): boolean {
   return false;
 }
 
-/** Whether the text from `from` on is 2–63 ASCII letters, a TLD as most are written (the `TLD` pattern decides the rest). */
+/**
+ * Whether the text from `from` on is 2–63 ASCII letters, a TLD
+ * as most are written (the `TLD` pattern decides the rest).
+ */
 function isAsciiTld(text: string, from: number): boolean {
   const length = text.length - from;
   if (length < 2 || length > 63) return false;

@@ -19,20 +19,35 @@ const INVISIBLE = ['\u200B', '\u200C', '\u200D', '\uFEFF', '\u2060', '\u00AD'];
 /** A digit written as itself, full-width, or mathematical bold / sans-serif / monospace. */
 const digitForms = (digit: string): string[] => {
   const value = digit.charCodeAt(0) - 48;
-  return [digit, String.fromCharCode(0xff10 + value), String.fromCodePoint(0x1d7ce + value), String.fromCodePoint(0x1d7e2 + value), String.fromCodePoint(0x1d7f6 + value)];
+  return [
+    digit,
+    String.fromCharCode(0xff10 + value),
+    String.fromCodePoint(0x1d7ce + value),
+    String.fromCodePoint(0x1d7e2 + value),
+    String.fromCodePoint(0x1d7f6 + value),
+  ];
 };
 
 /** A letter in either case, or full-width in either case. */
 const letterForms = (letter: string): string[] => {
   const upper = letter.toUpperCase();
   const lower = letter.toLowerCase();
-  return [upper, lower, String.fromCharCode(0xff21 + upper.charCodeAt(0) - 65), String.fromCharCode(0xff41 + lower.charCodeAt(0) - 97)];
+  return [
+    upper,
+    lower,
+    String.fromCharCode(0xff21 + upper.charCodeAt(0) - 65),
+    String.fromCharCode(0xff41 + lower.charCodeAt(0) - 97),
+  ];
 };
 
 /** Each character in a form that folds back to it. */
 function disguised(text: string): fc.Arbitrary<string> {
   const characters = [...text].map((char) =>
-    /\d/.test(char) ? fc.constantFrom(...digitForms(char)) : /[A-Za-z]/.test(char) ? fc.constantFrom(...letterForms(char)) : fc.constant(char),
+    /\d/.test(char)
+      ? fc.constantFrom(...digitForms(char))
+      : /[A-Za-z]/.test(char)
+        ? fc.constantFrom(...letterForms(char))
+        : fc.constant(char),
   );
   return fc.tuple(...characters).map((chars) => chars.join(''));
 }
@@ -40,9 +55,12 @@ function disguised(text: string): fc.Arbitrary<string> {
 /** Zero-width characters between characters, never at the ends (those would be no part of what was found). */
 function withInvisibles(text: string): fc.Arbitrary<string> {
   const chars = [...text];
-  return fc.array(fc.option(fc.constantFrom(...INVISIBLE), { freq: 3 }), { minLength: chars.length - 1, maxLength: chars.length - 1 }).map((between) =>
-    chars.map((char, i) => char + (i < between.length ? (between[i] ?? '') : '')).join(''),
-  );
+  return fc
+    .array(fc.option(fc.constantFrom(...INVISIBLE), { freq: 3 }), {
+      minLength: chars.length - 1,
+      maxLength: chars.length - 1,
+    })
+    .map((between) => chars.map((char, i) => char + (i < between.length ? (between[i] ?? '') : '')).join(''));
 }
 
 /** Groups joined by one separator drawn from the given kinds (a space-like or dash-like one, maybe mixed). */
@@ -53,7 +71,9 @@ function joined(groups: string[], separators: string[]): fc.Arbitrary<string> {
 }
 
 function evaded(groups: string[], separators: string[], compact = true): fc.Arbitrary<string> {
-  const grouped = compact ? fc.oneof(fc.constant(groups.join('')), joined(groups, separators)) : joined(groups, separators);
+  const grouped = compact
+    ? fc.oneof(fc.constant(groups.join('')), joined(groups, separators))
+    : joined(groups, separators);
   return grouped.chain(disguised).chain(withInvisibles);
 }
 
@@ -68,7 +88,20 @@ function expectRedactedExactly(kind: string, secret: string, before: string, aft
 
 /** A Luhn-valid card number of a payment network: Visa, Mastercard (both series), Amex, Discover, JCB. */
 const cardNumber = fc
-  .tuple(fc.constantFrom(['4', 16], ['51', 16], ['55', 16], ['2221', 16], ['2720', 16], ['34', 15], ['37', 15], ['6011', 16], ['3528', 16]), fc.infiniteStream(fc.integer({ min: 0, max: 9 })))
+  .tuple(
+    fc.constantFrom(
+      ['4', 16],
+      ['51', 16],
+      ['55', 16],
+      ['2221', 16],
+      ['2720', 16],
+      ['34', 15],
+      ['37', 15],
+      ['6011', 16],
+      ['3528', 16],
+    ),
+    fc.infiniteStream(fc.integer({ min: 0, max: 9 })),
+  )
   .map(([[prefix, length], digits]) => {
     let body = prefix;
     const stream = digits[Symbol.iterator]();
@@ -78,7 +111,9 @@ const cardNumber = fc
   });
 
 const cardGroups = (digits: string): string[] =>
-  digits.length === 15 ? [digits.slice(0, 4), digits.slice(4, 10), digits.slice(10)] : (digits.match(/\d{4}/g) as string[]);
+  digits.length === 15
+    ? [digits.slice(0, 4), digits.slice(4, 10), digits.slice(10)]
+    : (digits.match(/\d{4}/g) as string[]);
 
 describe('evasions: card numbers', () => {
   it('redacts a generated card number however it is written, and only it', () => {
@@ -93,7 +128,10 @@ describe('evasions: card numbers', () => {
     fc.assert(
       fc.property(cardNumber, fc.constantFrom('cc', 'id', 'value', 'n'), (digits, key) => {
         fc.pre(Number.isSafeInteger(Number(digits)));
-        expect(filter('t', { [key]: Number(digits) })).toEqual({ value: { [key]: '[REDACTED:card]' }, redactions: { card: 1 } });
+        expect(filter('t', { [key]: Number(digits) })).toEqual({
+          value: { [key]: '[REDACTED:card]' },
+          redactions: { card: 1 },
+        });
       }),
       { numRuns: 500 },
     );
@@ -102,8 +140,16 @@ describe('evasions: card numbers', () => {
 
 /** An issuable SSN: area 001–899 but 666, group 01–99, serial 0001–9999. */
 const ssn = fc
-  .tuple(fc.integer({ min: 1, max: 899 }).filter((area) => area !== 666), fc.integer({ min: 1, max: 99 }), fc.integer({ min: 1, max: 9999 }))
-  .map(([area, group, serial]) => [String(area).padStart(3, '0'), String(group).padStart(2, '0'), String(serial).padStart(4, '0')]);
+  .tuple(
+    fc.integer({ min: 1, max: 899 }).filter((area) => area !== 666),
+    fc.integer({ min: 1, max: 99 }),
+    fc.integer({ min: 1, max: 9999 }),
+  )
+  .map(([area, group, serial]) => [
+    String(area).padStart(3, '0'),
+    String(group).padStart(2, '0'),
+    String(serial).padStart(4, '0'),
+  ]);
 
 describe('evasions: SSNs', () => {
   it('redacts a dashed SSN written with any dash, zero-width characters or other digits', () => {
@@ -118,7 +164,9 @@ describe('evasions: SSNs', () => {
     const secret = ssn.chain((groups) => evaded(groups, SPACES));
     const word = fc.constantFrom('SSN', 'ssn:', 'SSN #', 'Social Security No.', 'social security number');
     fc.assert(
-      fc.property(secret, word, words, words, (text, label, before, after) => expectRedactedExactly('ssn', text, `${before} ${label}`, after)),
+      fc.property(secret, word, words, words, (text, label, before, after) =>
+        expectRedactedExactly('ssn', text, `${before} ${label}`, after),
+      ),
       { numRuns: 1000 },
     );
   });
@@ -171,7 +219,9 @@ const LOOK_ALIKES: Record<string, string[]> = {
 /** Each letter as itself, a look-alike from another script, or full-width. */
 function lookAlike(text: string): fc.Arbitrary<string> {
   const characters = [...text].map((char) =>
-    /[a-z]/.test(char) ? fc.constantFrom(char, ...(LOOK_ALIKES[char] ?? []), String.fromCharCode(0xff41 + char.charCodeAt(0) - 97)) : fc.constant(char),
+    /[a-z]/.test(char)
+      ? fc.constantFrom(char, ...(LOOK_ALIKES[char] ?? []), String.fromCharCode(0xff41 + char.charCodeAt(0) - 97))
+      : fc.constant(char),
   );
   return fc.tuple(...characters).map((chars) => chars.join(''));
 }
@@ -189,7 +239,9 @@ describe('evasions: e-mail addresses', () => {
         fc.constantFrom('.', '\uFF0E', '\u3002', '\uFF61'),
       )
       .chain(([local, at, labels, tld, dot]) =>
-        fc.tuple(lookAlike(local), lookAlike([...labels, tld].join('\u0000'))).map(([l, domain]) => `${l}${at}${domain.replaceAll('\u0000', dot)}`),
+        fc
+          .tuple(lookAlike(local), lookAlike([...labels, tld].join('\u0000')))
+          .map(([l, domain]) => `${l}${at}${domain.replaceAll('\u0000', dot)}`),
       )
       .chain(withInvisibles);
     fc.assert(
@@ -200,7 +252,10 @@ describe('evasions: e-mail addresses', () => {
 
   it('redacts an address on a dotless host, a look-alike one too', () => {
     const secret = fc
-      .tuple(fc.stringMatching(/^[a-z][a-z0-9._]{0,10}[a-z0-9]$/), fc.constantFrom('localhost', 'mailhost', 'intranet', 'fileserver', 'corp'))
+      .tuple(
+        fc.stringMatching(/^[a-z][a-z0-9._]{0,10}[a-z0-9]$/),
+        fc.constantFrom('localhost', 'mailhost', 'intranet', 'fileserver', 'corp'),
+      )
       .chain(([local, host]) => lookAlike(`${local}@${host}`));
     fc.assert(
       fc.property(secret, words, words, (text, before, after) => expectRedactedExactly('email', text, before, after)),
@@ -214,27 +269,49 @@ function encodedCharacters(text: string): fc.Arbitrary<string> {
   const forms = (char: string): string[] => {
     const code = char.charCodeAt(0);
     const named = char === '@' ? ['&commat;'] : char === '.' ? ['&period;'] : [];
-    return [char, `%${code.toString(16).padStart(2, '0').toUpperCase()}`, `&#${code};`, `&#x${code.toString(16)};`, ...named];
+    return [
+      char,
+      `%${code.toString(16).padStart(2, '0').toUpperCase()}`,
+      `&#${code};`,
+      `&#x${code.toString(16)};`,
+      ...named,
+    ];
   };
   return fc.tuple(...[...text].map((char) => fc.constantFrom(...forms(char)))).map((chars) => chars.join(''));
 }
 
 const address = fc
-  .tuple(fc.stringMatching(/^[a-z][a-z0-9._]{0,10}[a-z0-9]$/), fc.array(label, { minLength: 1, maxLength: 3 }), fc.constantFrom('com', 'org', 'io', 'de'))
+  .tuple(
+    fc.stringMatching(/^[a-z][a-z0-9._]{0,10}[a-z0-9]$/),
+    fc.array(label, { minLength: 1, maxLength: 3 }),
+    fc.constantFrom('com', 'org', 'io', 'de'),
+  )
   .map(([local, labels, tld]) => `${local}@${[...labels, tld].join('.')}`);
 
 describe('evasions: encoded findings', () => {
   it('redacts an address with any of its characters URL-encoded or written as character references, and exactly those characters', () => {
     fc.assert(
-      fc.property(address.chain(encodedCharacters), words, words, (text, before, after) => expectRedactedExactly('email', text, before, after)),
+      fc.property(address.chain(encodedCharacters), words, words, (text, before, after) =>
+        expectRedactedExactly('email', text, before, after),
+      ),
       { numRuns: 2000 },
     );
   });
 
   it('redacts a base64 run (standard or URL-safe, padded or not) that decodes to text holding an address or a card number', () => {
     const secret = fc
-      .tuple(fc.oneof(address.map((a) => ['email', a] as const), cardNumber.map((c) => ['card', c] as const)), words, fc.constantFrom('base64', 'base64url'))
-      .map(([[kind, found], context, encoding]) => [kind, Buffer.from(`${context} ${found} ${context}`).toString(encoding as BufferEncoding)] as const);
+      .tuple(
+        fc.oneof(
+          address.map((a) => ['email', a] as const),
+          cardNumber.map((c) => ['card', c] as const),
+        ),
+        words,
+        fc.constantFrom('base64', 'base64url'),
+      )
+      .map(
+        ([[kind, found], context, encoding]) =>
+          [kind, Buffer.from(`${context} ${found} ${context}`).toString(encoding as BufferEncoding)] as const,
+      );
     fc.assert(
       fc.property(secret, words, words, ([kind, text], before, after) => {
         // The scanner decodes a base64-alphabet run of 16 or more (privacy/decode.ts); padding is not in the run.
@@ -247,12 +324,18 @@ describe('evasions: encoded findings', () => {
 
   it('leaves base64 of text without a finding, and of random bytes, alone', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.string({ minLength: 12, maxLength: 200 }).map((text) => Buffer.from(text)), fc.uint8Array({ minLength: 12, maxLength: 200 }).map(Buffer.from)), (bytes) => {
-        const plain = bytes.toString('utf8');
-        fc.pre(filter('t', plain).value === plain);
-        const text = `ref ${bytes.toString('base64')} ok`;
-        expect(filter('t', text)).toEqual({ value: text, redactions: {} });
-      }),
+      fc.property(
+        fc.oneof(
+          fc.string({ minLength: 12, maxLength: 200 }).map((text) => Buffer.from(text)),
+          fc.uint8Array({ minLength: 12, maxLength: 200 }).map(Buffer.from),
+        ),
+        (bytes) => {
+          const plain = bytes.toString('utf8');
+          fc.pre(filter('t', plain).value === plain);
+          const text = `ref ${bytes.toString('base64')} ok`;
+          expect(filter('t', text)).toEqual({ value: text, redactions: {} });
+        },
+      ),
       { numRuns: 1000 },
     );
   });

@@ -57,7 +57,12 @@ describe('shapeOf, longest base64-alphabet run', () => {
 describe('shapeOf, the short way for lower-case letters and spaces', () => {
   /** The general path alone, as written before the short way. */
   function generalShape(text: string): number {
-    const base64 = (code: number) => (code < 128 && /[A-Za-z0-9+/_-]/.test(String.fromCharCode(code)) ? (/[0-9A-Fa-f-]/.test(String.fromCharCode(code)) ? 1 : 2) : 0);
+    const base64 = (code: number) =>
+      code < 128 && /[A-Za-z0-9+/_-]/.test(String.fromCharCode(code))
+        ? /[0-9A-Fa-f-]/.test(String.fromCharCode(code))
+          ? 1
+          : 2
+        : 0;
     let features = featuresOf('');
     let groupDigits = 0;
     let mostDigits = 0;
@@ -69,7 +74,10 @@ describe('shapeOf, the short way for lower-case letters and spaces', () => {
       const char = text.charAt(i);
       if (code >= 128) features |= NON_ASCII;
       else if (/\d/.test(char)) features |= DIGIT;
-      else features |= ({ '@': AT, ':': COLON, '.': DOT, '+': PLUS, '=': EQUALS, '&': ENCODED } as Record<string, number>)[char] ?? 0;
+      else
+        features |=
+          ({ '@': AT, ':': COLON, '.': DOT, '+': PLUS, '=': EQUALS, '&': ENCODED } as Record<string, number>)[char] ??
+          0;
       if (code < 128 && /\d/.test(char)) groupDigits++;
       else if (code >= 128 || !' .-()'.includes(char)) {
         mostDigits = Math.max(mostDigits, groupDigits);
@@ -103,7 +111,8 @@ describe('shapeOf, the short way for lower-case letters and spaces', () => {
     };
     for (let n = 0; n < 20_000; n++) {
       let text = '';
-      for (let length = Math.floor(next() * 40); length > 0; length--) text += alphabet[Math.floor(next() * alphabet.length)];
+      for (let length = Math.floor(next() * 40); length > 0; length--)
+        text += alphabet[Math.floor(next() * alphabet.length)];
       expect(shapeOf(text), JSON.stringify(text)).toBe(generalShape(text));
     }
   });

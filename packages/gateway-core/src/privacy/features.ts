@@ -33,7 +33,10 @@ for (const char of '0123456789ABCDEFabcdef-') BASE64_CLASS[char.charCodeAt(0)] =
 
 const isHex = (code: number): boolean => code < 128 && BASE64_CLASS[code] === 1 && code !== 45;
 
-/** The features of `text`, as a bit set. UUIDs, hashes and dates are no base64 text, so a hex run does not count as encoded. */
+/**
+ * The features of `text`, as a bit set. UUIDs, hashes and dates
+ * are no base64 text, so a hex run does not count as encoded.
+ */
 export function featuresOf(text: string): number {
   return shapeOf(text) & FEATURE_BITS;
 }
@@ -44,7 +47,9 @@ export const FEATURE_BITS = 0xff;
 /** Digit counts and run lengths above this are all the same to the detectors (a card has 19 digits at most). */
 const MAX_COUNTED = 0xff;
 
-/** Per ASCII code: 1 for what may stand between the digits of one number (`4111 1111`, `(555) 123-4567`, `10.0.0.1`). */
+/**
+ * Per ASCII code: 1 for what may stand between the digits of one number (`4111 1111`, `(555) 123-4567`, `10.0.0.1`).
+ */
 const IN_DIGIT_GROUP = new Uint8Array(128);
 for (const char of ' .-()') IN_DIGIT_GROUP[char.charCodeAt(0)] = 1;
 

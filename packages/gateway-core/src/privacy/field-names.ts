@@ -53,12 +53,39 @@ export function normalizeFieldName(name: string): string {
 export type KeyHint = 'card' | 'phone' | 'ssn';
 
 const HINT_WORDS: Readonly<Record<KeyHint, readonly string[]>> = {
-  card: ['card', 'cc', 'ccn', 'pan', 'creditcard', 'debitcard', 'cardnumber', 'cardnum', 'cardno', 'ccnumber', 'ccnum', 'ccno'],
-  phone: ['phone', 'telephone', 'tel', 'mobile', 'cell', 'cellphone', 'fax', 'msisdn', 'phonenumber', 'mobilenumber', 'whatsapp'],
+  card: [
+    'card',
+    'cc',
+    'ccn',
+    'pan',
+    'creditcard',
+    'debitcard',
+    'cardnumber',
+    'cardnum',
+    'cardno',
+    'ccnumber',
+    'ccnum',
+    'ccno',
+  ],
+  phone: [
+    'phone',
+    'telephone',
+    'tel',
+    'mobile',
+    'cell',
+    'cellphone',
+    'fax',
+    'msisdn',
+    'phonenumber',
+    'mobilenumber',
+    'whatsapp',
+  ],
   ssn: ['ssn', 'socialsecurity', 'socialsecuritynumber', 'socialsecurityno'],
 };
 
-const HINT_BY_WORD = new Map(Object.entries(HINT_WORDS).flatMap(([hint, words]) => words.map((word) => [word, hint as KeyHint] as const)));
+const HINT_BY_WORD = new Map(
+  Object.entries(HINT_WORDS).flatMap(([hint, words]) => words.map((word) => [word, hint as KeyHint] as const)),
+);
 
 /** Words after the hint word that still name the value itself: `phoneNumber`, `cc_no`. */
 const VALUE_WORDS = new Set(['number', 'num', 'no', 'nr', 'digits', 'value', 'e164']);
@@ -107,7 +134,24 @@ const CREDENTIAL_WORDS = new Set([
 ]);
 
 /** Words before `token` that make it a cursor or a count, not a secret. */
-const NOT_SECRET_TOKENS = new Set(['page', 'next', 'prev', 'previous', 'continuation', 'cursor', 'sync', 'resume', 'max', 'min', 'input', 'output', 'prompt', 'completion', 'total', 'cancellation']);
+const NOT_SECRET_TOKENS = new Set([
+  'page',
+  'next',
+  'prev',
+  'previous',
+  'continuation',
+  'cursor',
+  'sync',
+  'resume',
+  'max',
+  'min',
+  'input',
+  'output',
+  'prompt',
+  'completion',
+  'total',
+  'cancellation',
+]);
 
 /**
  * Whether a key names a credential by its last word(s), so its value is
@@ -120,6 +164,7 @@ export function isCredentialKey(key: string): boolean {
   const words = (key.match(WORD) ?? []).map((word) => word.toLowerCase());
   const last = words.at(-1);
   if (last === undefined) return false;
-  if (last === 'token' || last === 'tokens') return words.length === 1 || !NOT_SECRET_TOKENS.has(words.at(-2) as string);
+  if (last === 'token' || last === 'tokens')
+    return words.length === 1 || !NOT_SECRET_TOKENS.has(words.at(-2) as string);
   return CREDENTIAL_WORDS.has(last) || (words.length > 1 && CREDENTIAL_WORDS.has(`${words.at(-2)}${last}`));
 }

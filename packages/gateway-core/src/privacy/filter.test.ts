@@ -17,14 +17,22 @@ function deepFreeze<T>(value: T): T {
 describe('createPrivacyFilter: field rules', () => {
   it('redacts the values of default fields at any depth, whatever their spelling', () => {
     const response = {
-      user: { name: 'Ann', Password: 'hunter2', profile: { date_of_birth: '1990-01-01', 'Date-Of-Birth': '1990-01-01' } },
+      user: {
+        name: 'Ann',
+        Password: 'hunter2',
+        profile: { date_of_birth: '1990-01-01', 'Date-Of-Birth': '1990-01-01' },
+      },
       sessions: [{ accessToken: 'opaque', refresh_token: 'opaque', API_KEY: 'opaque' }],
       card: { cardNumber: 4111111111111111, cvv: 123 },
       creditCard: { number: '4111', expiry: '12/30' },
     };
     expect(defaults.filter('get_user', response)).toEqual({
       value: {
-        user: { name: 'Ann', Password: '[REDACTED:field]', profile: { date_of_birth: '[REDACTED:field]', 'Date-Of-Birth': '[REDACTED:field]' } },
+        user: {
+          name: 'Ann',
+          Password: '[REDACTED:field]',
+          profile: { date_of_birth: '[REDACTED:field]', 'Date-Of-Birth': '[REDACTED:field]' },
+        },
         sessions: [{ accessToken: '[REDACTED:field]', refresh_token: '[REDACTED:field]', API_KEY: '[REDACTED:field]' }],
         card: { cardNumber: '[REDACTED:field]', cvv: '[REDACTED:field]' },
         creditCard: '[REDACTED:field]',
@@ -62,18 +70,34 @@ describe('createPrivacyFilter: values and keys', () => {
   });
 
   it('leaves numbers that are no card numbers, booleans and null alone', () => {
-    const response = { id: 1234567890123456, at: 1700000000004, price: 1299.99, ok: true, none: null, phone: 42, ssn_count: 123456789 };
+    const response = {
+      id: 1234567890123456,
+      at: 1700000000004,
+      price: 1299.99,
+      ok: true,
+      none: null,
+      phone: 42,
+      ssn_count: 123456789,
+    };
     expect(defaults.filter('t', response).value).toBe(response);
   });
 
   it('applies configured rules with their replacement', () => {
-    const filter = createPrivacyFilter({ rules: [{ name: 'employee-id', pattern: 'EMP-(\\d{2})\\d{4}', replacement: 'EMP-$1****' }] });
-    expect(filter.filter('t', ['EMP-123456', 'EMP-12'])).toEqual({ value: ['EMP-12****', 'EMP-12'], redactions: { 'employee-id': 1 } });
+    const filter = createPrivacyFilter({
+      rules: [{ name: 'employee-id', pattern: 'EMP-(\\d{2})\\d{4}', replacement: 'EMP-$1****' }],
+    });
+    expect(filter.filter('t', ['EMP-123456', 'EMP-12'])).toEqual({
+      value: ['EMP-12****', 'EMP-12'],
+      redactions: { 'employee-id': 1 },
+    });
   });
 
   it('runs configured rules on the folded text and redacts the original characters', () => {
     const filter = createPrivacyFilter({ rules: [{ name: 'employee-id', pattern: 'EMP-\\d{6}' }] });
-    expect(filter.filter('t', 'by EMP\u2010\uFF11\uFF12\u200B3456 today')).toEqual({ value: 'by [REDACTED:employee-id] today', redactions: { 'employee-id': 1 } });
+    expect(filter.filter('t', 'by EMP\u2010\uFF11\uFF12\u200B3456 today')).toEqual({
+      value: 'by [REDACTED:employee-id] today',
+      redactions: { 'employee-id': 1 },
+    });
   });
 
   it('replaces what is nested deeper than the limit instead of walking it', () => {
@@ -176,10 +200,12 @@ describe('createPrivacyFilter: properties', () => {
       '+44 20 7946 0958',
       'ghp_abcdefghijklmnopqrstuvwxyz0123456789',
     );
-    const withSecret = fc.tuple(fc.jsonValue(), planted, fc.string(), fc.string()).map(([value, secret, before, after]) => ({
-      secret,
-      value: { data: value, nested: [{ text: `${before} ${secret} ${after}` }] },
-    }));
+    const withSecret = fc
+      .tuple(fc.jsonValue(), planted, fc.string(), fc.string())
+      .map(([value, secret, before, after]) => ({
+        secret,
+        value: { data: value, nested: [{ text: `${before} ${secret} ${after}` }] },
+      }));
     fc.assert(
       fc.property(withSecret, ({ secret, value }) => {
         expect(JSON.stringify(defaults.filter('t', value).value)).not.toContain(secret);

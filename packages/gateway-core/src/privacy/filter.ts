@@ -69,7 +69,9 @@ export function createPrivacyFilter(config: PrivacyConfig = {}): PrivacyFilter {
     const disabled = new Set([...(checked.disabledDetectors ?? []), ...(tool.disabledDetectors ?? [])]);
     return {
       enabled: tool.enabled ?? checked.enabled ?? true,
-      fields: new Set([...DEFAULT_REDACTED_FIELDS, ...(checked.fields ?? []), ...(tool.fields ?? [])].map(normalizeFieldName)),
+      fields: new Set(
+        [...DEFAULT_REDACTED_FIELDS, ...(checked.fields ?? []), ...(tool.fields ?? [])].map(normalizeFieldName),
+      ),
       scan: createScanner(scanRules(disabled, customRules)),
       detects: new Set(DETECTOR_NAMES.filter((name) => !disabled.has(name))),
       plainKeys: new Set(),
@@ -101,7 +103,9 @@ function filterValue(value: unknown, depth: number, policy: Policy, counts: Reda
   if (typeof value === 'number') return filterNumber(value, policy, counts, key);
   if (typeof value !== 'object' || value === null) return value;
   if (depth >= MAX_FILTER_DEPTH) return redact('depth', counts);
-  return Array.isArray(value) ? filterArray(value, depth, policy, counts, key) : filterObject(value as Record<string, unknown>, depth, policy, counts);
+  return Array.isArray(value)
+    ? filterArray(value, depth, policy, counts, key)
+    : filterObject(value as Record<string, unknown>, depth, policy, counts);
 }
 
 function filterString(text: string, policy: Policy, counts: RedactionCounts, key: string | undefined): string {
@@ -124,13 +128,24 @@ function mayBeNumber(text: string): boolean {
  * type, which a client reading it as a number notices, rather than becoming a
  * made-up number it would take for real.
  */
-function filterNumber(value: number, policy: Policy, counts: RedactionCounts, key: string | undefined): number | string {
+function filterNumber(
+  value: number,
+  policy: Policy,
+  counts: RedactionCounts,
+  key: string | undefined,
+): number | string {
   if (!(value >= SMALLEST_CANDIDATE)) return value;
   const kind = numberKind(value, hintOf(key), policy.detects);
   return kind === undefined ? value : redact(kind, counts);
 }
 
-function filterArray(items: readonly unknown[], depth: number, policy: Policy, counts: RedactionCounts, key: string | undefined): readonly unknown[] {
+function filterArray(
+  items: readonly unknown[],
+  depth: number,
+  policy: Policy,
+  counts: RedactionCounts,
+  key: string | undefined,
+): readonly unknown[] {
   let copy: unknown[] | undefined;
   for (let i = 0; i < items.length; i++) {
     const item = items[i];
@@ -147,7 +162,12 @@ function filterArray(items: readonly unknown[], depth: number, policy: Policy, c
  * a list of them. Redacted keys that would collide get `#2`, `#3` … so no
  * entry silently replaces another.
  */
-function filterObject(object: Record<string, unknown>, depth: number, policy: Policy, counts: RedactionCounts): Record<string, unknown> {
+function filterObject(
+  object: Record<string, unknown>,
+  depth: number,
+  policy: Policy,
+  counts: RedactionCounts,
+): Record<string, unknown> {
   const keys = Object.keys(object);
   let copy: Record<string, unknown> | undefined;
   for (let i = 0; i < keys.length; i++) {
@@ -201,6 +221,7 @@ function unusedKey(object: Record<string, unknown>, key: string): string {
 
 /** Plain assignment of `__proto__` would set the prototype instead of a key. */
 function setOwn(object: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === '__proto__') Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
+  if (key === '__proto__')
+    Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
   else object[key] = value;
 }

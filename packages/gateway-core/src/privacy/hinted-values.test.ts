@@ -28,7 +28,19 @@ describe('keyHint', () => {
   });
 
   // They name something about the card or phone, or hold the letters by chance.
-  it.each(['cardId', 'phoneVerified', 'phoneCount', 'account', 'success', 'ssnLast4', 'classname', 'number', 'id', 'telemetry', 'cancelled'])('%s hints nothing', (key) => {
+  it.each([
+    'cardId',
+    'phoneVerified',
+    'phoneCount',
+    'account',
+    'success',
+    'ssnLast4',
+    'classname',
+    'number',
+    'id',
+    'telemetry',
+    'cancelled',
+  ])('%s hints nothing', (key) => {
     expect(keyHint(key)).toBeUndefined();
   });
 });
@@ -108,12 +120,22 @@ describe('createPrivacyFilter: JSON numbers and key hints', () => {
 
   it('redacts phone and SSN numbers and bare digit strings under keys that name them, in arrays too', () => {
     const response = {
-      customer: { homePhone: 5551234567, phones: ['5551234568', 442079460958], customer_ssn: 123456789, taxRef: '123456789' },
+      customer: {
+        homePhone: 5551234567,
+        phones: ['5551234568', 442079460958],
+        customer_ssn: 123456789,
+        taxRef: '123456789',
+      },
       counts: { phoneCount: 5551234567, cardId: 4242424242 },
     };
     expect(filter('t', response)).toEqual({
       value: {
-        customer: { homePhone: '[REDACTED:phone]', phones: ['[REDACTED:phone]', '[REDACTED:phone]'], customer_ssn: '[REDACTED:ssn]', taxRef: '123456789' },
+        customer: {
+          homePhone: '[REDACTED:phone]',
+          phones: ['[REDACTED:phone]', '[REDACTED:phone]'],
+          customer_ssn: '[REDACTED:ssn]',
+          taxRef: '123456789',
+        },
         counts: { phoneCount: 5551234567, cardId: 4242424242 },
       },
       redactions: { phone: 3, ssn: 1 },

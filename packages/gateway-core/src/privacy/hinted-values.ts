@@ -23,11 +23,16 @@ export const SMALLEST_CANDIDATE = 1_000_000;
 export const MAX_HINTED_STRING = 40;
 
 /** The detector whose kind a JSON number is, or undefined. */
-export function numberKind(value: number, hint: KeyHint | undefined, enabled: ReadonlySet<DetectorName>): DetectorName | undefined {
+export function numberKind(
+  value: number,
+  hint: KeyHint | undefined,
+  enabled: ReadonlySet<DetectorName>,
+): DetectorName | undefined {
   if (!(value >= SMALLEST_CANDIDATE) || !Number.isInteger(value)) return undefined;
   const digits = String(value);
   if (!/^\d+$/.test(digits)) return undefined; // 1e+21 and beyond
-  if (enabled.has('card') && (hint === 'card' ? isHintedCard(digits) : digits.length >= 14 && isCardNumber(digits))) return 'card';
+  if (enabled.has('card') && (hint === 'card' ? isHintedCard(digits) : digits.length >= 14 && isCardNumber(digits)))
+    return 'card';
   if (hint === 'phone' && enabled.has('phone') && isPhoneLength(digits)) return 'phone';
   // An SSN stored as a number loses its leading zeros: 001-01-0001 is 1010001.
   if (hint === 'ssn' && enabled.has('ssn') && digits.length <= 9 && isSsnDigits(digits.padStart(9, '0'))) return 'ssn';
@@ -39,7 +44,11 @@ export function numberKind(value: number, hint: KeyHint | undefined, enabled: Re
  * scanner found nothing in it: bare or oddly grouped digits (`5551234567`,
  * `123456789`, `4111.1111.1111.1111`) that text alone does not give away.
  */
-export function hintedStringKind(text: string, hint: KeyHint, enabled: ReadonlySet<DetectorName>): DetectorName | undefined {
+export function hintedStringKind(
+  text: string,
+  hint: KeyHint,
+  enabled: ReadonlySet<DetectorName>,
+): DetectorName | undefined {
   if (!enabled.has(hint) || text.length > MAX_HINTED_STRING) return undefined;
   switch (hint) {
     case 'card': {

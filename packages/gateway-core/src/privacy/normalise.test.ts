@@ -9,7 +9,10 @@ describe('fold', () => {
   });
 
   it('applies NFKC, folds spaces and dashes, and removes zero-width characters', () => {
-    expect(fold('\uFF14\uFF11\u00A01\u20091\u202F1\u2013-\u2014\u2212\u2010\u2011x\u200By\u200C\u200D\uFEFF\u2060z\u00AD')?.text).toBe('41 1 1 1------xyz');
+    expect(
+      fold('\uFF14\uFF11\u00A01\u20091\u202F1\u2013-\u2014\u2212\u2010\u2011x\u200By\u200C\u200D\uFEFF\u2060z\u00AD')
+        ?.text,
+    ).toBe('41 1 1 1------xyz');
   });
 
   it('maps each folded character back to the original span it came from', () => {

@@ -27,7 +27,9 @@ export interface Folded {
 const INVISIBLE = /[\u200B-\u200D\u2060\uFEFF\u00AD]/g;
 /** Hyphen, non-breaking hyphen, figure dash, en dash, em dash, horizontal bar, minus sign. */
 const DASHES = /[\u2010-\u2015\u2212]/g;
-/** The ideographic full stop, which IDNA reads as a dot between domain labels (NFKC gives it for the half-width one). */
+/**
+ * The ideographic full stop, which IDNA reads as a dot between domain labels (NFKC gives it for the half-width one).
+ */
 const IDEOGRAPHIC_STOP = /\u3002/g;
 /** Characters NFKC leaves as they are but folding changes. */
 const FOLDED_BY_US = /[\u200B-\u200D\u2060\uFEFF\u00AD\u2010-\u2015\u2212\u3002]/;

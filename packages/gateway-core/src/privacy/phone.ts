@@ -89,5 +89,6 @@ function longestAccepted(candidate: string, isNumber: (text: string) => boolean)
   }
 }
 
-export const acceptInternationalPhone = (candidate: string): number => longestAccepted(candidate, isInternationalNumber);
+export const acceptInternationalPhone = (candidate: string): number =>
+  longestAccepted(candidate, isInternationalNumber);
 export const acceptNationalPhone = (candidate: string): number => longestAccepted(candidate, isNationalNumber);

@@ -35,7 +35,9 @@ describe('createScanner', () => {
   });
 
   it('uses a rule replacement only for a match it redacts alone', () => {
-    const rules: ScanRule[] = [{ kind: 'id', regex: /ID-(\d+)/g, replace: (match) => `ID-${'*'.repeat(match[1]?.length ?? 0)}` }];
+    const rules: ScanRule[] = [
+      { kind: 'id', regex: /ID-(\d+)/g, replace: (match) => `ID-${'*'.repeat(match[1]?.length ?? 0)}` },
+    ];
     expect(scan('ID-123 and ID-4567', createScanner(rules))).toEqual({ text: 'ID-*** and ID-****', counts: { id: 2 } });
   });
 
@@ -58,15 +60,19 @@ describe('createScanner', () => {
     ['digits between no-break spaces (folded)', '1\u00A0'.repeat(1 << 19)],
     ['digits between zero-width characters (folded)', '1\u200B'.repeat(1 << 19)],
     ['full-width digits (folded)', '\uFF11'.repeat(1 << 20)],
-  ])('scans a megabyte of %s in linear time', (_what, text) => {
-    // Judged by growth, not by a wall-clock bound that a loaded machine breaks: four times the text takes
-    // about four times as long when the scan is linear, sixteen times when it is quadratic. The fastest
-    // of two runs of each size keeps a burst of other work out of the ratio; 2 ms absorbs timer noise.
-    const quarter = text.slice(0, text.length >> 2);
-    const quarterMs = fastestOf(2, () => scan(quarter));
-    const wholeMs = fastestOf(2, () => scan(text));
-    expect(wholeMs).toBeLessThan(8 * quarterMs + 2);
-  }, 60_000);
+  ])(
+    'scans a megabyte of %s in linear time',
+    (_what, text) => {
+      // Judged by growth, not by a wall-clock bound that a loaded machine breaks: four times the text takes
+      // about four times as long when the scan is linear, sixteen times when it is quadratic. The fastest
+      // of two runs of each size keeps a burst of other work out of the ratio; 2 ms absorbs timer noise.
+      const quarter = text.slice(0, text.length >> 2);
+      const quarterMs = fastestOf(2, () => scan(quarter));
+      const wholeMs = fastestOf(2, () => scan(text));
+      expect(wholeMs).toBeLessThan(8 * quarterMs + 2);
+    },
+    60_000,
+  );
 });
 
 /**
@@ -78,18 +84,99 @@ describe('createScanner', () => {
  */
 describe('pre-checks', () => {
   const PIECES = [
-    'alice@example.com', 'x@y', 'a@b', '4111 1111 1111 1111', '4111111111111111', '4111-1111', '5555555555554444', '2001:db8::1', '::1', '::', 'fe80::1%eth0',
-    '1:2:3:4:5:6:7:8', '1:2:3:4:5:6:1.2.3.4', '10:30:45', '::ffff:10.0.0.1', '192.168.1.10', '10.0.0', '+44 20 7946 0958', '+1 (555) 123-4567', '(555) 123-4567',
-    '555-123-4567', '020 7946 0958', '06 12 34 56 78', '123-45-6789', 'SSN', 'ssn', 'social security no', '123456789', '123 45 6789', 'DE89 3704 0044 0532 0130 00',
-    'DE89370400440532013000', 'de89-3704-0044-0532-0130-00', 'GB82WEST12345698765432', 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.sig', 'eyJ', 'Bearer', 'bearer abc123def456',
-    'sk-abcdefghijklmnopqrstuvwx', 'xoxb-1234567890', 'AKIAABCDEFGHIJKLMNOP', 'ghp_', `SG.${'a1_-'.repeat(5)}xy.${'B2c'.repeat(14)}d`, `AIza${'x9-'.repeat(11)}ab`,
-    'glpat-abcdefghij0123456789', `npm_${'a1'.repeat(18)}`, 'rk_live_abcdefgh12345678', 'password', 'password=hunter2', 'api_key: "abcd1234efgh"', 'token', 'pin=1234',
-    '2025-01-01T10:00:00Z', '2024-01-15', '1700000000000', '12345', '0', '7', '99', '+', ':', '::', '=', '.', '-', '@', '%40', '&#64;', '&commat;',
-    'YWxpY2VAZXhhbXBsZS5jb20=', 'NDExMTExMTExMTExMTExMQ==', '\u00A0', '\u2013', '\u200B', '\uFF14\uFF11\uFF11\uFF11', '\uFF20', 'é', 'Ada', 'widget', 'in_stock',
+    'alice@example.com',
+    'x@y',
+    'a@b',
+    '4111 1111 1111 1111',
+    '4111111111111111',
+    '4111-1111',
+    '5555555555554444',
+    '2001:db8::1',
+    '::1',
+    '::',
+    'fe80::1%eth0',
+    '1:2:3:4:5:6:7:8',
+    '1:2:3:4:5:6:1.2.3.4',
+    '10:30:45',
+    '::ffff:10.0.0.1',
+    '192.168.1.10',
+    '10.0.0',
+    '+44 20 7946 0958',
+    '+1 (555) 123-4567',
+    '(555) 123-4567',
+    '555-123-4567',
+    '020 7946 0958',
+    '06 12 34 56 78',
+    '123-45-6789',
+    'SSN',
+    'ssn',
+    'social security no',
+    '123456789',
+    '123 45 6789',
+    'DE89 3704 0044 0532 0130 00',
+    'DE89370400440532013000',
+    'de89-3704-0044-0532-0130-00',
+    'GB82WEST12345698765432',
+    'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.sig',
+    'eyJ',
+    'Bearer',
+    'bearer abc123def456',
+    'sk-abcdefghijklmnopqrstuvwx',
+    'xoxb-1234567890',
+    'AKIAABCDEFGHIJKLMNOP',
+    'ghp_',
+    `SG.${'a1_-'.repeat(5)}xy.${'B2c'.repeat(14)}d`,
+    `AIza${'x9-'.repeat(11)}ab`,
+    'glpat-abcdefghij0123456789',
+    `npm_${'a1'.repeat(18)}`,
+    'rk_live_abcdefgh12345678',
+    'password',
+    'password=hunter2',
+    'api_key: "abcd1234efgh"',
+    'token',
+    'pin=1234',
+    '2025-01-01T10:00:00Z',
+    '2024-01-15',
+    '1700000000000',
+    '12345',
+    '0',
+    '7',
+    '99',
+    '+',
+    ':',
+    '::',
+    '=',
+    '.',
+    '-',
+    '@',
+    '%40',
+    '&#64;',
+    '&commat;',
+    'YWxpY2VAZXhhbXBsZS5jb20=',
+    'NDExMTExMTExMTExMTExMQ==',
+    '\u00A0',
+    '\u2013',
+    '\u200B',
+    '\uFF14\uFF11\uFF11\uFF11',
+    '\uFF20',
+    'é',
+    'Ada',
+    'widget',
+    'in_stock',
   ];
   const SEPARATORS = ['', ' ', ' ', '-', ':', '.', ', ', '\n', '"', '/'];
   const unguarded = createScanner(
-    DETECTORS.map(({ needs: _needs, needsAny: _needsAny, minDigits: _minDigits, minLength: _minLength, minRun: _minRun, mayMatch: _mayMatch, ...rule }) => rule),
+    DETECTORS.map(
+      ({
+        needs: _needs,
+        needsAny: _needsAny,
+        minDigits: _minDigits,
+        minLength: _minLength,
+        minRun: _minRun,
+        mayMatch: _mayMatch,
+        ...rule
+      }) => rule,
+    ),
   );
 
   /** A small, seeded generator: the same texts on every run, so a failure can be reproduced. */

@@ -102,14 +102,24 @@ interface PreparedRules {
 }
 
 function prepareRules(rules: readonly ScanRule[]): PreparedRules {
-  const all = rules.map((rule) => ({ rule, minDigits: rule.minDigits ?? 0, minLength: rule.minLength ?? 0, minRun: rule.minRun ?? 0, mayMatch: rule.mayMatch }));
+  const all = rules.map((rule) => ({
+    rule,
+    minDigits: rule.minDigits ?? 0,
+    minLength: rule.minLength ?? 0,
+    minRun: rule.minRun ?? 0,
+    mayMatch: rule.mayMatch,
+  }));
   return { all, byFeatures: new Array<undefined>(FEATURE_BITS + 1).fill(undefined) };
 }
 
 function rulesFor(rules: PreparedRules, features: number): readonly PreparedRule[] {
   let found = rules.byFeatures[features];
   if (found === undefined) {
-    found = rules.all.filter(({ rule: { needs, needsAny } }) => (needs === undefined || (features & needs) === needs) && (needsAny === undefined || (features & needsAny) !== 0));
+    found = rules.all.filter(
+      ({ rule: { needs, needsAny } }) =>
+        (needs === undefined || (features & needs) === needs) &&
+        (needsAny === undefined || (features & needsAny) !== 0),
+    );
     rules.byFeatures[features] = found;
   }
   return found;
@@ -167,7 +177,13 @@ function collectHits(rule: ScanRule, text: string, hits: Hit[] | undefined): Hit
     const span = rule.group === undefined ? undefined : groupSpan(match, rule.group);
     if (length > 0) {
       const [start, end] = span ?? [match.index, match.index + length];
-      (hits ??= []).push({ start, end, rule, match, whole: start === match.index && end === match.index + match[0].length });
+      (hits ??= []).push({
+        start,
+        end,
+        rule,
+        match,
+        whole: start === match.index && end === match.index + match[0].length,
+      });
     }
     // A refused candidate may hide a real one inside it (`AA00 DE89 3704 …`: the
     // pattern took a word before the IBAN): look again from the next character.
@@ -206,7 +222,8 @@ function applyHits(text: string, hits: Hit[], counts: RedactionCounts): string {
       }
     }
     const kind = first.rule.kind;
-    const replacement = !merged && first.whole && first.rule.replace ? first.rule.replace(first.match) : redactionMarker(kind);
+    const replacement =
+      !merged && first.whole && first.rule.replace ? first.rule.replace(first.match) : redactionMarker(kind);
     output += text.slice(cursor, first.start) + replacement;
     cursor = end;
     counts[kind] = (counts[kind] ?? 0) + 1;

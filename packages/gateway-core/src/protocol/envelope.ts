@@ -1,4 +1,9 @@
-import { HeaderMismatchError, InvalidEnvelopeError, InvalidRequestError, UnsupportedProtocolVersionError } from '../errors.js';
+import {
+  HeaderMismatchError,
+  InvalidEnvelopeError,
+  InvalidRequestError,
+  UnsupportedProtocolVersionError,
+} from '../errors.js';
 import type { JsonRpcParams } from './jsonrpc.js';
 import { PROTOCOL_VERSION_HEADER, SUPPORTED_PROTOCOL_VERSIONS } from './protocol-version.js';
 
@@ -13,8 +18,14 @@ import { PROTOCOL_VERSION_HEADER, SUPPORTED_PROTOCOL_VERSIONS } from './protocol
 export const MODERN_PROTOCOL_VERSIONS = ['2026-07-28'] as const;
 export type ModernProtocolVersion = (typeof MODERN_PROTOCOL_VERSIONS)[number];
 
-/** Every revision served, newest first: the stateless ones, then the session era's (`server/discover`, -32022's `supported`). */
-export const SERVED_PROTOCOL_VERSIONS: readonly string[] = [...MODERN_PROTOCOL_VERSIONS, ...SUPPORTED_PROTOCOL_VERSIONS];
+/**
+ * Every revision served, newest first: the stateless ones, then
+ * the session era's (`server/discover`, -32022's `supported`).
+ */
+export const SERVED_PROTOCOL_VERSIONS: readonly string[] = [
+  ...MODERN_PROTOCOL_VERSIONS,
+  ...SUPPORTED_PROTOCOL_VERSIONS,
+];
 
 export const META_PROTOCOL_VERSION = 'io.modelcontextprotocol/protocolVersion';
 export const META_CLIENT_INFO = 'io.modelcontextprotocol/clientInfo';
@@ -33,8 +44,13 @@ export interface StatelessRequest {
   protocolVersion: ModernProtocolVersion;
 }
 
-/** Which era a message belongs to: the session era, the stateless one, or neither (refused, with the revision's error). */
-export type Era = { kind: 'session' } | { kind: 'stateless'; request: StatelessRequest } | { kind: 'refused'; error: Error };
+/**
+ * Which era a message belongs to: the session era, the stateless one, or neither (refused, with the revision's error).
+ */
+export type Era =
+  | { kind: 'session' }
+  | { kind: 'stateless'; request: StatelessRequest }
+  | { kind: 'refused'; error: Error };
 
 export interface EraInput {
   method: string;
@@ -45,7 +61,11 @@ export interface EraInput {
 }
 
 /** Methods whose `Mcp-Name` header mirrors a body field, and which field. */
-const NAMED_BY: Readonly<Record<string, 'name' | 'uri'>> = { 'tools/call': 'name', 'prompts/get': 'name', 'resources/read': 'uri' };
+const NAMED_BY: Readonly<Record<string, 'name' | 'uri'>> = {
+  'tools/call': 'name',
+  'prompts/get': 'name',
+  'resources/read': 'uri',
+};
 
 /**
  * The era of one message. With the `_meta` envelope it is stateless, once
@@ -61,7 +81,12 @@ export function eraOf(input: EraInput): Era {
   const headerVersion = headerOf(input.headers, VERSION_HEADER);
   if (!hasEnvelope) {
     if (headerVersion === undefined || !isModernVersion(headerVersion.trim())) return { kind: 'session' };
-    return refused(new InvalidEnvelopeError(`${PROTOCOL_VERSION_HEADER} ${headerVersion} needs params._meta["${META_PROTOCOL_VERSION}"] in the body; without both, open a session with initialize`));
+    return refused(
+      new InvalidEnvelopeError(
+        `${PROTOCOL_VERSION_HEADER} ${headerVersion} needs params._meta["${META_PROTOCOL_VERSION}"] in the body; ` +
+          `without both, open a session with initialize`,
+      ),
+    );
   }
   try {
     return { kind: 'stateless', request: checkStatelessRequest(input, meta as Record<string, unknown>, headerVersion) };
@@ -70,22 +95,39 @@ export function eraOf(input: EraInput): Era {
   }
 }
 
-function checkStatelessRequest(input: EraInput, envelope: Record<string, unknown>, headerVersion: string | undefined): StatelessRequest {
+function checkStatelessRequest(
+  input: EraInput,
+  envelope: Record<string, unknown>,
+  headerVersion: string | undefined,
+): StatelessRequest {
   const envelopeVersion = envelope[META_PROTOCOL_VERSION];
   if (headerVersion === undefined) throw new HeaderMismatchError(`${PROTOCOL_VERSION_HEADER} header is required`);
   if (typeof envelopeVersion !== 'string' || headerVersion !== envelopeVersion) {
-    throw new HeaderMismatchError(`${PROTOCOL_VERSION_HEADER} header value ${JSON.stringify(headerVersion)} does not match body value ${JSON.stringify(envelopeVersion)}`);
+    throw new HeaderMismatchError(
+      `${PROTOCOL_VERSION_HEADER} header value ${JSON.stringify(headerVersion)} does not match body value ` +
+        `${JSON.stringify(envelopeVersion)}`,
+    );
   }
   if (!(MODERN_PROTOCOL_VERSIONS as readonly string[]).includes(envelopeVersion)) {
     throw new UnsupportedProtocolVersionError(envelopeVersion, SERVED_PROTOCOL_VERSIONS);
   }
-  if (!isObject(envelope[META_CLIENT_CAPABILITIES])) throw new InvalidEnvelopeError(`params._meta["${META_CLIENT_CAPABILITIES}"] is required (an object)`);
+  if (!isObject(envelope[META_CLIENT_CAPABILITIES]))
+    throw new InvalidEnvelopeError(`params._meta["${META_CLIENT_CAPABILITIES}"] is required (an object)`);
   if (input.sessionId !== undefined) {
-    throw new InvalidRequestError(`Mcp-Session-Id has no place in a ${envelopeVersion} request (that revision has no sessions): send it without the header, or without the _meta envelope inside a session`);
+    throw new InvalidRequestError(
+      `Mcp-Session-Id has no place in a ${envelopeVersion} request (that revision has no sessions): send it ` +
+        `without the header, or without the _meta envelope inside a session`,
+    );
   }
   checkMirrored(METHOD_HEADER, headerOf(input.headers, METHOD_HEADER), input.method, 'method');
   const nameField = NAMED_BY[input.method];
-  if (nameField !== undefined) checkMirrored(NAME_HEADER, decodedHeader(NAME_HEADER, headerOf(input.headers, NAME_HEADER)), input.params?.[nameField], `params.${nameField}`);
+  if (nameField !== undefined)
+    checkMirrored(
+      NAME_HEADER,
+      decodedHeader(NAME_HEADER, headerOf(input.headers, NAME_HEADER)),
+      input.params?.[nameField],
+      `params.${nameField}`,
+    );
   return { protocolVersion: envelopeVersion as ModernProtocolVersion };
 }
 
@@ -94,7 +136,10 @@ function checkMirrored(name: string, value: string | undefined, bodyValue: unkno
   const display = displayName(name);
   if (value === undefined) throw new HeaderMismatchError(`${display} header is required (it mirrors ${field})`);
   if (value !== bodyValue) {
-    throw new HeaderMismatchError(`${display} header value ${JSON.stringify(value)} does not match body value ${JSON.stringify(bodyValue)} (${field})`);
+    throw new HeaderMismatchError(
+      `${display} header value ${JSON.stringify(value)} does not match body value ${JSON.stringify(bodyValue)} ` +
+        `(${field})`,
+    );
   }
 }
 
@@ -109,10 +154,12 @@ const HEADER_SAFE = /^[\t\x20-\x7e]*$/;
  */
 export function decodedHeader(name: string, raw: string | undefined): string | undefined {
   if (raw === undefined) return undefined;
-  if (!HEADER_SAFE.test(raw)) throw new HeaderMismatchError(`${displayName(name)} header contains characters a header value may not`);
+  if (!HEADER_SAFE.test(raw))
+    throw new HeaderMismatchError(`${displayName(name)} header contains characters a header value may not`);
   const encoded = SENTINEL.exec(raw);
   if (encoded === null) {
-    if (raw.startsWith('=?base64?') && raw.endsWith('?=')) throw new HeaderMismatchError(`${displayName(name)} header is not valid Base64`);
+    if (raw.startsWith('=?base64?') && raw.endsWith('?='))
+      throw new HeaderMismatchError(`${displayName(name)} header is not valid Base64`);
     return raw;
   }
   const bytes = Buffer.from(encoded[1]!, 'base64');
@@ -125,11 +172,18 @@ export function decodedHeader(name: string, raw: string | undefined): string | u
 }
 
 /** A result of the stateless era: `resultType` and the server's identity, as every such result carries. */
-export function completeResult<T extends object>(result: T, serverInfo: { name: string; version: string }): T & { resultType: string } {
+export function completeResult<T extends object>(
+  result: T,
+  serverInfo: { name: string; version: string },
+): T & { resultType: string } {
   const meta = (result as { _meta?: unknown })._meta;
   // A result that says what it is (an InputRequiredResult's `input_required`) keeps it; any other is complete.
   const resultType = (result as { resultType?: unknown }).resultType;
-  return { ...result, resultType: typeof resultType === 'string' ? resultType : 'complete', _meta: { ...(isObject(meta) ? meta : {}), [META_SERVER_INFO]: serverInfo } };
+  return {
+    ...result,
+    resultType: typeof resultType === 'string' ? resultType : 'complete',
+    _meta: { ...(isObject(meta) ? meta : {}), [META_SERVER_INFO]: serverInfo },
+  };
 }
 
 /** Whether a version names a stateless revision the gateway serves (any other keeps the session era's answer to it). */
@@ -143,7 +197,9 @@ function headerOf(headers: RequestHeaderRecord | undefined, lowerName: string): 
 }
 
 function displayName(lowerName: string): string {
-  return lowerName === VERSION_HEADER ? PROTOCOL_VERSION_HEADER : lowerName.replace(/(^|-)([a-z])/g, (_, dash: string, letter: string) => dash + letter.toUpperCase());
+  return lowerName === VERSION_HEADER
+    ? PROTOCOL_VERSION_HEADER
+    : lowerName.replace(/(^|-)([a-z])/g, (_, dash: string, letter: string) => dash + letter.toUpperCase());
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -6,12 +6,18 @@ const params = { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { 
 
 describe('initialize', () => {
   it('answers with the negotiated version, tools capability and server info', () => {
-    expect(buildInitializeResult({ requestedVersion: '2025-06-18', serverInfo: { name: 'tollgate', version: '0.1.0' } })).toEqual({
+    expect(
+      buildInitializeResult({ requestedVersion: '2025-06-18', serverInfo: { name: 'tollgate', version: '0.1.0' } }),
+    ).toEqual({
       protocolVersion: '2025-06-18',
       capabilities: { tools: { listChanged: false } },
       serverInfo: { name: 'tollgate', version: '0.1.0' },
     });
-    const result = buildInitializeResult({ requestedVersion: '2030-01-01', serverInfo: { name: 't', version: '1' }, instructions: 'Use the tools.' });
+    const result = buildInitializeResult({
+      requestedVersion: '2030-01-01',
+      serverInfo: { name: 't', version: '1' },
+      instructions: 'Use the tools.',
+    });
     expect(result.protocolVersion).toBe('2025-11-25');
     expect(result.instructions).toBe('Use the tools.');
   });

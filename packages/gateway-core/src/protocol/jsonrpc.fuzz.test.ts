@@ -1,7 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../errors.js';
-import { classifyMessage, jsonRpcErrorFrom, MAX_MESSAGE_DEPTH, parseJsonRpcBody, type IncomingMessage } from './jsonrpc.js';
+import {
+  classifyMessage,
+  jsonRpcErrorFrom,
+  MAX_MESSAGE_DEPTH,
+  parseJsonRpcBody,
+  type IncomingMessage,
+} from './jsonrpc.js';
 
 /**
  * Property-based tests of the JSON-RPC entry: whatever a client sends,
@@ -63,7 +69,11 @@ const anyId = fc.oneof(
   fc.constant(2 ** 60),
   fc.jsonValue({ maxDepth: 2 }),
 );
-const anyMethod = fc.oneof(fc.constantFrom('initialize', 'ping', 'tools/list', 'tools/call', 'notifications/initialized'), fc.string(), fc.jsonValue({ maxDepth: 1 }));
+const anyMethod = fc.oneof(
+  fc.constantFrom('initialize', 'ping', 'tools/list', 'tools/call', 'notifications/initialized'),
+  fc.string(),
+  fc.jsonValue({ maxDepth: 1 }),
+);
 
 /** Objects that look like JSON-RPC messages, each member present or not, well-typed or not. */
 const messageLike = fc.record(
@@ -73,16 +83,28 @@ const messageLike = fc.record(
     method: anyMethod,
     params: fc.oneof(fc.dictionary(fc.string(), fc.jsonValue({ maxDepth: 3 })), fc.jsonValue({ maxDepth: 3 })),
     result: fc.jsonValue({ maxDepth: 2 }),
-    error: fc.oneof(fc.record({ code: fc.oneof(fc.integer(), fc.double()), message: fc.oneof(fc.string(), fc.integer()) }, { requiredKeys: [] }), fc.jsonValue({ maxDepth: 1 })),
+    error: fc.oneof(
+      fc.record(
+        { code: fc.oneof(fc.integer(), fc.double()), message: fc.oneof(fc.string(), fc.integer()) },
+        { requiredKeys: [] },
+      ),
+      fc.jsonValue({ maxDepth: 1 }),
+    ),
   },
   { requiredKeys: [] },
 );
 
 /** Arrays and objects nested up to 3x the limit, with a message at the top or not. */
-const deeplyNested = fc.tuple(fc.integer({ min: 1, max: 3 * MAX_MESSAGE_DEPTH }), fc.boolean(), fc.boolean()).map(([depth, asMessage, arrays]) => {
-  const inner = arrays ? '['.repeat(depth) + ']'.repeat(depth) : '{"a":'.repeat(depth) + '0' + '}'.repeat(depth);
-  return { depth, asMessage, text: asMessage ? `{"jsonrpc":"2.0","id":1,"method":"m","params":{"x":${inner}}}` : inner };
-});
+const deeplyNested = fc
+  .tuple(fc.integer({ min: 1, max: 3 * MAX_MESSAGE_DEPTH }), fc.boolean(), fc.boolean())
+  .map(([depth, asMessage, arrays]) => {
+    const inner = arrays ? '['.repeat(depth) + ']'.repeat(depth) : '{"a":'.repeat(depth) + '0' + '}'.repeat(depth);
+    return {
+      depth,
+      asMessage,
+      text: asMessage ? `{"jsonrpc":"2.0","id":1,"method":"m","params":{"x":${inner}}}` : inner,
+    };
+  });
 
 describe('parseJsonRpcBody (property-based)', () => {
   it('never throws and classifies any string, well-formed (-32700 exactly when the text is not JSON)', () => {
@@ -107,7 +129,8 @@ describe('parseJsonRpcBody (property-based)', () => {
       fc.property(fc.jsonValue(), (value) => {
         const incoming = parseJsonRpcBody(JSON.stringify(value));
         expectWellFormed(incoming);
-        if (Array.isArray(value)) expect(incoming).toMatchObject({ kind: 'invalid', id: null, error: { jsonRpcCode: -32600 } });
+        if (Array.isArray(value))
+          expect(incoming).toMatchObject({ kind: 'invalid', id: null, error: { jsonRpcCode: -32600 } });
         expectWellFormed(classifyMessage(value));
       }),
       options,

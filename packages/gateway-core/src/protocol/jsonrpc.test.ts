@@ -1,11 +1,23 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { DownstreamError, InvalidInputError, InvalidRequestError, ParseError } from '../errors.js';
-import { classifyMessage, jsonRpcErrorFrom, jsonRpcResult, MAX_MESSAGE_DEPTH, parseJsonRpcBody, type IncomingMessage } from './jsonrpc.js';
+import {
+  classifyMessage,
+  jsonRpcErrorFrom,
+  jsonRpcResult,
+  MAX_MESSAGE_DEPTH,
+  parseJsonRpcBody,
+  type IncomingMessage,
+} from './jsonrpc.js';
 
 function refusal(message: IncomingMessage) {
   if (message.kind !== 'invalid') throw new Error(`expected invalid, got ${message.kind}`);
-  return { id: message.id, code: message.error.jsonRpcCode, status: message.error.httpStatus, text: message.error.message };
+  return {
+    id: message.id,
+    code: message.error.jsonRpcCode,
+    status: message.error.httpStatus,
+    text: message.error.message,
+  };
 }
 
 describe('parseJsonRpcBody', () => {
@@ -34,7 +46,10 @@ describe('parseJsonRpcBody', () => {
     const notification = parseJsonRpcBody('{"method":"n","jsonrpc":"2.0","x":{}}');
     expect(Object.keys((notification as { message: object }).message)).toEqual(['jsonrpc', 'method']);
     expect(refusal(parseJsonRpcBody('{"jsonrpc":"2.0","id":9007199254740992,"method":"m"}')).id).toBeNull();
-    expect(refusal(parseJsonRpcBody('{"jsonrpc":"2.0","id":"q","method":"m","params":[1]}'))).toMatchObject({ id: 'q', text: 'Invalid Request: params must be an object' });
+    expect(refusal(parseJsonRpcBody('{"jsonrpc":"2.0","id":"q","method":"m","params":[1]}'))).toMatchObject({
+      id: 'q',
+      text: 'Invalid Request: params must be an object',
+    });
   });
 
   it('reads result and error objects as responses', () => {
@@ -77,7 +92,11 @@ describe('parseJsonRpcBody', () => {
     const message = (levels: number) =>
       `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"t","arguments":${'{"a":'.repeat(levels - 2)}1${'}'.repeat(levels - 2)}}}`;
     expect(parseJsonRpcBody(message(MAX_MESSAGE_DEPTH)).kind).toBe('request');
-    expect(refusal(parseJsonRpcBody(message(MAX_MESSAGE_DEPTH + 1)))).toMatchObject({ id: 4, code: -32600, text: /nests deeper than 64/ });
+    expect(refusal(parseJsonRpcBody(message(MAX_MESSAGE_DEPTH + 1)))).toMatchObject({
+      id: 4,
+      code: -32600,
+      text: /nests deeper than 64/,
+    });
     expect(refusal(parseJsonRpcBody(message(200_000)))).toMatchObject({ id: 4, code: -32600 });
     const arrays = `{"jsonrpc":"2.0","method":"n","params":{"a":${'['.repeat(100)}${']'.repeat(100)}}}`;
     expect(refusal(parseJsonRpcBody(arrays))).toMatchObject({ id: null, code: -32600 });
@@ -118,13 +137,25 @@ describe('response builders', () => {
   });
 
   it('maps a typed error to its code and message, with its details as data', () => {
-    expect(jsonRpcErrorFrom(2, new InvalidInputError('Invalid arguments', [{ path: 'id', message: 'must be integer' }]))).toEqual({
+    expect(
+      jsonRpcErrorFrom(2, new InvalidInputError('Invalid arguments', [{ path: 'id', message: 'must be integer' }])),
+    ).toEqual({
       jsonrpc: '2.0',
       id: 2,
-      error: { code: -32602, message: 'Invalid arguments', data: { fields: [{ path: 'id', message: 'must be integer' }] } },
+      error: {
+        code: -32602,
+        message: 'Invalid arguments',
+        data: { fields: [{ path: 'id', message: 'must be integer' }] },
+      },
     });
-    const downstream = Object.assign(new DownstreamError('Downstream answered 500'), { data: { downstreamStatus: 500 } });
-    expect(jsonRpcErrorFrom(3, downstream).error).toEqual({ code: -32002, message: 'Downstream answered 500', data: { downstreamStatus: 500 } });
+    const downstream = Object.assign(new DownstreamError('Downstream answered 500'), {
+      data: { downstreamStatus: 500 },
+    });
+    expect(jsonRpcErrorFrom(3, downstream).error).toEqual({
+      code: -32002,
+      message: 'Downstream answered 500',
+      data: { downstreamStatus: 500 },
+    });
   });
 
   it('hides the message of an unexpected error behind -32603', () => {

@@ -110,14 +110,16 @@ function classify(value: unknown, shallow: boolean): IncomingMessage {
   }
   if (!isPlainObject(value)) return invalid(null, 'a JSON-RPC message must be an object');
   const id = readableId(value);
-  if (!shallow && nestsDeeperThan(value, MAX_MESSAGE_DEPTH)) return invalid(id, `the message nests deeper than ${MAX_MESSAGE_DEPTH} levels`);
+  if (!shallow && nestsDeeperThan(value, MAX_MESSAGE_DEPTH))
+    return invalid(id, `the message nests deeper than ${MAX_MESSAGE_DEPTH} levels`);
   if ('method' in value) {
     if (!('id' in value)) return wellFormed(value, undefined) ?? parsed('notification', NotificationSchema, value, id);
     if (value.id === null) return invalid(null, 'id must be a string or an integer; null is not a request id');
     return (id === null ? null : wellFormed(value, id)) ?? parsed('request', RequestSchema, value, id);
   }
   if ('result' in value || 'error' in value) {
-    if ('result' in value && 'error' in value) return invalid(id, 'a response carries either result or error, not both');
+    if ('result' in value && 'error' in value)
+      return invalid(id, 'a response carries either result or error, not both');
     return parsed('response', ResponseSchema, value, id);
   }
   return invalid(id, 'a JSON-RPC message needs a method (request or notification) or a result or error (response)');
@@ -148,10 +150,14 @@ function wellFormed(value: Record<string, unknown>, id: JsonRpcId | undefined): 
   const params = value.params;
   if (hasParams && params !== undefined && !isPlainObject(params)) return undefined;
   if (id === undefined) {
-    const message: JsonRpcNotification = hasParams ? { jsonrpc: '2.0', method, params: params as JsonRpcParams } : { jsonrpc: '2.0', method };
+    const message: JsonRpcNotification = hasParams
+      ? { jsonrpc: '2.0', method, params: params as JsonRpcParams }
+      : { jsonrpc: '2.0', method };
     return { kind: 'notification', message };
   }
-  const message: JsonRpcRequest = hasParams ? { jsonrpc: '2.0', id, method, params: params as JsonRpcParams } : { jsonrpc: '2.0', id, method };
+  const message: JsonRpcRequest = hasParams
+    ? { jsonrpc: '2.0', id, method, params: params as JsonRpcParams }
+    : { jsonrpc: '2.0', id, method };
   return { kind: 'request', message };
 }
 
@@ -167,9 +173,11 @@ function nestsDeeperThan(value: object, limit: number): boolean {
     const depth = depths.pop()!;
     if (depth > limit) return true;
     if (Array.isArray(item)) {
-      for (const child of item) if (typeof child === 'object' && child !== null) (items.push(child), depths.push(depth + 1));
+      for (const child of item)
+        if (typeof child === 'object' && child !== null) items.push(child), depths.push(depth + 1);
     } else {
-      for (const child of Object.values(item)) if (typeof child === 'object' && child !== null) (items.push(child), depths.push(depth + 1));
+      for (const child of Object.values(item))
+        if (typeof child === 'object' && child !== null) items.push(child), depths.push(depth + 1);
     }
   }
   return false;

@@ -27,18 +27,29 @@ describe('x-mcp-header parameters (MCP 2026-07-28)', () => {
 
   it('accepts headers that mirror the arguments: plain, Base64 sentinel, integers compared as numbers', () => {
     const args = { region: 'Hello, 世界', limit: 42, target: { dryRun: true } };
-    const headers = { 'mcp-param-region': `=?base64?${Buffer.from('Hello, 世界').toString('base64')}?=`, 'mcp-param-limit': '42.0', 'mcp-param-dry-run': 'true' };
+    const headers = {
+      'mcp-param-region': `=?base64?${Buffer.from('Hello, 世界').toString('base64')}?=`,
+      'mcp-param-limit': '42.0',
+      'mcp-param-dry-run': 'true',
+    };
     expect(() => checkParamHeaders(marks, args, headers)).not.toThrow();
     expect(() => checkParamHeaders(marks, { limit: null }, {})).not.toThrow();
   });
 
   it.each([
     ['a header missing for a value present', { region: 'us-west1' }, {}, /Mcp-Param-region header is required/],
-    ['a header disagreeing with the body', { region: 'us-west1' }, { 'mcp-param-region': 'eu-west1' }, /does not match/],
+    [
+      'a header disagreeing with the body',
+      { region: 'us-west1' },
+      { 'mcp-param-region': 'eu-west1' },
+      /does not match/,
+    ],
     ['a header for a value absent', {}, { 'mcp-param-limit': '3' }, /is set but limit is not in the arguments/],
     ['a boolean spelt otherwise', { target: { dryRun: false } }, { 'mcp-param-dry-run': 'False' }, /does not match/],
     ['a header with a newline', { region: 'a' }, { 'mcp-param-region': 'a\nb' }, /characters a header value may not/],
   ])('%s: HeaderMismatch -32020', (_label, args, headers, message) => {
-    expect(() => checkParamHeaders(marks, args, headers)).toThrow(expect.objectContaining({ code: 'header-mismatch', message: expect.stringMatching(message) }));
+    expect(() => checkParamHeaders(marks, args, headers)).toThrow(
+      expect.objectContaining({ code: 'header-mismatch', message: expect.stringMatching(message) }),
+    );
   });
 });

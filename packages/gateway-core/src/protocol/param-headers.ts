@@ -28,7 +28,12 @@ export function paramHeadersOf(schema: unknown): ParamHeader[] {
       if (typeof child !== 'object' || child === null) continue;
       const mark = (child as Record<string, unknown>)[MARK];
       const type = (child as { type?: unknown }).type;
-      if (typeof mark === 'string' && TOKEN.test(mark) && !seen.has(mark.toLowerCase()) && (type === 'string' || type === 'integer' || type === 'boolean')) {
+      if (
+        typeof mark === 'string' &&
+        TOKEN.test(mark) &&
+        !seen.has(mark.toLowerCase()) &&
+        (type === 'string' || type === 'integer' || type === 'boolean')
+      ) {
         seen.add(mark.toLowerCase());
         found.push({ path: [...path, key], header: `mcp-param-${mark.toLowerCase()}`, type });
       }
@@ -69,7 +74,8 @@ export function paramHeaderProblems(schema: unknown): ParamHeaderProblem[] {
   collect(schema);
   const seen = new Map<string, string>();
   const visit = (node: unknown, path: string[], depth: number) => {
-    // Deeper than any schema host-kit or an importer emits: the walk stops rather than recursing without end on a cycle.
+    // Deeper than any schema host-kit or an importer emits: the
+    // walk stops rather than recursing without end on a cycle.
     if (typeof node !== 'object' || node === null || depth > 64) return;
     if (!Array.isArray(node) && Object.hasOwn(node, MARK)) {
       const message = markProblem(node as Record<string, unknown>, reachable.has(node), seen, path.join('.'));
@@ -81,16 +87,34 @@ export function paramHeaderProblems(schema: unknown): ParamHeaderProblem[] {
   return problems;
 }
 
-function markProblem(node: Record<string, unknown>, reachable: boolean, seen: Map<string, string>, where: string): string | null {
+function markProblem(
+  node: Record<string, unknown>,
+  reachable: boolean,
+  seen: Map<string, string>,
+  where: string,
+): string | null {
   const mark = node[MARK];
-  if (!reachable) return 'is only allowed on a property reached from the root through properties alone (not items, oneOf/anyOf/allOf/not, if/then/else, $ref or $defs)';
+  if (!reachable)
+    return (
+      'is only allowed on a property reached from the root through properties alone (not items, ' +
+      'oneOf/anyOf/allOf/not, if/then/else, $ref or $defs)'
+    );
   if (typeof mark !== 'string' || mark === '') return 'must be a non-empty string';
-  if (!TOKEN.test(mark)) return `${JSON.stringify(mark)} is not an HTTP token (RFC 9110 field-name characters, no spaces or control characters)`;
+  if (!TOKEN.test(mark))
+    return (
+      `${JSON.stringify(mark)} is not an HTTP token (RFC 9110 field-name characters, no spaces or control ` +
+      `characters)`
+    );
   const twin = seen.get(mark.toLowerCase());
   if (twin !== undefined) return `${JSON.stringify(mark)} is also the mark of ${twin} (marks are case-insensitive)`;
   seen.set(mark.toLowerCase(), where);
-  if (node.type === 'number') return 'a number parameter cannot be mirrored into a header (only string, integer or boolean)';
-  if (!PRIMITIVE_TYPES.has(node.type)) return `only a string, integer or boolean parameter can be mirrored into a header, not ${JSON.stringify(node.type ?? null)}`;
+  if (node.type === 'number')
+    return 'a number parameter cannot be mirrored into a header (only string, integer or boolean)';
+  if (!PRIMITIVE_TYPES.has(node.type))
+    return (
+      `only a string, integer or boolean parameter can be mirrored into a header, not ` +
+      `${JSON.stringify(node.type ?? null)}`
+    );
   return null;
 }
 
@@ -99,18 +123,27 @@ function markProblem(node: Record<string, unknown>, reachable: boolean, seen: Ma
  * header, equal after decoding (integers compared as numbers); absent or
  * null, the header must be absent too. HeaderMismatch (400, -32020) otherwise.
  */
-export function checkParamHeaders(marks: readonly ParamHeader[], args: unknown, headers: RequestHeaderRecord | undefined): void {
+export function checkParamHeaders(
+  marks: readonly ParamHeader[],
+  args: unknown,
+  headers: RequestHeaderRecord | undefined,
+): void {
   for (const mark of marks) {
     const value = valueAt(args, mark.path);
     const raw = headers?.[mark.header];
     const header = decodedHeader(mark.header, Array.isArray(raw) ? raw.join(', ') : raw);
     const name = `Mcp-Param-${mark.header.slice('mcp-param-'.length)}`;
     if (value === undefined || value === null) {
-      if (header !== undefined) throw new HeaderMismatchError(`${name} header is set but ${mark.path.join('.')} is not in the arguments`);
+      if (header !== undefined)
+        throw new HeaderMismatchError(`${name} header is set but ${mark.path.join('.')} is not in the arguments`);
       continue;
     }
-    if (header === undefined) throw new HeaderMismatchError(`${name} header is required: it mirrors ${mark.path.join('.')}`);
-    if (!sameValue(header, value)) throw new HeaderMismatchError(`${name} header value ${JSON.stringify(header)} does not match body value ${JSON.stringify(value)}`);
+    if (header === undefined)
+      throw new HeaderMismatchError(`${name} header is required: it mirrors ${mark.path.join('.')}`);
+    if (!sameValue(header, value))
+      throw new HeaderMismatchError(
+        `${name} header value ${JSON.stringify(header)} does not match body value ${JSON.stringify(value)}`,
+      );
   }
 }
 

@@ -3,13 +3,19 @@ import { InvalidRequestError } from '../errors.js';
 import { isAtLeast, negotiateProtocolVersion, protocolVersionForRequest } from './protocol-version.js';
 
 describe('negotiateProtocolVersion', () => {
-  it.each(['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'])('answers a supported version (%s) with itself', (version) => {
-    expect(negotiateProtocolVersion(version)).toBe(version);
-  });
+  it.each(['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'])(
+    'answers a supported version (%s) with itself',
+    (version) => {
+      expect(negotiateProtocolVersion(version)).toBe(version);
+    },
+  );
 
-  it.each(['2099-01-01', '2024-10-07', '', undefined, 42])('answers the newest supported version (2025-11-25) to %s', (version) => {
-    expect(negotiateProtocolVersion(version)).toBe('2025-11-25');
-  });
+  it.each(['2099-01-01', '2024-10-07', '', undefined, 42])(
+    'answers the newest supported version (2025-11-25) to %s',
+    (version) => {
+      expect(negotiateProtocolVersion(version)).toBe('2025-11-25');
+    },
+  );
 });
 
 describe('protocolVersionForRequest', () => {

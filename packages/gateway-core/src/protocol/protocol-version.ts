@@ -35,7 +35,8 @@ export function protocolVersionForRequest(header: string | undefined, negotiated
   const version = header.trim();
   if (!isSupportedProtocolVersion(version)) {
     throw new InvalidRequestError(
-      `Unsupported ${PROTOCOL_VERSION_HEADER}: ${JSON.stringify(header)}; supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}`,
+      `Unsupported ${PROTOCOL_VERSION_HEADER}: ${JSON.stringify(header)}; supported: ` +
+        `${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}`,
     );
   }
   return version;

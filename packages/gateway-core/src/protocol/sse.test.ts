@@ -43,12 +43,18 @@ describe('sseMessage', () => {
     it('reuses the answer text rather than serializing the value again', () => {
       // Spacing that JSON.stringify would not write shows which text was used.
       const message = jsonRpcResult(1, buildToolCallResult('{"a": 1}', '2025-06-18', { value: { a: 1 } }));
-      expect(sseMessage(message)).toBe('event: message\ndata: {"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"{\\"a\\": 1}"}],"structuredContent":{"a": 1}}}\n\n');
+      expect(sseMessage(message)).toBe(
+        'event: message\ndata: {"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"{\\"a\\": 1}"}],"structuredContent":{"a": 1}}}\n\n',
+      );
     });
 
     it('serializes the whole message when it has more than the result, or a result with more keys', () => {
       const result = buildToolCallResult('{"a": 1}', '2025-06-18', { value: { a: 1 } });
-      for (const message of [{ ...jsonRpcResult(1, result), extra: true }, jsonRpcResult(1, { ...result, _meta: { m: 1 } }), jsonRpcResult(1, { structuredContent: result.structuredContent, content: result.content })]) {
+      for (const message of [
+        { ...jsonRpcResult(1, result), extra: true },
+        jsonRpcResult(1, { ...result, _meta: { m: 1 } }),
+        jsonRpcResult(1, { structuredContent: result.structuredContent, content: result.content }),
+      ]) {
         expect(sseMessage(message as never)).toBe(frameOf(message));
       }
     });

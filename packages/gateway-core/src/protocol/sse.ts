@@ -22,13 +22,22 @@ export function sseMessage(message: JsonRpcResponse | JsonRpcNotification, event
 function toolResultJson(message: JsonRpcResponse | JsonRpcNotification): string | undefined {
   if (!('result' in message)) return undefined;
   const { result, id } = message as { result: unknown; id: unknown };
-  if (typeof result !== 'object' || result === null || (typeof id !== 'string' && typeof id !== 'number' && id !== null)) return undefined;
-  // Not read through `result.structuredContent`, which would parse a cached answer's text (buildToolCallResultFromJson).
+  if (
+    typeof result !== 'object' ||
+    result === null ||
+    (typeof id !== 'string' && typeof id !== 'number' && id !== null)
+  )
+    return undefined;
+  // Not read through `result.structuredContent`, which would parse a cached answer's text
+  // (buildToolCallResultFromJson).
   if (!structuredContentIsObject(result)) return undefined;
   const { content } = result as { content?: unknown };
   const structured = knownStructuredJson(result);
   if (structured === undefined || !keysAre(message, MESSAGE_KEYS) || !keysAre(result, RESULT_KEYS)) return undefined;
-  return `{"jsonrpc":${JSON.stringify(message.jsonrpc)},"id":${JSON.stringify(id)},"result":{"content":${JSON.stringify(content)},"structuredContent":${structured}}}`;
+  return (
+    `{"jsonrpc":${JSON.stringify(message.jsonrpc)},"id":${JSON.stringify(id)},` +
+    `"result":{"content":${JSON.stringify(content)},"structuredContent":${structured}}}`
+  );
 }
 
 const MESSAGE_KEYS = ['jsonrpc', 'id', 'result'];

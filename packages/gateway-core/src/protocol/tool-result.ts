@@ -37,7 +37,11 @@ export function buildToolErrorResult(text: string, meta: ToolErrorMeta): ToolCal
  * to send the text alone (an answer too large to parse again on the event
  * loop; MCP makes structuredContent optional when no outputSchema is declared).
  */
-export function buildToolCallResult(text: string, version: ProtocolVersion, parsed?: { value: unknown } | null): ToolCallResult {
+export function buildToolCallResult(
+  text: string,
+  version: ProtocolVersion,
+  parsed?: { value: unknown } | null,
+): ToolCallResult {
   const result: ToolCallResult = { content: [{ type: 'text', text }] };
   if (!isAtLeast(version, '2025-06-18') || parsed === null) return result;
   // The caller may already hold the value `text` was serialized from: no need to parse it back.
@@ -46,7 +50,8 @@ export function buildToolCallResult(text: string, version: ProtocolVersion, pars
   const structured = isObject ? (value as Record<string, unknown>) : { result: value };
   result.structuredContent = structured;
   // Not enumerable: JSON, Object.keys and equality checks see the result as it always was.
-  if (parsed !== undefined) Object.defineProperty(result, STRUCTURED_JSON, { value: isObject ? text : `{"result":${text}}` });
+  if (parsed !== undefined)
+    Object.defineProperty(result, STRUCTURED_JSON, { value: isObject ? text : `{"result":${text}}` });
   return result;
 }
 

@@ -49,15 +49,23 @@ export class DownstreamBreaker {
   /** The caller of each failed call, for the failure filter (errors are unique objects). */
   readonly #callerOf = new WeakMap<object, string>();
 
-  constructor(options: Required<BreakerOptions>, onStateChange?: (change: BreakerStateChange) => void, downstream?: string, ownCaller = false) {
+  constructor(
+    options: Required<BreakerOptions>,
+    onStateChange?: (change: BreakerStateChange) => void,
+    downstream?: string,
+    ownCaller = false,
+  ) {
     this.#breakMs = options.breakMs;
-    const subject = downstream === undefined ? 'the downstream API' : `the downstream API ${JSON.stringify(downstream)}`;
+    const subject =
+      downstream === undefined ? 'the downstream API' : `the downstream API ${JSON.stringify(downstream)}`;
     this.#refusalMessage = ownCaller
       ? `Your calls to ${subject} failed repeatedly while it answers others; yours are held back, try again shortly.`
       : `${subject[0]!.toUpperCase()}${subject.slice(1)} is isolated after repeated failures; try again shortly.`;
     this.#callers = ownCaller ? null : new CallerAwareCounter(counterFor(options), options.windowMs);
     this.#policy = circuitBreaker(
-      handleWhen((error) => (isDownstreamFault(error) && this.#counts(error)) || this.#inconclusiveProbes.has(error as object)),
+      handleWhen(
+        (error) => (isDownstreamFault(error) && this.#counts(error)) || this.#inconclusiveProbes.has(error as object),
+      ),
       { halfOpenAfter: options.breakMs, breaker: this.#callers ?? counterFor(options) },
     );
     this.#policy.onStateChange((next) => {
@@ -101,9 +109,11 @@ export class DownstreamBreaker {
    */
   execute<T>(call: (probe: boolean) => Promise<T>, caller = NO_CALLER): Promise<T> {
     if (this.#policy.state === CircuitState.HalfOpen) return Promise.reject(this.#refusal());
-    return this.#policy.execute(() => this.#run(call, caller)).then(undefined, (error: unknown) => {
-      throw isBrokenCircuitError(error) ? this.#refusal() : error;
-    });
+    return this.#policy
+      .execute(() => this.#run(call, caller))
+      .then(undefined, (error: unknown) => {
+        throw isBrokenCircuitError(error) ? this.#refusal() : error;
+      });
   }
 
   #run<T>(call: (probe: boolean) => Promise<T>, caller: string): Promise<T> {
@@ -137,7 +147,8 @@ export class DownstreamBreaker {
       this.#callers?.succeeded(caller);
       return value;
     } catch (error) {
-      if (!isDownstreamAnswer(error) && typeof error === 'object' && error !== null) this.#inconclusiveProbes.add(error);
+      if (!isDownstreamAnswer(error) && typeof error === 'object' && error !== null)
+        this.#inconclusiveProbes.add(error);
       throw error;
     }
   }
@@ -171,7 +182,9 @@ function publicState(state: CircuitState): BreakerState {
 
 /** Only DownstreamCallErrors are ever counted, so the tipping failure is always one of them. */
 function describeFailure(reason: FailureReason<unknown> | undefined): DownstreamFailure | undefined {
-  return reason !== undefined && 'error' in reason && reason.error instanceof DownstreamCallError ? reason.error.data : undefined;
+  return reason !== undefined && 'error' in reason && reason.error instanceof DownstreamCallError
+    ? reason.error.data
+    : undefined;
 }
 
 function notify(listener: ((change: BreakerStateChange) => void) | undefined, change: BreakerStateChange): void {
@@ -179,6 +192,8 @@ function notify(listener: ((change: BreakerStateChange) => void) | undefined, ch
     listener?.(change);
   } catch (error) {
     // A metrics or log hook must never fail a tool call or leave the breaker half-updated.
-    process.emitWarning(`Circuit breaker state listener threw: ${error instanceof Error ? error.message : String(error)}`);
+    process.emitWarning(
+      `Circuit breaker state listener threw: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
 }

@@ -71,7 +71,8 @@ export class CallerAwareCounter implements IBreaker {
   }
 
   #anotherSucceeding(caller: string, now: number): boolean {
-    for (const [other, { ok, at }] of this.#lastOutcome) if (other !== caller && ok && now - at < this.#windowMs) return true;
+    for (const [other, { ok, at }] of this.#lastOutcome)
+      if (other !== caller && ok && now - at < this.#windowMs) return true;
     return false;
   }
 

@@ -31,7 +31,9 @@ const TRANSIENT_STATUSES: ReadonlySet<number> = new Set([502, 503, 504]);
 export function isTransientFault(error: unknown): boolean {
   if (!(error instanceof DownstreamCallError)) return false;
   const failure = error.data;
-  return failure.reason === 'network' || (failure.reason === 'status' && TRANSIENT_STATUSES.has(failure.downstreamStatus));
+  return (
+    failure.reason === 'network' || (failure.reason === 'status' && TRANSIENT_STATUSES.has(failure.downstreamStatus))
+  );
 }
 
 /** The downstream did answer, whatever the answer was: proof that it is up. */

@@ -30,7 +30,12 @@ describe('FairSlots', () => {
         held(outcome)();
       });
     // The flooding agent queues five calls before the others queue one each.
-    const waits = [...['f1', 'f2', 'f3', 'f4', 'f5'].map((label) => wait('flood', label)), wait('quiet', 'q1'), wait('other', 'o1'), wait('quiet', 'q2')];
+    const waits = [
+      ...['f1', 'f2', 'f3', 'f4', 'f5'].map((label) => wait('flood', label)),
+      wait('quiet', 'q1'),
+      wait('other', 'o1'),
+      wait('quiet', 'q2'),
+    ];
     release();
     await Promise.all(waits);
     expect(served).toEqual(['f1', 'q1', 'o1', 'f2', 'q2', 'f3', 'f4', 'f5']);

@@ -26,7 +26,8 @@ export class FairSlots {
   readonly #queues = new Map<string, Waiter[]>();
 
   constructor(size: number) {
-    if (!Number.isSafeInteger(size) || size < 1) throw new RangeError(`FairSlots size must be a positive integer, got ${size}`);
+    if (!Number.isSafeInteger(size) || size < 1)
+      throw new RangeError(`FairSlots size must be a positive integer, got ${size}`);
     this.size = size;
     this.#free = size;
   }

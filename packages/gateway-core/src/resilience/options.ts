@@ -112,11 +112,17 @@ export function resolveResilienceOptions(options: ResilienceOptions = {}): Resol
   };
 
   if (breaker.mode !== 'consecutive' && breaker.mode !== 'ratio') {
-    problems.push({ path: 'breaker.mode', message: `must be "consecutive" or "ratio" (got ${JSON.stringify(breaker.mode)})` });
+    problems.push({
+      path: 'breaker.mode',
+      message: `must be "consecutive" or "ratio" (got ${JSON.stringify(breaker.mode)})`,
+    });
   }
   wholeNumber('breaker.failureThreshold', breaker.failureThreshold, 1);
   if (!(breaker.failureRatio > 0 && breaker.failureRatio < 1)) {
-    problems.push({ path: 'breaker.failureRatio', message: `must be a number between 0 and 1, both excluded (got ${breaker.failureRatio})` });
+    problems.push({
+      path: 'breaker.failureRatio',
+      message: `must be a number between 0 and 1, both excluded (got ${breaker.failureRatio})`,
+    });
   }
   positive('breaker.windowMs', breaker.windowMs);
   wholeNumber('breaker.minimumCalls', breaker.minimumCalls, 1);
@@ -124,7 +130,11 @@ export function resolveResilienceOptions(options: ResilienceOptions = {}): Resol
   wholeNumber('retry.retries', retry.retries, 0, MAX_RETRIES);
   wholeNumber('retry.minDelayMs', retry.minDelayMs, 1);
   // Against the shortest wait when that one is valid (else it is already reported).
-  wholeNumber('retry.maxDelayMs', retry.maxDelayMs, Number.isSafeInteger(retry.minDelayMs) && retry.minDelayMs >= 1 ? retry.minDelayMs : 1);
+  wholeNumber(
+    'retry.maxDelayMs',
+    retry.maxDelayMs,
+    Number.isSafeInteger(retry.minDelayMs) && retry.minDelayMs >= 1 ? retry.minDelayMs : 1,
+  );
   positive('deadlineMs', deadlineMs);
   wholeNumber('connections', connections, 1);
   if (problems.length > 0) throw new ConfigError(problems);

@@ -29,7 +29,10 @@ class TestDownstream {
     this.#server = createServer((request, response) => {
       this.hits++;
       request.resume();
-      this.#answer(this.failPosts && request.method === 'POST' ? { status: 500 } : (this.script.shift() ?? this.behaviour), response);
+      this.#answer(
+        this.failPosts && request.method === 'POST' ? { status: 500 } : (this.script.shift() ?? this.behaviour),
+        response,
+      );
     });
     this.#server.on('connection', (socket) => {
       this.#sockets.add(socket);
@@ -85,7 +88,7 @@ const getArgs = { id: 'c1' };
 const postArgs = { customerId: 'c1', sku: 'sku-1', quantity: 1 };
 
 let downstream: TestDownstream;
-let inners: HttpForwarder[] = [];
+const inners: HttpForwarder[] = [];
 
 beforeEach(async () => {
   downstream = new TestDownstream();
@@ -162,20 +165,31 @@ describe('circuit breaker', () => {
     downstream.behaviour = { status: 500 };
     await failCalls(unnamed.forwarder, 3);
     await failCalls(named.forwarder, 3);
-    expect(((await rejection(unnamed.forwarder.forward(getTool, getArgs))) as Error).message).toBe('The downstream API is isolated after repeated failures; try again shortly.');
-    expect(((await rejection(named.forwarder.forward(getTool, getArgs))) as Error).message).toBe('The downstream API "orders" is isolated after repeated failures; try again shortly.');
+    expect(((await rejection(unnamed.forwarder.forward(getTool, getArgs))) as Error).message).toBe(
+      'The downstream API is isolated after repeated failures; try again shortly.',
+    );
+    expect(((await rejection(named.forwarder.forward(getTool, getArgs))) as Error).message).toBe(
+      'The downstream API "orders" is isolated after repeated failures; try again shortly.',
+    );
   });
 
   it('counts refused connections and timeouts as failures', async () => {
     const refused = resilient({ retry: { retries: 0 } });
     await downstream.stop();
-    for (let i = 0; i < 3; i++) expect((await downstreamFailure(refused.forwarder.forward(getTool, getArgs))).data).toMatchObject({ reason: 'network' });
+    for (let i = 0; i < 3; i++)
+      expect((await downstreamFailure(refused.forwarder.forward(getTool, getArgs))).data).toMatchObject({
+        reason: 'network',
+      });
     expect(refused.forwarder.breakerState).toBe('open');
     await downstream.start();
 
     const slow = resilient({ deadlineMs: 100 });
     downstream.behaviour = { delayMs: 1000 };
-    for (let i = 0; i < 3; i++) expect((await downstreamFailure(slow.forwarder.forward(getTool, getArgs))).data).toEqual({ reason: 'timeout', timeoutMs: 100 });
+    for (let i = 0; i < 3; i++)
+      expect((await downstreamFailure(slow.forwarder.forward(getTool, getArgs))).data).toEqual({
+        reason: 'timeout',
+        timeoutMs: 100,
+      });
     expect(slow.forwarder.breakerState).toBe('open');
   });
 
@@ -183,7 +197,10 @@ describe('circuit breaker', () => {
     const { forwarder } = resilient();
     downstream.behaviour = { status: 404 };
     for (let i = 0; i < 6; i++) {
-      expect((await downstreamFailure(forwarder.forward(getTool, getArgs))).data).toEqual({ reason: 'status', downstreamStatus: 404 });
+      expect((await downstreamFailure(forwarder.forward(getTool, getArgs))).data).toEqual({
+        reason: 'status',
+        downstreamStatus: 404,
+      });
     }
     expect(forwarder.breakerState).toBe('closed');
     expect(downstream.hits).toBe(6);
@@ -226,7 +243,11 @@ describe('circuit breaker', () => {
     await expect(probe).resolves.toMatchObject({ status: 200, body: { ok: true } });
     expect(downstream.hits - hitsBefore).toBe(1);
     expect(forwarder.breakerState).toBe('closed');
-    expect(changes.map(({ from, to }) => `${from}->${to}`)).toEqual(['closed->open', 'open->half-open', 'half-open->closed']);
+    expect(changes.map(({ from, to }) => `${from}->${to}`)).toEqual([
+      'closed->open',
+      'open->half-open',
+      'half-open->closed',
+    ]);
     expect(changes[0]!.failure).toEqual({ reason: 'status', downstreamStatus: 500 });
 
     await expect(forwarder.forward(getTool, getArgs)).resolves.toMatchObject({ status: 200 });
@@ -239,7 +260,10 @@ describe('circuit breaker', () => {
     await sleep(fastBreaker.breakMs + 30);
 
     const hitsBefore = downstream.hits;
-    expect((await downstreamFailure(forwarder.forward(getTool, getArgs))).data).toEqual({ reason: 'status', downstreamStatus: 503 });
+    expect((await downstreamFailure(forwarder.forward(getTool, getArgs))).data).toEqual({
+      reason: 'status',
+      downstreamStatus: 503,
+    });
     expect(downstream.hits - hitsBefore).toBe(1);
     expect(forwarder.breakerState).toBe('open');
     expect(await rejection(forwarder.forward(getTool, getArgs))).toBeInstanceOf(CircuitOpenError);
@@ -273,7 +297,9 @@ describe('circuit breaker', () => {
     downstream.behaviour = { delayMs: 200 };
     const hitsBefore = downstream.hits;
     const started = performance.now();
-    expect((await downstreamFailure(forwarder.forward(getTool, getArgs, AbortSignal.timeout(20)))).data).toEqual({ reason: 'aborted' });
+    expect((await downstreamFailure(forwarder.forward(getTool, getArgs, AbortSignal.timeout(20)))).data).toEqual({
+      reason: 'aborted',
+    });
     expect(performance.now() - started).toBeLessThan(100);
     // Still the probe's turn: the others fail fast until its answer.
     expect(forwarder.breakerState).toBe('half-open');
@@ -291,7 +317,9 @@ describe('circuit breaker', () => {
     await sleep(fastBreaker.breakMs + 30);
 
     downstream.behaviour = { delayMs: 100, then: { status: 500 } };
-    expect((await downstreamFailure(forwarder.forward(getTool, getArgs, AbortSignal.timeout(20)))).data).toEqual({ reason: 'aborted' });
+    expect((await downstreamFailure(forwarder.forward(getTool, getArgs, AbortSignal.timeout(20)))).data).toEqual({
+      reason: 'aborted',
+    });
     await sleep(150);
     expect(forwarder.breakerState).toBe('open');
     expect(await rejection(forwarder.forward(getTool, getArgs))).toBeInstanceOf(CircuitOpenError);
@@ -305,7 +333,8 @@ describe('circuit breaker', () => {
 
     downstream.behaviour = 'ok';
     const hitsBefore = downstream.hits;
-    for (let i = 0; i < 3; i++) expect(await rejection(forwarder.forward(getTool, { id: '..' }))).toBeInstanceOf(InvalidInputError);
+    for (let i = 0; i < 3; i++)
+      expect(await rejection(forwarder.forward(getTool, { id: '..' }))).toBeInstanceOf(InvalidInputError);
     expect(downstream.hits).toBe(hitsBefore);
     expect(forwarder.breakerState).toBe('open');
     await expect(forwarder.forward(getTool, getArgs)).resolves.toMatchObject({ status: 200 });
@@ -316,7 +345,10 @@ describe('circuit breaker', () => {
     // A forwarder whose refusal the pre-check cannot foresee: the breaker itself keeps the circuit open.
     let refuse = false;
     const inner = countingForwarder(1000);
-    const refusing: Forwarder = { forward: (...call) => (refuse ? Promise.reject(new InvalidInputError('refused before sending', [])) : inner.forward(...call)) };
+    const refusing: Forwarder = {
+      forward: (...call) =>
+        refuse ? Promise.reject(new InvalidInputError('refused before sending', [])) : inner.forward(...call),
+    };
     const forwarder = createResilientForwarder(refusing, { breaker: fastBreaker });
     downstream.behaviour = { status: 500 };
     await failCalls(forwarder, 3);
@@ -334,12 +366,17 @@ describe('circuit breaker', () => {
     await sleep(fastBreaker.breakMs + 30);
 
     downstream.behaviour = { status: 404 };
-    expect((await downstreamFailure(forwarder.forward(getTool, getArgs))).data).toEqual({ reason: 'status', downstreamStatus: 404 });
+    expect((await downstreamFailure(forwarder.forward(getTool, getArgs))).data).toEqual({
+      reason: 'status',
+      downstreamStatus: 404,
+    });
     expect(forwarder.breakerState).toBe('closed');
   });
 
   it('in ratio mode opens when more than the ratio failed in the window, once enough calls were made', async () => {
-    const { forwarder } = resilient({ breaker: { mode: 'ratio', failureRatio: 0.5, minimumCalls: 4, windowMs: 10_000, breakMs: 1000 } });
+    const { forwarder } = resilient({
+      breaker: { mode: 'ratio', failureRatio: 0.5, minimumCalls: 4, windowMs: 10_000, breakMs: 1000 },
+    });
     downstream.script.push('ok', 'ok', { status: 500 }, { status: 500 });
     await forwarder.forward(postTool, postArgs);
     await forwarder.forward(postTool, postArgs);
@@ -352,7 +389,9 @@ describe('circuit breaker', () => {
   });
 
   it('in ratio mode waits for the minimum number of calls', async () => {
-    const { forwarder } = resilient({ breaker: { mode: 'ratio', failureRatio: 0.5, minimumCalls: 4, windowMs: 10_000 } });
+    const { forwarder } = resilient({
+      breaker: { mode: 'ratio', failureRatio: 0.5, minimumCalls: 4, windowMs: 10_000 },
+    });
     downstream.behaviour = { status: 500 };
     await failCalls(forwarder, 3);
     expect(forwarder.breakerState).toBe('closed');
@@ -365,7 +404,9 @@ describe('circuit breaker with several callers (issue 25 finding 4)', () => {
   const threshold = 3;
   const slowBreaker = { failureThreshold: threshold, breakMs: 60_000 };
   const callOf = (forwarder: Forwarder, agentId: string, which: 'get' | 'post') =>
-    which === 'get' ? forwarder.forward(getTool, getArgs, undefined, { agentId }) : forwarder.forward(postTool, postArgs, undefined, { agentId });
+    which === 'get'
+      ? forwarder.forward(getTool, getArgs, undefined, { agentId })
+      : forwarder.forward(postTool, postArgs, undefined, { agentId });
 
   it("keeps a bystander's calls going while one agent hammers a failing tool, and holds that agent back on its own", async () => {
     const { forwarder } = resilient({ breaker: slowBreaker });
@@ -375,14 +416,18 @@ describe('circuit breaker with several callers (issue 25 finding 4)', () => {
     const rounds = 40;
     for (let round = 0; round < rounds; round++) {
       // A burst of 8 failing calls from one agent beside one call of the bystander.
-      const burst = Array.from({ length: 8 }, () => callOf(forwarder, 'hammer', 'post').catch((error: unknown) => error));
+      const burst = Array.from({ length: 8 }, () =>
+        callOf(forwarder, 'hammer', 'post').catch((error: unknown) => error),
+      );
       const bystander = await callOf(forwarder, 'bystander', 'get').then(
         () => true,
         () => false,
       );
       if (bystander) served++;
       const errors = await Promise.all(burst);
-      expect(errors.every((error) => error instanceof DownstreamCallError || error instanceof CircuitOpenError)).toBe(true);
+      expect(errors.every((error) => error instanceof DownstreamCallError || error instanceof CircuitOpenError)).toBe(
+        true,
+      );
     }
     expect(served / rounds).toBeGreaterThanOrEqual(0.95);
     expect(forwarder.breakerState).toBe('closed');
@@ -431,25 +476,41 @@ describe('connection slots', () => {
   });
 
   it('refuses a call that gets no slot within its deadline as overloaded, which the breaker never counts', async () => {
-    const { forwarder } = resilient({ connections: 1, deadlineMs: 250, breaker: { failureThreshold: 1, breakMs: 10_000 } });
+    const { forwarder } = resilient({
+      connections: 1,
+      deadlineMs: 250,
+      breaker: { failureThreshold: 1, breakMs: 10_000 },
+    });
     downstream.behaviour = { delayMs: 200 };
-    const calls = [1, 2, 3].map(() => forwarder.forward(postTool, postArgs).then(() => 'ok', (error: unknown) => error));
+    const calls = [1, 2, 3].map(() =>
+      forwarder.forward(postTool, postArgs).then(
+        () => 'ok',
+        (error: unknown) => error,
+      ),
+    );
     const [first, second, third] = await Promise.all(calls);
     expect([first, second]).toEqual(['ok', 'ok']);
     expect(third).toBeInstanceOf(OverloadedError);
-    expect(third).toMatchObject({ httpStatus: 503, jsonRpcCode: -32003, code: 'overloaded', data: { retryAfterSeconds: 1 } });
+    expect(third).toMatchObject({
+      httpStatus: 503,
+      jsonRpcCode: -32003,
+      code: 'overloaded',
+      data: { retryAfterSeconds: 1 },
+    });
     expect(downstream.hits).toBe(2);
     // One counted failure would have opened it.
     expect(forwarder.breakerState).toBe('closed');
   });
 
-  it("ends a wait for a slot at once when the caller leaves; nothing is sent and nothing counted", async () => {
+  it('ends a wait for a slot at once when the caller leaves; nothing is sent and nothing counted', async () => {
     const { forwarder } = resilient({ connections: 1, breaker: { failureThreshold: 1, breakMs: 10_000 } });
     downstream.behaviour = { delayMs: 300 };
     const holder = forwarder.forward(postTool, postArgs);
     await sleep(20);
     const started = performance.now();
-    expect((await downstreamFailure(forwarder.forward(postTool, postArgs, AbortSignal.timeout(30)))).data).toEqual({ reason: 'aborted' });
+    expect((await downstreamFailure(forwarder.forward(postTool, postArgs, AbortSignal.timeout(30)))).data).toEqual({
+      reason: 'aborted',
+    });
     expect(performance.now() - started).toBeLessThan(150);
     await expect(holder).resolves.toMatchObject({ status: 200 });
     expect(downstream.hits).toBe(1);
@@ -457,23 +518,31 @@ describe('connection slots', () => {
   });
 
   it('gives the slot back on every ending: answer, error answer, timeout, network error, cancel, refusal before sending', async () => {
-    const { forwarder } = resilient({ connections: 1, deadlineMs: 100, retry: { retries: 0 }, breaker: { failureThreshold: 100 } });
+    const { forwarder } = resilient({
+      connections: 1,
+      deadlineMs: 100,
+      retry: { retries: 0 },
+      breaker: { failureThreshold: 100 },
+    });
     downstream.script.push('ok', { status: 500 }, { delayMs: 500 }, 'reset', { delayMs: 500 });
     await forwarder.forward(getTool, getArgs);
     await downstreamFailure(forwarder.forward(getTool, getArgs));
     expect((await downstreamFailure(forwarder.forward(getTool, getArgs))).data).toMatchObject({ reason: 'timeout' });
     expect((await downstreamFailure(forwarder.forward(getTool, getArgs))).data).toMatchObject({ reason: 'network' });
-    expect((await downstreamFailure(forwarder.forward(getTool, getArgs, AbortSignal.timeout(20)))).data).toEqual({ reason: 'aborted' });
+    expect((await downstreamFailure(forwarder.forward(getTool, getArgs, AbortSignal.timeout(20)))).data).toEqual({
+      reason: 'aborted',
+    });
     expect(await rejection(forwarder.forward(getTool, { id: '..' }))).toBeInstanceOf(InvalidInputError);
     // With the one slot still held by any of them, this would wait and be refused as overloaded.
     await expect(forwarder.forward(getTool, getArgs)).resolves.toMatchObject({ status: 200 });
   });
 
-  it('shares the slots between agents by turns: a quiet agent is served before a flooding agent\'s backlog', async () => {
+  it("shares the slots between agents by turns: a quiet agent is served before a flooding agent's backlog", async () => {
     const { forwarder } = resilient({ connections: 1, deadlineMs: 5000 });
     downstream.behaviour = { delayMs: 40 };
     const finished: string[] = [];
-    const call = (agentId: string, label: string) => forwarder.forward(postTool, postArgs, undefined, { agentId }).then(() => finished.push(label));
+    const call = (agentId: string, label: string) =>
+      forwarder.forward(postTool, postArgs, undefined, { agentId }).then(() => finished.push(label));
     const flood = ['f1', 'f2', 'f3', 'f4', 'f5'].map((label) => call('flood', label));
     await sleep(5);
     const quiet = call('quiet', 'q1');
@@ -486,7 +555,10 @@ describe('retries', () => {
   it('retries a GET on 503 at most twice, then reports the 503', async () => {
     const { forwarder } = resilient({ breaker: { failureThreshold: 10 } });
     downstream.behaviour = { status: 503 };
-    expect((await downstreamFailure(forwarder.forward(getTool, getArgs))).data).toEqual({ reason: 'status', downstreamStatus: 503 });
+    expect((await downstreamFailure(forwarder.forward(getTool, getArgs))).data).toEqual({
+      reason: 'status',
+      downstreamStatus: 503,
+    });
     expect(downstream.hits).toBe(3);
   });
 
@@ -513,7 +585,10 @@ describe('retries', () => {
 
     await downstream.stop();
     inner.attempts = 0;
-    expect((await downstreamFailure(forwarder.forward(getTool, getArgs))).data).toMatchObject({ reason: 'network', code: 'ECONNREFUSED' });
+    expect((await downstreamFailure(forwarder.forward(getTool, getArgs))).data).toMatchObject({
+      reason: 'network',
+      code: 'ECONNREFUSED',
+    });
     expect(inner.attempts).toBe(3);
   });
 
@@ -544,7 +619,11 @@ describe('retries', () => {
 
   it('keeps every retry inside the one deadline', async () => {
     const deadlineMs = 300;
-    const { forwarder } = resilient({ breaker: { failureThreshold: 10 }, deadlineMs, retry: { minDelayMs: 100, maxDelayMs: 100 } });
+    const { forwarder } = resilient({
+      breaker: { failureThreshold: 10 },
+      deadlineMs,
+      retry: { minDelayMs: 100, maxDelayMs: 100 },
+    });
     // Each attempt takes 120 ms: the first ends at 120, the retry starts at 220 and would end at 340.
     downstream.behaviour = { delayMs: 120, then: { status: 503 } };
     const started = performance.now();
@@ -557,19 +636,31 @@ describe('retries', () => {
   });
 
   it('skips a retry whose wait would not fit in the deadline and reports the real failure', async () => {
-    const { forwarder } = resilient({ breaker: { failureThreshold: 10 }, deadlineMs: 200, retry: { minDelayMs: 250, maxDelayMs: 250 } });
+    const { forwarder } = resilient({
+      breaker: { failureThreshold: 10 },
+      deadlineMs: 200,
+      retry: { minDelayMs: 250, maxDelayMs: 250 },
+    });
     downstream.behaviour = { status: 503 };
     const started = performance.now();
-    expect((await downstreamFailure(forwarder.forward(getTool, getArgs))).data).toEqual({ reason: 'status', downstreamStatus: 503 });
+    expect((await downstreamFailure(forwarder.forward(getTool, getArgs))).data).toEqual({
+      reason: 'status',
+      downstreamStatus: 503,
+    });
     expect(performance.now() - started).toBeLessThan(150);
     expect(downstream.hits).toBe(1);
   });
 
   it('stops waiting between attempts when the caller cancels', async () => {
-    const { forwarder } = resilient({ breaker: { failureThreshold: 10 }, retry: { minDelayMs: 1000, maxDelayMs: 1000 } });
+    const { forwarder } = resilient({
+      breaker: { failureThreshold: 10 },
+      retry: { minDelayMs: 1000, maxDelayMs: 1000 },
+    });
     downstream.behaviour = { status: 503 };
     const started = performance.now();
-    expect((await downstreamFailure(forwarder.forward(getTool, getArgs, AbortSignal.timeout(100)))).data).toEqual({ reason: 'aborted' });
+    expect((await downstreamFailure(forwarder.forward(getTool, getArgs, AbortSignal.timeout(100)))).data).toEqual({
+      reason: 'aborted',
+    });
     expect(performance.now() - started).toBeLessThan(500);
     expect(downstream.hits).toBe(1);
     expect(forwarder.breakerState).toBe('closed');
@@ -591,13 +682,19 @@ describe('options', () => {
   ] as [ResilienceOptions, string][])('refuses %j naming %s', (options, path) => {
     const inner = countingForwarder(1000);
     expect(() => createResilientForwarder(inner, options)).toThrow(ConfigError);
-    expect(() => createResilientForwarder(inner, options)).toThrow(expect.objectContaining({ problems: [expect.objectContaining({ path })] }));
+    expect(() => createResilientForwarder(inner, options)).toThrow(
+      expect.objectContaining({ problems: [expect.objectContaining({ path })] }),
+    );
   });
 
   it('lists every problem at once', () => {
     const options: ResilienceOptions = { breaker: { failureThreshold: 0, windowMs: -1 }, retry: { retries: 5 } };
     expect(() => createResilientForwarder(countingForwarder(1000), options)).toThrow(
-      expect.objectContaining({ problems: ['breaker.failureThreshold', 'breaker.windowMs', 'retry.retries'].map((path) => expect.objectContaining({ path })) }),
+      expect.objectContaining({
+        problems: ['breaker.failureThreshold', 'breaker.windowMs', 'retry.retries'].map((path) =>
+          expect.objectContaining({ path }),
+        ),
+      }),
     );
   });
 

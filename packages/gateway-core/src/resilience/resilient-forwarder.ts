@@ -52,7 +52,13 @@ export function createResilientForwarder(inner: Forwarder, options: ResilienceOp
   const callerBreakers = new CallerBreakers(resolved.breaker, options.downstream);
 
   /** One call holding its slot: the deadline starts now. The probe's is not tied to its caller. */
-  const send = (tool: ToolDefinition, args: Record<string, unknown>, signal: AbortSignal | undefined, probe: boolean, who: ForwardOptions | undefined): Promise<ForwardResult> => {
+  const send = (
+    tool: ToolDefinition,
+    args: Record<string, unknown>,
+    signal: AbortSignal | undefined,
+    probe: boolean,
+    who: ForwardOptions | undefined,
+  ): Promise<ForwardResult> => {
     const deadline = new Deadline(resolved.deadlineMs, probe ? undefined : signal);
     // Every attempt is for the same call: the same options (agent, call id) each time.
     const attempt = () => inner.forward(tool, args, deadline.signal, who);
@@ -80,7 +86,12 @@ export function createResilientForwarder(inner: Forwarder, options: ResilienceOp
     get breakerState() {
       return breaker.state;
     },
-    forward(tool: ToolDefinition, args: Record<string, unknown>, signal?: AbortSignal, forwardOptions?: ForwardOptions): Promise<ForwardResult> {
+    forward(
+      tool: ToolDefinition,
+      args: Record<string, unknown>,
+      signal?: AbortSignal,
+      forwardOptions?: ForwardOptions,
+    ): Promise<ForwardResult> {
       try {
         breaker.refuseIfOpen();
         callerBreakers.of(forwardOptions?.agentId ?? NO_AGENT).refuseIfOpen();
@@ -93,15 +104,27 @@ export function createResilientForwarder(inner: Forwarder, options: ResilienceOp
       return slots.acquire(forwardOptions?.agentId ?? NO_AGENT, resolved.deadlineMs, signal).then((slot) => {
         if (slot === 'aborted') throw cancelled(tool, signal);
         if (slot === 'timed-out') {
-          throw new OverloadedError(`No connection to the downstream came free within ${resolved.deadlineMs} ms (all ${resolved.connections} in use); try again shortly.`);
+          throw new OverloadedError(
+            `No connection to the downstream came free within ${resolved.deadlineMs} ms (all ` +
+              `${resolved.connections} in use); try again shortly.`,
+          );
         }
         return sendHolding(slot, tool, args, signal, forwardOptions);
       });
     },
   };
 
-  /** Sends through the breaker while holding `slot`, which goes back when the downstream call ends, not when the caller leaves. */
-  function sendHolding(slot: ReleaseSlot, tool: ToolDefinition, args: Record<string, unknown>, signal: AbortSignal | undefined, who: ForwardOptions | undefined): Promise<ForwardResult> {
+  /**
+   * Sends through the breaker while holding `slot`, which goes
+   * back when the downstream call ends, not when the caller leaves.
+   */
+  function sendHolding(
+    slot: ReleaseSlot,
+    tool: ToolDefinition,
+    args: Record<string, unknown>,
+    signal: AbortSignal | undefined,
+    who: ForwardOptions | undefined,
+  ): Promise<ForwardResult> {
     try {
       // Read in the same turn as execute, so the state cannot move in between:
       // a value no request can carry is refused here and never becomes the probe.
@@ -113,7 +136,10 @@ export function createResilientForwarder(inner: Forwarder, options: ResilienceOp
     const caller = who?.agentId ?? NO_AGENT;
     const own = callerBreakers.of(caller);
     // The caller's own breaker inside the shared one: each judges the same outcome, the shared one knowing whose it is.
-    const outcome = breaker.execute((probe) => own.execute((ownProbe) => send(tool, args, signal, probe || ownProbe, who)), caller);
+    const outcome = breaker.execute(
+      (probe) => own.execute((ownProbe) => send(tool, args, signal, probe || ownProbe, who)),
+      caller,
+    );
     void outcome.then(slot, slot);
     return untilCallerLeaves(outcome, signal, tool);
   }
@@ -145,7 +171,11 @@ function untilCallerLeaves<T>(outcome: Promise<T>, signal: AbortSignal | undefin
 }
 
 function cancelled(tool: ToolDefinition, signal: AbortSignal | undefined): DownstreamCallError {
-  return new DownstreamCallError(`Call to tool ${tool.name} was cancelled`, { reason: 'aborted' }, { cause: signal?.reason });
+  return new DownstreamCallError(
+    `Call to tool ${tool.name} was cancelled`,
+    { reason: 'aborted' },
+    { cause: signal?.reason },
+  );
 }
 
 /**

@@ -59,7 +59,15 @@ describe('withRetries', () => {
 
     const late = new AbortController();
     const during = new Deadline(1000, late.signal);
-    const answered = withRetries('GET', () => { late.abort(new Error('left')); return Promise.resolve('ok'); }, RETRY, during);
+    const answered = withRetries(
+      'GET',
+      () => {
+        late.abort(new Error('left'));
+        return Promise.resolve('ok');
+      },
+      RETRY,
+      during,
+    );
     await expect(answered).rejects.toThrow('left');
     before.end();
     during.end();

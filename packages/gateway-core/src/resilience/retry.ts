@@ -17,7 +17,12 @@ import type { RetryOptions } from './options.js';
  * is handed to p-retry as its own first attempt, so the decision, the delays
  * and every later attempt are p-retry's, exactly as before.
  */
-export function withRetries<T>(method: string, attempt: () => Promise<T>, options: Required<RetryOptions>, deadline: Deadline): Promise<T> {
+export function withRetries<T>(
+  method: string,
+  attempt: () => Promise<T>,
+  options: Required<RetryOptions>,
+  deadline: Deadline,
+): Promise<T> {
   if (options.retries === 0 || !isIdempotent(method)) return attempt();
   const signal = deadline.signal;
   if (signal.aborted) return Promise.reject(signal.reason);
@@ -37,7 +42,12 @@ export function withRetries<T>(method: string, attempt: () => Promise<T>, option
 }
 
 /** p-retry from the first attempt's failure on: its attempt 1 replays that failure, later ones are real. */
-function retryAfter<T>(firstFailure: unknown, attempt: () => Promise<T>, options: Required<RetryOptions>, deadline: Deadline): Promise<T> {
+function retryAfter<T>(
+  firstFailure: unknown,
+  attempt: () => Promise<T>,
+  options: Required<RetryOptions>,
+  deadline: Deadline,
+): Promise<T> {
   return pRetry((attemptNumber) => (attemptNumber === 1 ? Promise.reject(firstFailure) : attempt()), {
     retries: options.retries,
     minTimeout: options.minDelayMs,

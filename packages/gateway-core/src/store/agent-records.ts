@@ -14,7 +14,10 @@ export function definedFields(patch: AgentPatch): AgentPatch {
 }
 
 /** A record as stored, with the fields added since it was written given their defaults. */
-export function withDefaults(stored: Omit<AgentRecord, 'externalSubjects' | 'rateLimit'> & Partial<Pick<AgentRecord, 'externalSubjects' | 'rateLimit'>>): AgentRecord {
+export function withDefaults(
+  stored: Omit<AgentRecord, 'externalSubjects' | 'rateLimit'> &
+    Partial<Pick<AgentRecord, 'externalSubjects' | 'rateLimit'>>,
+): AgentRecord {
   return { ...stored, externalSubjects: stored.externalSubjects ?? [], rateLimit: stored.rateLimit ?? null };
 }
 

@@ -7,7 +7,15 @@ describe('audit cursors', () => {
     expect(isAuditCursor('1718000000000-0')).toBe(true);
     expect(isAuditCursor('0-1')).toBe(true);
     expect(isAuditCursor('9999999999999999-9999999999999999')).toBe(true);
-    for (const bad of ['0-0', '00-000', '0000000000000000-0000000000000000', '18446744073709551616-0', '1-', '-1', '1-2-3']) {
+    for (const bad of [
+      '0-0',
+      '00-000',
+      '0000000000000000-0000000000000000',
+      '18446744073709551616-0',
+      '1-',
+      '-1',
+      '1-2-3',
+    ]) {
       expect(isAuditCursor(bad)).toBe(false);
     }
   });
@@ -17,7 +25,9 @@ describe('audit cursors', () => {
     try {
       checkAuditQuery({ limit: 10, before: '0-0' });
     } catch (error) {
-      expect((error as InvalidInputError).fields).toEqual([{ path: 'before', message: 'must be a cursor returned by a previous page' }]);
+      expect((error as InvalidInputError).fields).toEqual([
+        { path: 'before', message: 'must be a cursor returned by a previous page' },
+      ]);
     }
   });
 

@@ -10,7 +10,8 @@ import { InvalidInputError, type InvalidField } from '../errors.js';
 
 /**
  * Outcomes of a tools/call, one per way a call can end: success, a cache hit, a question for the user
- * before a write (`input-required`: nothing sent or charged; the retry is audited on its own), or a failure of the catalogue.
+ * before a write (`input-required`: nothing sent or charged; the
+ * retry is audited on its own), or a failure of the catalogue.
  */
 export const TOOL_CALL_OUTCOMES = ['ok', 'cache-hit', 'input-required', ...FAILURE_OUTCOMES] as const;
 
@@ -54,9 +55,15 @@ export interface AuditEntry {
   detail: string | null;
   /** For a tools/call of a tool the registry knows: the configured name of the downstream serving it. */
   downstream?: string;
-  /** For a tools/call sent to the downstream: the `call_id` of its gateway assertion, so the downstream's logs join the trail. */
+  /**
+   * For a tools/call sent to the downstream: the `call_id` of its
+   * gateway assertion, so the downstream's logs join the trail.
+   */
   callId?: string;
-  /** For a tools/call made with an OAuth issuer's token: the issuer, and the identity (`sub`, or the claim the issuer is configured with) it names. */
+  /**
+   * For a tools/call made with an OAuth issuer's token: the issuer, and the identity (`sub`, or the claim the issuer is
+   * configured with) it names.
+   */
   issuer?: string;
   subject?: string;
   /** For a tools/call an agent in search mode made through `call_tool`: `call_tool` (`tool` is the tool it ran). */

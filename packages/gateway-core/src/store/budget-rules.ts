@@ -25,7 +25,11 @@ export interface ReserveArguments {
   minimum: number;
 }
 
-export function checkReserveArguments(dailyBudget: number, wanted: number, minimum: number | undefined): ReserveArguments {
+export function checkReserveArguments(
+  dailyBudget: number,
+  wanted: number,
+  minimum: number | undefined,
+): ReserveArguments {
   assertTokenCount('dailyBudget', dailyBudget);
   assertTokenCount('wanted', wanted);
   const min = minimum ?? wanted;

@@ -28,10 +28,14 @@ describe('createStore', () => {
   });
 
   it('takes a cluster of seed nodes as it is', () => {
-    expect(parseStoreUrl(' redis+cluster://10.0.0.1:7000,10.0.0.2:7000 ')).toBe('redis+cluster://10.0.0.1:7000,10.0.0.2:7000');
+    expect(parseStoreUrl(' redis+cluster://10.0.0.1:7000,10.0.0.2:7000 ')).toBe(
+      'redis+cluster://10.0.0.1:7000,10.0.0.2:7000',
+    );
   });
 
   it('refuses a key prefix with a hash tag on a cluster: every key would share one slot', async () => {
-    await expect(createStore('redis+cluster://127.0.0.1:1', { keyPrefix: '{gw}:', connectTimeoutMs: 50 })).rejects.toThrow(/store\.keyPrefix: must not contain/);
+    await expect(
+      createStore('redis+cluster://127.0.0.1:1', { keyPrefix: '{gw}:', connectTimeoutMs: 50 }),
+    ).rejects.toThrow(/store\.keyPrefix: must not contain/);
   });
 });

@@ -43,13 +43,31 @@ export interface AgentRecord {
   updatedAt: string;
 }
 
-/** An identity at an external OAuth issuer: the value of the claim the issuer is configured to name agents by (`sub` by default). */
+/**
+ * An identity at an external OAuth issuer: the value of the claim
+ * the issuer is configured to name agents by (`sub` by default).
+ */
 export interface ExternalSubject {
   issuer: string;
   subject: string;
 }
 
-export type AgentPatch = Partial<Pick<AgentRecord, 'label' | 'dailyTokenBudget' | 'isActive' | 'allowedTools' | 'scopes' | 'externalSubjects' | 'rateLimit' | 'deactivatedAt' | 'toolSearch' | 'pinnedTools' | 'confirmWrites'>>;
+export type AgentPatch = Partial<
+  Pick<
+    AgentRecord,
+    | 'label'
+    | 'dailyTokenBudget'
+    | 'isActive'
+    | 'allowedTools'
+    | 'scopes'
+    | 'externalSubjects'
+    | 'rateLimit'
+    | 'deactivatedAt'
+    | 'toolSearch'
+    | 'pinnedTools'
+    | 'confirmWrites'
+  >
+>;
 
 /**
  * An agent's call rate: `callsPerMinute` on average, and up to `burst` calls
@@ -158,7 +176,13 @@ export interface BudgetUsage {
  * (and change nothing) when it was already settled, released or dropped.
  */
 export interface BudgetLedger {
-  reserve(agentId: string, dailyBudget: number, wanted: number, now: Date, options?: ReserveOptions): Promise<ReserveResult>;
+  reserve(
+    agentId: string,
+    dailyBudget: number,
+    wanted: number,
+    now: Date,
+    options?: ReserveOptions,
+  ): Promise<ReserveResult>;
   /**
    * Charges `min(used, granted)` to the reservation's day: a call never
    * spends more than it reserved, so the budget is never exceeded.
@@ -351,7 +375,9 @@ export interface ToolListChange {
  */
 export interface ChangeFeed {
   publish(change: ToolListChange): Promise<void>;
-  /** `listener` hears every change published from now on, by any instance, this one included; returns the unsubscribe. */
+  /**
+   * `listener` hears every change published from now on, by any instance, this one included; returns the unsubscribe.
+   */
   subscribe(listener: (change: ToolListChange) => void): () => void;
 }
 

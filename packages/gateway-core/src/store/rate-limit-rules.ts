@@ -17,7 +17,9 @@ export const MAX_BURST = 10_000;
 export function checkRateLimit(limit: RateLimit): void {
   const { callsPerMinute, burst } = limit;
   if (!Number.isSafeInteger(callsPerMinute) || callsPerMinute < 1 || callsPerMinute > MAX_CALLS_PER_MINUTE) {
-    throw new RangeError(`callsPerMinute must be a whole number from 1 to ${MAX_CALLS_PER_MINUTE}, got ${callsPerMinute}`);
+    throw new RangeError(
+      `callsPerMinute must be a whole number from 1 to ${MAX_CALLS_PER_MINUTE}, got ${callsPerMinute}`,
+    );
   }
   if (!Number.isSafeInteger(burst) || burst < 1 || burst > MAX_BURST) {
     throw new RangeError(`burst must be a whole number from 1 to ${MAX_BURST}, got ${burst}`);

@@ -14,9 +14,22 @@
  *   `src/cache/eval/semantic-pairs.json`), for tests and the bench.
  */
 export { startRedisServer, isRedisServerAvailable, type RedisServer, type RedisServerOptions } from './redis-server.js';
-export { startRedisCluster, type RedisCluster, type RedisClusterNode, type RedisClusterOptions } from './redis-cluster.js';
+export {
+  startRedisCluster,
+  type RedisCluster,
+  type RedisClusterNode,
+  type RedisClusterOptions,
+} from './redis-cluster.js';
 export { describeStoreContract, type StoreContractOptions, type StoreFactory } from './store-contract.js';
-export { getCustomer, createOrder, deleteCustomer, archiveCustomer, testAgent, plainGetTool, bigRecords } from './tool-fixtures.js';
+export {
+  getCustomer,
+  createOrder,
+  deleteCustomer,
+  archiveCustomer,
+  testAgent,
+  plainGetTool,
+  bigRecords,
+} from './tool-fixtures.js';
 export {
   evaluateSemanticCache,
   replayWorkload,

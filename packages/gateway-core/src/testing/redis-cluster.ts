@@ -86,20 +86,28 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
   const processes: NodeProcess[] = [];
   for (let i = 0; i < masters; i++) processes.push(await nodeProcess(options));
   const stop = async () => {
-    await Promise.all(processes.map(async (node) => {
-      const running = node.child;
-      node.child = null;
-      if (running) await terminate(running);
-    }));
+    await Promise.all(
+      processes.map(async (node) => {
+        const running = node.child;
+        node.child = null;
+        if (running) await terminate(running);
+      }),
+    );
   };
   try {
-    await Promise.all(processes.map(async (node) => (node.child = await launch(binary, node.args, node.port, startTimeoutMs))));
+    await Promise.all(
+      processes.map(async (node) => (node.child = await launch(binary, node.args, node.port, startTimeoutMs))),
+    );
     await formCluster(processes);
   } catch (error) {
     await stop();
     throw error;
   }
-  const nodes = processes.map((node, i) => ({ port: node.port, url: nodeUrl(node.port), slots: slotRange(i, masters) }));
+  const nodes = processes.map((node, i) => ({
+    port: node.port,
+    url: nodeUrl(node.port),
+    slots: slotRange(i, masters),
+  }));
   const cluster: RedisCluster = {
     url: `redis+cluster://${processes.map((node) => `127.0.0.1:${node.port}`).join(',')}`,
     nodes,
@@ -132,7 +140,11 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
       return nodes.findIndex((node) => slot >= node.slots[0] && slot <= node.slots[1]);
     },
     waitForState: (state, timeoutMs = startTimeoutMs) =>
-      waitForState(processes.filter((node) => node.child !== null), state, timeoutMs),
+      waitForState(
+        processes.filter((node) => node.child !== null),
+        state,
+        timeoutMs,
+      ),
     stop,
   };
   await cluster.waitForState('ok');
@@ -143,11 +155,28 @@ async function nodeProcess(options: RedisClusterOptions): Promise<NodeProcess> {
   const [port, busPort] = [await freePort(), await freePort()];
   const dir = temporaryDirectory();
   // everysec, not always: an fsync per write made the contract suite's timing tests miss on a slow disk.
-  const persistence = options.persistent ? ['--appendonly', 'yes', '--appendfsync', 'everysec'] : ['--appendonly', 'no'];
+  const persistence = options.persistent
+    ? ['--appendonly', 'yes', '--appendfsync', 'everysec']
+    : ['--appendonly', 'no'];
   const args = [
-    '--port', String(port), '--bind', '127.0.0.1', '--protected-mode', 'yes', '--save', '', '--dir', dir,
-    '--cluster-enabled', 'yes', '--cluster-config-file', join(dir, 'nodes.conf'),
-    '--cluster-port', String(busPort), '--cluster-node-timeout', String(options.nodeTimeoutMs ?? 2_000),
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--protected-mode',
+    'yes',
+    '--save',
+    '',
+    '--dir',
+    dir,
+    '--cluster-enabled',
+    'yes',
+    '--cluster-config-file',
+    join(dir, 'nodes.conf'),
+    '--cluster-port',
+    String(busPort),
+    '--cluster-node-timeout',
+    String(options.nodeTimeoutMs ?? 2_000),
     ...persistence,
   ];
   return { port, busPort, args, child: null };
@@ -182,7 +211,10 @@ async function waitForState(processes: NodeProcess[], state: 'ok' | 'fail', time
   for (;;) {
     const states = await Promise.all(processes.map((node) => clusterState(node.port)));
     if (states.every((s) => s === state)) return;
-    if (Date.now() > deadline) throw new Error(`Redis Cluster did not reach cluster_state:${state} within ${timeoutMs} ms (${states.join(', ')})`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `Redis Cluster did not reach cluster_state:${state} within ${timeoutMs} ms (${states.join(', ')})`,
+      );
     await sleep(50);
   }
 }

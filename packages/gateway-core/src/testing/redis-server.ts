@@ -87,7 +87,12 @@ function serverArguments(port: number, dataDir: string | null): string[] {
 }
 
 /** Starts redis-server and resolves once it answers PING; it is killed when the test process exits. */
-export async function launch(binary: string, args: string[], port: number, startTimeoutMs: number): Promise<ChildProcess> {
+export async function launch(
+  binary: string,
+  args: string[],
+  port: number,
+  startTimeoutMs: number,
+): Promise<ChildProcess> {
   const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));

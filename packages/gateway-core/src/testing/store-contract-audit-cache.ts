@@ -35,7 +35,11 @@ function entry(overrides: Partial<AuditEntry> = {}): AuditEntry {
 }
 
 /** Reads every page of a query and returns the records in order. */
-async function readAll(store: GatewayStore, query: { agentId?: string; tool?: string; outcome?: string }, limit: number): Promise<AuditRecord[]> {
+async function readAll(
+  store: GatewayStore,
+  query: { agentId?: string; tool?: string; outcome?: string },
+  limit: number,
+): Promise<AuditRecord[]> {
   const all: AuditRecord[] = [];
   let before: string | undefined;
   for (let pages = 0; pages < 100; pages++) {
@@ -101,11 +105,29 @@ export function describeAuditCacheContract(createStore: Factory, auditOrder: 'ap
       await s.audit.append([
         entry({ agentId: 'agt_a', tokensCharged: 1 }),
         entry({ agentId: 'agt_b', tokensCharged: 2 }),
-        entry({ kind: 'management', agentId: 'agt_b', tool: null, outcome: 'agent.created', actor: 'admin', tokensCharged: 0 }),
-        entry({ kind: 'management', agentId: null, sessionId: null, tool: null, outcome: 'tools.refreshed', actor: 'admin', tokensCharged: 0 }),
+        entry({
+          kind: 'management',
+          agentId: 'agt_b',
+          tool: null,
+          outcome: 'agent.created',
+          actor: 'admin',
+          tokensCharged: 0,
+        }),
+        entry({
+          kind: 'management',
+          agentId: null,
+          sessionId: null,
+          tool: null,
+          outcome: 'tools.refreshed',
+          actor: 'admin',
+          tokensCharged: 0,
+        }),
       ]);
       expect((await s.audit.query({ agentId: 'agt_a', limit: 10 })).records.map((r) => r.tokensCharged)).toEqual([1]);
-      expect((await s.audit.query({ agentId: 'agt_b', limit: 10 })).records.map((r) => r.outcome)).toEqual(['agent.created', 'ok']);
+      expect((await s.audit.query({ agentId: 'agt_b', limit: 10 })).records.map((r) => r.outcome)).toEqual([
+        'agent.created',
+        'ok',
+      ]);
       const everyone = (await s.audit.query({ limit: 10 })).records;
       const outcomes = everyone.map((r) => r.outcome);
       if (auditOrder === 'append') expect(outcomes).toEqual(['tools.refreshed', 'agent.created', 'ok', 'ok']);
@@ -118,7 +140,13 @@ export function describeAuditCacheContract(createStore: Factory, auditOrder: 'ap
     it('filters by tool and outcome across pages', async () => {
       const s = await store();
       await s.audit.append(
-        Array.from({ length: 30 }, (_, i) => entry({ tool: i % 3 === 0 ? 'orders' : 'search', outcome: i % 2 === 0 ? 'ok' : 'forbidden', tokensCharged: i })),
+        Array.from({ length: 30 }, (_, i) =>
+          entry({
+            tool: i % 3 === 0 ? 'orders' : 'search',
+            outcome: i % 2 === 0 ? 'ok' : 'forbidden',
+            tokensCharged: i,
+          }),
+        ),
       );
       const orders = await readAll(s, { agentId: 'agt_a', tool: 'orders' }, 3);
       expect(orders.map((r) => r.tokensCharged)).toEqual([27, 24, 21, 18, 15, 12, 9, 6, 3, 0]);
@@ -128,7 +156,13 @@ export function describeAuditCacheContract(createStore: Factory, auditOrder: 'ap
 
     it('refuses a bad limit or cursor with InvalidInputError', async () => {
       const s = await store();
-      for (const query of [{ limit: 0 }, { limit: 501 }, { limit: 1.5 }, { limit: 10, before: 'nope' }, { limit: 10, before: '1-2-3' }]) {
+      for (const query of [
+        { limit: 0 },
+        { limit: 501 },
+        { limit: 1.5 },
+        { limit: 10, before: 'nope' },
+        { limit: 10, before: '1-2-3' },
+      ]) {
         await expect(s.audit.query(query)).rejects.toBeInstanceOf(InvalidInputError);
       }
     });
@@ -153,7 +187,8 @@ export function describeAuditCacheContract(createStore: Factory, auditOrder: 'ap
 
     it('caps each agent by count, keeping the newest', async () => {
       const s = await store({ auditRetention: { maxRecordsPerAgent: 10 } });
-      for (let i = 0; i < 3; i++) await s.audit.append(Array.from({ length: 100 }, (_, j) => entry({ tokensCharged: i * 100 + j })));
+      for (let i = 0; i < 3; i++)
+        await s.audit.append(Array.from({ length: 100 }, (_, j) => entry({ tokensCharged: i * 100 + j })));
       const kept = await readAll(s, { agentId: 'agt_a' }, 500);
       // Redis trims whole stream nodes (MAXLEN ~, 100 entries a node), so it may keep up to a node more.
       expect(kept.length).toBeGreaterThanOrEqual(10);

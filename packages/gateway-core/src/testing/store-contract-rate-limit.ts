@@ -93,24 +93,39 @@ export function describeRateLimitContract(createStore: Factory): void {
       expect(await passed(rates, 'agt_a', limit, 3)).toBe(2);
     });
 
-    it("keeps an agent's limit in its record: created, patched, cleared; a record written without it reads as null", async () => {
-      const store = await createStore({});
-      open.push(store);
-      const { agents } = store;
-      const at = '2030-01-01T00:00:00.000Z';
-      const base = { label: 'x', dailyTokenBudget: 1, isActive: true, allowedTools: null, scopes: [], externalSubjects: [], createdAt: at, updatedAt: at };
-      await agents.create({ ...base, agentId: 'agt_r', rateLimit: SLOW });
-      expect((await agents.get('agt_r'))?.rateLimit).toEqual(SLOW);
-      expect((await agents.update('agt_r', { label: 'y' }, at))?.rateLimit).toEqual(SLOW);
-      expect((await agents.update('agt_r', { rateLimit: { callsPerMinute: 6, burst: 1 } }, at))?.rateLimit).toEqual({ callsPerMinute: 6, burst: 1 });
-      await agents.update('agt_r', { rateLimit: null }, at);
-      expect((await agents.get('agt_r'))?.rateLimit).toBeNull();
-      // As stored before the field existed.
-      const { rateLimit: _, ...older } = { ...base, agentId: 'agt_old', rateLimit: null };
-      await agents.create(older as unknown as AgentRecord);
-      expect((await agents.get('agt_old'))?.rateLimit).toBeNull();
-      expect((await agents.list()).find((a) => a.agentId === 'agt_old')?.rateLimit).toBeNull();
-    });
+    it(
+      "keeps an agent's limit in its record: created, patched, " + 'cleared; a record written without it reads as null',
+      async () => {
+        const store = await createStore({});
+        open.push(store);
+        const { agents } = store;
+        const at = '2030-01-01T00:00:00.000Z';
+        const base = {
+          label: 'x',
+          dailyTokenBudget: 1,
+          isActive: true,
+          allowedTools: null,
+          scopes: [],
+          externalSubjects: [],
+          createdAt: at,
+          updatedAt: at,
+        };
+        await agents.create({ ...base, agentId: 'agt_r', rateLimit: SLOW });
+        expect((await agents.get('agt_r'))?.rateLimit).toEqual(SLOW);
+        expect((await agents.update('agt_r', { label: 'y' }, at))?.rateLimit).toEqual(SLOW);
+        expect((await agents.update('agt_r', { rateLimit: { callsPerMinute: 6, burst: 1 } }, at))?.rateLimit).toEqual({
+          callsPerMinute: 6,
+          burst: 1,
+        });
+        await agents.update('agt_r', { rateLimit: null }, at);
+        expect((await agents.get('agt_r'))?.rateLimit).toBeNull();
+        // As stored before the field existed.
+        const { rateLimit: _, ...older } = { ...base, agentId: 'agt_old', rateLimit: null };
+        await agents.create(older as unknown as AgentRecord);
+        expect((await agents.get('agt_old'))?.rateLimit).toBeNull();
+        expect((await agents.list()).find((a) => a.agentId === 'agt_old')?.rateLimit).toBeNull();
+      },
+    );
 
     it('refuses a limit that is not one (a bug in the caller)', async () => {
       const rates = await limiter();

@@ -13,10 +13,25 @@ type Factory = (options: StoreOptions) => Promise<GatewayStore>;
 function cell(overrides: Partial<UsageCell> = {}): UsageCell {
   const latency = emptyLatency();
   latency[3] = 1;
-  return { hour: hourStart(Date.now()), agentId: 'agt_a', tool: 'orders_list', downstream: 'shop', outcome: 'ok', calls: 1, tokens: 10, cacheHits: 0, latencyMsSum: 40, latency, ...overrides };
+  return {
+    hour: hourStart(Date.now()),
+    agentId: 'agt_a',
+    tool: 'orders_list',
+    downstream: 'shop',
+    outcome: 'ok',
+    calls: 1,
+    tokens: 10,
+    cacheHits: 0,
+    latencyMsSum: 40,
+    latency,
+    ...overrides,
+  };
 }
 
-const byIdentity = (cells: UsageCell[]) => [...cells].sort((a, b) => a.hour - b.hour || `${a.agentId}${a.tool}${a.outcome}`.localeCompare(`${b.agentId}${b.tool}${b.outcome}`));
+const byIdentity = (cells: UsageCell[]) =>
+  [...cells].sort(
+    (a, b) => a.hour - b.hour || `${a.agentId}${a.tool}${a.outcome}`.localeCompare(`${b.agentId}${b.tool}${b.outcome}`),
+  );
 
 export function describeUsageContract(createStore: Factory): void {
   describe('usage counters', () => {
@@ -41,7 +56,13 @@ export function describeUsageContract(createStore: Factory): void {
       const read = byIdentity(await store.read(everything));
       expect(read).toEqual([
         cell({ outcome: 'cache-hit', cacheHits: 1, tokens: 0 }),
-        { ...cell(), calls: 3, tokens: 15, latencyMsSum: 940, latency: emptyLatency().map((_, i) => (i === 3 ? 1 : i === 8 ? 2 : 0)) },
+        {
+          ...cell(),
+          calls: 3,
+          tokens: 15,
+          latencyMsSum: 940,
+          latency: emptyLatency().map((_, i) => (i === 3 ? 1 : i === 8 ? 2 : 0)),
+        },
       ]);
     });
 
@@ -77,7 +98,12 @@ export function describeUsageContract(createStore: Factory): void {
       const store = await usage();
       await Promise.all(Array.from({ length: 20 }, () => store.add([cell(), cell({ agentId: 'agt_b' })])));
       const read = await store.read(everything);
-      expect(read.map((c) => [c.agentId, c.calls, c.tokens])).toEqual(expect.arrayContaining([['agt_a', 20, 200], ['agt_b', 20, 200]]));
+      expect(read.map((c) => [c.agentId, c.calls, c.tokens])).toEqual(
+        expect.arrayContaining([
+          ['agt_a', 20, 200],
+          ['agt_b', 20, 200],
+        ]),
+      );
     });
   });
 }

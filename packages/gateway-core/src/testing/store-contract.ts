@@ -45,7 +45,11 @@ export interface StoreContractOptions {
   auditOrder?: 'append' | 'per-agent';
 }
 
-export function describeStoreContract(adapter: string, createStore: StoreFactory, options: StoreContractOptions = {}): void {
+export function describeStoreContract(
+  adapter: string,
+  createStore: StoreFactory,
+  options: StoreContractOptions = {},
+): void {
   describe(`GatewayStore contract: ${adapter}`, () => {
     const open: GatewayStore[] = [];
     const store = async (options: StoreOptions = {}) => {
@@ -88,7 +92,11 @@ export function describeStoreContract(adapter: string, createStore: StoreFactory
       it('updates only the fields in the patch', async () => {
         const { agents } = await store();
         await agents.create(agent('agt_a', { allowedTools: ['search'], scopes: ['read'] }));
-        const updated = await agents.update('agt_a', { label: 'Renamed', dailyTokenBudget: undefined }, '2030-01-05T00:00:00.000Z');
+        const updated = await agents.update(
+          'agt_a',
+          { label: 'Renamed', dailyTokenBudget: undefined },
+          '2030-01-05T00:00:00.000Z',
+        );
         const expected = agent('agt_a', {
           label: 'Renamed',
           allowedTools: ['search'],
@@ -102,8 +110,17 @@ export function describeStoreContract(adapter: string, createStore: StoreFactory
       it('updates lists, flags and numbers, and clears the allowlist with null', async () => {
         const { agents } = await store();
         await agents.create(agent('agt_a', { allowedTools: ['search'] }));
-        await agents.update('agt_a', { isActive: false, dailyTokenBudget: 5, scopes: ['a', 'b'], allowedTools: [] }, 'later');
-        expect(await agents.get('agt_a')).toMatchObject({ isActive: false, dailyTokenBudget: 5, scopes: ['a', 'b'], allowedTools: [] });
+        await agents.update(
+          'agt_a',
+          { isActive: false, dailyTokenBudget: 5, scopes: ['a', 'b'], allowedTools: [] },
+          'later',
+        );
+        expect(await agents.get('agt_a')).toMatchObject({
+          isActive: false,
+          dailyTokenBudget: 5,
+          scopes: ['a', 'b'],
+          allowedTools: [],
+        });
         await agents.update('agt_a', { allowedTools: null }, 'later');
         expect((await agents.get('agt_a'))?.allowedTools).toBeNull();
       });
@@ -148,7 +165,10 @@ export function describeStoreContract(adapter: string, createStore: StoreFactory
         it('refuses to give an identity to a second agent, writing nothing', async () => {
           const { agents } = await store();
           await agents.create(agent('agt_a', { externalSubjects: [alice] }));
-          await expect(agents.create(agent('agt_b', { externalSubjects: [bob, alice] }))).rejects.toMatchObject({ code: 'conflict', ownerAgentId: 'agt_a' });
+          await expect(agents.create(agent('agt_b', { externalSubjects: [bob, alice] }))).rejects.toMatchObject({
+            code: 'conflict',
+            ownerAgentId: 'agt_a',
+          });
           expect(await agents.get('agt_b')).toBeNull();
           expect(await agents.findByExternalSubject(bob)).toBeNull();
         });
@@ -157,10 +177,14 @@ export function describeStoreContract(adapter: string, createStore: StoreFactory
           const { agents } = await store();
           await agents.create(agent('agt_a', { externalSubjects: [alice] }));
           await agents.create(agent('agt_b', { externalSubjects: [aliceElsewhere] }));
-          expect(await agents.update('agt_a', { externalSubjects: [bob] }, 'later')).toMatchObject({ externalSubjects: [bob] });
+          expect(await agents.update('agt_a', { externalSubjects: [bob] }, 'later')).toMatchObject({
+            externalSubjects: [bob],
+          });
           expect(await agents.findByExternalSubject(alice)).toBeNull();
           expect(await agents.findByExternalSubject(bob)).toBe('agt_a');
-          await expect(agents.update('agt_a', { externalSubjects: [bob, aliceElsewhere], label: 'x' }, 'later')).rejects.toMatchObject({ code: 'conflict', ownerAgentId: 'agt_b' });
+          await expect(
+            agents.update('agt_a', { externalSubjects: [bob, aliceElsewhere], label: 'x' }, 'later'),
+          ).rejects.toMatchObject({ code: 'conflict', ownerAgentId: 'agt_b' });
           expect(await agents.get('agt_a')).toMatchObject({ externalSubjects: [bob], label: 'Agent agt_a' });
           expect(await agents.findByExternalSubject(bob)).toBe('agt_a');
           // A patch without the field keeps the identities.
@@ -183,7 +207,9 @@ export function describeStoreContract(adapter: string, createStore: StoreFactory
           for (let round = 0; round < 10; round++) {
             const identity = { issuer: alice.issuer, subject: `user-${round}` };
             const pair = [`agt_${round}a`, `agt_${round}b`];
-            const results = await Promise.allSettled(pair.map((id) => agents.create(agent(id, { externalSubjects: [identity] }))));
+            const results = await Promise.allSettled(
+              pair.map((id) => agents.create(agent(id, { externalSubjects: [identity] }))),
+            );
             expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(1);
             const owner = await agents.findByExternalSubject(identity);
             const created = (await agents.list()).filter((record) => pair.includes(record.agentId));
@@ -215,8 +241,14 @@ export function describeStoreContract(adapter: string, createStore: StoreFactory
       it('counts failures per subject with the latest time, and clears', async () => {
         const { signInAttempts } = await store();
         expect(await signInAttempts.read('10.0.0.1')).toBeNull();
-        expect(await signInAttempts.recordFailure('10.0.0.1', 1_000, 60_000)).toEqual({ failures: 1, lastFailureAt: 1_000 });
-        expect(await signInAttempts.recordFailure('10.0.0.1', 2_500, 60_000)).toEqual({ failures: 2, lastFailureAt: 2_500 });
+        expect(await signInAttempts.recordFailure('10.0.0.1', 1_000, 60_000)).toEqual({
+          failures: 1,
+          lastFailureAt: 1_000,
+        });
+        expect(await signInAttempts.recordFailure('10.0.0.1', 2_500, 60_000)).toEqual({
+          failures: 2,
+          lastFailureAt: 2_500,
+        });
         expect(await signInAttempts.read('10.0.0.1')).toEqual({ failures: 2, lastFailureAt: 2_500 });
         expect(await signInAttempts.read('10.0.0.2')).toBeNull();
         await signInAttempts.clear('10.0.0.1');
@@ -262,7 +294,11 @@ export function describeStoreContract(adapter: string, createStore: StoreFactory
       it('grants while the budget lasts, then refuses with what is left', async () => {
         const { budget } = await store();
         const first = await budget.reserve('agt_a', 100, 60, noon);
-        expect(first).toMatchObject({ ok: true, remaining: 40, reservation: { agentId: 'agt_a', day: '2030-06-15', granted: 60 } });
+        expect(first).toMatchObject({
+          ok: true,
+          remaining: 40,
+          reservation: { agentId: 'agt_a', day: '2030-06-15', granted: 60 },
+        });
         expect(await budget.reserve('agt_a', 100, 41, noon)).toEqual({ ok: false, remaining: 40, reason: 'held' });
         expect(await budget.reserve('agt_b', 100, 100, noon)).toMatchObject({ ok: true, remaining: 0 });
         expect(await budget.usage('agt_a', noon)).toEqual({ day: '2030-06-15', used: 0, reserved: 60 });
@@ -273,21 +309,33 @@ export function describeStoreContract(adapter: string, createStore: StoreFactory
         await budget.reserve('agt_a', 100, 70, noon);
         const partial = await budget.reserve('agt_a', 100, 50, noon, { minimum: 10 });
         expect(partial).toMatchObject({ ok: true, remaining: 0, reservation: { granted: 30 } });
-        expect(await budget.reserve('agt_a', 100, 50, noon, { minimum: 1 })).toEqual({ ok: false, remaining: 0, reason: 'held' });
+        expect(await budget.reserve('agt_a', 100, 50, noon, { minimum: 1 })).toEqual({
+          ok: false,
+          remaining: 0,
+          reason: 'held',
+        });
       });
 
       it('tells a budget held by calls in flight from one already spent', async () => {
         const { budget } = await store();
         const inFlight = await budget.reserve('agt_a', 100, 100, noon);
         if (!inFlight.ok) throw new Error('expected a grant');
-        expect(await budget.reserve('agt_a', 100, 10, noon, { minimum: 1 })).toEqual({ ok: false, remaining: 0, reason: 'held' });
+        expect(await budget.reserve('agt_a', 100, 10, noon, { minimum: 1 })).toEqual({
+          ok: false,
+          remaining: 0,
+          reason: 'held',
+        });
         await budget.settle(inFlight.reservation, 95);
         // The 5 tokens the call did not use are free again; then the settled tokens fill the budget.
         const last = await budget.reserve('agt_a', 100, 10, noon, { minimum: 1 });
         expect(last).toMatchObject({ ok: true, remaining: 0, reservation: { granted: 5 } });
         if (!last.ok) throw new Error('expected a grant');
         await budget.settle(last.reservation, 5);
-        expect(await budget.reserve('agt_a', 100, 10, noon, { minimum: 1 })).toEqual({ ok: false, remaining: 0, reason: 'exhausted' });
+        expect(await budget.reserve('agt_a', 100, 10, noon, { minimum: 1 })).toEqual({
+          ok: false,
+          remaining: 0,
+          reason: 'exhausted',
+        });
       });
 
       it('calls a budget exhausted once the settled tokens leave less than the minimum, whatever is held', async () => {
@@ -299,8 +347,16 @@ export function describeStoreContract(adapter: string, createStore: StoreFactory
         expect(await budget.reserve('agt_a', 100, 10, noon)).toEqual({ ok: false, remaining: 8, reason: 'exhausted' });
         // 8 left, all held: a call needing 8 could fit once they settle; one needing 9 never can.
         expect(await budget.reserve('agt_a', 100, 8, noon)).toMatchObject({ ok: true, remaining: 0 });
-        expect(await budget.reserve('agt_a', 100, 8, noon, { minimum: 8 })).toEqual({ ok: false, remaining: 0, reason: 'held' });
-        expect(await budget.reserve('agt_a', 100, 9, noon, { minimum: 9 })).toEqual({ ok: false, remaining: 0, reason: 'exhausted' });
+        expect(await budget.reserve('agt_a', 100, 8, noon, { minimum: 8 })).toEqual({
+          ok: false,
+          remaining: 0,
+          reason: 'held',
+        });
+        expect(await budget.reserve('agt_a', 100, 9, noon, { minimum: 9 })).toEqual({
+          ok: false,
+          remaining: 0,
+          reason: 'exhausted',
+        });
       });
 
       it("tells this store's listeners when a settle, release or reset frees an agent's tokens", async () => {
@@ -498,7 +554,9 @@ export function describeStoreContract(adapter: string, createStore: StoreFactory
       const of = (agentId: string, sessionId: string) => ({ ...session, agentId, sessionId });
       /** Which of these ids still answer a touch. */
       const alive = async (sessions: GatewayStore['sessions'], ids: string[]) =>
-        (await Promise.all(ids.map(async (id) => ((await sessions.touch(id, 60_000)) ? id : null)))).filter((id) => id !== null);
+        (await Promise.all(ids.map(async (id) => ((await sessions.touch(id, 60_000)) ? id : null)))).filter(
+          (id) => id !== null,
+        );
 
       it('ends nothing while the agent is under its cap, and counts only its own sessions', async () => {
         const { sessions } = await store();
@@ -546,25 +604,30 @@ export function describeStoreContract(adapter: string, createStore: StoreFactory
     });
 
     describe('tool-list changes', () => {
-      it("a change reaches the store's subscribers (on Redis, through pub/sub), for one agent or for all, and not after unsubscribing", async () => {
-        const { changes } = await store();
-        const heard: Array<string | null> = [];
-        const unsubscribe = changes.subscribe((change) => heard.push(change.agentId));
-        // The subscription may take a round trip to be live: publish until it is heard (bounded by attempts, not time).
-        for (let attempt = 0; attempt < 100 && heard.length === 0; attempt += 1) {
-          await changes.publish({ agentId: 'agt-1' });
-          await sleep(20);
-        }
-        expect(heard[0]).toBe('agt-1');
-        heard.length = 0;
-        await changes.publish({ agentId: null });
-        for (let attempt = 0; attempt < 100 && heard.length === 0; attempt += 1) await sleep(10);
-        expect(heard).toEqual([null]);
-        unsubscribe();
-        await changes.publish({ agentId: 'agt-2' });
-        await sleep(50);
-        expect(heard).toEqual([null]);
-      });
+      it(
+        "a change reaches the store's subscribers (on Redis, through pub/sub), for one agent or for all, and not " +
+          'after unsubscribing',
+        async () => {
+          const { changes } = await store();
+          const heard: Array<string | null> = [];
+          const unsubscribe = changes.subscribe((change) => heard.push(change.agentId));
+          // The subscription may take a round trip to be live:
+          // publish until it is heard (bounded by attempts, not time).
+          for (let attempt = 0; attempt < 100 && heard.length === 0; attempt += 1) {
+            await changes.publish({ agentId: 'agt-1' });
+            await sleep(20);
+          }
+          expect(heard[0]).toBe('agt-1');
+          heard.length = 0;
+          await changes.publish({ agentId: null });
+          for (let attempt = 0; attempt < 100 && heard.length === 0; attempt += 1) await sleep(10);
+          expect(heard).toEqual([null]);
+          unsubscribe();
+          await changes.publish({ agentId: 'agt-2' });
+          await sleep(50);
+          expect(heard).toEqual([null]);
+        },
+      );
     });
 
     describe('kept stream answers', () => {

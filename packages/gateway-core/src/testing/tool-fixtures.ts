@@ -73,7 +73,9 @@ export function testAgent(overrides: Partial<AgentRecord> = {}, at = new Date('2
   };
 }
 
-/** A GET tool without parameters, as served at /gw/schema: for tests and bench scenarios with a downstream of their own. */
+/**
+ * A GET tool without parameters, as served at /gw/schema: for tests and bench scenarios with a downstream of their own.
+ */
 export function plainGetTool(name: string, routePattern: string, description: string = name) {
   return {
     name,
@@ -88,11 +90,21 @@ export function plainGetTool(name: string, routePattern: string, description: st
   };
 }
 
-/** About `bytes` of customer records as JSON, the shape a list endpoint answers with (e-mail addresses included, for the privacy filter). */
+/**
+ * About `bytes` of customer records as JSON, the shape a list endpoint
+ * answers with (e-mail addresses included, for the privacy filter).
+ */
 export function bigRecords(bytes: number): Buffer {
   const items = [];
   for (let id = 0, size = 0; size < bytes; id++) {
-    const item = { id, name: `Customer number ${id}`, email: `user${id}@example.com`, note: 'Lorem ipsum dolor sit amet, consectetur adipiscing elit', tags: ['a', 'b'], score: id * 1.5 };
+    const item = {
+      id,
+      name: `Customer number ${id}`,
+      email: `user${id}@example.com`,
+      note: 'Lorem ipsum dolor sit amet, consectetur adipiscing elit',
+      tags: ['a', 'b'],
+      score: id * 1.5,
+    };
     items.push(item);
     size += JSON.stringify(item).length + 1;
   }

@@ -13,7 +13,11 @@ describe('capResponse', () => {
   it('returns a response within the cap unchanged, with its token count', () => {
     const value = { ok: true, items: [1, 2, 3] };
     const result = capResponse(value, 2000);
-    expect(result).toEqual({ text: JSON.stringify(value), tokens: countTokens(JSON.stringify(value)), truncated: false });
+    expect(result).toEqual({
+      text: JSON.stringify(value),
+      tokens: countTokens(JSON.stringify(value)),
+      truncated: false,
+    });
   });
 
   it('returns a response over the cap as valid JSON within the cap, trimming the array from the end', () => {
@@ -27,7 +31,11 @@ describe('capResponse', () => {
     expect(kept.length).toBeLessThan(500);
     // A prefix of the original, in order.
     expect(kept.slice(0, -1)).toEqual(customers.slice(0, kept.length - 1));
-    expect(_truncated).toMatchObject({ reason: 'maxResponseTokens', maxTokens: 300, originalBytes: Buffer.byteLength(JSON.stringify({ customers })) });
+    expect(_truncated).toMatchObject({
+      reason: 'maxResponseTokens',
+      maxTokens: 300,
+      originalBytes: Buffer.byteLength(JSON.stringify({ customers })),
+    });
     expect(_truncated.cuts[0]).toEqual({ path: '$.customers', unit: 'items', kept: kept.length, total: 500 });
   });
 

@@ -97,7 +97,13 @@ export function capJson(full: string, maxTokens: number, valueOf: () => unknown)
   return best;
 }
 
-function buildEnvelope(value: unknown, room: number, maxTokens: number, originalBytes: number, keyLists: KeyLists): string {
+function buildEnvelope(
+  value: unknown,
+  room: number,
+  maxTokens: number,
+  originalBytes: number,
+  keyLists: KeyLists,
+): string {
   const cuts: TruncationCut[] = [];
   const pruned = pruneToFit(value, room, cuts, keyLists);
   const marker: TruncationMarker = {

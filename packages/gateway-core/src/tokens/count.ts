@@ -14,13 +14,17 @@ function tokenizer(): GptEncoding {
   return (o200k ??= loadO200k());
 }
 
-/** Loads the tokenizer now, so the first call a process serves does not wait for it (see McpService and the large-answer worker). */
+/**
+ * Loads the tokenizer now, so the first call a process serves does
+ * not wait for it (see McpService and the large-answer worker).
+ */
 export function loadTokenizer(): void {
   tokenizer();
 }
 
 const countO200k: GptEncoding['countTokens'] = (text, options) => tokenizer().countTokens(text, options);
-const isWithinTokenLimit: GptEncoding['isWithinTokenLimit'] = (text, limit, options) => tokenizer().isWithinTokenLimit(text, limit, options);
+const isWithinTokenLimit: GptEncoding['isWithinTokenLimit'] = (text, limit, options) =>
+  tokenizer().isWithinTokenLimit(text, limit, options);
 
 /**
  * Special-token strings such as `<|endoftext|>` are ordinary text when they

@@ -93,12 +93,21 @@ describe('pruneToFit', () => {
 function isPrefixOf(kept: unknown, original: unknown): boolean {
   if (typeof kept === 'string' && typeof original === 'string') return original.startsWith(kept);
   if (Array.isArray(kept) && Array.isArray(original)) {
-    return kept.length <= original.length && kept.every((item, index) => (index === kept.length - 1 ? isPrefixOf(item, original[index]) : equal(item, original[index])));
+    return (
+      kept.length <= original.length &&
+      kept.every((item, index) =>
+        index === kept.length - 1 ? isPrefixOf(item, original[index]) : equal(item, original[index]),
+      )
+    );
   }
   if (isObject(kept) && isObject(original)) {
     const keys = Object.keys(kept);
     const originalKeys = Object.keys(original);
-    return keys.every((key, index) => key === originalKeys[index] && (index === keys.length - 1 ? isPrefixOf(kept[key], original[key]) : equal(kept[key], original[key])));
+    return keys.every(
+      (key, index) =>
+        key === originalKeys[index] &&
+        (index === keys.length - 1 ? isPrefixOf(kept[key], original[key]) : equal(kept[key], original[key])),
+    );
   }
   return equal(kept, original);
 }

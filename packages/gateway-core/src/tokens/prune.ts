@@ -35,7 +35,12 @@ const MIN_KEPT_CHARS = 1;
  */
 export type KeyLists = WeakMap<object, string[]>;
 
-export function pruneToFit(value: unknown, room: number, cuts: TruncationCut[], keyLists: KeyLists = new WeakMap()): Pruned | undefined {
+export function pruneToFit(
+  value: unknown,
+  room: number,
+  cuts: TruncationCut[],
+  keyLists: KeyLists = new WeakMap(),
+): Pruned | undefined {
   const pruned = pruneValue(value, room, '$', 0, { cuts, keyLists });
   if (pruned === undefined) cuts.push({ path: '$', omitted: true });
   return pruned;
@@ -51,7 +56,8 @@ function pruneValue(value: unknown, room: number, path: string, depth: number, w
   if (depth > MAX_PRUNE_DEPTH) return undefined;
   if (typeof value === 'string') return pruneString(value, room, path, walk.cuts);
   if (Array.isArray(value)) return pruneArray(value, room, path, depth, walk);
-  if (value !== null && typeof value === 'object') return pruneObject(value as Record<string, unknown>, room, path, depth, walk);
+  if (value !== null && typeof value === 'object')
+    return pruneObject(value as Record<string, unknown>, room, path, depth, walk);
   const text = JSON.stringify(value) ?? 'null';
   return text.length <= room ? { value: value ?? null, size: text.length } : undefined;
 }
@@ -92,11 +98,18 @@ function pruneArray(items: unknown[], room: number, path: string, depth: number,
     if (cuts.length > cutsBefore) break;
   }
   if (kept.length === 0 && items.length > 0) return dropped(cuts, cutAt);
-  if (kept.length < items.length) cuts.splice(cutAt, 0, { path, unit: 'items', kept: kept.length, total: items.length });
+  if (kept.length < items.length)
+    cuts.splice(cutAt, 0, { path, unit: 'items', kept: kept.length, total: items.length });
   return { value: kept, size };
 }
 
-function pruneObject(object: Record<string, unknown>, room: number, path: string, depth: number, walk: Walk): Pruned | undefined {
+function pruneObject(
+  object: Record<string, unknown>,
+  room: number,
+  path: string,
+  depth: number,
+  walk: Walk,
+): Pruned | undefined {
   if (room < 2) return undefined;
   const { cuts } = walk;
   const cutAt = cuts.length;

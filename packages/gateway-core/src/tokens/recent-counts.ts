@@ -19,7 +19,11 @@ export class RecentCounts {
   readonly #maxTextChars: number;
   #chars = 0;
 
-  constructor({ maxChars = 2_000_000, minTextChars = 64, maxTextChars = 16_383 }: { maxChars?: number; minTextChars?: number; maxTextChars?: number } = {}) {
+  constructor({
+    maxChars = 2_000_000,
+    minTextChars = 64,
+    maxTextChars = 16_383,
+  }: { maxChars?: number; minTextChars?: number; maxTextChars?: number } = {}) {
     this.#maxChars = maxChars;
     this.#minTextChars = minTextChars;
     this.#maxTextChars = Math.min(maxTextChars, maxChars);

@@ -25,23 +25,33 @@ function callable(caller: ToolCaller): string[] {
 describe('toolsForAgent and authorizeToolCall', () => {
   it('let an agent without allowlist call every tool whose scopes its token has', () => {
     expect(listed({ allowedTools: null, agentScopes: [], tokenScopes: [] })).toEqual(['getCustomer', 'deleteCustomer']);
-    expect(listed({ allowedTools: [], agentScopes: ['orders:write'], tokenScopes: ['orders:write'] })).toEqual(['getCustomer', 'createOrder', 'deleteCustomer']);
+    expect(listed({ allowedTools: [], agentScopes: ['orders:write'], tokenScopes: ['orders:write'] })).toEqual([
+      'getCustomer',
+      'createOrder',
+      'deleteCustomer',
+    ]);
   });
 
   it('restrict an agent to its allowlist', () => {
-    expect(listed({ allowedTools: ['createOrder'], agentScopes: ['orders:write'], tokenScopes: ['orders:write'] })).toEqual(['createOrder']);
+    expect(
+      listed({ allowedTools: ['createOrder'], agentScopes: ['orders:write'], tokenScopes: ['orders:write'] }),
+    ).toEqual(['createOrder']);
   });
 
   it('never list a write-blocked tool, because no call to it can succeed', () => {
     expect(listed({ allowedTools: ['archiveCustomer'], agentScopes: [], tokenScopes: [] })).toEqual([]);
-    expect(() => authorizeToolCall(registry, 'archiveCustomer', { allowedTools: null, agentScopes: [], tokenScopes: [] })).toThrow(
-      /would change state \(POST\) and does not allow writes/,
-    );
+    expect(() =>
+      authorizeToolCall(registry, 'archiveCustomer', { allowedTools: null, agentScopes: [], tokenScopes: [] }),
+    ).toThrow(/would change state \(POST\) and does not allow writes/);
   });
 
   it('refuse with 403 / -32003 naming the missing scopes', () => {
     try {
-      authorizeToolCall(registry, 'createOrder', { allowedTools: null, agentScopes: ['orders:read'], tokenScopes: ['orders:read'] });
+      authorizeToolCall(registry, 'createOrder', {
+        allowedTools: null,
+        agentScopes: ['orders:read'],
+        tokenScopes: ['orders:read'],
+      });
       expect.unreachable();
     } catch (error) {
       expect(error).toBeInstanceOf(ForbiddenError);
@@ -52,7 +62,9 @@ describe('toolsForAgent and authorizeToolCall', () => {
   });
 
   it('refuse a tool outside the allowlist with 403', () => {
-    expect(() => authorizeToolCall(registry, 'getCustomer', { allowedTools: ['createOrder'], agentScopes: [], tokenScopes: [] })).toThrow(/not in this agent's allowed tools/);
+    expect(() =>
+      authorizeToolCall(registry, 'getCustomer', { allowedTools: ['createOrder'], agentScopes: [], tokenScopes: [] }),
+    ).toThrow(/not in this agent's allowed tools/);
   });
 
   it('refuse an unknown or missing tool name with 400 / -32602', () => {
@@ -72,7 +84,8 @@ describe('toolsForAgent and authorizeToolCall', () => {
           expect(callable(caller)).toEqual(listed(caller));
           // createOrder needs orders:write: shown exactly when both sides hold it (and the allowlist lets it).
           const both = agentScopes.includes('orders:write') && tokenScopes.includes('orders:write');
-          const allowlisted = allowedTools === null || allowedTools.length === 0 || allowedTools.includes('createOrder');
+          const allowlisted =
+            allowedTools === null || allowedTools.length === 0 || allowedTools.includes('createOrder');
           expect(listed(caller).includes('createOrder')).toBe(both && allowlisted);
         }
       }
@@ -113,7 +126,11 @@ describe('required scopes: the token and the agent record of this call', () => {
   });
 
   it('call the tool when both hold it, whatever else either holds', () => {
-    const tool = authorizeToolCall(registry, 'createOrder', { allowedTools: null, agentScopes: ['orders:write', 'x'], tokenScopes: ['y', 'orders:write'] });
+    const tool = authorizeToolCall(registry, 'createOrder', {
+      allowedTools: null,
+      agentScopes: ['orders:write', 'x'],
+      tokenScopes: ['y', 'orders:write'],
+    });
     expect(tool.definition.name).toBe('createOrder');
   });
 });
@@ -121,7 +138,12 @@ describe('required scopes: the token and the agent record of this call', () => {
 describe('OAuth callers (canStepUp): the token narrows the agent, and may be stepped up', () => {
   const refundOrder = { ...createOrder, name: 'refundOrder', requiredScopes: ['orders:write', 'payments:write'] };
   const { registry: oauthRegistry } = buildToolRegistry([getCustomer, createOrder, refundOrder]);
-  const oauth = (agentScopes: string[], tokenScopes: string[], allowedTools: string[] | null = null): ToolCaller => ({ allowedTools, agentScopes, tokenScopes, canStepUp: true });
+  const oauth = (agentScopes: string[], tokenScopes: string[], allowedTools: string[] | null = null): ToolCaller => ({
+    allowedTools,
+    agentScopes,
+    tokenScopes,
+    canStepUp: true,
+  });
   const refusalOf = (name: string, caller: ToolCaller): unknown => {
     try {
       authorizeToolCall(oauthRegistry, name, caller);
@@ -133,11 +155,20 @@ describe('OAuth callers (canStepUp): the token narrows the agent, and may be ste
   const listedFor = (caller: ToolCaller) => toolsForAgent(oauthRegistry, caller).map((tool) => tool.definition.name);
 
   it('call a tool whose scopes both the token and the agent hold', () => {
-    expect(authorizeToolCall(oauthRegistry, 'refundOrder', oauth(['orders:write', 'payments:write'], ['payments:write', 'orders:write'])).definition.name).toBe('refundOrder');
+    expect(
+      authorizeToolCall(
+        oauthRegistry,
+        'refundOrder',
+        oauth(['orders:write', 'payments:write'], ['payments:write', 'orders:write']),
+      ).definition.name,
+    ).toBe('refundOrder');
   });
 
   it('answer insufficient-scope (403), asking for the token scopes plus the tool ones, when only the token lacks a scope', () => {
-    const error = refusalOf('refundOrder', oauth(['orders:write', 'payments:write', 'profile'], ['profile', 'orders:write']));
+    const error = refusalOf(
+      'refundOrder',
+      oauth(['orders:write', 'payments:write', 'profile'], ['profile', 'orders:write']),
+    );
     expect(error).toBeInstanceOf(InsufficientScopeError);
     expect(error).not.toBeInstanceOf(ToolRefusedError);
     const insufficient = error as InsufficientScopeError;
@@ -146,7 +177,13 @@ describe('OAuth callers (canStepUp): the token narrows the agent, and may be ste
     expect(insufficient.data).toEqual({ missingScopes: ['payments:write'] });
     expect(insufficient.message).toMatch(/payments:write/);
     // Asking for exactly those scopes is enough.
-    expect(authorizeToolCall(oauthRegistry, 'refundOrder', oauth(['orders:write', 'payments:write', 'profile'], [...insufficient.scopesToRequest])).definition.name).toBe('refundOrder');
+    expect(
+      authorizeToolCall(
+        oauthRegistry,
+        'refundOrder',
+        oauth(['orders:write', 'payments:write', 'profile'], [...insufficient.scopesToRequest]),
+      ).definition.name,
+    ).toBe('refundOrder');
   });
 
   it('refuse as forbidden, in-band, a scope the agent does not hold: no token can fix it', () => {
@@ -165,9 +202,17 @@ describe('OAuth callers (canStepUp): the token narrows the agent, and may be ste
 
   it('list the tools the agent scopes allow, also those the token has yet to step up to', () => {
     expect(listedFor(oauth(['orders:write'], []))).toEqual(['getCustomer', 'createOrder']);
-    expect(listedFor(oauth(['orders:write', 'payments:write'], ['orders:write']))).toEqual(['getCustomer', 'createOrder', 'refundOrder']);
+    expect(listedFor(oauth(['orders:write', 'payments:write'], ['orders:write']))).toEqual([
+      'getCustomer',
+      'createOrder',
+      'refundOrder',
+    ]);
     // A caller that cannot step up (a gateway token) sees only what its token already allows.
-    expect(toolsForAgent(oauthRegistry, { ...oauth(['orders:write'], []), canStepUp: false }).map((tool) => tool.definition.name)).toEqual(['getCustomer']);
+    expect(
+      toolsForAgent(oauthRegistry, { ...oauth(['orders:write'], []), canStepUp: false }).map(
+        (tool) => tool.definition.name,
+      ),
+    ).toEqual(['getCustomer']);
   });
 
   it('keep the allowlist ahead of step-up', () => {
@@ -193,7 +238,9 @@ describe('OAuth callers (canStepUp): the token narrows the agent, and may be ste
             const shown = listedFor(caller).includes(name);
             if (error instanceof InsufficientScopeError) {
               expect(shown).toBe(true);
-              expect(() => authorizeToolCall(oauthRegistry, name, { ...caller, tokenScopes: [...error.scopesToRequest] })).not.toThrow();
+              expect(() =>
+                authorizeToolCall(oauthRegistry, name, { ...caller, tokenScopes: [...error.scopesToRequest] }),
+              ).not.toThrow();
             } else {
               expect(shown).toBe(error === null);
             }

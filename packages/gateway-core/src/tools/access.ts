@@ -44,7 +44,11 @@ export function toolAccess(tool: RegisteredTool, caller: ToolCaller): ToolAccess
   const scopes = scopeCheck(name, requiredScopes, caller);
   if (scopes) return scopes;
   if (isMutating(httpMethod) && !allowWrite) {
-    return { allowed: false, reason: 'write-blocked', message: `Tool ${name} would change state (${httpMethod}) and does not allow writes` };
+    return {
+      allowed: false,
+      reason: 'write-blocked',
+      message: `Tool ${name} would change state (${httpMethod}) and does not allow writes`,
+    };
   }
   return { allowed: true };
 }
@@ -63,16 +67,29 @@ function scopeCheck(name: string, requiredScopes: readonly string[], caller: Too
   if (caller.canStepUp && notInAgent.length === 0) {
     // What the client asks its issuer for replaces its token's scopes, so it keeps those it had.
     const stepUpScopes = [...new Set([...caller.tokenScopes, ...requiredScopes])];
-    return { allowed: false, reason: 'missing-scopes', message: `Tool ${name} requires scopes the token does not carry: ${notInToken.join(', ')}`, missingScopes: missing, stepUpScopes };
+    return {
+      allowed: false,
+      reason: 'missing-scopes',
+      message: `Tool ${name} requires scopes the token does not carry: ${notInToken.join(', ')}`,
+      missingScopes: missing,
+      stepUpScopes,
+    };
   }
   const lacks = [
     notInToken.length > 0 ? `the token does not carry: ${notInToken.join(', ')}` : null,
     notInAgent.length > 0 ? `the agent does not hold: ${notInAgent.join(', ')}` : null,
   ].filter((part) => part !== null);
-  return { allowed: false, reason: 'missing-scopes', message: `Tool ${name} requires scopes ${lacks.join('; ')}`, missingScopes: missing };
+  return {
+    allowed: false,
+    reason: 'missing-scopes',
+    message: `Tool ${name} requires scopes ${lacks.join('; ')}`,
+    missingScopes: missing,
+  };
 }
 
-/** The tools the caller may call, or may once it has stepped up to the scopes its agent holds: what tools/list shows. */
+/**
+ * The tools the caller may call, or may once it has stepped up to the scopes its agent holds: what tools/list shows.
+ */
 export function toolsForAgent(registry: ToolRegistry, caller: ToolCaller): RegisteredTool[] {
   const listed = caller.canStepUp ? { ...caller, tokenScopes: caller.agentScopes } : caller;
   return registry.list().filter((tool) => toolAccess(tool, listed).allowed);
@@ -90,14 +107,19 @@ export function authorizeToolCall(registry: ToolRegistry, name: unknown, caller:
 /** `authorizeToolCall` for a name already looked up: `tool` is the registry's tool by that name, if it has one. */
 export function authorizeTool(tool: RegisteredTool | undefined, name: unknown, caller: ToolCaller): RegisteredTool {
   if (typeof name !== 'string' || name === '') {
-    throw new UnknownToolError('tools/call needs the name of a tool', [{ path: 'name', message: 'must be a non-empty string' }]);
+    throw new UnknownToolError('tools/call needs the name of a tool', [
+      { path: 'name', message: 'must be a non-empty string' },
+    ]);
   }
   if (tool === undefined) {
     // JSON.stringify: the name is the caller's input, echoed without letting it shape the message.
-    throw new UnknownToolError(`Unknown tool: ${JSON.stringify(name.slice(0, 128))}`, [{ path: 'name', message: 'no tool has this name' }]);
+    throw new UnknownToolError(`Unknown tool: ${JSON.stringify(name.slice(0, 128))}`, [
+      { path: 'name', message: 'no tool has this name' },
+    ]);
   }
   const access = toolAccess(tool, caller);
   if (access.allowed) return tool;
-  if (access.stepUpScopes) throw new InsufficientScopeError(access.message, access.missingScopes ?? [], access.stepUpScopes);
+  if (access.stepUpScopes)
+    throw new InsufficientScopeError(access.message, access.missingScopes ?? [], access.stepUpScopes);
   throw new ToolRefusedError(access.reason, access.message, access.missingScopes);
 }

@@ -7,7 +7,10 @@ import type { ToolDefinition } from './definition.js';
  * the downstream (`*` is in no tool name). A tool the gateway did not load
  * from a named downstream (`downstream` unset) is matched by name only.
  */
-export function allowlistAllows(allowlist: readonly string[], tool: Pick<ToolDefinition, 'name' | 'downstream'>): boolean {
+export function allowlistAllows(
+  allowlist: readonly string[],
+  tool: Pick<ToolDefinition, 'name' | 'downstream'>,
+): boolean {
   if (allowlist.includes(tool.name)) return true;
   const downstream = tool.downstream;
   return downstream !== undefined && (allowlist.includes(downstream) || allowlist.includes(`${downstream}.*`));

@@ -15,7 +15,9 @@ export function validateToolArguments(tool: RegisteredTool, args: unknown): Reco
   const value = args ?? {};
   const name = tool.definition.name;
   if (typeof value !== 'object' || Array.isArray(value)) {
-    throw new InvalidArgumentsError(`Invalid arguments for tool ${name}: arguments must be an object`, [{ path: '', message: 'must be an object' }]);
+    throw new InvalidArgumentsError(`Invalid arguments for tool ${name}: arguments must be an object`, [
+      { path: '', message: 'must be an object' },
+    ]);
   }
   if (tool.validateArguments(value)) return value as Record<string, unknown>;
   const fields = (tool.validateArguments.errors ?? []).slice(0, MAX_REPORTED_FIELDS).map(toField);
@@ -25,9 +27,13 @@ export function validateToolArguments(tool: RegisteredTool, args: unknown): Reco
 
 function toField(error: ErrorObject): InvalidField {
   const base = error.instancePath.split('/').slice(1).map(unescapePointer);
-  if (error.keyword === 'required') return { path: [...base, String(error.params.missingProperty)].join('.'), message: 'is required' };
+  if (error.keyword === 'required')
+    return { path: [...base, String(error.params.missingProperty)].join('.'), message: 'is required' };
   if (error.keyword === 'additionalProperties') {
-    return { path: [...base, String(error.params.additionalProperty)].join('.'), message: 'is not an input of this tool' };
+    return {
+      path: [...base, String(error.params.additionalProperty)].join('.'),
+      message: 'is not an input of this tool',
+    };
   }
   return { path: base.join('.'), message: error.message ?? error.keyword };
 }

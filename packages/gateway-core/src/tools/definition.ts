@@ -20,7 +20,14 @@ import { resolvePointer } from '../util/json-pointer.js';
  * to any downstream that serves this JSON, whatever produced it.
  */
 
-export { DEFAULT_MAX_RESPONSE_TOKENS, HTTP_METHODS, PARAMETER_SOURCES, TOOL_NAME_PATTERN, type HttpMethod, type ParameterSource };
+export {
+  DEFAULT_MAX_RESPONSE_TOKENS,
+  HTTP_METHODS,
+  PARAMETER_SOURCES,
+  TOOL_NAME_PATTERN,
+  type HttpMethod,
+  type ParameterSource,
+};
 
 /** `{name}` placeholders in a route pattern. */
 export const ROUTE_PARAMETER = /\{([^{}/]+)\}/g;
@@ -46,7 +53,9 @@ const DIALECT_HINT = 'use https://json-schema.org/draft/2020-12/schema or http:/
 
 /** The dialect of an input schema that passed `ToolDefinitionSchema`. */
 export function schemaDialect(schema: { $schema?: string | undefined }): JsonSchemaDialect {
-  return schema.$schema === undefined ? '2020-12' : JSON_SCHEMA_DIALECTS[schema.$schema as keyof typeof JSON_SCHEMA_DIALECTS];
+  return schema.$schema === undefined
+    ? '2020-12'
+    : JSON_SCHEMA_DIALECTS[schema.$schema as keyof typeof JSON_SCHEMA_DIALECTS];
 }
 
 /** An input has a `type`, a `$ref` to one (2020-12 and draft-07 `$defs`/`definitions`), or both. */
@@ -56,12 +65,17 @@ const InputPropertySchema = z
     $ref: z.string().min(1).optional(),
     description: z.string().nullable().optional(),
   })
-  .refine((property) => property.type !== undefined || property.$ref !== undefined, { message: 'must have a type or a $ref', path: ['type'] });
+  .refine((property) => property.type !== undefined || property.$ref !== undefined, {
+    message: 'must have a type or a $ref',
+    path: ['type'],
+  });
 
 const InputSchemaSchema = z.looseObject({
   $schema: z
     .string()
-    .refine((uri) => Object.hasOwn(JSON_SCHEMA_DIALECTS, uri), { error: (issue) => `unsupported JSON Schema dialect ${JSON.stringify(issue.input)}: ${DIALECT_HINT}` })
+    .refine((uri) => Object.hasOwn(JSON_SCHEMA_DIALECTS, uri), {
+      error: (issue) => `unsupported JSON Schema dialect ${JSON.stringify(issue.input)}: ${DIALECT_HINT}`,
+    })
     .optional(),
   type: z.literal('object'),
   properties: z.record(z.string(), InputPropertySchema),
@@ -79,7 +93,8 @@ const SignificantTermSchema = z.union([TermSchema, z.array(TermSchema).min(1).ma
  * appear in both texts or in neither for a semantic hit (categories,
  * product types), beyond the built-in negations, numbers, names and opposites.
  */
-// Unknown fields are dropped, like unknown fields of the definition: a newer host-kit's settings must not cost a tool on this gateway.
+// Unknown fields are dropped, like unknown fields of the definition:
+// a newer host-kit's settings must not cost a tool on this gateway.
 export const ToolCacheSchema = z.object({
   semantic: z.boolean().default(false),
   significantTerms: z.array(SignificantTermSchema).max(MAX_SIGNIFICANT_TERMS).default([]),
@@ -96,7 +111,10 @@ export interface QuerySerialization {
   style: QueryStyle;
   explode: boolean;
 }
-const QuerySerializationSchema: z.ZodType<QuerySerialization> = z.object({ style: z.enum(QUERY_STYLES), explode: z.boolean() });
+const QuerySerializationSchema: z.ZodType<QuerySerialization> = z.object({
+  style: z.enum(QUERY_STYLES),
+  explode: z.boolean(),
+});
 
 const ToolDefinitionObject = z.object({
   name: z.string().regex(TOOL_NAME_PATTERN, 'must be 1-128 characters of A-Z, a-z, 0-9, _, . or -'),
@@ -167,11 +185,14 @@ function checkInputsAgree(tool: z.output<typeof ToolDefinitionObject>, context: 
   }
   const placeholders = routeParameters(tool.routePattern);
   for (const name of placeholders) {
-    if (tool.parameterSources[name] !== 'route') issue(['routePattern'], `placeholder {${name}} is not a route-sourced input`);
-    if (!tool.inputSchema.required.includes(name)) issue(['inputSchema', 'required'], `route input "${name}" must be required`);
+    if (tool.parameterSources[name] !== 'route')
+      issue(['routePattern'], `placeholder {${name}} is not a route-sourced input`);
+    if (!tool.inputSchema.required.includes(name))
+      issue(['inputSchema', 'required'], `route input "${name}" must be required`);
   }
   for (const [name, source] of Object.entries(tool.parameterSources)) {
-    if (source === 'route' && !placeholders.includes(name)) issue(['parameterSources', name], `route input "${name}" has no {${name}} in routePattern`);
+    if (source === 'route' && !placeholders.includes(name))
+      issue(['parameterSources', name], `route input "${name}" has no {${name}} in routePattern`);
   }
   if (tool.routePattern.split('/').some((segment) => segment === '.' || segment === '..')) {
     issue(['routePattern'], 'must not contain . or .. segments');
@@ -191,7 +212,10 @@ function checkInputsAgree(tool: z.output<typeof ToolDefinitionObject>, context: 
 }
 
 /** Renamed body inputs are body inputs, and no two body inputs land on the same property of the body. */
-function checkBodyNames(tool: z.output<typeof ToolDefinitionObject>, issue: (path: (string | number)[], message: string) => void): void {
+function checkBodyNames(
+  tool: z.output<typeof ToolDefinitionObject>,
+  issue: (path: (string | number)[], message: string) => void,
+): void {
   if (tool.bodyNames === undefined) return;
   for (const name of Object.keys(tool.bodyNames)) {
     if (tool.parameterSources[name] !== 'body') issue(['bodyNames', name], `"${name}" is not a body input`);
@@ -201,7 +225,8 @@ function checkBodyNames(tool: z.output<typeof ToolDefinitionObject>, issue: (pat
     if (source !== 'body') continue;
     const property = tool.bodyNames[name] ?? name;
     const other = landed.get(property);
-    if (other !== undefined) issue(['bodyNames', name], `body inputs "${other}" and "${name}" would both be sent as "${property}"`);
+    if (other !== undefined)
+      issue(['bodyNames', name], `body inputs "${other}" and "${name}" would both be sent as "${property}"`);
     landed.set(property, name);
   }
 }
@@ -254,7 +279,16 @@ export interface ParsedToolDefinitions {
  */
 export function parseToolDefinitions(json: unknown): ParsedToolDefinitions {
   if (!Array.isArray(json)) {
-    return { tools: [], problems: [{ index: -1, name: null, issues: [{ path: '', message: 'the schema must be a JSON array of tool definitions' }] }] };
+    return {
+      tools: [],
+      problems: [
+        {
+          index: -1,
+          name: null,
+          issues: [{ path: '', message: 'the schema must be a JSON array of tool definitions' }],
+        },
+      ],
+    };
   }
   const tools: ToolDefinition[] = [];
   const problems: ToolDefinitionProblem[] = [];

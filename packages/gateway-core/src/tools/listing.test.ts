@@ -8,7 +8,11 @@ const { registry } = buildToolRegistry([getCustomer, createOrder, deleteCustomer
 describe('toolsListResult', () => {
   it('lists name, description and input schema for 2024-11-05 clients, without annotations', () => {
     const { tools } = toolsListResult(registry.list(), '2024-11-05');
-    expect(tools[0]).toEqual({ name: 'getCustomer', description: 'One customer by id.', inputSchema: registry.get('getCustomer')!.inputSchema });
+    expect(tools[0]).toEqual({
+      name: 'getCustomer',
+      description: 'One customer by id.',
+      inputSchema: registry.get('getCustomer')!.inputSchema,
+    });
     expect(tools.some((tool) => 'annotations' in tool)).toBe(false);
   });
 
@@ -34,8 +38,12 @@ describe('toolsListResult', () => {
       required: ['id'],
       additionalProperties: false,
     };
-    const { registry: withRefs, problems } = buildToolRegistry([{ ...getCustomer, parameterSources: { id: 'route' }, inputSchema }]);
+    const { registry: withRefs, problems } = buildToolRegistry([
+      { ...getCustomer, parameterSources: { id: 'route' }, inputSchema },
+    ]);
     expect(problems).toEqual([]);
-    expect(JSON.parse(JSON.stringify(toolsListResult(withRefs.list(), '2025-11-25'))).tools[0].inputSchema).toEqual(inputSchema);
+    expect(JSON.parse(JSON.stringify(toolsListResult(withRefs.list(), '2025-11-25'))).tools[0].inputSchema).toEqual(
+      inputSchema,
+    );
   });
 });

@@ -26,7 +26,9 @@ export function toMcpTool(tool: RegisteredTool, version: ProtocolVersion): McpTo
   const listed: McpTool = { name, description, inputSchema: tool.inputSchema };
   if (!isAtLeast(version, '2025-03-26')) return listed;
   const readOnly = !allowWrite || !isMutating(httpMethod);
-  listed.annotations = readOnly ? { readOnlyHint: true } : { readOnlyHint: false, destructiveHint: httpMethod === 'DELETE' };
+  listed.annotations = readOnly
+    ? { readOnlyHint: true }
+    : { readOnlyHint: false, destructiveHint: httpMethod === 'DELETE' };
   return listed;
 }
 

@@ -44,7 +44,12 @@ describe('buildToolRegistry', () => {
         type: 'object',
         properties: {
           note: { type: ['string', 'null'], description: null },
-          address: { type: 'object', description: null, properties: { zip: { type: 'string', description: null } }, required: [] },
+          address: {
+            type: 'object',
+            description: null,
+            properties: { zip: { type: 'string', description: null } },
+            required: [],
+          },
           tags: { type: 'array', description: null, items: { type: 'string', description: null } },
         },
         required: ['note'],
@@ -63,7 +68,14 @@ describe('buildToolRegistry', () => {
   });
 
   it('leaves out a tool whose input schema ajv cannot compile, naming it', () => {
-    const broken = { ...getCustomer, name: 'broken', inputSchema: { ...getCustomer.inputSchema, properties: { ...getCustomer.inputSchema.properties, expand: { type: 'boolen', description: null } } } };
+    const broken = {
+      ...getCustomer,
+      name: 'broken',
+      inputSchema: {
+        ...getCustomer.inputSchema,
+        properties: { ...getCustomer.inputSchema.properties, expand: { type: 'boolen', description: null } },
+      },
+    };
     const { registry, problems } = registryOf(getCustomer, broken);
     expect(registry.list().map((tool) => tool.definition.name)).toEqual(['getCustomer']);
     expect(problems).toMatchObject([{ index: 1, name: 'broken', issues: [{ path: 'inputSchema' }] }]);
@@ -72,20 +84,40 @@ describe('buildToolRegistry', () => {
 
 describe('buildToolRegistry: a registry past COMPILE_AT_BUILD_MAX tools (a whole imported API)', () => {
   const many = Array.from({ length: COMPILE_AT_BUILD_MAX }, (_, index) => ({ ...getCustomer, name: `tool${index}` }));
-  const broken = { ...getCustomer, name: 'broken', inputSchema: { ...getCustomer.inputSchema, properties: { ...getCustomer.inputSchema.properties, expand: { type: 'boolen' } } } };
-  const badPattern = { ...getCustomer, name: 'badPattern', inputSchema: { ...getCustomer.inputSchema, properties: { ...getCustomer.inputSchema.properties, id: { type: 'string', pattern: '(' } } } };
+  const broken = {
+    ...getCustomer,
+    name: 'broken',
+    inputSchema: {
+      ...getCustomer.inputSchema,
+      properties: { ...getCustomer.inputSchema.properties, expand: { type: 'boolen' } },
+    },
+  };
+  const badPattern = {
+    ...getCustomer,
+    name: 'badPattern',
+    inputSchema: {
+      ...getCustomer.inputSchema,
+      properties: { ...getCustomer.inputSchema.properties, id: { type: 'string', pattern: '(' } },
+    },
+  };
 
   it('still leaves out, at build, a schema its dialect refuses', () => {
     const { registry, problems } = registryOf(...many, broken);
     expect(registry.size).toBe(COMPILE_AT_BUILD_MAX);
-    expect(problems).toMatchObject([{ name: 'broken', issues: [{ path: 'inputSchema', message: expect.stringContaining('type') }] }]);
+    expect(problems).toMatchObject([
+      { name: 'broken', issues: [{ path: 'inputSchema', message: expect.stringContaining('type') }] },
+    ]);
   });
 
   it('compiles each schema on its first call and checks arguments exactly as a small registry does', () => {
     const { registry } = registryOf(...many);
     const tool = registry.get('tool7')!;
     expect(validateToolArguments(tool, { id: 'c1', expand: true })).toEqual({ id: 'c1', expand: true });
-    expect(refusal(() => validateToolArguments(tool, { id: 1 })).message).toBe(refusal(() => validateToolArguments(registryOf(getCustomer).registry.get('getCustomer')!, { id: 1 })).message.replace('getCustomer', 'tool7'));
+    expect(refusal(() => validateToolArguments(tool, { id: 1 })).message).toBe(
+      refusal(() =>
+        validateToolArguments(registryOf(getCustomer).registry.get('getCustomer')!, { id: 1 }),
+      ).message.replace('getCustomer', 'tool7'),
+    );
   });
 
   it('refuses every call of a tool whose schema compiles only to fail, saying why, and forwards nothing', () => {
@@ -126,7 +158,9 @@ describe('validateToolArguments', () => {
   });
 
   it('refuses arguments that are not an object', () => {
-    expect(refusal(() => validateToolArguments(order, [1, 2])).fields).toEqual([{ path: '', message: 'must be an object' }]);
+    expect(refusal(() => validateToolArguments(order, [1, 2])).fields).toEqual([
+      { path: '', message: 'must be an object' },
+    ]);
     expect(refusal(() => validateToolArguments(order, 'x')).message).toMatch(/must be an object/);
   });
 
@@ -149,7 +183,12 @@ describe('JSON Schema dialects', () => {
       $defs: {
         CustomerId: { type: 'string', pattern: '^c[0-9]+$' },
         Status: { type: 'string', enum: ['open', 'shipped'] },
-        Filter: { type: 'object', properties: { since: { type: 'string', format: 'date' } }, required: ['since'], additionalProperties: false },
+        Filter: {
+          type: 'object',
+          properties: { since: { type: 'string', format: 'date' } },
+          required: ['since'],
+          additionalProperties: false,
+        },
       },
       properties: {
         customerId: { $ref: '#/$defs/CustomerId' },
@@ -183,22 +222,36 @@ describe('JSON Schema dialects', () => {
   it('compiles 2020-12 and draft-07 schemas, keeping $schema and $defs as served', () => {
     expect(problems).toEqual([]);
     expect(registry.get('searchOrders')?.inputSchema).toEqual(searchOrders.inputSchema);
-    expect(registry.get('searchOrders07')?.inputSchema).toEqual({ ...draft07.inputSchema, additionalProperties: false });
+    expect(registry.get('searchOrders07')?.inputSchema).toEqual({
+      ...draft07.inputSchema,
+      additionalProperties: false,
+    });
   });
 
-  it.each(['searchOrders', 'searchOrders07'])('validates %s arguments against the $ref\'d definitions', (name) => {
+  it.each(['searchOrders', 'searchOrders07'])("validates %s arguments against the $ref'd definitions", (name) => {
     const tool = registry.get(name)!;
     const good = { customerId: 'c42', status: 'open', filter: { since: '2025-05-01' }, window: [1, 2] };
     expect(validateToolArguments(tool, good)).toBe(good);
-    const error = refusal(() => validateToolArguments(tool, { customerId: 'x', status: 'lost', filter: { since: '2025-05-01', until: 'x' }, window: [1, 2, 3] }));
+    const error = refusal(() =>
+      validateToolArguments(tool, {
+        customerId: 'x',
+        status: 'lost',
+        filter: { since: '2025-05-01', until: 'x' },
+        window: [1, 2, 3],
+      }),
+    );
     expect(error.fields).toEqual([
       { path: 'customerId', message: 'must match pattern "^c[0-9]+$"' },
       { path: 'status', message: 'must be equal to one of the allowed values' },
       { path: 'filter.until', message: 'is not an input of this tool' },
       { path: 'window', message: expect.stringMatching(/must NOT have more than 2 items/) },
     ]);
-    expect(refusal(() => validateToolArguments(tool, { customerId: 'c1', filter: {} })).fields).toEqual([{ path: 'filter.since', message: 'is required' }]);
-    expect(refusal(() => validateToolArguments(tool, { customerId: 'c1', extra: 1 })).fields).toEqual([{ path: 'extra', message: 'is not an input of this tool' }]);
+    expect(refusal(() => validateToolArguments(tool, { customerId: 'c1', filter: {} })).fields).toEqual([
+      { path: 'filter.since', message: 'is required' },
+    ]);
+    expect(refusal(() => validateToolArguments(tool, { customerId: 'c1', extra: 1 })).fields).toEqual([
+      { path: 'extra', message: 'is not an input of this tool' },
+    ]);
   });
 
   it('reads a schema without $schema as 2020-12', () => {
@@ -206,22 +259,41 @@ describe('JSON Schema dialects', () => {
     const { registry: plain, problems: none } = registryOf({ ...searchOrders, inputSchema: noDialect });
     expect(none).toEqual([]);
     expect(() => validateToolArguments(plain.get('searchOrders')!, { customerId: 'c1', window: [1, 2] })).not.toThrow();
-    expect(refusal(() => validateToolArguments(plain.get('searchOrders')!, { customerId: 'c1', window: [1, 'x'] })).fields).toEqual([
-      { path: 'window.1', message: 'must be integer' },
-    ]);
+    expect(
+      refusal(() => validateToolArguments(plain.get('searchOrders')!, { customerId: 'c1', window: [1, 'x'] })).fields,
+    ).toEqual([{ path: 'window.1', message: 'must be integer' }]);
   });
 
   it('leaves out a tool with an unknown dialect, naming it, and builds the others', () => {
-    const odd = { ...searchOrders, name: 'oddDialect', inputSchema: { ...searchOrders.inputSchema, $schema: 'http://json-schema.org/draft-04/schema#' } };
+    const odd = {
+      ...searchOrders,
+      name: 'oddDialect',
+      inputSchema: { ...searchOrders.inputSchema, $schema: 'http://json-schema.org/draft-04/schema#' },
+    };
     const built = registryOf(getCustomer, odd, createOrder);
     expect(built.registry.list().map((tool) => tool.definition.name)).toEqual(['getCustomer', 'createOrder']);
-    expect(built.problems).toMatchObject([{ index: 1, name: 'oddDialect', issues: [{ path: 'inputSchema.$schema', message: expect.stringContaining('unsupported JSON Schema dialect') }] }]);
+    expect(built.problems).toMatchObject([
+      {
+        index: 1,
+        name: 'oddDialect',
+        issues: [{ path: 'inputSchema.$schema', message: expect.stringContaining('unsupported JSON Schema dialect') }],
+      },
+    ]);
   });
 
   it('leaves out a tool whose body $ref ajv cannot resolve, naming it', () => {
-    const dangling = { ...searchOrders, name: 'dangling', inputSchema: { ...searchOrders.inputSchema, properties: { ...searchOrders.inputSchema.properties, filter: { $ref: '#/$defs/Nope' } } } };
+    const dangling = {
+      ...searchOrders,
+      name: 'dangling',
+      inputSchema: {
+        ...searchOrders.inputSchema,
+        properties: { ...searchOrders.inputSchema.properties, filter: { $ref: '#/$defs/Nope' } },
+      },
+    };
     const built = registryOf(dangling);
     expect(built.registry.size).toBe(0);
-    expect(built.problems).toMatchObject([{ name: 'dangling', issues: [{ path: 'inputSchema', message: expect.stringContaining('#/$defs/Nope') }] }]);
+    expect(built.problems).toMatchObject([
+      { name: 'dangling', issues: [{ path: 'inputSchema', message: expect.stringContaining('#/$defs/Nope') }] },
+    ]);
   });
 });

@@ -10,7 +10,11 @@ import {
 } from './definition.js';
 
 /** The JSON Schema agents are shown for a tool, and the one its arguments are checked against. */
-export type ToolInputSchema = Record<string, unknown> & { type: 'object'; properties: Record<string, unknown>; required: string[] };
+export type ToolInputSchema = Record<string, unknown> & {
+  type: 'object';
+  properties: Record<string, unknown>;
+  required: string[];
+};
 
 export interface RegisteredTool {
   readonly definition: ToolDefinition;
@@ -60,10 +64,18 @@ export function buildToolRegistry(schemaJson: unknown): BuiltToolRegistry {
     const inputSchema = effectiveInputSchema(definition.inputSchema);
     try {
       const ajv = compilers.for(schemaDialect(definition.inputSchema));
-      registered.push({ definition, inputSchema, validateArguments: onFirstCall ? compiledOnFirstCall(ajv, inputSchema) : ajv.compile(inputSchema) });
+      registered.push({
+        definition,
+        inputSchema,
+        validateArguments: onFirstCall ? compiledOnFirstCall(ajv, inputSchema) : ajv.compile(inputSchema),
+      });
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      problems.push({ index: indexOf(schemaJson, definition.name), name: definition.name, issues: [{ path: 'inputSchema', message }] });
+      problems.push({
+        index: indexOf(schemaJson, definition.name),
+        name: definition.name,
+        issues: [{ path: 'inputSchema', message }],
+      });
     }
   });
   return { registry: new ToolRegistry(registered), problems: problems.sort((a, b) => a.index - b.index) };
@@ -90,7 +102,9 @@ function compiledOnFirstCall(ajv: Ajv, schema: ToolInputSchema): ValidateFunctio
       try {
         compiled = ajv.compile(schema);
       } catch (error) {
-        const message = `cannot be checked: the tool's input schema does not compile (${error instanceof Error ? error.message : String(error)})`;
+        const message =
+          `cannot be checked: the tool's input schema does not compile ` +
+          `(${error instanceof Error ? error.message : String(error)})`;
         failure = { instancePath: '', schemaPath: '#', keyword: 'compile', params: {}, message };
       }
     }
@@ -138,7 +152,9 @@ class Compilers {
  * call, so the agent is told instead.
  */
 function effectiveInputSchema(schema: InputSchema): ToolInputSchema {
-  const properties = Object.fromEntries(Object.entries(schema.properties).map(([name, property]) => [name, withoutNullDescriptions(property)]));
+  const properties = Object.fromEntries(
+    Object.entries(schema.properties).map(([name, property]) => [name, withoutNullDescriptions(property)]),
+  );
   return { additionalProperties: false, ...schema, properties, required: schema.required } as ToolInputSchema;
 }
 

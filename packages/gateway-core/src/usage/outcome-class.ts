@@ -5,7 +5,14 @@ import type { FailureOutcome } from '../error-catalogue.js';
  * refused on purpose (budget, rate, scope, write guard), what the agent got
  * wrong, what the downstream failed at, and what the gateway itself failed at.
  */
-export const OUTCOME_CLASSES = ['success', 'refusal', 'agent-mistake', 'downstream-failure', 'gateway-failure', 'cancelled'] as const;
+export const OUTCOME_CLASSES = [
+  'success',
+  'refusal',
+  'agent-mistake',
+  'downstream-failure',
+  'gateway-failure',
+  'cancelled',
+] as const;
 
 export type OutcomeClass = (typeof OUTCOME_CLASSES)[number];
 

@@ -8,7 +8,17 @@ import { UsageRecorder } from './usage-recorder.js';
 const AT = Date.parse('2030-01-01T10:20:00.000Z');
 
 function call(overrides: Partial<AuditEvent> = {}): AuditEvent {
-  return { kind: 'tool-call', outcome: 'ok', agentId: 'agt_a', tool: 'shop_list', downstream: 'shop', tokensCharged: 10, gatewayMs: 2, downstreamMs: 30, ...overrides };
+  return {
+    kind: 'tool-call',
+    outcome: 'ok',
+    agentId: 'agt_a',
+    tool: 'shop_list',
+    downstream: 'shop',
+    tokensCharged: 10,
+    gatewayMs: 2,
+    downstreamMs: 30,
+    ...overrides,
+  };
 }
 
 const everything = { from: AT - 24 * HOUR_MS, to: AT + 24 * HOUR_MS };
@@ -60,7 +70,8 @@ describe('UsageRecorder', () => {
     expect(sent.map((write) => write.calls)).toEqual([2, 2, 1]);
     expect(sent[1]!.writeId).toBe(sent[0]!.writeId);
     expect(sent[2]!.writeId).not.toBe(sent[0]!.writeId);
-    const calls = (agentId: string) => inner.read({ ...everything, agentId }).then((cells: UsageCell[]) => cells.reduce((sum, c) => sum + c.calls, 0));
+    const calls = (agentId: string) =>
+      inner.read({ ...everything, agentId }).then((cells: UsageCell[]) => cells.reduce((sum, c) => sum + c.calls, 0));
     expect([await calls('agt_a'), await calls('agt_b')]).toEqual([1, 2]);
   });
 

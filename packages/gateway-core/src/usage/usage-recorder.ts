@@ -114,7 +114,10 @@ export class UsageRecorder {
     return this.#writing;
   }
 
-  /** The unsent write again, then one with every pending cell; null when the store took them all, else the backoff before retrying. */
+  /**
+   * The unsent write again, then one with every pending cell; null
+   * when the store took them all, else the backoff before retrying.
+   */
   async #writeOnce(): Promise<number | null> {
     try {
       if (this.#unsent) await this.#send(this.#unsent);
@@ -147,7 +150,10 @@ export class UsageRecorder {
   }
 }
 
-/** One call as a cell of its hour. The trail names only tools the registry knows (any other name is caller input), so neither does a cell. */
+/**
+ * One call as a cell of its hour. The trail names only tools the registry knows (any other name is caller input), so
+ * neither does a cell.
+ */
 export function cellOf(event: AuditEvent, at: number): UsageCell {
   const latencyMs = Math.max(0, Math.round((event.gatewayMs ?? 0) + (event.downstreamMs ?? 0)));
   const latency = emptyLatency();

@@ -1,6 +1,15 @@
 import { isAgentId } from '../agents/agent-id.js';
 import { InvalidInputError, type InvalidField } from '../errors.js';
-import { addCell, DAY_MS, dayStart, emptyLatency, HOUR_MS, hourStart, LATENCY_BOUNDS_MS, type UsageCell } from '../store/usage-records.js';
+import {
+  addCell,
+  DAY_MS,
+  dayStart,
+  emptyLatency,
+  HOUR_MS,
+  hourStart,
+  LATENCY_BOUNDS_MS,
+  type UsageCell,
+} from '../store/usage-records.js';
 import { OUTCOME_CLASSES, outcomeClass, type OutcomeClass } from './outcome-class.js';
 
 export const USAGE_INTERVALS = ['hour', 'day'] as const;
@@ -9,7 +18,9 @@ export type UsageInterval = (typeof USAGE_INTERVALS)[number];
 export const USAGE_GROUPS = ['agent', 'tool', 'downstream', 'outcome'] as const;
 export type UsageGroup = (typeof USAGE_GROUPS)[number];
 
-/** The longest range a query may ask for, in days, per interval: bounds the buckets of one answer (744 hours, 366 days). */
+/**
+ * The longest range a query may ask for, in days, per interval: bounds the buckets of one answer (744 hours, 366 days).
+ */
 export const MAX_USAGE_RANGE_DAYS: Readonly<Record<UsageInterval, number>> = { hour: 31, day: 366 };
 
 /** A checked query: bucket-aligned epoch ms, `from` inclusive, `to` exclusive. */
@@ -22,7 +33,10 @@ export interface UsageQuery {
   agentId?: string;
 }
 
-/** What a range of calls came to. Latencies are estimated from the histogram (within a bucket's width); null without calls. */
+/**
+ * What a range of calls came to. Latencies are estimated from
+ * the histogram (within a bucket's width); null without calls.
+ */
 export interface UsageFigures {
   calls: number;
   tokens: number;
@@ -46,13 +60,19 @@ export interface UsageReport {
   to: string;
   interval: UsageInterval;
   groupBy: UsageGroup | null;
-  /** Without groupBy: every bucket of the range, empty ones too, oldest first. With it: one per bucket and group that has calls. */
+  /**
+   * Without groupBy: every bucket of the range, empty ones too,
+   * oldest first. With it: one per bucket and group that has calls.
+   */
   buckets: UsageBucket[];
   /** The whole range: one entry, or one per group, most calls first. */
   totals: Array<UsageFigures & { group?: string }>;
 }
 
-/** ISO 8601: a date, or a date and time with a zone (`Z` or an offset). A time without a zone would read as the server's. */
+/**
+ * ISO 8601: a date, or a date and time with a zone (`Z` or an
+ * offset). A time without a zone would read as the server's.
+ */
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2}))?$/;
 
 export interface UsageQueryParams {
@@ -75,7 +95,8 @@ export function parseUsageQuery(params: UsageQueryParams, now: number): UsageQue
   const interval = oneOf(params.interval, USAGE_INTERVALS, 'interval', fields) ?? 'hour';
   const groupBy = oneOf(params.groupBy, USAGE_GROUPS, 'groupBy', fields) ?? null;
   const agentId = params.agentId === undefined || params.agentId === '' ? undefined : params.agentId;
-  if (agentId !== undefined && !isAgentId(agentId)) fields.push({ path: 'agentId', message: 'must be an agent id (agt_…)' });
+  if (agentId !== undefined && !isAgentId(agentId))
+    fields.push({ path: 'agentId', message: 'must be an agent id (agt_…)' });
   const toMs = timeOf(params.to, 'to', fields) ?? now;
   const fromMs = timeOf(params.from, 'from', fields) ?? toMs - (interval === 'hour' ? DAY_MS : 30 * DAY_MS);
   const start = interval === 'hour' ? hourStart : dayStart;
@@ -85,14 +106,22 @@ export function parseUsageQuery(params: UsageQueryParams, now: number): UsageQue
   if (fields.length === 0) {
     if (fromMs >= toMs) fields.push({ path: 'from', message: 'must be before to' });
     else if (to - from > MAX_USAGE_RANGE_DAYS[interval] * DAY_MS) {
-      fields.push({ path: 'from', message: `must be at most ${MAX_USAGE_RANGE_DAYS[interval]} days before to with interval=${interval}` });
+      fields.push({
+        path: 'from',
+        message: `must be at most ${MAX_USAGE_RANGE_DAYS[interval]} days before to with interval=${interval}`,
+      });
     }
   }
   if (fields.length > 0) throw new InvalidInputError('Invalid usage query', fields);
   return agentId === undefined ? { from, to, interval, groupBy } : { from, to, interval, groupBy, agentId };
 }
 
-function oneOf<T extends string>(value: string | undefined, allowed: readonly T[], path: string, fields: InvalidField[]): T | undefined {
+function oneOf<T extends string>(
+  value: string | undefined,
+  allowed: readonly T[],
+  path: string,
+  fields: InvalidField[],
+): T | undefined {
   if (value === undefined || value === '') return undefined;
   if ((allowed as readonly string[]).includes(value)) return value as T;
   fields.push({ path, message: `must be one of ${allowed.join(', ')}` });
@@ -142,9 +171,18 @@ export function usageReport(cells: readonly UsageCell[], query: UsageQuery): Usa
     }
   }
   const totalList = grouped
-    ? [...totals].map(([group, tally]) => ({ group, ...tally.figures() })).sort((a, b) => b.calls - a.calls || a.group.localeCompare(b.group))
+    ? [...totals]
+        .map(([group, tally]) => ({ group, ...tally.figures() }))
+        .sort((a, b) => b.calls - a.calls || a.group.localeCompare(b.group))
     : [(totals.get('') ?? new Tally()).figures()];
-  return { from: new Date(query.from).toISOString(), to: new Date(query.to).toISOString(), interval: query.interval, groupBy: query.groupBy, buckets: list, totals: totalList };
+  return {
+    from: new Date(query.from).toISOString(),
+    to: new Date(query.to).toISOString(),
+    interval: query.interval,
+    groupBy: query.groupBy,
+    buckets: list,
+    totals: totalList,
+  };
 }
 
 function tallyOf(map: Map<string, Tally>, key: string): Tally {
@@ -155,7 +193,18 @@ function tallyOf(map: Map<string, Tally>, key: string): Tally {
 
 /** Counters of many cells added up, with the class of each call's outcome. */
 class Tally {
-  readonly #sum: UsageCell = { hour: 0, agentId: '', tool: '', downstream: '', outcome: '', calls: 0, tokens: 0, cacheHits: 0, latencyMsSum: 0, latency: emptyLatency() };
+  readonly #sum: UsageCell = {
+    hour: 0,
+    agentId: '',
+    tool: '',
+    downstream: '',
+    outcome: '',
+    calls: 0,
+    tokens: 0,
+    cacheHits: 0,
+    latencyMsSum: 0,
+    latency: emptyLatency(),
+  };
   readonly #outcomes = Object.fromEntries(OUTCOME_CLASSES.map((name) => [name, 0])) as Record<OutcomeClass, number>;
 
   add(cell: UsageCell): void {

@@ -15,7 +15,8 @@ export function resolvePointer(root: unknown, ref: string): unknown {
       return undefined;
     }
     if (Array.isArray(node) && /^\d+$/.test(segment)) node = node[Number(segment)];
-    else if (typeof node === 'object' && node !== null && !Array.isArray(node) && Object.hasOwn(node, segment)) node = (node as Record<string, unknown>)[segment];
+    else if (typeof node === 'object' && node !== null && !Array.isArray(node) && Object.hasOwn(node, segment))
+      node = (node as Record<string, unknown>)[segment];
     else return undefined;
   }
   return node;

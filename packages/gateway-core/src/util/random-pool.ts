@@ -18,7 +18,8 @@ export class RandomPool {
 
   /** `length` fresh random bytes, as base64url. */
   base64url(length: number): string {
-    if (length > this.#pool.length) throw new RangeError(`at most ${this.#pool.length} bytes at a time, asked for ${length}`);
+    if (length > this.#pool.length)
+      throw new RangeError(`at most ${this.#pool.length} bytes at a time, asked for ${length}`);
     if (this.#offset + length > this.#pool.length) {
       randomFillSync(this.#pool);
       this.#offset = 0;

@@ -82,7 +82,12 @@ class Analysis {
       this.#analyzeFile(file);
     }
     this.#reportDuplicates(this.#tools, (tool) => tool.name, DiagnosticCode.DuplicateToolName, 'tool name');
-    this.#reportDuplicates(this.#controllers, (c) => c.className, DiagnosticCode.DuplicateControllerName, 'controller class name');
+    this.#reportDuplicates(
+      this.#controllers,
+      (c) => c.className,
+      DiagnosticCode.DuplicateControllerName,
+      'controller class name',
+    );
     return {
       manifest: {
         version: 1,
@@ -102,7 +107,11 @@ class Analysis {
       const name = this.#kitNameOf(decorator);
       if (name === null || !ROUTING_DECORATORS.has(name)) continue;
       if (!Node.isMethodDeclaration(parent) || parent.isStatic()) {
-        this.#report(decorator, DiagnosticCode.NotAMethod, `@${name} can only decorate an instance method of a @Controller class`);
+        this.#report(
+          decorator,
+          DiagnosticCode.NotAMethod,
+          `@${name} can only decorate an instance method of a @Controller class`,
+        );
       }
     }
     for (const declaration of file.getDescendantsOfKind(SyntaxKind.ClassDeclaration)) this.#analyzeClass(declaration);
@@ -120,7 +129,8 @@ class Analysis {
         this.#report(
           first.decorator,
           DiagnosticCode.OutsideController,
-          `@${first.name} is on a method of "${declaration.getName() ?? '(anonymous)'}", which is not a @Controller class`,
+          `@${first.name} is on a method of "${declaration.getName() ?? '(anonymous)'}", which is not a ` +
+            `@Controller class`,
         );
       }
       return;
@@ -139,8 +149,16 @@ class Analysis {
     if (verbs.length !== 1) {
       const [code, message, at] =
         verbs.length === 0
-          ? [DiagnosticCode.MissingVerb, `"${methodName}" has @AgentTool but no verb decorator (@Get, @Post, @Put, @Patch or @Delete)`, tool?.decorator]
-          : [DiagnosticCode.MultipleVerbs, `"${methodName}" has ${verbs.length} verb decorators; an action serves exactly one verb`, verbs[1]?.decorator];
+          ? [
+              DiagnosticCode.MissingVerb,
+              `"${methodName}" has @AgentTool but no verb decorator (@Get, @Post, @Put, @Patch or @Delete)`,
+              tool?.decorator,
+            ]
+          : [
+              DiagnosticCode.MultipleVerbs,
+              `"${methodName}" has ${verbs.length} verb decorators; an action serves exactly one verb`,
+              verbs[1]?.decorator,
+            ];
       this.#report(at ?? method, code, message);
       return [];
     }
@@ -151,7 +169,11 @@ class Analysis {
     const honoPath = joinPath(prefix, path);
     const pattern = toRoutePattern(honoPath);
     if (!pattern.ok) {
-      this.#report(verb.decorator, DiagnosticCode.UnnamedWildcard, `route "${honoPath}" has an unnamed "*" an agent cannot fill; name it, e.g. ":path{.+}"`);
+      this.#report(
+        verb.decorator,
+        DiagnosticCode.UnnamedWildcard,
+        `route "${honoPath}" has an unnamed "*" an agent cannot fill; name it, e.g. ":path{.+}"`,
+      );
       return [];
     }
 
@@ -181,29 +203,46 @@ class Analysis {
     failed = this.#checkBindings(method, httpMethod, unbound, parameters, verb) || failed;
 
     const toolName = tool ? this.#analyzeTool(method, tool, httpMethod, pattern.routePattern, inputs, failed) : null;
-    return [{ methodName, httpMethod, path: honoPath, toolName, parameters: withShadowedFieldsOptional(parameters, inputs) }];
+    return [
+      { methodName, httpMethod, path: honoPath, toolName, parameters: withShadowedFieldsOptional(parameters, inputs) },
+    ];
   }
 
   /** Rules across parameters: one body, no body on GET/DELETE, every route segment bound. Returns whether any failed.
    * `routeParams` leaves out segments whose parameter already failed, so one mistake is reported once. */
-  #checkBindings(method: MethodDeclaration, httpMethod: HttpMethod, routeParams: string[], parameters: ParameterBinding[], verb: KitDecorator): boolean {
+  #checkBindings(
+    method: MethodDeclaration,
+    httpMethod: HttpMethod,
+    routeParams: string[],
+    parameters: ParameterBinding[],
+    verb: KitDecorator,
+  ): boolean {
     let failed = false;
     const name = method.getName();
     if (parameters.filter((p) => p.kind === 'body').length > 1) {
-      this.#report(method.getNameNode(), DiagnosticCode.MultipleBodies, `"${name}" has more than one body parameter; a request has one JSON body`);
+      this.#report(
+        method.getNameNode(),
+        DiagnosticCode.MultipleBodies,
+        `"${name}" has more than one body parameter; a request has one JSON body`,
+      );
       failed = true;
     }
     if (BODILESS_VERBS.has(httpMethod) && parameters.some((p) => p.kind === 'body' || p.kind === 'body-field')) {
       this.#report(
         method.getNameNode(),
         DiagnosticCode.BodyOnBodilessVerb,
-        `"${name}" is a ${httpMethod} action but takes a body parameter; use query parameters (FromQuery) or another verb`,
+        `"${name}" is a ${httpMethod} action but takes a body parameter; use query parameters (FromQuery) or ` +
+          `another verb`,
       );
       failed = true;
     }
     const bound = new Set(parameters.flatMap((p) => (p.kind === 'route' ? [p.name] : [])));
     for (const segment of routeParams.filter((param) => !bound.has(param))) {
-      this.#report(verb.decorator, DiagnosticCode.UnboundRouteSegment, `route segment ":${segment}" of "${name}" has no parameter named "${segment}"`);
+      this.#report(
+        verb.decorator,
+        DiagnosticCode.UnboundRouteSegment,
+        `route segment ":${segment}" of "${name}" has no parameter named "${segment}"`,
+      );
       failed = true;
     }
     return failed;
@@ -223,14 +262,19 @@ class Analysis {
     const { options, problems } = toToolOptions(argument.value);
     for (const problem of problems) this.#report(tool.decorator, problem.code, `${problem.message} ("${name}")`);
     if (!TOOL_NAME_PATTERN.test(name)) {
-      this.#report(method.getNameNode(), DiagnosticCode.InvalidToolName, `tool name "${name}" must match ${TOOL_NAME_PATTERN} (the MCP tool-name rule)`);
+      this.#report(
+        method.getNameNode(),
+        DiagnosticCode.InvalidToolName,
+        `tool name "${name}" must match ${TOOL_NAME_PATTERN} (the MCP tool-name rule)`,
+      );
       return null;
     }
     if (options.httpMethod !== null && options.httpMethod !== httpMethod) {
       this.#report(
         tool.decorator,
         DiagnosticCode.UnservedHttpMethod,
-        `httpMethod ${options.httpMethod} of "${name}" is not served: the action is ${httpMethod}; remove httpMethod or set it to ${httpMethod}`,
+        `httpMethod ${options.httpMethod} of "${name}" is not served: the action is ${httpMethod}; remove ` +
+          `httpMethod or set it to ${httpMethod}`,
       );
       return null;
     }
@@ -243,7 +287,14 @@ class Analysis {
       return null;
     }
     this.#tools.push({
-      value: { name, ...metadata, httpMethod, routePattern, parameterSources: assembled.parameterSources, inputSchema: marked.inputSchema },
+      value: {
+        name,
+        ...metadata,
+        httpMethod,
+        routePattern,
+        parameterSources: assembled.parameterSources,
+        inputSchema: marked.inputSchema,
+      },
       node: method.getNameNode(),
     });
     return name;
@@ -255,7 +306,11 @@ class Analysis {
     if (argument === null) return null;
     if (argument.value === undefined) return '';
     if (typeof argument.value === 'string') return argument.value;
-    this.#report(kitDecorator.decorator, DiagnosticCode.NonStaticArgument, `@${kitDecorator.name} takes a path string literal`);
+    this.#report(
+      kitDecorator.decorator,
+      DiagnosticCode.NonStaticArgument,
+      `@${kitDecorator.name} takes a path string literal`,
+    );
     return null;
   }
 
@@ -270,7 +325,11 @@ class Analysis {
     if (!first) return { value: undefined };
     const read = readStatic(first);
     if (read.ok) return { value: read.value };
-    this.#report(read.node, DiagnosticCode.NonStaticArgument, `@${name} arguments must be static literals: "${read.node.getText()}" is only known at run time`);
+    this.#report(
+      read.node,
+      DiagnosticCode.NonStaticArgument,
+      `@${name} arguments must be static literals: "${read.node.getText()}" is only known at run time`,
+    );
     return null;
   }
 
@@ -315,7 +374,10 @@ function withShadowedFieldsOptional(parameters: ParameterBinding[], inputs: Inpu
   const shadowing = new Set(inputs.filter((input) => input.source !== 'body').map((input) => input.name));
   return parameters.map((parameter) =>
     parameter.kind === 'body'
-      ? { ...parameter, fields: parameter.fields.map((field) => (shadowing.has(field.name) ? { ...field, optional: true } : field)) }
+      ? {
+          ...parameter,
+          fields: parameter.fields.map((field) => (shadowing.has(field.name) ? { ...field, optional: true } : field)),
+        }
       : parameter,
   );
 }

@@ -41,7 +41,8 @@ export function classifyParameter(parameter: ParameterDeclaration, context: Acti
   const nameNode = parameter.getNameNode();
   const type = parameter.getType();
   const marker = markerOf(parameter.getTypeNode(), context);
-  if (parameter.isRestParameter()) return unbindable(`rest parameter "${parameter.getName()}" cannot be bound from a request`);
+  if (parameter.isRestParameter())
+    return unbindable(`rest parameter "${parameter.getName()}" cannot be bound from a request`);
   if (!marker) {
     const framework = frameworkKindOf(type);
     if (framework) return bound({ kind: framework });
@@ -50,20 +51,29 @@ export function classifyParameter(parameter: ParameterDeclaration, context: Acti
 
   const shape = shapeOf(type, { ...context, location: parameter });
   if (!shape.ok) {
-    return fail(DiagnosticCode.NotJsonType, `parameter "${parameter.getName()}" is ${shape.reason}, which cannot be sent as JSON`);
+    return fail(
+      DiagnosticCode.NotJsonType,
+      `parameter "${parameter.getName()}" is ${shape.reason}, which cannot be sent as JSON`,
+    );
   }
   const optional = parameter.hasQuestionToken() || parameter.hasInitializer() || shape.nullable;
   const structured = shape.kind === 'array' || shape.kind === 'object';
 
   if (!Node.isIdentifier(nameNode)) {
-    if (shape.kind === 'object' && (marker === null || marker === 'body')) return wholeBody(parameter, type, optional, context);
+    if (shape.kind === 'object' && (marker === null || marker === 'body'))
+      return wholeBody(parameter, type, optional, context);
     return unbindable(`destructured parameter "${parameter.getName()}" can only be the request body`);
   }
   const name = nameNode.getText();
   const description = context.paramDocs.get(name) ?? null;
   const input = (source: InputCandidate['source'], schema: JsonSchema, required: boolean): InputCandidate => {
     const typed = shape.acceptsNull ? withNullType(schema) : schema;
-    return { name, source, property: toInputProperty(description === null ? typed : { ...typed, description }), required };
+    return {
+      name,
+      source,
+      property: toInputProperty(description === null ? typed : { ...typed, description }),
+      required,
+    };
   };
 
   if (marker === 'route' || (marker === null && context.routeParams.has(name))) {
@@ -96,10 +106,18 @@ export function classifyParameter(parameter: ParameterDeclaration, context: Acti
 }
 
 /** An object parameter is the whole JSON body; each public property is an input. */
-function wholeBody(parameter: ParameterDeclaration, type: Type, optional: boolean, context: ActionContext): Classification {
+function wholeBody(
+  parameter: ParameterDeclaration,
+  type: Type,
+  optional: boolean,
+  context: ActionContext,
+): Classification {
   const read = propertiesOf(type.getNonNullableType(), { ...context, location: parameter });
   if (!read.ok) {
-    return fail(DiagnosticCode.NotJsonType, `parameter "${parameter.getName()}" is ${read.reason}, which cannot be sent as JSON`);
+    return fail(
+      DiagnosticCode.NotJsonType,
+      `parameter "${parameter.getName()}" is ${read.reason}, which cannot be sent as JSON`,
+    );
   }
   const inputs = read.properties.map(({ name, shape, optional: propertyOptional, description }) => ({
     name,
@@ -157,7 +175,13 @@ function frameworkKindOf(declared: Type): FrameworkKind | null {
   const name = type.getSymbol()?.getName();
   if (!name) return null;
   const hono = HONO_TYPES[name];
-  if (hono && type.getSymbol()?.getDeclarations().some((d) => /[/\\]hono[/\\]/.test(d.getSourceFile().getFilePath()))) {
+  if (
+    hono &&
+    type
+      .getSymbol()
+      ?.getDeclarations()
+      .some((d) => /[/\\]hono[/\\]/.test(d.getSourceFile().getFilePath()))
+  ) {
     return hono;
   }
   const platform = PLATFORM_TYPES[name];

@@ -39,7 +39,10 @@ export const DiagnosticCode = {
   RouteParameterWithoutSegment: 'HK017',
   /** A parameter the kit cannot bind (rest parameter, destructured scalar). */
   UnbindableParameter: 'HK018',
-  /** A `paramHeaders` mark MCP 2026-07-28 does not allow (`x-mcp-header`): bad name, duplicate, unknown or non-primitive input. */
+  /**
+   * A `paramHeaders` mark MCP 2026-07-28 does not allow (`x-mcp-header`):
+   * bad name, duplicate, unknown or non-primitive input.
+   */
   InvalidParamHeader: 'HK019',
 } as const;
 

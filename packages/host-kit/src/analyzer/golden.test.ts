@@ -40,7 +40,10 @@ describe('the README', () => {
     const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
     const start = readme.indexOf('// src/controllers/orders.controller.ts');
     const example = readme.slice(start, readme.indexOf('```', start));
-    const fixture = readFileSync(join(fixturesDir, 'readme-annotation-form', 'controllers', 'orders.controller.ts'), 'utf8');
+    const fixture = readFileSync(
+      join(fixturesDir, 'readme-annotation-form', 'controllers', 'orders.controller.ts'),
+      'utf8',
+    );
     expect(start).toBeGreaterThan(0);
     expect(fixture.slice(fixture.indexOf('\n') + 1)).toBe(example);
   });

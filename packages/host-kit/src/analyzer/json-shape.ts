@@ -45,7 +45,8 @@ type CoreShape = { ok: true; kind: ValueKind; schema: JsonSchema } | { ok: false
 
 function coreShape(core: Type[], context: ShapeContext, seen: ReadonlySet<Type>): CoreShape {
   if (core.length === 0) return { ok: true, kind: 'json', schema: STRING };
-  if (core.every((member) => member.isBooleanLiteral())) return { ok: true, kind: 'boolean', schema: { type: 'boolean' } };
+  if (core.every((member) => member.isBooleanLiteral()))
+    return { ok: true, kind: 'boolean', schema: { type: 'boolean' } };
   if (core.every((member) => member.isStringLiteral())) {
     const values = core.map((member) => member.getLiteralValue());
     return { ok: true, kind: 'string', schema: { type: 'string', enum: values } };
@@ -65,7 +66,8 @@ function singleShape(type: Type, context: ShapeContext, seen: ReadonlySet<Type>)
   if (type.isNumber() || type.isNumberLiteral()) return number();
   if (type.isBigInt() || type.isBigIntLiteral()) return { ok: true, kind: 'bigint', schema: { type: 'integer' } };
   if (type.isBoolean() || type.isBooleanLiteral()) return { ok: true, kind: 'boolean', schema: { type: 'boolean' } };
-  if (type.isString() || type.isStringLiteral() || type.isTemplateLiteral()) return { ok: true, kind: 'string', schema: STRING };
+  if (type.isString() || type.isStringLiteral() || type.isTemplateLiteral())
+    return { ok: true, kind: 'string', schema: STRING };
   if (type.isAny() || type.isUnknown()) return { ok: true, kind: 'json', schema: STRING };
   if (type.getFlags() & ts.TypeFlags.ESSymbolLike) return { ok: false, reason: 'a symbol' };
   if (type.getCallSignatures().length > 0 || type.getConstructSignatures().length > 0) {
@@ -109,7 +111,11 @@ function objectShape(type: Type, context: ShapeContext, seen: ReadonlySet<Type>)
  * `#private` names and symbol keys are not part of it. A property is optional
  * when it is `?` or nullable (nullability only exists under strictNullChecks).
  */
-export function propertiesOf(type: Type, context: ShapeContext, seen: ReadonlySet<Type> = new Set([type])): PropertiesRead {
+export function propertiesOf(
+  type: Type,
+  context: ShapeContext,
+  seen: ReadonlySet<Type> = new Set([type]),
+): PropertiesRead {
   const properties: PropertyShape[] = [];
   for (const symbol of type.getProperties().filter(isPublicDataProperty)) {
     const shape = shapeOf(symbol.getTypeAtLocation(context.location), context, seen);
@@ -134,14 +140,16 @@ const NON_DATA_MEMBERS = new Set([
 function isPublicDataProperty(symbol: MorphSymbol): boolean {
   const name = symbol.getName();
   if (name.startsWith('#') || name.startsWith('__@')) return false;
-  return symbol.getDeclarations().every(
-    (declaration) =>
-      !NON_DATA_MEMBERS.has(declaration.getKind()) &&
-      !(
-        Node.isModifierable(declaration) &&
-        (declaration.hasModifier(SyntaxKind.PrivateKeyword) || declaration.hasModifier(SyntaxKind.ProtectedKeyword))
-      ),
-  );
+  return symbol
+    .getDeclarations()
+    .every(
+      (declaration) =>
+        !NON_DATA_MEMBERS.has(declaration.getKind()) &&
+        !(
+          Node.isModifierable(declaration) &&
+          (declaration.hasModifier(SyntaxKind.PrivateKeyword) || declaration.hasModifier(SyntaxKind.ProtectedKeyword))
+        ),
+    );
 }
 
 /** The TSDoc summary of a declaration, or null when there is none. */
@@ -154,5 +162,10 @@ export function documentationOf(symbol: MorphSymbol, checker: ts.TypeChecker): s
 export function isLibraryType(type: Type, name: string): boolean {
   const symbol = type.getSymbol() ?? type.getAliasSymbol();
   if (symbol?.getName() !== name) return false;
-  return symbol.getDeclarations().some((declaration) => declaration.getSourceFile().isInNodeModules() || declaration.getSourceFile().isFromExternalLibrary());
+  return symbol
+    .getDeclarations()
+    .some(
+      (declaration) =>
+        declaration.getSourceFile().isInNodeModules() || declaration.getSourceFile().isFromExternalLibrary(),
+    );
 }

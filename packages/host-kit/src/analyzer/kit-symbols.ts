@@ -26,13 +26,17 @@ export class KitSymbols {
   /** Whether `type` is the kit's `Int` (a number flavoured with a kit-declared property). */
   isInt(type: Type): boolean {
     if (!type.isIntersection()) return false;
-    return type.getProperties().some((property) =>
-      property.getDeclarations().some(
-        (declaration) =>
-          this.isKitFile(declaration.getSourceFile().getFilePath()) &&
-          declaration.getFirstAncestorByKind(SyntaxKind.TypeAliasDeclaration)?.getName() === 'Int',
-      ),
-    );
+    return type
+      .getProperties()
+      .some((property) =>
+        property
+          .getDeclarations()
+          .some(
+            (declaration) =>
+              this.isKitFile(declaration.getSourceFile().getFilePath()) &&
+              declaration.getFirstAncestorByKind(SyntaxKind.TypeAliasDeclaration)?.getName() === 'Int',
+          ),
+      );
   }
 
   isKitFile(filePath: string): boolean {

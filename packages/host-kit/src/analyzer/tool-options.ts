@@ -33,7 +33,8 @@ export function toToolOptions(value: StaticValue | undefined): { options: ToolOp
   const problems: OptionProblem[] = [];
   const problem = (code: DiagnosticCode, message: string) => problems.push({ code, message });
   const object = isRecord(value) ? value : {};
-  if (value !== undefined && !isRecord(value)) problem(DiagnosticCode.NonStaticArgument, '@AgentTool takes an object literal');
+  if (value !== undefined && !isRecord(value))
+    problem(DiagnosticCode.NonStaticArgument, '@AgentTool takes an object literal');
 
   const description = typeof object.description === 'string' ? object.description.trim() : '';
   if (description === '') problem(DiagnosticCode.MissingDescription, '@AgentTool needs a non-empty description');
@@ -47,7 +48,8 @@ export function toToolOptions(value: StaticValue | undefined): { options: ToolOp
   }
 
   const category = object.category ?? null;
-  if (category !== null && typeof category !== 'string') problem(DiagnosticCode.NonStaticArgument, 'category must be a string or null');
+  if (category !== null && typeof category !== 'string')
+    problem(DiagnosticCode.NonStaticArgument, 'category must be a string or null');
 
   const requiredScopes = object.requiredScopes ?? [];
   const scopesOk = Array.isArray(requiredScopes) && requiredScopes.every((scope) => typeof scope === 'string');

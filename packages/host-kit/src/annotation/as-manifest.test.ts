@@ -7,10 +7,15 @@ describe('asAgentToolManifest', () => {
     expect(asAgentToolManifest(json)).toBe(json);
   });
 
-  it.each([null, [], {}, { version: 2, strictNullChecks: true, tools: [], controllers: [] }, { version: 1, tools: [], controllers: [] }])(
-    'rejects %j',
-    (json) => {
-      expect(() => asAgentToolManifest(json)).toThrow('agent-tools.json is not a version 1 manifest; run `host-kit build`');
-    },
-  );
+  it.each([
+    null,
+    [],
+    {},
+    { version: 2, strictNullChecks: true, tools: [], controllers: [] },
+    { version: 1, tools: [], controllers: [] },
+  ])('rejects %j', (json) => {
+    expect(() => asAgentToolManifest(json)).toThrow(
+      'agent-tools.json is not a version 1 manifest; run `host-kit build`',
+    );
+  });
 });

@@ -21,7 +21,12 @@ export async function bindArguments(
   return parameters.map((parameter) => bindOne(c, parameter, body, services));
 }
 
-function bindOne(c: Context, parameter: ParameterBinding, body: unknown, services: Readonly<Record<string, unknown>>): unknown {
+function bindOne(
+  c: Context,
+  parameter: ParameterBinding,
+  body: unknown,
+  services: Readonly<Record<string, unknown>>,
+): unknown {
   switch (parameter.kind) {
     case 'route':
       return textValue(c.req.param(parameter.name), parameter.scalar, true, `route parameter "${parameter.name}"`);
@@ -31,9 +36,19 @@ function bindOne(c: Context, parameter: ParameterBinding, body: unknown, service
           textValue(text, parameter.scalar, true, `query parameter "${parameter.name}"`),
         );
       }
-      return textValue(c.req.query(parameter.name), parameter.scalar, !parameter.optional, `query parameter "${parameter.name}"`);
+      return textValue(
+        c.req.query(parameter.name),
+        parameter.scalar,
+        !parameter.optional,
+        `query parameter "${parameter.name}"`,
+      );
     case 'header':
-      return textValue(c.req.header(parameter.header), parameter.scalar, !parameter.optional, `header "${parameter.header}"`);
+      return textValue(
+        c.req.header(parameter.header),
+        parameter.scalar,
+        !parameter.optional,
+        `header "${parameter.header}"`,
+      );
     case 'body':
       return objectBody(body, parameter.fields, parameter.optional);
     case 'body-field': {
@@ -57,7 +72,12 @@ function bindOne(c: Context, parameter: ParameterBinding, body: unknown, service
   }
 }
 
-function textValue(text: string | undefined, kind: Parameters<typeof convertText>[1], required: boolean, what: string): unknown {
+function textValue(
+  text: string | undefined,
+  kind: Parameters<typeof convertText>[1],
+  required: boolean,
+  what: string,
+): unknown {
   if (text === undefined) {
     if (required) throw new BadRequestInput(`${what} is required`);
     return undefined;
@@ -85,7 +105,12 @@ function objectBody(body: unknown, fields: readonly BodyField[], optional: boole
   const bound: Record<string, unknown> = { ...body };
   for (const field of fields) {
     // A nullable body parameter makes all its properties optional (contract 4.6 rule 4).
-    const value = jsonValue(body[field.name], field.kind, !optional && !field.optional, `body property "${field.name}"`);
+    const value = jsonValue(
+      body[field.name],
+      field.kind,
+      !optional && !field.optional,
+      `body property "${field.name}"`,
+    );
     if (value !== undefined) bound[field.name] = value;
   }
   return bound;

@@ -14,7 +14,9 @@ export function convertText(text: string, kind: ScalarKind): Converted {
     }
     case 'integer': {
       const value = Number(text);
-      return INTEGER.test(text) && Number.isSafeInteger(value) ? { ok: true, value } : { ok: false, expected: 'an integer' };
+      return INTEGER.test(text) && Number.isSafeInteger(value)
+        ? { ok: true, value }
+        : { ok: false, expected: 'an integer' };
     }
     case 'bigint':
       return INTEGER.test(text) ? { ok: true, value: BigInt(text) } : { ok: false, expected: 'an integer' };
@@ -62,5 +64,7 @@ export function isJsonObject(value: unknown): value is Record<string, unknown> {
 
 function toDate(text: string): Converted {
   const value = new Date(text);
-  return text.trim() !== '' && !Number.isNaN(value.getTime()) ? { ok: true, value } : { ok: false, expected: 'a date-time string' };
+  return text.trim() !== '' && !Number.isNaN(value.getTime())
+    ? { ok: true, value }
+    : { ok: false, expected: 'a date-time string' };
 }

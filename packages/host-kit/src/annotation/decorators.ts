@@ -20,7 +20,9 @@ export function Controller(_prefix = ''): ClassDecorator {
   };
 }
 
-/** `@Get(path)` and friends: the path is joined to the controller prefix; Hono syntax (`:id`, `:id{[0-9]+}`, `:id?`). */
+/**
+ * `@Get(path)` and friends: the path is joined to the controller prefix; Hono syntax (`:id`, `:id{[0-9]+}`, `:id?`).
+ */
 const routeDecorator =
   (_path = ''): MethodDecorator =>
   () => {};

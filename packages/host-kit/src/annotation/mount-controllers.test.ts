@@ -19,7 +19,10 @@ beforeAll(() => {
   mountControllers(app, [new CatalogController()], { manifest, services: { Inventory: new Inventory() } });
 }, 30_000);
 
-const json = async (response: Response) => ({ status: response.status, body: (await response.json()) as Record<string, unknown> });
+const json = async (response: Response) => ({
+  status: response.status,
+  body: (await response.json()) as Record<string, unknown>,
+});
 
 describe('mountControllers binding', () => {
   it('binds route params, services, the Hono context and defaults', async () => {
@@ -31,10 +34,19 @@ describe('mountControllers binding', () => {
   });
 
   it('converts route and query values to their declared types', async () => {
-    const response = await app.request('/catalog/pages/2?limit=10&ratio=0.5&since=2024-01-02T00:00:00Z&big=9007199254740993&tag=a&tag=b');
+    const response = await app.request(
+      '/catalog/pages/2?limit=10&ratio=0.5&since=2024-01-02T00:00:00Z&big=9007199254740993&tag=a&tag=b',
+    );
     expect(await json(response)).toEqual({
       status: 200,
-      body: { page: 2, limit: 10, ratio: 0.5, since: '2024-01-02T00:00:00.000Z', big: '9007199254740993', tag: ['a', 'b'] },
+      body: {
+        page: 2,
+        limit: 10,
+        ratio: 0.5,
+        since: '2024-01-02T00:00:00.000Z',
+        big: '9007199254740993',
+        tag: ['a', 'b'],
+      },
     });
   });
 
@@ -76,7 +88,10 @@ describe('mountControllers binding', () => {
     const response = await app.request('/catalog/notes', { method: 'POST', body: JSON.stringify({ text: 'hi' }) });
     expect(await json(response)).toEqual({ status: 201, body: { text: 'hi', pinned: false } });
     const missing = await app.request('/catalog/notes', { method: 'POST', body: '{}' });
-    expect(await json(missing)).toEqual({ status: 400, body: { error: 'invalid_parameter', message: 'body property "text" is required' } });
+    expect(await json(missing)).toEqual({
+      status: 400,
+      body: { error: 'invalid_parameter', message: 'body property "text" is required' },
+    });
   });
 
   it('answers 204 when the method returns nothing, supplying the abort signal', async () => {
@@ -92,7 +107,9 @@ describe('mountControllers binding', () => {
 describe('mountControllers at startup', () => {
   it('accepts a class and instantiates it', () => {
     const other = new Hono();
-    expect(() => mountControllers(other, [CatalogController], { manifest, services: { Inventory: new Inventory() } })).not.toThrow();
+    expect(() =>
+      mountControllers(other, [CatalogController], { manifest, services: { Inventory: new Inventory() } }),
+    ).not.toThrow();
   });
 
   it('fails when a FromServices value is missing', () => {
@@ -105,11 +122,17 @@ describe('mountControllers at startup', () => {
     class Plain {}
     @Controller('/x')
     class Unknown {}
-    expect(() => mountControllers(new Hono(), [new Plain()], { manifest })).toThrow(/Plain is not decorated with @Controller/);
-    expect(() => mountControllers(new Hono(), [new Unknown()], { manifest })).toThrow(/Unknown is not in the manifest; run `host-kit build`/);
+    expect(() => mountControllers(new Hono(), [new Plain()], { manifest })).toThrow(
+      /Plain is not decorated with @Controller/,
+    );
+    expect(() => mountControllers(new Hono(), [new Unknown()], { manifest })).toThrow(
+      /Unknown is not in the manifest; run `host-kit build`/,
+    );
   });
 
   it('rejects something that is not a manifest', () => {
-    expect(() => mountControllers(new Hono(), [], { manifest: {} as AgentToolManifest })).toThrow(/not an agent-tools.json/);
+    expect(() => mountControllers(new Hono(), [], { manifest: {} as AgentToolManifest })).toThrow(
+      /not an agent-tools.json/,
+    );
   });
 });

@@ -15,6 +15,7 @@ export interface MountControllersOptions {
 export type ControllerInput = object | (new () => object);
 
 // Controllers mount on an app of any environment, schema and base path.
+// biome-ignore lint/suspicious/noExplicitAny: Hono's parameters are invariant; only `any` accepts every app.
 type AnyHono = Hono<any, any, any>;
 
 /**
@@ -23,7 +24,11 @@ type AnyHono = Hono<any, any, any>;
  * becomes the JSON response (a `Response` is sent as is, `undefined` is 204).
  * Mismatches between code and manifest fail here, at startup.
  */
-export function mountControllers(app: AnyHono, controllers: readonly ControllerInput[], options: MountControllersOptions): void {
+export function mountControllers(
+  app: AnyHono,
+  controllers: readonly ControllerInput[],
+  options: MountControllersOptions,
+): void {
   const { manifest, services = {} } = options;
   if (manifest?.version !== 1 || !Array.isArray(manifest.controllers)) {
     throw new TypeError('mountControllers: manifest is not an agent-tools.json of version 1; run `host-kit build`');
@@ -38,7 +43,9 @@ export function mountControllers(app: AnyHono, controllers: readonly ControllerI
 function bindingOf(instance: object, manifest: AgentToolManifest): ControllerBinding {
   const name = controllerNameOf(instance.constructor);
   if (name === undefined) {
-    throw new TypeError(`mountControllers: ${instance.constructor.name || 'a controller'} is not decorated with @Controller`);
+    throw new TypeError(
+      `mountControllers: ${instance.constructor.name || 'a controller'} is not decorated with @Controller`,
+    );
   }
   const binding = manifest.controllers.find((controller) => controller.className === name);
   if (!binding) throw new TypeError(`mountControllers: ${name} is not in the manifest; run \`host-kit build\``);
@@ -59,7 +66,9 @@ function mountAction(
   }
   for (const parameter of action.parameters) {
     if (parameter.kind === 'service' && !(parameter.token in services)) {
-      throw new TypeError(`mountControllers: ${where} needs the service "${parameter.token}"; pass it in options.services`);
+      throw new TypeError(
+        `mountControllers: ${where} needs the service "${parameter.token}"; pass it in options.services`,
+      );
     }
   }
   const tool = action.toolName;

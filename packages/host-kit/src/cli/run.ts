@@ -12,19 +12,24 @@ const USAGE = `Usage:
   host-kit build [--project tsconfig.json] [--out agent-tools.json]   write the manifest
   host-kit check [--project tsconfig.json] [--out agent-tools.json]   fail when it is stale`;
 
+/** The command line read by `node:util`'s parseArgs; throws on an unknown or malformed option. */
+function parseCliArgs(argv: readonly string[]) {
+  return parseArgs({
+    args: [...argv],
+    allowPositionals: true,
+    options: {
+      project: { type: 'string', short: 'p', default: 'tsconfig.json' },
+      out: { type: 'string', short: 'o', default: 'agent-tools.json' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+}
+
 /** `host-kit build|check`; returns the exit code. Every diagnostic is printed before failing. */
 export function runCli(argv: readonly string[], io: CliIo): number {
-  let parsed;
+  let parsed: ReturnType<typeof parseCliArgs>;
   try {
-    parsed = parseArgs({
-      args: [...argv],
-      allowPositionals: true,
-      options: {
-        project: { type: 'string', short: 'p', default: 'tsconfig.json' },
-        out: { type: 'string', short: 'o', default: 'agent-tools.json' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
+    parsed = parseCliArgs(argv);
   } catch (error) {
     io.stderr(`host-kit: ${(error as Error).message}\n${USAGE}`);
     return 2;
@@ -43,7 +48,10 @@ export function runCli(argv: readonly string[], io: CliIo): number {
   const { manifest, diagnostics } = analyzeProject({ tsconfig: resolve(io.cwd, parsed.values.project) });
   if (diagnostics.length > 0) {
     for (const diagnostic of diagnostics) io.stderr(formatDiagnostic(diagnostic, (file) => relative(io.cwd, file)));
-    io.stderr(`host-kit: ${diagnostics.length} error${diagnostics.length === 1 ? '' : 's'}; ${relative(io.cwd, out)} not written`);
+    io.stderr(
+      `host-kit: ${diagnostics.length} error${diagnostics.length === 1 ? '' : 's'}; ${relative(io.cwd, out)} not ` +
+        `written`,
+    );
     return 1;
   }
   if (command === 'check') {

@@ -3,7 +3,12 @@ import type { InputCandidate } from '../schema/assemble-inputs.js';
 import type { InputProperty, ToolCacheSettings } from '../tool-definition.js';
 import { toCacheSettings } from '../cache-settings.js';
 import { toParamHeaders, type ParamHeaders } from '../param-headers.js';
-import { DEFAULT_MAX_RESPONSE_TOKENS, TOOL_NAME_PATTERN, type AgentToolSettings, type HttpMethod } from '../tool-definition.js';
+import {
+  DEFAULT_MAX_RESPONSE_TOKENS,
+  TOOL_NAME_PATTERN,
+  type AgentToolSettings,
+  type HttpMethod,
+} from '../tool-definition.js';
 import { HTTP_METHODS } from './resolve-verb.js';
 import { isZodObject, zodObjectInputs, zodTypeOf, type ZodObjectSchema } from '../schema/zod-inputs.js';
 
@@ -35,8 +40,6 @@ export interface AgentToolMetadata {
   readonly routeInputs: ReadonlyMap<string, InputProperty>;
   readonly queryAndBodyInputs: readonly InputCandidate[];
 }
-
-
 
 /** Validates options once, at registration, so a mistake fails startup (contract 7). */
 export function toAgentToolMetadata(options: AgentToolOptions): AgentToolMetadata {
@@ -88,7 +91,8 @@ function maxResponseTokensOf(value: unknown, tool: string): number {
 
 function categoryOf(value: unknown, tool: string): string | null {
   if (value === undefined || value === null) return null;
-  if (typeof value !== 'string' || value.trim() === '') fail(`category of tool "${tool}" must be a non-blank string or null`);
+  if (typeof value !== 'string' || value.trim() === '')
+    fail(`category of tool "${tool}" must be a non-blank string or null`);
   return value;
 }
 

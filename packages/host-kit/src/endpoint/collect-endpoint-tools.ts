@@ -45,7 +45,9 @@ export function collectEndpointTools(routes: readonly RouteEntry[]): CollectedTo
 
 /** The routes marked with `withAgentTool`, as `name (VERB /path)`, in routing-table order. */
 export function markedRoutes(routes: readonly RouteEntry[]): string[] {
-  return placementsOf(routes).map(({ metadata, methods, paths }) => `${metadata.name} (${[...methods].join(',')} ${[...paths].join(', ')})`);
+  return placementsOf(routes).map(
+    ({ metadata, methods, paths }) => `${metadata.name} (${[...methods].join(',')} ${[...paths].join(', ')})`,
+  );
 }
 
 function placementsOf(routes: readonly RouteEntry[]): Placement[] {
@@ -66,7 +68,12 @@ function toToolDefinition({ metadata, methods, paths }: Placement): ToolDefiniti
   const route = `${[...methods].join(',')} ${[...paths].join(', ')}`;
   const path = [...paths][0] as string;
   if (paths.size > 1) {
-    return { tool, route, problem: 'one withAgentTool marks more than one route', fix: 'call withAgentTool once per endpoint' };
+    return {
+      tool,
+      route,
+      problem: 'one withAgentTool marks more than one route',
+      fix: 'call withAgentTool once per endpoint',
+    };
   }
   const pattern = toRoutePattern(path);
   if (!pattern.ok) {
@@ -96,7 +103,13 @@ function toToolDefinition({ metadata, methods, paths }: Placement): ToolDefiniti
   }));
   const inputs = assembleInputs([...routeCandidates, ...metadata.queryAndBodyInputs]);
   const marked = markParamHeaders(inputs.inputSchema, metadata.paramHeaders);
-  if (marked.problem !== null) return { tool, route, problem: marked.problem, fix: 'mark only string, integer or boolean inputs, with distinct HTTP token header names' };
+  if (marked.problem !== null)
+    return {
+      tool,
+      route,
+      problem: marked.problem,
+      fix: 'mark only string, integer or boolean inputs, with distinct HTTP token header names',
+    };
   return {
     name: metadata.name,
     description: metadata.description,

@@ -14,7 +14,10 @@ describe('resolveVerb', () => {
   });
 
   it('needs httpMethod for app.all and accepts any tool verb there', () => {
-    expect(resolveVerb(served('ALL'), null)).toMatchObject({ ok: false, problem: expect.stringContaining('every verb') });
+    expect(resolveVerb(served('ALL'), null)).toMatchObject({
+      ok: false,
+      problem: expect.stringContaining('every verb'),
+    });
     expect(resolveVerb(served('ALL'), 'PATCH')).toEqual({ ok: true, verb: 'PATCH' });
   });
 
@@ -34,6 +37,9 @@ describe('resolveVerb', () => {
   });
 
   it('rejects an endpoint serving only a verb no tool can use', () => {
-    expect(resolveVerb(served('OPTIONS'), null)).toMatchObject({ ok: false, problem: expect.stringContaining('OPTIONS') });
+    expect(resolveVerb(served('OPTIONS'), null)).toMatchObject({
+      ok: false,
+      problem: expect.stringContaining('OPTIONS'),
+    });
   });
 });

@@ -35,7 +35,9 @@ export function resolveVerb(served: ReadonlySet<string>, declared: HttpMethod | 
   return {
     ok: false,
     problem: `the verb is ambiguous: the endpoint serves ${servesEvery ? 'every verb (app.all)' : verbs.join(', ')}`,
-    fix: `pass httpMethod to withAgentTool, one of ${servesEvery ? HTTP_METHODS.join(', ') : verbs.filter(isToolVerb).join(', ')}`,
+    fix:
+      `pass httpMethod to withAgentTool, one of ` +
+      `${servesEvery ? HTTP_METHODS.join(', ') : verbs.filter(isToolVerb).join(', ')}`,
   };
 }
 

@@ -38,11 +38,20 @@ describe('withAgentTool', () => {
 
   it('carries the cache option with its defaults, and refuses a malformed one at registration', () => {
     expect(agentToolOf(withAgentTool(valid))?.cache).toBeNull();
-    expect(agentToolOf(withAgentTool({ ...valid, cache: { semantic: true } }))?.cache).toEqual({ semantic: true, significantTerms: [] });
+    expect(agentToolOf(withAgentTool({ ...valid, cache: { semantic: true } }))?.cache).toEqual({
+      semantic: true,
+      significantTerms: [],
+    });
     const terms = ['hardware', ['monitor', 'screen']];
-    expect(agentToolOf(withAgentTool({ ...valid, cache: { semantic: true, significantTerms: terms } }))?.cache).toEqual({ semantic: true, significantTerms: terms });
-    expect(() => withAgentTool({ ...valid, cache: { semantic: 'yes' } as never })).toThrow(/cache.semantic must be true or false \(tool "get_order"\)/);
-    expect(() => withAgentTool({ ...valid, cache: { semantic: true, significantTerms: [' '] } })).toThrow(/significantTerms/);
+    expect(agentToolOf(withAgentTool({ ...valid, cache: { semantic: true, significantTerms: terms } }))?.cache).toEqual(
+      { semantic: true, significantTerms: terms },
+    );
+    expect(() => withAgentTool({ ...valid, cache: { semantic: 'yes' } as never })).toThrow(
+      /cache.semantic must be true or false \(tool "get_order"\)/,
+    );
+    expect(() => withAgentTool({ ...valid, cache: { semantic: true, significantTerms: [' '] } })).toThrow(
+      /significantTerms/,
+    );
     expect(() => withAgentTool({ ...valid, cache: { semantic: true, ttl: 1 } as never })).toThrow(/unknown field ttl/);
   });
 

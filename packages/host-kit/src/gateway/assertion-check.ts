@@ -55,12 +55,37 @@ export async function checkAssertion(token: string, tool: string, rules: Asserti
   } catch (error) {
     return refusal(error);
   }
-  const { sub, jti, tool: asserted, call_id: callId, scope, exp, iat } = payload as JWTPayload & Record<string, unknown>;
-  if (!isText(sub) || !isText(jti) || !isText(asserted) || !isText(callId) || (scope !== undefined && !isScopeList(scope))) {
-    return { ok: false, reason: 'claims', detail: 'sub, jti, tool and call_id must be non-empty strings, scope RFC 6749 scope tokens separated by single spaces' };
+  const {
+    sub,
+    jti,
+    tool: asserted,
+    call_id: callId,
+    scope,
+    exp,
+    iat,
+  } = payload as JWTPayload & Record<string, unknown>;
+  if (
+    !isText(sub) ||
+    !isText(jti) ||
+    !isText(asserted) ||
+    !isText(callId) ||
+    (scope !== undefined && !isScopeList(scope))
+  ) {
+    return {
+      ok: false,
+      reason: 'claims',
+      detail:
+        'sub, jti, tool and call_id must be non-empty strings, scope RFC 6749 scope tokens separated by single spaces',
+    };
   }
-  if (exp! - iat! > MAX_ASSERTION_LIFETIME_SECONDS) return { ok: false, reason: 'lifetime', detail: `lives ${exp! - iat!} s, more than ${MAX_ASSERTION_LIFETIME_SECONDS}` };
-  if (asserted !== tool) return { ok: false, reason: 'tool', detail: `asserts tool ${asserted}, the route is tool ${tool}` };
+  if (exp! - iat! > MAX_ASSERTION_LIFETIME_SECONDS)
+    return {
+      ok: false,
+      reason: 'lifetime',
+      detail: `lives ${exp! - iat!} s, more than ${MAX_ASSERTION_LIFETIME_SECONDS}`,
+    };
+  if (asserted !== tool)
+    return { ok: false, reason: 'tool', detail: `asserts tool ${asserted}, the route is tool ${tool}` };
   // Kept past exp by the tolerance, since it is accepted that long.
   if (!rules.replays.firstUse(jti, exp! + rules.clockToleranceSeconds, Math.floor(now.getTime() / 1000))) {
     return { ok: false, reason: 'replayed', detail: `jti ${jti} was used before` };
@@ -94,7 +119,8 @@ function reasonOf(error: unknown): RefusalReason {
   if (error instanceof errors.JWTExpired) return 'expired';
   if (error instanceof errors.JOSEAlgNotAllowed || error instanceof errors.JOSENotSupported) return 'algorithm';
   if (error instanceof errors.JWSSignatureVerificationFailed) return 'signature';
-  if (error instanceof errors.JWKSNoMatchingKey || error instanceof errors.JWKSMultipleMatchingKeys) return 'unknown-key';
+  if (error instanceof errors.JWKSNoMatchingKey || error instanceof errors.JWKSMultipleMatchingKeys)
+    return 'unknown-key';
   if (error instanceof errors.JWTClaimValidationFailed) {
     if (error.claim === 'iss') return 'issuer';
     if (error.claim === 'aud') return 'audience';

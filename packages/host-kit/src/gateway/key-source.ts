@@ -57,7 +57,8 @@ function remote(url: URL, options: RemoteKeyOptions): JWTVerifyGetKey {
       return await fetched(header, token);
     } catch (error) {
       // jose refetched already unless it is cooling down from its last fetch.
-      if (error instanceof errors.JWKSNoMatchingKey && fetched.coolingDown && (await refetchForUnknownKey())) return fetched(header, token);
+      if (error instanceof errors.JWKSNoMatchingKey && fetched.coolingDown && (await refetchForUnknownKey()))
+        return fetched(header, token);
       throw error;
     }
   };

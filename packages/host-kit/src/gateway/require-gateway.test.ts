@@ -32,7 +32,11 @@ let es256Key: SigningKey;
 let strangerKey: SigningKey;
 
 /** An assertion as the gateway makes it, with whatever a test changes. */
-async function assertion(claims: JWTPayload = {}, key: SigningKey = gatewayKey, header: Record<string, unknown> = {}): Promise<string> {
+async function assertion(
+  claims: JWTPayload = {},
+  key: SigningKey = gatewayKey,
+  header: Record<string, unknown> = {},
+): Promise<string> {
   const now = Math.floor(Date.now() / 1000);
   return new SignJWT({
     iss: ISSUER,
@@ -53,26 +57,43 @@ async function assertion(claims: JWTPayload = {}, key: SigningKey = gatewayKey, 
 /** An app with two marked routes, one unmarked route and the schema; the guard first or last. */
 function sampleApp(options: Partial<RequireGatewayOptions> = {}, guardLast = false): Hono {
   const app = new Hono();
-  const guard = requireGateway({ jwks: { keys: [gatewayKey.jwk, es256Key.jwk] }, audience: AUDIENCE, onRefusal: () => undefined, ...options });
+  const guard = requireGateway({
+    jwks: { keys: [gatewayKey.jwk, es256Key.jwk] },
+    audience: AUDIENCE,
+    onRefusal: () => undefined,
+    ...options,
+  });
   if (!guardLast) app.use(guard);
-  app.get('/orders/:id', withAgentTool({ name: 'get_order', description: 'One order' }), (c) => c.json({ id: c.req.param('id'), caller: c.get('agent') }));
-  app.get('/customers/:id', withAgentTool({ name: 'get_customer', description: 'One customer' }), (c) => c.json({ id: c.req.param('id') }));
+  app.get('/orders/:id', withAgentTool({ name: 'get_order', description: 'One order' }), (c) =>
+    c.json({ id: c.req.param('id'), caller: c.get('agent') }),
+  );
+  app.get('/customers/:id', withAgentTool({ name: 'get_customer', description: 'One customer' }), (c) =>
+    c.json({ id: c.req.param('id') }),
+  );
   app.get('/health', (c) => c.json({ status: 'ok' }));
   mapAgentToolSchema(app, { includeMappedEndpoints: true });
   if (guardLast) app.use(guard);
   return app;
 }
 
-const call = (app: Hono, path: string, token?: string) => app.request(path, token === undefined ? {} : { headers: { 'Tollgate-Assertion': token } });
+const call = (app: Hono, path: string, token?: string) =>
+  app.request(path, token === undefined ? {} : { headers: { 'Tollgate-Assertion': token } });
 
 async function refusal(response: Response) {
   return { status: response.status, body: (await response.json()) as { error: string; message: string } };
 }
 
-const INVALID = { status: 401, body: { error: 'invalid_gateway_assertion', message: 'The gateway assertion is invalid.' } };
+const INVALID = {
+  status: 401,
+  body: { error: 'invalid_gateway_assertion', message: 'The gateway assertion is invalid.' },
+};
 
 beforeAll(async () => {
-  [gatewayKey, es256Key, strangerKey] = await Promise.all([signingKey('k1'), signingKey('k2', 'ES256'), signingKey('k1')]);
+  [gatewayKey, es256Key, strangerKey] = await Promise.all([
+    signingKey('k1'),
+    signingKey('k2', 'ES256'),
+    signingKey('k1'),
+  ]);
 });
 
 describe('requireGateway', () => {
@@ -95,7 +116,11 @@ describe('requireGateway', () => {
     const app = sampleApp();
     expect(await refusal(await call(app, '/orders/1001'))).toEqual({
       status: 401,
-      body: { error: 'gateway_assertion_required', message: 'This endpoint answers only calls that come through the Tollgate gateway (no Tollgate-Assertion header).' },
+      body: {
+        error: 'gateway_assertion_required',
+        message:
+          'This endpoint answers only calls that come through the Tollgate gateway (no Tollgate-Assertion header).',
+      },
     });
     expect((await call(app, '/customers/c1')).status).toBe(401);
   });
@@ -105,7 +130,10 @@ describe('requireGateway', () => {
     expect((await call(app, '/health')).status).toBe(200);
     const schema = await call(app, '/gw/schema');
     expect(schema.status).toBe(200);
-    expect(((await schema.json()) as Array<{ name: string }>).map((tool) => tool.name).sort()).toEqual(['get_customer', 'get_order']);
+    expect(((await schema.json()) as Array<{ name: string }>).map((tool) => tool.name).sort()).toEqual([
+      'get_customer',
+      'get_order',
+    ]);
   });
 
   it('guards the marked routes wherever app.use places it, after the routes too', async () => {
@@ -117,10 +145,12 @@ describe('requireGateway', () => {
 
   it('refuses an expired assertion, saying it expired', async () => {
     const past = Math.floor(Date.now() / 1000) - 120;
-    expect(await refusal(await call(sampleApp(), '/orders/1', await assertion({ iat: past, exp: past + 60 })))).toEqual({
-      status: 401,
-      body: { error: 'invalid_gateway_assertion', message: 'The gateway assertion has expired.' },
-    });
+    expect(await refusal(await call(sampleApp(), '/orders/1', await assertion({ iat: past, exp: past + 60 })))).toEqual(
+      {
+        status: 401,
+        body: { error: 'invalid_gateway_assertion', message: 'The gateway assertion has expired.' },
+      },
+    );
   });
 
   it('refuses an assertion used twice (same jti), and accepts a retry of the same call with a new jti', async () => {
@@ -131,7 +161,7 @@ describe('requireGateway', () => {
     expect((await call(app, '/orders/1', await assertion({ jti: 'attempt-2', call_id: 'call-1' }))).status).toBe(200);
   });
 
-  it("refuses an assertion replayed to another route: it names another tool", async () => {
+  it('refuses an assertion replayed to another route: it names another tool', async () => {
     const app = sampleApp();
     expect(await refusal(await call(app, '/customers/c1', await assertion({ tool: 'get_order' })))).toEqual(INVALID);
   });
@@ -158,11 +188,24 @@ describe('requireGateway', () => {
 
   it('refuses an assertion signed by another key, even one that claims a published kid', async () => {
     expect(await refusal(await call(sampleApp(), '/orders/1', await assertion({}, strangerKey)))).toEqual(INVALID);
-    expect(await refusal(await call(sampleApp(), '/orders/1', await assertion({}, { ...strangerKey, kid: 'k9' })))).toEqual(INVALID);
+    expect(
+      await refusal(await call(sampleApp(), '/orders/1', await assertion({}, { ...strangerKey, kid: 'k9' }))),
+    ).toEqual(INVALID);
   });
 
   it('refuses alg none and HS256, whatever the key set holds', async () => {
-    const body = Buffer.from(JSON.stringify({ iss: ISSUER, aud: AUDIENCE, sub: 'agt_7', tool: 'get_order', call_id: 'c', jti: 'j', iat: 1, exp: 9e9 })).toString('base64url');
+    const body = Buffer.from(
+      JSON.stringify({
+        iss: ISSUER,
+        aud: AUDIENCE,
+        sub: 'agt_7',
+        tool: 'get_order',
+        call_id: 'c',
+        jti: 'j',
+        iat: 1,
+        exp: 9e9,
+      }),
+    ).toString('base64url');
     const none = `${Buffer.from('{"alg":"none","typ":"JWT"}').toString('base64url')}.${body}.`;
     expect(await refusal(await call(sampleApp(), '/orders/1', none))).toEqual(INVALID);
     const secret = new TextEncoder().encode('a-shared-secret-of-at-least-32-bytes!!');
@@ -232,7 +275,13 @@ describe('requireGateway', () => {
           className: 'OrdersController',
           prefix: '/orders',
           actions: [
-            { methodName: 'get', httpMethod: 'GET', path: '/orders/:id', toolName: 'get_order', parameters: [{ kind: 'context' }] },
+            {
+              methodName: 'get',
+              httpMethod: 'GET',
+              path: '/orders/:id',
+              toolName: 'get_order',
+              parameters: [{ kind: 'context' }],
+            },
             { methodName: 'ping', httpMethod: 'GET', path: '/ping', toolName: null, parameters: [] },
           ],
         },
@@ -292,7 +341,15 @@ describe('requireGateway with the JWKS URL', () => {
       served = () => ({ status: 200, body: { keys: [gatewayKey.jwk] } });
       fetches = 0;
       const app = sampleApp({ jwks: url, jwksCacheSeconds: 1, clock: () => new Date(now) });
-      expect((await call(app, '/orders/1', await assertion({ iat: Math.floor(now / 1000), exp: Math.floor(now / 1000) + 60 }))).status).toBe(200);
+      expect(
+        (
+          await call(
+            app,
+            '/orders/1',
+            await assertion({ iat: Math.floor(now / 1000), exp: Math.floor(now / 1000) + 60 }),
+          )
+        ).status,
+      ).toBe(200);
       // Later, the gateway publishes a new key: the stale set is fetched again.
       now += 2_000;
       served = () => ({ status: 200, body: { keys: [gatewayKey.jwk, rotated.jwk] } });
@@ -335,7 +392,10 @@ describe('requireGateway with the JWKS URL', () => {
     const app = sampleApp({ jwks: url, onRefusal: ({ reason }) => reasons.push(reason) });
     expect(await refusal(await call(app, '/orders/1', await assertion()))).toEqual({
       status: 503,
-      body: { error: 'gateway_keys_unavailable', message: "The gateway's public keys could not be fetched to check the call; try again shortly." },
+      body: {
+        error: 'gateway_keys_unavailable',
+        message: "The gateway's public keys could not be fetched to check the call; try again shortly.",
+      },
     });
     expect(reasons).toEqual(['keys-unavailable']);
   });

@@ -16,7 +16,10 @@ export interface RequireGatewayOptions {
    * or, in tests, a key set (`{ keys: [...] }`) or a jose key getter.
    */
   jwks: GatewayKeys;
-  /** What this API is called in the gateway's configuration: its base URL unless the gateway sets an `Audience`. Several allowed. */
+  /**
+   * What this API is called in the gateway's configuration: its
+   * base URL unless the gateway sets an `Audience`. Several allowed.
+   */
   audience: string | string[];
   /** The gateway's `Gw:Assertion:Issuer`. Default `tollgate`. */
   issuer?: string;
@@ -59,7 +62,8 @@ type GuardCarrier = MiddlewareHandler & { [GATEWAY_GUARD]: Guard };
  * after the routes.
  *
  * @example
- * app.use(requireGateway({ jwks: 'https://gateway.example/.well-known/jwks.json', audience: 'https://orders.example' }))
+ * app.use(requireGateway({ jwks: 'https://gateway.example/.well-known/jwks.json',
+ * audience: 'https://orders.example' }))
  */
 export function requireGateway(options: RequireGatewayOptions): MiddlewareHandler {
   const guard = createGuard(options);
@@ -91,9 +95,12 @@ function guardOf(c: Context): Guard | undefined {
 function createGuard(options: RequireGatewayOptions): Guard {
   const audience = options.audience;
   if (audience === undefined || (Array.isArray(audience) ? audience.length === 0 : audience === '')) {
-    throw new TypeError('requireGateway: audience is required (this API\'s base URL as the gateway knows it, or its configured Audience)');
+    throw new TypeError(
+      "requireGateway: audience is required (this API's base URL as the gateway knows it, or its configured Audience)",
+    );
   }
-  if (options.jwks === undefined || options.jwks === '') throw new TypeError("requireGateway: jwks is required (the gateway's /.well-known/jwks.json URL)");
+  if (options.jwks === undefined || options.jwks === '')
+    throw new TypeError("requireGateway: jwks is required (the gateway's /.well-known/jwks.json URL)");
   const rules = {
     keys: keySource(options.jwks, { cacheSeconds: options.jwksCacheSeconds ?? 300 }),
     audience,
@@ -108,7 +115,12 @@ function createGuard(options: RequireGatewayOptions): Guard {
     if (token === undefined || token === '') {
       onRefusal({ reason: 'missing', detail: `no ${GATEWAY_ASSERTION_HEADER} header`, tool }, c);
       return c.json(
-        { error: 'gateway_assertion_required', message: `This endpoint answers only calls that come through the Tollgate gateway (no ${GATEWAY_ASSERTION_HEADER} header).` },
+        {
+          error: 'gateway_assertion_required',
+          message:
+            `This endpoint answers only calls that come through the Tollgate gateway (no ` +
+            `${GATEWAY_ASSERTION_HEADER} header).`,
+        },
         401,
       );
     }
@@ -119,10 +131,17 @@ function createGuard(options: RequireGatewayOptions): Guard {
     }
     onRefusal({ reason: check.reason, detail: check.detail, tool }, c);
     if (check.reason === 'keys-unavailable') {
-      return c.json({ error: 'gateway_keys_unavailable', message: "The gateway's public keys could not be fetched to check the call; try again shortly." }, 503);
+      return c.json(
+        {
+          error: 'gateway_keys_unavailable',
+          message: "The gateway's public keys could not be fetched to check the call; try again shortly.",
+        },
+        503,
+      );
     }
     // Like the gateway's own tokens: expired or invalid, never which check failed.
-    const message = check.reason === 'expired' ? 'The gateway assertion has expired.' : 'The gateway assertion is invalid.';
+    const message =
+      check.reason === 'expired' ? 'The gateway assertion has expired.' : 'The gateway assertion is invalid.';
     return c.json({ error: 'invalid_gateway_assertion', message }, 401);
   };
 }
@@ -133,6 +152,9 @@ function warnOncePerReason(): NonNullable<RequireGatewayOptions['onRefusal']> {
   return ({ reason, detail, tool }) => {
     if (said.has(reason)) return;
     said.add(reason);
-    console.warn(`@tollgate/host-kit requireGateway: refused a call to tool ${tool} (${reason}: ${detail}); further refusals for this reason are not logged.`);
+    console.warn(
+      `@tollgate/host-kit requireGateway: refused a call to tool ${tool} (${reason}: ${detail}); further ` +
+        `refusals for this reason are not logged.`,
+    );
   };
 }

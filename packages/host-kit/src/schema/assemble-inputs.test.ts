@@ -28,7 +28,11 @@ describe('assembleInputs', () => {
     const body: InputCandidate = { name: 'id', source: 'body', property: text('from body'), required: false };
     const query: InputCandidate = { name: 'id', source: 'query', property: text('from query'), required: false };
     const route: InputCandidate = { name: 'id', source: 'route', property: text('from route'), required: false };
-    for (const order of [[body, query, route], [route, body, query], [query, route, body]]) {
+    for (const order of [
+      [body, query, route],
+      [route, body, query],
+      [query, route, body],
+    ]) {
       const { parameterSources, inputSchema } = assembleInputs(order);
       expect(parameterSources).toEqual({ id: 'route' });
       expect(inputSchema.properties.id?.description).toBe('from route');

@@ -16,17 +16,25 @@ describe('toInputProperty', () => {
   });
 
   it('takes the description, else null', () => {
-    expect(toInputProperty({ type: 'integer', description: 'Order id' })).toEqual({ type: 'integer', description: 'Order id' });
+    expect(toInputProperty({ type: 'integer', description: 'Order id' })).toEqual({
+      type: 'integer',
+      description: 'Order id',
+    });
     expect(toInputProperty({ type: 'integer' }).description).toBeNull();
   });
 
   it('maps a nullable type like its underlying type with null beside it, in both JSON Schema spellings', () => {
-    expect(toInputProperty({ type: ['integer', 'null'], description: 'd' })).toEqual({ type: ['integer', 'null'], description: 'd' });
+    expect(toInputProperty({ type: ['integer', 'null'], description: 'd' })).toEqual({
+      type: ['integer', 'null'],
+      description: 'd',
+    });
     expect(toInputProperty({ anyOf: [{ type: 'boolean', description: 'inner' }, { type: 'null' }] })).toEqual({
       type: ['boolean', 'null'],
       description: 'inner',
     });
-    expect(toInputProperty({ anyOf: [{ type: 'number', description: 'inner' }, { type: 'null' }], description: 'outer' })).toEqual({
+    expect(
+      toInputProperty({ anyOf: [{ type: 'number', description: 'inner' }, { type: 'null' }], description: 'outer' }),
+    ).toEqual({
       type: ['number', 'null'],
       description: 'outer',
     });

@@ -2,7 +2,12 @@ import { describe, expect, it } from 'vitest';
 import type { ToolDefinition } from '../tool-definition.js';
 import { mergeTools } from './merge-tools.js';
 
-function tool(name: string, httpMethod: ToolDefinition['httpMethod'], routePattern: string, extra = {}): ToolDefinition {
+function tool(
+  name: string,
+  httpMethod: ToolDefinition['httpMethod'],
+  routePattern: string,
+  extra = {},
+): ToolDefinition {
   return {
     name,
     description: `${name} tool`,
@@ -42,14 +47,30 @@ describe('mergeTools', () => {
   it('reports two remaining tools with one name', () => {
     const { problems } = mergeTools([tool('x', 'GET', '/a')], [tool('x', 'POST', '/b')]);
     expect(problems).toEqual([
-      { tool: 'x', route: 'GET /a and POST /b', problem: 'two tools share this name', fix: 'give each tool a unique name' },
+      {
+        tool: 'x',
+        route: 'GET /a and POST /b',
+        problem: 'two tools share this name',
+        fix: 'give each tool a unique name',
+      },
     ]);
   });
 
   it('serves exactly the contract 2.5 fields', () => {
     const { tools } = mergeTools([tool('a', 'GET', '/a', { bindings: [], source: 'x' })], []);
     expect(Object.keys(tools[0]!).sort()).toEqual(
-      ['allowWrite', 'category', 'description', 'httpMethod', 'inputSchema', 'maxResponseTokens', 'name', 'parameterSources', 'requiredScopes', 'routePattern'].sort(),
+      [
+        'allowWrite',
+        'category',
+        'description',
+        'httpMethod',
+        'inputSchema',
+        'maxResponseTokens',
+        'name',
+        'parameterSources',
+        'requiredScopes',
+        'routePattern',
+      ].sort(),
     );
   });
 });

@@ -22,6 +22,10 @@ describe('toRoutePattern', () => {
   });
 
   it('keeps a star inside a named regex constraint', () => {
-    expect(toRoutePattern('/files/:rest{.*}')).toEqual({ ok: true, routePattern: '/files/{rest}', routeParams: ['rest'] });
+    expect(toRoutePattern('/files/:rest{.*}')).toEqual({
+      ok: true,
+      routePattern: '/files/{rest}',
+      routeParams: ['rest'],
+    });
   });
 });

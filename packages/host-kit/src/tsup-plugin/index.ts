@@ -34,6 +34,14 @@ function toMessage(diagnostic: Diagnostic): Partial<Message> {
   return {
     text: `${diagnostic.code}: ${diagnostic.message}`,
     // esbuild columns are 0-based; ours follow tsc (1-based).
-    location: { file: diagnostic.file, line: diagnostic.line, column: diagnostic.column - 1, lineText, length: 0, namespace: 'file', suggestion: '' },
+    location: {
+      file: diagnostic.file,
+      line: diagnostic.line,
+      column: diagnostic.column - 1,
+      lineText,
+      length: 0,
+      namespace: 'file',
+      suggestion: '',
+    },
   };
 }

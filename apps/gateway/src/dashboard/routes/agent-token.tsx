@@ -25,16 +25,33 @@ export function agentTokenPages(deps: AgentTokenDeps): Hono<DashboardEnv> {
 
 async function issueToken(deps: AgentTokenDeps, c: DashboardContext, agentId: string) {
   const days = expiresInDays(c.get('form'));
-  const [agent, issued] = await Promise.all([deps.agents.get(agentId), deps.agents.issueToken(agentId, days, actor(c))]);
+  const [agent, issued] = await Promise.all([
+    deps.agents.get(agentId),
+    deps.agents.issueToken(agentId, days, actor(c)),
+  ]);
   const clientConfig = mcpClientConfig(gatewayOrigin(c), issued.token);
-  return c.html(<TokenIssuedPage csrfToken={c.get('csrfToken')} agent={agent} token={issued.token} expiresAt={issued.expiresAt} clientConfig={clientConfig} />);
+  return c.html(
+    <TokenIssuedPage
+      csrfToken={c.get('csrfToken')}
+      agent={agent}
+      token={issued.token}
+      expiresAt={issued.expiresAt}
+      clientConfig={clientConfig}
+    />,
+  );
 }
 
-/** The form's text checked by the management API's own schema, so both accept the same validities; unlike the API, no default. */
+/**
+ * The form's text checked by the management API's own schema, so
+ * both accept the same validities; unlike the API, no default.
+ */
 function expiresInDays(form: FormBody): number {
   const days = form.expiresInDays;
-  const body = issueTokenBody.safeParse({ expiresInDays: typeof days === 'string' && /^\d+$/.test(days) ? Number(days) : days });
-  if (!body.success || body.data?.expiresInDays === undefined) throw new HTTPException(400, { message: 'The validity must be a whole number of days from 1 to 3650.' });
+  const body = issueTokenBody.safeParse({
+    expiresInDays: typeof days === 'string' && /^\d+$/.test(days) ? Number(days) : days,
+  });
+  if (!body.success || body.data?.expiresInDays === undefined)
+    throw new HTTPException(400, { message: 'The validity must be a whole number of days from 1 to 3650.' });
   return body.data.expiresInDays;
 }
 

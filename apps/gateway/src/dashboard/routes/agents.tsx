@@ -4,7 +4,13 @@ import { Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { ToolCatalog } from '../../registry/tool-catalog.js';
-import { formValues, parseCreateAgentForm, parseUpdateAgentForm, serviceFieldErrors, type FieldError } from '../agent-form.js';
+import {
+  formValues,
+  parseCreateAgentForm,
+  parseUpdateAgentForm,
+  serviceFieldErrors,
+  type FieldError,
+} from '../agent-form.js';
 import { actor } from '../actor.js';
 import type { DashboardContext, DashboardEnv } from '../env.js';
 import { notice } from '../notices.js';
@@ -44,16 +50,37 @@ export function agentPages(deps: AgentsDeps): Hono<DashboardEnv> {
 }
 
 async function listPage(deps: AgentsDeps, c: DashboardContext, createForm?: RefusedForm) {
-  const agents: AgentWithBudget[] = await Promise.all((await deps.agents.list()).map(async (agent) => ({ agent, budget: await deps.agents.budget(agent.agentId) })));
-  const props = { csrfToken: c.get('csrfToken'), agents, toolNames: allowlistChoices(deps.catalog.definitions(), deps.catalog.downstreams()), knownScopes: deps.catalog.scopes() };
+  const agents: AgentWithBudget[] = await Promise.all(
+    (await deps.agents.list()).map(async (agent) => ({ agent, budget: await deps.agents.budget(agent.agentId) })),
+  );
+  const props = {
+    csrfToken: c.get('csrfToken'),
+    agents,
+    toolNames: allowlistChoices(deps.catalog.definitions(), deps.catalog.downstreams()),
+    knownScopes: deps.catalog.scopes(),
+  };
   if (createForm) return c.html(<AgentsPage {...props} notice={null} createForm={createForm} />, 400);
   return c.html(<AgentsPage {...props} notice={notice(c)} />);
 }
 
-async function agentPage(deps: AgentsDeps, c: DashboardContext, agentId: string, status: ContentfulStatusCode = 200, editForm?: RefusedForm) {
+async function agentPage(
+  deps: AgentsDeps,
+  c: DashboardContext,
+  agentId: string,
+  status: ContentfulStatusCode = 200,
+  editForm?: RefusedForm,
+) {
   const [agent, budget] = await Promise.all([deps.agents.get(agentId), deps.agents.budget(agentId)]);
   const usage = await agentUsageSection(deps, agentId, budget);
-  const props = { csrfToken: c.get('csrfToken'), agent, budget, toolNames: allowlistChoices(deps.catalog.definitions(), deps.catalog.downstreams()), knownScopes: deps.catalog.scopes(), notice: notice(c), usage };
+  const props = {
+    csrfToken: c.get('csrfToken'),
+    agent,
+    budget,
+    toolNames: allowlistChoices(deps.catalog.definitions(), deps.catalog.downstreams()),
+    knownScopes: deps.catalog.scopes(),
+    notice: notice(c),
+    usage,
+  };
   return c.html(<AgentPage {...props} {...(editForm ? { editForm } : {})} />, status);
 }
 
@@ -88,7 +115,8 @@ async function refusedAsFields(change: Promise<AgentRecord>): Promise<AgentRecor
 
 async function setActive(deps: AgentsDeps, c: DashboardContext, agentId: string) {
   const wanted = c.get('form').isActive;
-  if (wanted !== 'true' && wanted !== 'false') throw new HTTPException(400, { message: 'isActive must be true or false.' });
+  if (wanted !== 'true' && wanted !== 'false')
+    throw new HTTPException(400, { message: 'isActive must be true or false.' });
   const agent = await deps.agents.update(agentId, { isActive: wanted === 'true' }, actor(c));
   return c.redirect(`/dashboard/agents/${agent.agentId}?done=${agent.isActive ? 'activated' : 'deactivated'}`, 303);
 }
@@ -113,10 +141,18 @@ const TOKEN_ISSUES_READ = 100;
 async function agentUsageSection(deps: AgentsDeps, agentId: string, budget: BudgetView) {
   const now = Date.now();
   const [[history], [recent], issued] = await Promise.all([
-    deps.usage.reports({ agentId, interval: 'day', from: new Date(now - 29 * 24 * 3600_000).toISOString() }, [undefined]),
-    deps.usage.reports({ agentId, interval: 'hour', from: new Date(now - 7 * 24 * 3600_000).toISOString() }, [undefined]),
+    deps.usage.reports({ agentId, interval: 'day', from: new Date(now - 29 * 24 * 3600_000).toISOString() }, [
+      undefined,
+    ]),
+    deps.usage.reports({ agentId, interval: 'hour', from: new Date(now - 7 * 24 * 3600_000).toISOString() }, [
+      undefined,
+    ]),
     deps.auditLog.query({ agentId, outcome: 'agent.token-issued', limit: TOKEN_ISSUES_READ }),
   ]);
-  const tokensIssued = { count: issued.records.length, latest: issued.records[0]?.time ?? null, more: issued.nextCursor !== null };
+  const tokensIssued = {
+    count: issued.records.length,
+    latest: issued.records[0]?.time ?? null,
+    more: issued.nextCursor !== null,
+  };
   return <AgentUsage budget={budget} history={history!} recent={recent!} tokensIssued={tokensIssued} now={now} />;
 }

@@ -13,5 +13,8 @@ export function assetPages(): Hono<DashboardEnv> {
 
 function serveAsset(c: Context, asset: Asset): Response {
   // The path carries the content hash: a new build is a new URL.
-  return c.body(asset.body, 200, { 'Content-Type': asset.contentType, 'Cache-Control': 'public, max-age=31536000, immutable' });
+  return c.body(asset.body, 200, {
+    'Content-Type': asset.contentType,
+    'Cache-Control': 'public, max-age=31536000, immutable',
+  });
 }

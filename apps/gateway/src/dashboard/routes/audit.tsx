@@ -22,7 +22,14 @@ export interface AuditDeps {
 
 const AUDIT_PAGE_SIZE = 50;
 /** The outcomes of admin changes, offered in the filter next to the tool-call outcomes. */
-const MANAGEMENT_OUTCOMES = ['agent.created', 'agent.updated', 'agent.deleted', 'agent.token-issued', 'agent.budget-reset', 'tools.refreshed'];
+const MANAGEMENT_OUTCOMES = [
+  'agent.created',
+  'agent.updated',
+  'agent.deleted',
+  'agent.token-issued',
+  'agent.budget-reset',
+  'tools.refreshed',
+];
 
 /** The audit trail, newest first, filtered and paged by cursor like GET /management/audit. */
 export function auditPages(deps: AuditDeps): Hono<DashboardEnv> {
@@ -33,7 +40,13 @@ export function auditPages(deps: AuditDeps): Hono<DashboardEnv> {
 }
 
 async function auditPage(deps: AuditDeps, c: DashboardContext) {
-  const filters: AuditFilters = { agent: queryText(c, 'agent'), tool: queryText(c, 'tool'), outcome: queryText(c, 'outcome'), from: queryText(c, 'from'), to: queryText(c, 'to') };
+  const filters: AuditFilters = {
+    agent: queryText(c, 'agent'),
+    tool: queryText(c, 'tool'),
+    outcome: queryText(c, 'outcome'),
+    from: queryText(c, 'from'),
+    to: queryText(c, 'to'),
+  };
   const before = c.req.query('before');
   const range = { from: timeFilter(filters.from), to: timeFilter(filters.to) };
   const list = await deps.agents.list();
@@ -66,7 +79,10 @@ function auditQuery(filters: AuditFilters, before: string | undefined): AuditQue
   return query;
 }
 
-/** The newest page starts at `to`: a record id is `<ms>-<sequence>`, so `<to>-0` is before every record of that millisecond on. */
+/**
+ * The newest page starts at `to`: a record id is `<ms>-<sequence>`,
+ * so `<to>-0` is before every record of that millisecond on.
+ */
 function cursorAt(to: number | undefined): string | undefined {
   return to === undefined || to <= 0 ? undefined : `${Math.floor(to)}-0`;
 }
@@ -76,7 +92,10 @@ function cursorAt(to: number | undefined): string | undefined {
  * time; the first record older than `from` ends the listing (newest first,
  * so every later one is older still).
  */
-function inRange(page: AuditRecordsPage, range: { from: number | undefined; to: number | undefined }): AuditRecordsPage {
+function inRange(
+  page: AuditRecordsPage,
+  range: { from: number | undefined; to: number | undefined },
+): AuditRecordsPage {
   if (range.from === undefined && range.to === undefined) return page;
   const { from = -Infinity, to = Infinity } = range;
   const records = page.records.filter((record) => Date.parse(record.time) < to);
@@ -91,15 +110,29 @@ function timeFilter(value: string): number | undefined {
   return Number.isNaN(ms) ? undefined : ms;
 }
 
-/** `GET /dashboard/audit/export?format=jsonl|csv&agent=&tool=&outcome=&from=&to=`: the filtered range as a download, streamed and bounded. */
+/**
+ * `GET /dashboard/audit/export?format=jsonl|csv&agent=&tool=&outcome=&from=&to=`: the filtered range as a download,
+ * streamed and bounded.
+ */
 async function exportAudit(deps: AuditDeps, c: DashboardContext) {
   const format = c.req.query('format') === 'csv' ? 'csv' : 'jsonl';
   const list = await deps.agents.list();
   const agentId = agentIdOf(queryText(c, 'agent'), list);
   const [tool, outcome] = [queryText(c, 'tool'), queryText(c, 'outcome')];
   const [from, to] = [timeFilter(queryText(c, 'from')), timeFilter(queryText(c, 'to'))];
-  const filters = { ...(agentId ? { agentId } : {}), ...(tool ? { tool } : {}), ...(outcome ? { outcome } : {}), ...(from !== undefined ? { from } : {}), ...(to !== undefined ? { to } : {}) };
-  const stream = exportStream(deps.auditLog, filters, format, new Map(list.map((agent) => [agent.agentId, agent.label])));
+  const filters = {
+    ...(agentId ? { agentId } : {}),
+    ...(tool ? { tool } : {}),
+    ...(outcome ? { outcome } : {}),
+    ...(from !== undefined ? { from } : {}),
+    ...(to !== undefined ? { to } : {}),
+  };
+  const stream = exportStream(
+    deps.auditLog,
+    filters,
+    format,
+    new Map(list.map((agent) => [agent.agentId, agent.label])),
+  );
   return new Response(stream, {
     headers: {
       'Content-Type': format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson; charset=utf-8',

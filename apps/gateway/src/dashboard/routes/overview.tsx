@@ -29,15 +29,45 @@ export function overviewPages(deps: OverviewDeps): Hono<DashboardEnv> {
 }
 
 async function showOverview(deps: OverviewDeps, c: DashboardContext) {
-  const [readiness, stats, list, usage] = await Promise.all([deps.readiness.report(), lastHourStats(deps.auditLog), deps.agents.list(), usageSection(deps, c)]);
+  const [readiness, stats, list, usage] = await Promise.all([
+    deps.readiness.report(),
+    lastHourStats(deps.auditLog),
+    deps.agents.list(),
+    usageSection(deps, c),
+  ]);
   const labels = new Map(list.map((agent) => [agent.agentId, agent.label]));
-  return c.html(<OverviewPage csrfToken={c.get('csrfToken')} readiness={readiness} downstreams={downstreamViews(deps)} stats={stats} labels={labels} usage={usage} />);
+  return c.html(
+    <OverviewPage
+      csrfToken={c.get('csrfToken')}
+      readiness={readiness}
+      downstreams={downstreamViews(deps)}
+      stats={stats}
+      labels={labels}
+      usage={usage}
+    />,
+  );
 }
 
 /** The usage charts of the range the page asks for; a range the reader refuses is said on the page, not a 500. */
 async function usageSection(deps: OverviewDeps, c: DashboardContext) {
   const range = usageRangeOf(c.req.query(), Date.now());
-  const { reports, problem } = await pageUsage(deps.usage, range, [undefined, 'agent', 'tool', 'downstream', 'outcome']);
+  const { reports, problem } = await pageUsage(deps.usage, range, [
+    undefined,
+    'agent',
+    'tool',
+    'downstream',
+    'outcome',
+  ]);
   const [overall, byAgent, byTool, byDownstream, byOutcome] = reports;
-  return <UsageOverview range={range} overall={overall!} byAgent={byAgent!} byTool={byTool!} byDownstream={byDownstream!} byOutcome={byOutcome!} problem={problem} />;
+  return (
+    <UsageOverview
+      range={range}
+      overall={overall!}
+      byAgent={byAgent!}
+      byTool={byTool!}
+      byDownstream={byDownstream!}
+      byOutcome={byOutcome!}
+      problem={problem}
+    />
+  );
 }

@@ -23,8 +23,12 @@ export interface SignInDeps {
 export function signInPages(deps: SignInDeps): Hono<DashboardEnv> {
   const app = new Hono<DashboardEnv>();
   // The double submit: the form must echo the value of its short-lived cookie.
-  const formToken = requireFormToken(signInCookie, (c) => signInForm(deps, c, 403, 'The sign-in form expired. Please try again.'));
-  app.get('/sign-in', async (c) => ((await readSession(c, deps.tokens)) ? c.redirect('/dashboard', 303) : signInForm(deps, c)));
+  const formToken = requireFormToken(signInCookie, (c) =>
+    signInForm(deps, c, 403, 'The sign-in form expired. Please try again.'),
+  );
+  app.get('/sign-in', async (c) =>
+    (await readSession(c, deps.tokens)) ? c.redirect('/dashboard', 303) : signInForm(deps, c),
+  );
   app.post('/sign-in', signInBodyLimit, sameOrigin, formToken, (c) => signInWithKey(deps, c));
   app.post('/sign-in/dev', signInBodyLimit, devSignInOnly(deps), sameOrigin, formToken, (c) => signIn(deps, c));
   return app;
@@ -34,10 +38,19 @@ function signInForm(deps: SignInDeps, c: Context, status: ContentfulStatusCode =
   const csrfValue = randomCsrfValue();
   setSignInCookie(c, csrfValue);
   const keySignIn = deps.config.admin.apiKey !== undefined;
-  return c.html(<SignInPage csrfValue={csrfValue} keySignIn={keySignIn} devSignIn={devSignInAllowed(deps, c)} {...(error ? { error } : {})} />, status);
+  return c.html(
+    <SignInPage
+      csrfValue={csrfValue}
+      keySignIn={keySignIn}
+      devSignIn={devSignInAllowed(deps, c)}
+      {...(error ? { error } : {})}
+    />,
+    status,
+  );
 }
 
-// A dev sign-in must also be addressed to a loopback name: a DNS-rebound page reaches 127.0.0.1 under its own host name.
+// A dev sign-in must also be addressed to a loopback name: a
+// DNS-rebound page reaches 127.0.0.1 under its own host name.
 function devSignInAllowed(deps: SignInDeps, c: Context): boolean {
   return deps.config.development && isLoopbackRequest(c) && isLoopbackHost(c.req.header('Host') ?? '');
 }
@@ -61,7 +74,12 @@ async function signInWithKey(deps: SignInDeps, c: DashboardContext) {
     if (!(error instanceof TooManyAttemptsError)) throw error;
     const seconds = error.data.retryAfterSeconds;
     c.header('Retry-After', String(seconds));
-    return signInForm(deps, c, 429, `Too many failed sign-ins from this address. Try again in ${seconds === 1 ? '1 second' : `${seconds} seconds`}.`);
+    return signInForm(
+      deps,
+      c,
+      429,
+      `Too many failed sign-ins from this address. Try again in ${seconds === 1 ? '1 second' : `${seconds} seconds`}.`,
+    );
   }
   if (!matches) return signInForm(deps, c, 401, 'That is not the admin API key.');
   return signIn(deps, c);

@@ -30,12 +30,20 @@ export function toolPages(deps: ToolsDeps): Hono<DashboardEnv> {
   return app;
 }
 
-async function toolsPage(deps: ToolsDeps, c: DashboardContext, status: ContentfulStatusCode = 200, refreshError?: string) {
+async function toolsPage(
+  deps: ToolsDeps,
+  c: DashboardContext,
+  status: ContentfulStatusCode = 200,
+  refreshError?: string,
+) {
   // Not trimmed, unlike the audit filters: the box shows it back exactly as typed.
   const filter = (c.req.query('q') ?? '').slice(0, MAX_FILTER_LENGTH);
   const need = (c.req.query('find') ?? '').slice(0, MAX_FILTER_LENGTH);
   const groups = groupToolsByCategory(deps.catalog.definitions());
-  const ranked = deps.searchTools && need.trim() !== '' ? { need, names: await deps.searchTools(need, RANKED_RESULTS) } : { need, names: null };
+  const ranked =
+    deps.searchTools && need.trim() !== ''
+      ? { need, names: await deps.searchTools(need, RANKED_RESULTS) }
+      : { need, names: null };
   return c.html(
     <ToolsPage
       ranked={ranked}
@@ -53,9 +61,8 @@ async function toolsPage(deps: ToolsDeps, c: DashboardContext, status: Contentfu
 }
 
 async function reloadTools(deps: ToolsDeps, c: DashboardContext) {
-  let count: number;
   try {
-    count = await deps.refreshTools(actor(c));
+    await deps.refreshTools(actor(c));
   } catch {
     // The reason can name internal addresses: the log has it, the page says what it means.
     return toolsPage(deps, c, 502, "The downstream's /gw/schema could not be read; the current tools stay in service.");

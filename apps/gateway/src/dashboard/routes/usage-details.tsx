@@ -31,7 +31,12 @@ export function usageDetailPages(deps: UsageDetailDeps): Hono<DashboardEnv> {
   return app;
 }
 
-async function detailUsage(deps: UsageDetailDeps, c: DashboardContext, breakdown: 'agent' | 'tool', only: { tool: string } | { downstream: string }) {
+async function detailUsage(
+  deps: UsageDetailDeps,
+  c: DashboardContext,
+  breakdown: 'agent' | 'tool',
+  only: { tool: string } | { downstream: string },
+) {
   const range = usageRangeOf(c.req.query(), Date.now());
   const { reports, problem } = await pageUsage(deps.usage, range, [undefined, 'outcome', breakdown], only);
   const usage: DetailUsage = { overall: reports[0]!, byOutcome: reports[1]!, breakdown: reports[2]!, problem };
@@ -70,7 +75,15 @@ async function toolPage(deps: UsageDetailDeps, c: DashboardContext, name: string
 async function downstreamsPage(deps: UsageDetailDeps, c: DashboardContext) {
   const range = usageRangeOf(c.req.query(), Date.now());
   const { reports, problem } = await pageUsage(deps.usage, range, ['downstream']);
-  return c.html(<DownstreamsPage csrfToken={c.get('csrfToken')} range={range} downstreams={downstreamViews(deps)} byDownstream={reports[0]!} problem={problem} />);
+  return c.html(
+    <DownstreamsPage
+      csrfToken={c.get('csrfToken')}
+      range={range}
+      downstreams={downstreamViews(deps)}
+      byDownstream={reports[0]!}
+      problem={problem}
+    />,
+  );
 }
 
 async function downstreamPage(deps: UsageDetailDeps, c: DashboardContext, name: string) {

@@ -31,11 +31,27 @@ export function AgentUsage({ budget, history, recent, tokensIssued, now }: Agent
         </div>
         <div class="stat">
           <dt>Runs out at today's pace</dt>
-          <dd>{runsOut === null ? 'Nothing spent today' : runsOut.getTime() >= Date.parse(budget.resetsAt) ? 'Not before the reset' : <Time iso={runsOut.toISOString()} />}</dd>
+          <dd>
+            {runsOut === null ? (
+              'Nothing spent today'
+            ) : runsOut.getTime() >= Date.parse(budget.resetsAt) ? (
+              'Not before the reset'
+            ) : (
+              <Time iso={runsOut.toISOString()} />
+            )}
+          </dd>
         </div>
         <div class="stat">
           <dt>Last seen</dt>
-          <dd>{lastSeen ? <>hour of <Time iso={lastSeen.start} /></> : 'Not in the last 7 days'}</dd>
+          <dd>
+            {lastSeen ? (
+              <>
+                hour of <Time iso={lastSeen.start} />
+              </>
+            ) : (
+              'Not in the last 7 days'
+            )}
+          </dd>
         </div>
         <div class="stat">
           <dt>Tokens issued</dt>
@@ -52,8 +68,18 @@ export function AgentUsage({ budget, history, recent, tokensIssued, now }: Agent
         </div>
       </dl>
       <div class="panels">
-        <BarChart id="agent-tokens" title="Tokens charged per day" points={history.buckets.map((b) => ({ start: b.start, value: b.tokens }))} interval="day" />
-        <BarChart id="agent-calls" title="Calls per day" points={history.buckets.map((b) => ({ start: b.start, value: b.calls }))} interval="day" />
+        <BarChart
+          id="agent-tokens"
+          title="Tokens charged per day"
+          points={history.buckets.map((b) => ({ start: b.start, value: b.tokens }))}
+          interval="day"
+        />
+        <BarChart
+          id="agent-calls"
+          title="Calls per day"
+          points={history.buckets.map((b) => ({ start: b.start, value: b.calls }))}
+          interval="day"
+        />
       </div>
     </section>
   );

@@ -21,7 +21,16 @@ export interface AgentsPageProps {
   createForm?: { values: AgentFormValues; errors: FieldError[] };
 }
 
-const EMPTY_AGENT: AgentFormValues = { label: '', dailyTokenBudget: '100000', allowedTools: null, scopes: [], callsPerMinute: '', burst: '', identities: [], externalSubjects: '' };
+const EMPTY_AGENT: AgentFormValues = {
+  label: '',
+  dailyTokenBudget: '100000',
+  allowedTools: null,
+  scopes: [],
+  callsPerMinute: '',
+  burst: '',
+  identities: [],
+  externalSubjects: '',
+};
 
 function StatusBadge({ agent }: { agent: AgentRecord }) {
   return agent.isActive ? <Badge health="ok">active</Badge> : <Badge health="danger">inactive</Badge>;
@@ -58,8 +67,8 @@ export function AgentsPage({ csrfToken, agents, toolNames, knownScopes, notice, 
               </h2>
               <AgentState agent={agent} budget={budget} />
               <p class="hint">
-                Tools: {agent.allowedTools?.length ? agent.allowedTools.join(', ') : 'all'} · Scopes: {agent.scopes.length ? agent.scopes.join(', ') : 'none'} · Rate
-                limit: {rateLimitText(agent)}
+                Tools: {agent.allowedTools?.length ? agent.allowedTools.join(', ') : 'all'} · Scopes:{' '}
+                {agent.scopes.length ? agent.scopes.join(', ') : 'none'} · Rate limit: {rateLimitText(agent)}
               </p>
             </li>
           ))}
@@ -98,7 +107,10 @@ export function agentFormValues(agent: AgentRecord): AgentFormValues {
 }
 
 /** "6 calls/min, burst 3", or "none". */
-/** Search mode as the agent record sets it (issue 28); without its own setting the gateway's `Gw:Catalog:Search` applies. */
+/**
+ * Search mode as the agent record sets it (issue 28); without
+ * its own setting the gateway's `Gw:Catalog:Search` applies.
+ */
 export function toolSearchText(agent: AgentRecord): string {
   const mode = agent.toolSearch;
   if (mode === 'on') return 'on (search_tools and call_tool)';
@@ -108,10 +120,21 @@ export function toolSearchText(agent: AgentRecord): string {
 }
 
 export function rateLimitText(agent: AgentRecord): string {
-  return agent.rateLimit ? `${formatNumber(agent.rateLimit.callsPerMinute)} calls/min, burst ${formatNumber(agent.rateLimit.burst)}` : 'none';
+  return agent.rateLimit
+    ? `${formatNumber(agent.rateLimit.callsPerMinute)} calls/min, burst ${formatNumber(agent.rateLimit.burst)}`
+    : 'none';
 }
 
-export function AgentPage({ csrfToken, agent, budget, toolNames, knownScopes, notice, editForm, usage }: AgentPageProps) {
+export function AgentPage({
+  csrfToken,
+  agent,
+  budget,
+  toolNames,
+  knownScopes,
+  notice,
+  editForm,
+  usage,
+}: AgentPageProps) {
   const base = `/dashboard/agents/${agent.agentId}`;
   return (
     <Page title={agent.label} session={{ section: 'agents', csrfToken }}>
@@ -122,16 +145,15 @@ export function AgentPage({ csrfToken, agent, budget, toolNames, knownScopes, no
       {usage}
       <div class="panels">
         <section class="card" aria-labelledby="state-heading">
-          <h2 id="state-heading">
-            State
-          </h2>
+          <h2 id="state-heading">State</h2>
           <AgentState agent={agent} budget={budget} />
           <p class="hint">
             {formatNumber(budget.remaining)} remaining · resets <Time iso={budget.resetsAt} />
           </p>
           <p class="hint">Rate limit: {rateLimitText(agent)}</p>
           <p class="hint" data-tool-search>
-            Tool search: {toolSearchText(agent)} · Pinned tools: {agent.pinnedTools?.length ? agent.pinnedTools.join(', ') : 'none'}
+            Tool search: {toolSearchText(agent)} · Pinned tools:{' '}
+            {agent.pinnedTools?.length ? agent.pinnedTools.join(', ') : 'none'}
           </p>
           <p class="hint" data-confirm-writes>
             Write confirmation: {agent.confirmWrites ? 'each write waits for the user' : 'off'}
@@ -154,17 +176,26 @@ export function AgentPage({ csrfToken, agent, budget, toolNames, knownScopes, no
               Audit trail
             </a>
           </div>
-          {!agent.isActive && <p class="hint">Deactivating revoked every token issued before; activating again does not revive them.</p>}
+          {!agent.isActive && (
+            <p class="hint">Deactivating revoked every token issued before; activating again does not revive them.</p>
+          )}
         </section>
         <section class="card" aria-labelledby="token-heading">
-          <h2 id="token-heading">
-            Issue a token
-          </h2>
+          <h2 id="token-heading">Issue a token</h2>
           <form method="post" action={`${base}/token`}>
             <CsrfField token={csrfToken} />
             <div class="field">
               <label for="expiresInDays">Valid for (days)</label>
-              <input id="expiresInDays" name="expiresInDays" type="number" min={1} max={3650} step={1} value="30" required />
+              <input
+                id="expiresInDays"
+                name="expiresInDays"
+                type="number"
+                min={1}
+                max={3650}
+                step={1}
+                value="30"
+                required
+              />
             </div>
             <button type="submit" disabled={!agent.isActive}>
               Issue token
@@ -174,9 +205,7 @@ export function AgentPage({ csrfToken, agent, budget, toolNames, knownScopes, no
         </section>
       </div>
       <section class="card" aria-labelledby="edit-heading">
-        <h2 id="edit-heading">
-          Settings
-        </h2>
+        <h2 id="edit-heading">Settings</h2>
         <AgentForm
           id="edit-agent"
           action={base}
@@ -189,9 +218,7 @@ export function AgentPage({ csrfToken, agent, budget, toolNames, knownScopes, no
         />
       </section>
       <section class="card" aria-labelledby="delete-heading">
-        <h2 id="delete-heading">
-          Delete
-        </h2>
+        <h2 id="delete-heading">Delete</h2>
         <p>Deleting the agent makes its tokens unknown at once. Its audit records stay.</p>
         <a class="button danger" href={`${base}/delete`}>
           Delete this agent…
@@ -206,8 +233,8 @@ export function DeleteAgentPage({ csrfToken, agent }: { csrfToken: string; agent
     <Page title={`Delete ${agent.label}?`} session={{ section: 'agents', csrfToken }}>
       <div class="card">
         <p>
-          The agent <strong>{agent.label}</strong> (<span class="mono">{agent.agentId}</span>) and its settings will be deleted. Every token it holds
-          stops working at once. This cannot be undone.
+          The agent <strong>{agent.label}</strong> (<span class="mono">{agent.agentId}</span>) and its settings will be
+          deleted. Every token it holds stops working at once. This cannot be undone.
         </p>
         <div class="actions">
           <form method="post" action={`/dashboard/agents/${agent.agentId}/delete`}>
@@ -239,7 +266,8 @@ export function TokenIssuedPage({ csrfToken, agent, token, expiresAt, clientConf
     <Page title={`Token for ${agent.label}`} session={{ section: 'agents', csrfToken }}>
       <div class="alert" role="status">
         <p>
-          This token is shown <strong>once</strong>. Copy it now: the gateway does not keep it. It expires <Time iso={expiresAt} />.
+          This token is shown <strong>once</strong>. Copy it now: the gateway does not keep it. It expires{' '}
+          <Time iso={expiresAt} />.
         </p>
       </div>
       <CopyableBlock id="agent-token" title="Agent token" copyLabel="Copy token" value={token} />

@@ -24,11 +24,30 @@ const base: AuditRecord = {
 };
 
 const render = (records: AuditRecord[]) =>
-  String(AuditPage({ csrfToken: 't', filters: { agent: '', tool: '', outcome: '', from: '', to: '' }, records, nextCursor: null, paged: false, agentIds: [], toolNames: [], outcomes: [] }));
+  String(
+    AuditPage({
+      csrfToken: 't',
+      filters: { agent: '', tool: '', outcome: '', from: '', to: '' },
+      records,
+      nextCursor: null,
+      paged: false,
+      agentIds: [],
+      toolNames: [],
+      outcomes: [],
+    }),
+  );
 
 describe('the audit page', () => {
   it('shows who signed in where, the downstream and the call id of a call made with an OAuth token', () => {
-    const html = render([{ ...base, downstream: 'orders', callId: 'c0ffee', issuer: 'https://sso.example.com/realms/acme', subject: 'alice' }]);
+    const html = render([
+      {
+        ...base,
+        downstream: 'orders',
+        callId: 'c0ffee',
+        issuer: 'https://sso.example.com/realms/acme',
+        subject: 'alice',
+      },
+    ]);
     expect(html).toMatch(/Signed in at[\s\S]*https:\/\/sso\.example\.com\/realms\/acme/);
     expect(html).toMatch(/Identity[\s\S]*alice/);
     expect(html).toMatch(/Call id[\s\S]*c0ffee/);

@@ -67,7 +67,16 @@ function shown(value: AuditRecord[keyof AuditRecord]): string {
   return typeof value === 'number' && !Number.isInteger(value) ? value.toFixed(1) : String(value);
 }
 
-export function AuditPage({ csrfToken, filters, records, nextCursor, paged, agentIds, toolNames, outcomes }: AuditPageProps) {
+export function AuditPage({
+  csrfToken,
+  filters,
+  records,
+  nextCursor,
+  paged,
+  agentIds,
+  toolNames,
+  outcomes,
+}: AuditPageProps) {
   return (
     <Page title="Audit" session={{ section: 'audit', csrfToken }}>
       <form method="get" action="/dashboard/audit" class="card filters" aria-label="Filter the audit trail">

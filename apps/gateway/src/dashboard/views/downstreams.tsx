@@ -31,7 +31,8 @@ export function DownstreamSummary({ downstream }: { downstream: DownstreamView }
       {downstream.loaded ? (
         <p class="hint">
           <a href="/dashboard/tools">{downstream.toolCount === 1 ? '1 tool' : `${downstream.toolCount} tools`}</a>
-          {downstream.prefix !== '' && ` · prefix ${downstream.prefix}_`} · loaded <Time iso={downstream.loadedAt as string} />
+          {downstream.prefix !== '' && ` · prefix ${downstream.prefix}_`} · loaded{' '}
+          <Time iso={downstream.loadedAt as string} />
           {refused > 0 && ` · ${refused} definitions left out`}
         </p>
       ) : (
@@ -41,19 +42,27 @@ export function DownstreamSummary({ downstream }: { downstream: DownstreamView }
       )}
       {downstream.lastError && (
         <p class="hint">
-          last read of {downstream.readsOpenApi ? 'its OpenAPI document' : '/gw/schema'} failed <Time iso={downstream.lastError.at} />
+          last read of {downstream.readsOpenApi ? 'its OpenAPI document' : '/gw/schema'} failed{' '}
+          <Time iso={downstream.lastError.at} />
           {downstream.readsOpenApi && `: ${readFailureReason(downstream.lastError.message)}`}
           {downstream.loaded && '; serving the last good tools'}
         </p>
       )}
       {downstream.problems.length > 0 && (
         <details class="hint">
-          <summary>{downstream.problems.length === 1 ? '1 definition left out' : `${downstream.problems.length} definitions left out`}: why</summary>
+          <summary>
+            {downstream.problems.length === 1
+              ? '1 definition left out'
+              : `${downstream.problems.length} definitions left out`}
+            : why
+          </summary>
           <ul>
             {downstream.problems.slice(0, LISTED_PROBLEMS).map((problem) => (
               <li class="mono">{problem}</li>
             ))}
-            {downstream.problems.length > LISTED_PROBLEMS && <li>and {downstream.problems.length - LISTED_PROBLEMS} more in the log</li>}
+            {downstream.problems.length > LISTED_PROBLEMS && (
+              <li>and {downstream.problems.length - LISTED_PROBLEMS} more in the log</li>
+            )}
           </ul>
         </details>
       )}

@@ -26,51 +26,51 @@ export function Page({ title, session, children }: PageProps) {
     <>
       {raw('<!DOCTYPE html>')}
       <html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <title>{`${title} · Tollgate`}</title>
-        <link rel="icon" type="image/svg+xml" href={FAVICON_PATH} />
-        <link rel="stylesheet" href={`/dashboard${STYLESHEET.path}`} />
-        <script src={`/dashboard${ENHANCEMENT_SCRIPT.path}`} defer></script>
-      </head>
-      <body>
-        <a class="skip" href="#main">
-          Skip to content
-        </a>
-        <header class="top">
-          <div class="top-inner">
-            <a class="brand" href="/dashboard">
-              Tollgate
-            </a>
-            {session && (
-              <>
-                <nav aria-label="Dashboard">
-                  <ul>
-                    {SECTIONS.map((section) => (
-                      <li>
-                        <a href={section.href} aria-current={section.id === session.section ? 'page' : undefined}>
-                          {section.label}
-                        </a>
-                      </li>
-                    ))}
-                  </ul>
-                </nav>
-                <form method="post" action="/dashboard/sign-out">
-                  <input type="hidden" name="_csrf" value={session.csrfToken} />
-                  <button type="submit" class="button">
-                    Sign out
-                  </button>
-                </form>
-              </>
-            )}
-          </div>
-        </header>
-        <main id="main" tabindex={-1}>
-          <h1>{title}</h1>
-          {children}
-        </main>
-      </body>
+        <head>
+          <meta charset="utf-8" />
+          <meta name="viewport" content="width=device-width, initial-scale=1" />
+          <title>{`${title} · Tollgate`}</title>
+          <link rel="icon" type="image/svg+xml" href={FAVICON_PATH} />
+          <link rel="stylesheet" href={`/dashboard${STYLESHEET.path}`} />
+          <script src={`/dashboard${ENHANCEMENT_SCRIPT.path}`} defer></script>
+        </head>
+        <body>
+          <a class="skip" href="#main">
+            Skip to content
+          </a>
+          <header class="top">
+            <div class="top-inner">
+              <a class="brand" href="/dashboard">
+                Tollgate
+              </a>
+              {session && (
+                <>
+                  <nav aria-label="Dashboard">
+                    <ul>
+                      {SECTIONS.map((section) => (
+                        <li>
+                          <a href={section.href} aria-current={section.id === session.section ? 'page' : undefined}>
+                            {section.label}
+                          </a>
+                        </li>
+                      ))}
+                    </ul>
+                  </nav>
+                  <form method="post" action="/dashboard/sign-out">
+                    <input type="hidden" name="_csrf" value={session.csrfToken} />
+                    <button type="submit" class="button">
+                      Sign out
+                    </button>
+                  </form>
+                </>
+              )}
+            </div>
+          </header>
+          <main id="main" tabindex={-1}>
+            <h1>{title}</h1>
+            {children}
+          </main>
+        </body>
       </html>
     </>
   );

@@ -17,7 +17,11 @@ export interface OverviewProps {
   usage: Child;
 }
 
-const STATUS_HEALTH: Record<ReadinessReport['status'], Health> = { Healthy: 'ok', Degraded: 'warn', Unhealthy: 'danger' };
+const STATUS_HEALTH: Record<ReadinessReport['status'], Health> = {
+  Healthy: 'ok',
+  Degraded: 'warn',
+  Unhealthy: 'danger',
+};
 
 export function OverviewPage({ csrfToken, readiness, downstreams, stats, labels, usage }: OverviewProps) {
   return (
@@ -25,7 +29,10 @@ export function OverviewPage({ csrfToken, readiness, downstreams, stats, labels,
       {usage}
       <section aria-labelledby="hour-heading">
         <h2 id="hour-heading">
-          Last hour <span class="muted">(since <Time iso={stats.since.toISOString()} />)</span>
+          Last hour{' '}
+          <span class="muted">
+            (since <Time iso={stats.since.toISOString()} />)
+          </span>
         </h2>
         <dl class="stats">
           <div class="stat">

@@ -51,7 +51,19 @@ export function BudgetBar({ id, used, budget }: { id: string; used: number; budg
  * A value shown once with a copy button. The button stays hidden until the
  * dashboard script runs (without script, select and copy by hand).
  */
-export function CopyableBlock({ id, title, copyLabel, hint, value }: { id: string; title: string; copyLabel: string; hint?: string; value: string }) {
+export function CopyableBlock({
+  id,
+  title,
+  copyLabel,
+  hint,
+  value,
+}: {
+  id: string;
+  title: string;
+  copyLabel: string;
+  hint?: string;
+  value: string;
+}) {
   return (
     <section class="card" aria-labelledby={`${id}-heading`}>
       <h2 id={`${id}-heading`}>{title}</h2>

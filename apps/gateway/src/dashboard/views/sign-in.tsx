@@ -20,7 +20,9 @@ export function SignInPage({ csrfValue, keySignIn, devSignIn, error }: SignInPro
             <div class="field">
               <label for="apiKey">Admin API key</label>
               <input id="apiKey" name="apiKey" type="password" autocomplete="current-password" required autofocus />
-              <p class="hint">The value of Gw:Admin:ApiKey. It is exchanged for an admin session of at most 12 hours.</p>
+              <p class="hint">
+                The value of Gw:Admin:ApiKey. It is exchanged for an admin session of at most 12 hours.
+              </p>
             </div>
             <button type="submit">Sign in</button>
           </form>

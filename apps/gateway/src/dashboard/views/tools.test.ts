@@ -17,7 +17,18 @@ describe("the tool library's ranked search (issue 28)", () => {
 
 describe("the agent page's search mode", () => {
   it("names the agent's own setting, or the gateway's", () => {
-    const agent = { agentId: 'agt_1', label: 'a', dailyTokenBudget: 1, isActive: true, allowedTools: null, scopes: [], externalSubjects: [], rateLimit: null, createdAt: 'a', updatedAt: 'a' };
+    const agent = {
+      agentId: 'agt_1',
+      label: 'a',
+      dailyTokenBudget: 1,
+      isActive: true,
+      allowedTools: null,
+      scopes: [],
+      externalSubjects: [],
+      rateLimit: null,
+      createdAt: 'a',
+      updatedAt: 'a',
+    };
     expect(toolSearchText({ ...agent, toolSearch: 'on' })).toMatch(/^on/);
     expect(toolSearchText(agent)).toMatch(/gateway's setting/);
   });

@@ -21,13 +21,24 @@ export interface ToolsPageProps {
   refreshError?: string;
 }
 
-const categoryId = (category: string | null) => `category-${category ?? 'uncategorised'}`.replaceAll(/[^A-Za-z0-9_-]/g, '-');
+const categoryId = (category: string | null) =>
+  `category-${category ?? 'uncategorised'}`.replaceAll(/[^A-Za-z0-9_-]/g, '-');
 
 /**
  * Every tool is rendered; the ones the filter does not match are `hidden`,
  * so the no-JS form (`?q=`) and the live filter show exactly the same thing.
  */
-export function ToolsPage({ csrfToken, groups, downstreams, filter, loaded, notice, refreshError, ranked, searchable }: ToolsPageProps) {
+export function ToolsPage({
+  csrfToken,
+  groups,
+  downstreams,
+  filter,
+  loaded,
+  notice,
+  refreshError,
+  ranked,
+  searchable,
+}: ToolsPageProps) {
   const shown = groups.flatMap((group) => group.tools).filter((tool) => matchesToolFilter(tool, filter)).length;
   return (
     <Page title="Tool library" session={{ section: 'tools', csrfToken }}>
@@ -35,11 +46,22 @@ export function ToolsPage({ csrfToken, groups, downstreams, filter, loaded, noti
       <form method="get" action="/dashboard/tools" role="search" class="card">
         <label for="tool-filter">Filter tools</label>
         <div class="actions">
-          <input id="tool-filter" name="q" type="search" value={filter} data-filter aria-describedby="tool-count" class="grow" />
+          <input
+            id="tool-filter"
+            name="q"
+            type="search"
+            value={filter}
+            data-filter
+            aria-describedby="tool-count"
+            class="grow"
+          />
           <button type="submit">Filter</button>
         </div>
         <p class="hint">
-          Matches name, description, category, verb, route, scopes and downstream. <span id="tool-count" role="status" aria-live="polite">{shown === 1 ? '1 tool' : `${shown} tools`}</span>
+          Matches name, description, category, verb, route, scopes and downstream.{' '}
+          <span id="tool-count" role="status" aria-live="polite">
+            {shown === 1 ? '1 tool' : `${shown} tools`}
+          </span>
         </p>
       </form>
       <Notice message={notice} />
@@ -60,7 +82,11 @@ export function ToolsPage({ csrfToken, groups, downstreams, filter, loaded, noti
         </button>
       </form>
       {groups.map((group) => (
-        <section aria-labelledby={categoryId(group.category)} data-category={group.category ?? ''} hidden={!group.tools.some((tool) => matchesToolFilter(tool, filter))}>
+        <section
+          aria-labelledby={categoryId(group.category)}
+          data-category={group.category ?? ''}
+          hidden={!group.tools.some((tool) => matchesToolFilter(tool, filter))}
+        >
           <h2 id={categoryId(group.category)}>{group.category ?? 'Uncategorised'}</h2>
           {group.tools.map((tool) => (
             <ToolCard tool={tool} hidden={!matchesToolFilter(tool, filter)} />
@@ -74,7 +100,13 @@ export function ToolsPage({ csrfToken, groups, downstreams, filter, loaded, noti
 function ToolCard({ tool, hidden }: { tool: ToolDefinition; hidden: boolean }) {
   const parameters = toolParameters(tool);
   return (
-    <article class="card tool" data-tool={tool.name} data-search={toolSearchText(tool)} hidden={hidden} aria-labelledby={`tool-${tool.name}`}>
+    <article
+      class="card tool"
+      data-tool={tool.name}
+      data-search={toolSearchText(tool)}
+      hidden={hidden}
+      aria-labelledby={`tool-${tool.name}`}
+    >
       <header>
         <h3 id={`tool-${tool.name}`} class="mono">
           {tool.name}
@@ -116,9 +148,7 @@ function ToolCard({ tool, hidden }: { tool: ToolDefinition; hidden: boolean }) {
       ) : (
         <div class="table-wrap">
           <table>
-            <caption class="hint">
-              Input parameters
-            </caption>
+            <caption class="hint">Input parameters</caption>
             <thead>
               <tr>
                 <th scope="col">Name</th>
@@ -154,7 +184,14 @@ export function RankedSearch({ need, names }: { need: string; names: string[] | 
         Find a tool for a task
       </label>
       <div class="actions">
-        <input id="tool-find" name="find" type="search" value={need} class="grow" placeholder="e.g. list the open orders of a customer" />
+        <input
+          id="tool-find"
+          name="find"
+          type="search"
+          value={need}
+          class="grow"
+          placeholder="e.g. list the open orders of a customer"
+        />
         <button type="submit">Search</button>
       </div>
       <p class="hint">Ranked as search_tools ranks them for agents in search mode.</p>

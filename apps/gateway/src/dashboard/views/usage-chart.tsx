@@ -21,7 +21,19 @@ export function bucketLabel(iso: string, interval: 'hour' | 'day'): string {
  * page stays within its CSP and works with JavaScript off), with the same
  * figures in a table below it for screen readers and for copying.
  */
-export function BarChart({ id, title, points, interval, tone }: { id: string; title: string; points: ChartPoint[]; interval: 'hour' | 'day'; tone?: 'errors' }) {
+export function BarChart({
+  id,
+  title,
+  points,
+  interval,
+  tone,
+}: {
+  id: string;
+  title: string;
+  points: ChartPoint[];
+  interval: 'hour' | 'day';
+  tone?: 'errors';
+}) {
   const max = Math.max(1, ...points.map((point) => point.value));
   const plotWidth = WIDTH - PAD_LEFT;
   const plotHeight = HEIGHT - PAD_BOTTOM;
@@ -32,9 +44,17 @@ export function BarChart({ id, title, points, interval, tone }: { id: string; ti
   return (
     <figure class="card" aria-labelledby={`${id}-title`}>
       <figcaption id={`${id}-title`}>
-        <strong>{title}</strong> <span class="muted">(highest {formatNumber(max === 1 && points.every((p) => p.value === 0) ? 0 : max)})</span>
+        <strong>{title}</strong>{' '}
+        <span class="muted">(highest {formatNumber(max === 1 && points.every((p) => p.value === 0) ? 0 : max)})</span>
       </figcaption>
-      <svg class="chart" data-chart={id} viewBox={`0 0 ${WIDTH} ${HEIGHT}`} role="img" aria-labelledby={`${id}-title`} preserveAspectRatio="none">
+      <svg
+        class="chart"
+        data-chart={id}
+        viewBox={`0 0 ${WIDTH} ${HEIGHT}`}
+        role="img"
+        aria-labelledby={`${id}-title`}
+        preserveAspectRatio="none"
+      >
         <line class="axis" x1={PAD_LEFT} y1={plotHeight} x2={WIDTH} y2={plotHeight} />
         <text x={PAD_LEFT - 4} y={10} text-anchor="end">
           {formatNumber(max)}
@@ -45,7 +65,13 @@ export function BarChart({ id, title, points, interval, tone }: { id: string; ti
         {points.map((point, i) => {
           const height = (point.value / max) * (plotHeight - 4);
           return (
-            <rect class={tone ? `bar ${tone}` : 'bar'} x={(PAD_LEFT + i * step).toFixed(1)} y={(plotHeight - height).toFixed(1)} width={barWidth.toFixed(1)} height={height.toFixed(1)}>
+            <rect
+              class={tone ? `bar ${tone}` : 'bar'}
+              x={(PAD_LEFT + i * step).toFixed(1)}
+              y={(plotHeight - height).toFixed(1)}
+              width={barWidth.toFixed(1)}
+              height={height.toFixed(1)}
+            >
               <title>{`${bucketLabel(point.start, interval)}: ${formatNumber(point.value)}`}</title>
             </rect>
           );

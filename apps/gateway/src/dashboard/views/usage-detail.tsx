@@ -33,9 +33,13 @@ export interface UsageDetailProps {
   back: { href: string; label: string };
 }
 
-const series = (report: LabelledUsageReport, pick: (bucket: UsageFigures) => number) => report.buckets.map((bucket) => ({ start: bucket.start, value: pick(bucket) }));
+const series = (report: LabelledUsageReport, pick: (bucket: UsageFigures) => number) =>
+  report.buckets.map((bucket) => ({ start: bucket.start, value: pick(bucket) }));
 
-/** One tool's or one downstream's calls over the range: totals, charts, how calls ended, and the other dimension's table. */
+/**
+ * One tool's or one downstream's calls over the range: totals,
+ * charts, how calls ended, and the other dimension's table.
+ */
 export function UsageDetailPage(props: UsageDetailProps) {
   const { overall, byOutcome, breakdown, problem } = props.usage;
   const interval = overall.interval;
@@ -54,12 +58,29 @@ export function UsageDetailPage(props: UsageDetailProps) {
           {total && <Totals figures={total} />}
           <div class="panels">
             <BarChart id="calls" title="Tool calls" points={series(overall, (b) => b.calls)} interval={interval} />
-            <BarChart id="errors" title="Errors" points={series(overall, (b) => b.errors)} interval={interval} tone="errors" />
-            <BarChart id="latency" title="Latency p95 (ms)" points={series(overall, (b) => b.latencyMs.p95 ?? 0)} interval={interval} />
+            <BarChart
+              id="errors"
+              title="Errors"
+              points={series(overall, (b) => b.errors)}
+              interval={interval}
+              tone="errors"
+            />
+            <BarChart
+              id="latency"
+              title="Latency p95 (ms)"
+              points={series(overall, (b) => b.latencyMs.p95 ?? 0)}
+              interval={interval}
+            />
           </div>
           <div class="panels">
             <OutcomeTables total={total} byOutcome={byOutcome} />
-            <GroupTable caption={props.breakdownCaption} rows={breakdown.totals} name={props.breakdownName} splitErrors limit={50} />
+            <GroupTable
+              caption={props.breakdownCaption}
+              rows={breakdown.totals}
+              name={props.breakdownName}
+              splitErrors
+              limit={50}
+            />
           </div>
         </>
       )}
@@ -78,21 +99,30 @@ export interface DownstreamsPageProps {
 /** Every downstream: its breaker, and its calls, errors (by class) and latency over the range. */
 export function DownstreamsPage({ csrfToken, range, downstreams, byDownstream, problem }: DownstreamsPageProps) {
   const configured = new Set(downstreams.map((downstream) => downstream.name));
-  // Configured ones first, with or without calls; then names only the counters remember (a downstream since removed), and calls refused before any.
+  // Configured ones first, with or without calls; then names only the counters remember (a downstream since removed),
+  // and calls refused before any.
   const rows = [
-    ...downstreams.map((downstream) => byDownstream.totals.find((row) => row.group === downstream.name) ?? { ...NO_CALLS, group: downstream.name }),
+    ...downstreams.map(
+      (downstream) =>
+        byDownstream.totals.find((row) => row.group === downstream.name) ?? { ...NO_CALLS, group: downstream.name },
+    ),
     ...byDownstream.totals.filter((row) => !configured.has(row.group ?? '')),
   ];
   return (
     <Page title="Downstreams" session={{ section: 'downstreams', csrfToken }}>
       <RangePicker range={range} action="/dashboard/downstreams" />
-      {problem ? <p class="alert">{problem}</p> : <GroupTable caption="Calls per downstream" rows={rows} name={downstreamLink} splitErrors limit={rows.length} />}
+      {problem ? (
+        <p class="alert">{problem}</p>
+      ) : (
+        <GroupTable caption="Calls per downstream" rows={rows} name={downstreamLink} splitErrors limit={rows.length} />
+      )}
       <section class="card">
         <h3>Circuit breakers</h3>
         <ul>
           {downstreams.map((downstream) => (
             <li data-downstream={downstream.name}>
-              {downstreamLink(downstream.name)} <Badge health={BREAKER_TEXT[downstream.breaker][0]}>{downstream.breaker}</Badge>{' '}
+              {downstreamLink(downstream.name)}{' '}
+              <Badge health={BREAKER_TEXT[downstream.breaker][0]}>{downstream.breaker}</Badge>{' '}
               <span class="hint">{BREAKER_TEXT[downstream.breaker][1]}</span>
             </li>
           ))}
@@ -110,4 +140,3 @@ const NO_CALLS: UsageFigures = {
   outcomes: { success: 0, refusal: 0, 'agent-mistake': 0, 'downstream-failure': 0, 'gateway-failure': 0, cancelled: 0 },
   latencyMs: { average: null, p50: null, p95: null },
 };
-

@@ -98,7 +98,10 @@ export function Totals({ figures }: { figures: UsageFigures }) {
   );
 }
 
-/** Where a class of errors shows in a table split by class: what the gateway refused, what the agent got wrong, what failed downstream or in the gateway. */
+/**
+ * Where a class of errors shows in a table split by class: what the gateway refused, what the agent got wrong, what
+ * failed downstream or in the gateway.
+ */
 const ERROR_CLASSES = ['refusal', 'agent-mistake', 'downstream-failure', 'gateway-failure'] as const;
 const ERROR_CLASS_HEADINGS: Record<(typeof ERROR_CLASSES)[number], string> = {
   refusal: 'Refused',
@@ -112,7 +115,19 @@ const ERROR_CLASS_HEADINGS: Record<(typeof ERROR_CLASSES)[number], string> = {
  * and latency; `splitErrors`: the errors in a column per class, as the
  * overview's "How calls ended" splits them; `limit`: the first rows only.
  */
-export function GroupTable({ caption, rows, name, splitErrors = false, limit = 10 }: { caption: string; rows: Array<UsageFigures & { group?: string }>; name: (group: string) => unknown; splitErrors?: boolean; limit?: number }) {
+export function GroupTable({
+  caption,
+  rows,
+  name,
+  splitErrors = false,
+  limit = 10,
+}: {
+  caption: string;
+  rows: Array<UsageFigures & { group?: string }>;
+  name: (group: string) => unknown;
+  splitErrors?: boolean;
+  limit?: number;
+}) {
   return (
     <section class="card">
       <h3>{caption}</h3>
@@ -125,7 +140,11 @@ export function GroupTable({ caption, rows, name, splitErrors = false, limit = 1
               <tr>
                 <th scope="col">Name</th>
                 <th scope="col">Calls</th>
-                {splitErrors ? ERROR_CLASSES.map((errorClass) => <th scope="col">{ERROR_CLASS_HEADINGS[errorClass]}</th>) : <th scope="col">Errors</th>}
+                {splitErrors ? (
+                  ERROR_CLASSES.map((errorClass) => <th scope="col">{ERROR_CLASS_HEADINGS[errorClass]}</th>)
+                ) : (
+                  <th scope="col">Errors</th>
+                )}
                 <th scope="col">Tokens</th>
                 <th scope="col">p50 / p95</th>
               </tr>
@@ -135,7 +154,11 @@ export function GroupTable({ caption, rows, name, splitErrors = false, limit = 1
                 <tr data-group={row.group ?? ''}>
                   <td>{name(row.group ?? '')}</td>
                   <td>{formatNumber(row.calls)}</td>
-                  {splitErrors ? ERROR_CLASSES.map((errorClass) => <td>{formatNumber(row.outcomes[errorClass])}</td>) : <td>{formatNumber(row.errors)}</td>}
+                  {splitErrors ? (
+                    ERROR_CLASSES.map((errorClass) => <td>{formatNumber(row.outcomes[errorClass])}</td>)
+                  ) : (
+                    <td>{formatNumber(row.errors)}</td>
+                  )}
                   <td>{formatNumber(row.tokens)}</td>
                   <td>
                     {ms(row.latencyMs.p50)} / {ms(row.latencyMs.p95)}
@@ -150,8 +173,17 @@ export function GroupTable({ caption, rows, name, splitErrors = false, limit = 1
   );
 }
 
-/** How the calls of a range ended: per outcome class (errors split into refusals, agent mistakes, downstream and gateway failures), then per outcome. */
-export function OutcomeTables({ total, byOutcome }: { total: UsageFigures | undefined; byOutcome: LabelledUsageReport }) {
+/**
+ * How the calls of a range ended: per outcome class (errors split into refusals, agent mistakes, downstream and gateway
+ * failures), then per outcome.
+ */
+export function OutcomeTables({
+  total,
+  byOutcome,
+}: {
+  total: UsageFigures | undefined;
+  byOutcome: LabelledUsageReport;
+}) {
   return (
     <section class="card">
       <h3>How calls ended</h3>
@@ -182,12 +214,24 @@ export function OutcomeTables({ total, byOutcome }: { total: UsageFigures | unde
 
 /** A tool's name linking to its usage page ('' = calls that named no known tool). */
 export function toolLink(tool: string) {
-  return tool === '' ? 'No known tool' : <a class="mono" href={toolUsageHref(tool)}>{tool}</a>;
+  return tool === '' ? (
+    'No known tool'
+  ) : (
+    <a class="mono" href={toolUsageHref(tool)}>
+      {tool}
+    </a>
+  );
 }
 
 /** A downstream's name linking to its usage page ('' = calls refused before a tool, so a downstream, was found). */
 export function downstreamLink(name: string) {
-  return name === '' ? 'None (refused before a tool was found)' : <a class="mono" href={`/dashboard/downstreams/${encodeURIComponent(name)}`}>{name}</a>;
+  return name === '' ? (
+    'None (refused before a tool was found)'
+  ) : (
+    <a class="mono" href={`/dashboard/downstreams/${encodeURIComponent(name)}`}>
+      {name}
+    </a>
+  );
 }
 
 export const toolUsageHref = (tool: string) => `/dashboard/tools/${encodeURIComponent(tool)}`;
@@ -196,7 +240,8 @@ export function UsageOverview(props: UsageOverviewProps) {
   const { range, overall, byAgent, byTool, byDownstream, byOutcome } = props;
   const interval = overall.interval;
   const total = overall.totals[0]!;
-  const series = (pick: (bucket: UsageFigures) => number) => overall.buckets.map((bucket) => ({ start: bucket.start, value: pick(bucket) }));
+  const series = (pick: (bucket: UsageFigures) => number) =>
+    overall.buckets.map((bucket) => ({ start: bucket.start, value: pick(bucket) }));
   return (
     <section aria-labelledby="usage-heading">
       <h2 id="usage-heading">Usage</h2>
@@ -210,14 +255,21 @@ export function UsageOverview(props: UsageOverviewProps) {
             <BarChart id="calls" title="Tool calls" points={series((b) => b.calls)} interval={interval} />
             <BarChart id="tokens" title="Tokens charged" points={series((b) => b.tokens)} interval={interval} />
             <BarChart id="errors" title="Errors" points={series((b) => b.errors)} interval={interval} tone="errors" />
-            <BarChart id="latency" title="Latency p95 (ms)" points={series((b) => b.latencyMs.p95 ?? 0)} interval={interval} />
+            <BarChart
+              id="latency"
+              title="Latency p95 (ms)"
+              points={series((b) => b.latencyMs.p95 ?? 0)}
+              interval={interval}
+            />
           </div>
           <div class="panels">
             <OutcomeTables total={total} byOutcome={byOutcome} />
             <GroupTable
               caption="Top agents"
               rows={byAgent.totals}
-              name={(id) => (id === '' ? byAgent.labels[id] : <a href={`/dashboard/agents/${id}`}>{byAgent.labels[id] ?? id}</a>)}
+              name={(id) =>
+                id === '' ? byAgent.labels[id] : <a href={`/dashboard/agents/${id}`}>{byAgent.labels[id] ?? id}</a>
+              }
             />
             <GroupTable caption="Top tools" rows={byTool.totals} name={toolLink} />
             <GroupTable caption="Downstreams" rows={byDownstream.totals} name={downstreamLink} />

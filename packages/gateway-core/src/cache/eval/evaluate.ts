@@ -44,9 +44,17 @@ export interface Evaluation {
  * (memory store, default threshold unless given): store `a`'s answer, look
  * up `b`. Each pair is its own agent, so pairs never answer each other.
  */
-export async function evaluateSemanticCache(set: EvaluationSet, model: EmbeddingModel, threshold?: number): Promise<Evaluation> {
+export async function evaluateSemanticCache(
+  set: EvaluationSet,
+  model: EmbeddingModel,
+  threshold?: number,
+): Promise<Evaluation> {
   const tool = toolOf(set);
-  const cache = new SemanticCache({ cache: createMemoryStore().cache, model, ...(threshold === undefined ? {} : { threshold }) });
+  const cache = new SemanticCache({
+    cache: createMemoryStore().cache,
+    model,
+    ...(threshold === undefined ? {} : { threshold }),
+  });
   const outcomes: PairOutcome[] = [];
   for (const [index, pair] of set.pairs.entries()) {
     const agent = `eval-${index}`;
@@ -103,14 +111,31 @@ export interface WorkloadReplay {
  * same. Each miss stores an answer naming its query, so a hit shows which
  * earlier query answered it.
  */
-export async function replayWorkload(set: EvaluationSet, model: EmbeddingModel, calls = 1000, seed = 16): Promise<WorkloadReplay> {
+export async function replayWorkload(
+  set: EvaluationSet,
+  model: EmbeddingModel,
+  calls = 1000,
+  seed = 16,
+): Promise<WorkloadReplay> {
   const tool = toolOf(set);
   const cache = new SemanticCache({ cache: createMemoryStore().cache, model });
   const texts = [...new Set(set.pairs.flatMap((pair) => [pair.a, pair.b]))];
-  const mustMiss = new Set(set.pairs.filter((pair) => pair.label === 'miss').flatMap((pair) => [`${pair.a}\u0000${pair.b}`, `${pair.b}\u0000${pair.a}`]));
+  const mustMiss = new Set(
+    set.pairs
+      .filter((pair) => pair.label === 'miss')
+      .flatMap((pair) => [`${pair.a}\u0000${pair.b}`, `${pair.b}\u0000${pair.a}`]),
+  );
   const paired = new Set(set.pairs.flatMap((pair) => [`${pair.a}\u0000${pair.b}`, `${pair.b}\u0000${pair.a}`]));
   const random = seededRandom(seed);
-  const replay: WorkloadReplay = { calls, exactHits: 0, semanticHits: 0, misses: 0, hitRatio: 0, wrongHits: 0, unlabelledHits: 0 };
+  const replay: WorkloadReplay = {
+    calls,
+    exactHits: 0,
+    semanticHits: 0,
+    misses: 0,
+    hitRatio: 0,
+    wrongHits: 0,
+    unlabelledHits: 0,
+  };
   for (let call = 0; call < calls; call++) {
     // Skewed popularity: index = n * u^3 puts most calls on the first texts.
     const query = texts[Math.floor(texts.length * random() ** 3)]!;
@@ -157,10 +182,19 @@ function toolOf(set: EvaluationSet): CacheableTool {
 /** A few lines for a test log or a bench result. */
 export function describeEvaluation(evaluation: Evaluation): string {
   const lines = [
-    `semantic tier: precision ${evaluation.precision.toFixed(3)}, recall ${evaluation.recall.toFixed(3)}, wrong answers ${evaluation.wrongAnswers.length}` +
-      ` (similarity alone: ${evaluation.similarityOnly.wrongAnswers} wrong answers, recall ${evaluation.similarityOnly.recall.toFixed(3)})`,
-    ...Object.entries(evaluation.byCategory).map(([category, { served, of, label }]) => `  ${label === 'hit' ? 'should hit ' : 'must miss  '} ${category.padEnd(14)} served ${served}/${of}`),
-    ...evaluation.wrongAnswers.map((outcome) => `  WRONG: "${outcome.a}" answered "${outcome.b}" (${outcome.category}, similarity ${outcome.similarity.toFixed(3)})`),
+    `semantic tier: precision ${evaluation.precision.toFixed(3)}, recall ${evaluation.recall.toFixed(3)}, wrong ` +
+      `answers ${evaluation.wrongAnswers.length}` +
+      ` (similarity alone: ${evaluation.similarityOnly.wrongAnswers} wrong answers, recall ` +
+      `${evaluation.similarityOnly.recall.toFixed(3)})`,
+    ...Object.entries(evaluation.byCategory).map(
+      ([category, { served, of, label }]) =>
+        `  ${label === 'hit' ? 'should hit ' : 'must miss  '} ${category.padEnd(14)} served ${served}/${of}`,
+    ),
+    ...evaluation.wrongAnswers.map(
+      (outcome) =>
+        `  WRONG: "${outcome.a}" answered "${outcome.b}" (${outcome.category}, similarity ` +
+        `${outcome.similarity.toFixed(3)})`,
+    ),
   ];
   return lines.join('\n');
 }

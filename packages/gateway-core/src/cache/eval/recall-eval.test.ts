@@ -5,7 +5,11 @@ import type { EmbeddingModel } from '../../embedding/port.js';
 import { evaluateSemanticCache, type EvaluationSet } from './evaluate.js';
 
 const read = (file: string) => JSON.parse(readFileSync(new URL(file, import.meta.url), 'utf8')) as EvaluationSet;
-const sets = { products: read('./semantic-pairs.json'), support: read('./support-pairs.json'), reports: read('./report-pairs.json') };
+const sets = {
+  products: read('./semantic-pairs.json'),
+  support: read('./support-pairs.json'),
+  reports: read('./report-pairs.json'),
+};
 
 /**
  * Issue 28, item 3: precision and recall of the semantic tier on three
@@ -47,11 +51,17 @@ describe('semantic cache recall by kind of text', () => {
     expect(served / paraphrases).toBeGreaterThanOrEqual(OVERALL_RECALL);
   }, 300_000);
 
-  it.each(Object.keys(sets) as Array<keyof typeof sets>)('%s: no wrong answer; precision and recall reported', async (name) => {
-    const evaluation = await evaluateSemanticCache(sets[name], model);
-    const served = evaluation.outcomes.filter((outcome) => outcome.label === 'hit');
-    console.info(`${name}: precision ${evaluation.precision.toFixed(3)}, recall ${evaluation.recall.toFixed(3)} (${served.filter((o) => o.served).length}/${served.length}), similarity alone: ${JSON.stringify(evaluation.similarityOnly)}`);
-    expect(evaluation.wrongAnswers.map((outcome) => `${outcome.a} | ${outcome.b}`)).toEqual([]);
-    expect(evaluation.recall).toBeGreaterThanOrEqual(RECALL_FLOOR[name]);
-  }, 300_000);
+  it.each(Object.keys(sets) as Array<keyof typeof sets>)(
+    '%s: no wrong answer; precision and recall reported',
+    async (name) => {
+      const evaluation = await evaluateSemanticCache(sets[name], model);
+      const served = evaluation.outcomes.filter((outcome) => outcome.label === 'hit');
+      console.info(
+        `${name}: precision ${evaluation.precision.toFixed(3)}, recall ${evaluation.recall.toFixed(3)} (${served.filter((o) => o.served).length}/${served.length}), similarity alone: ${JSON.stringify(evaluation.similarityOnly)}`,
+      );
+      expect(evaluation.wrongAnswers.map((outcome) => `${outcome.a} | ${outcome.b}`)).toEqual([]);
+      expect(evaluation.recall).toBeGreaterThanOrEqual(RECALL_FLOOR[name]);
+    },
+    300_000,
+  );
 });

@@ -24,12 +24,17 @@ export function openApiVersion(document: unknown): OpenApiVersion {
   if (!isObject(document)) throw new OpenApiDocumentError('the OpenAPI document must be a JSON or YAML object');
   if (typeof document.swagger === 'string') {
     throw new OpenApiDocumentError(
-      `this is a Swagger ${document.swagger} document; the gateway reads Swagger 2.0, OpenAPI 3.0 and 3.1: convert it to OpenAPI 3 first and point OpenApi at the result`,
+      `this is a Swagger ${document.swagger} document; the gateway reads Swagger 2.0, OpenAPI 3.0 and 3.1: ` +
+        `convert it to OpenAPI 3 first and point OpenApi at the result`,
     );
   }
   const version = typeof document.openapi === 'string' ? /^3\.([01])\.\d+/.exec(document.openapi) : null;
-  if (version === null) throw new OpenApiDocumentError(`unsupported "openapi" version ${JSON.stringify(document.openapi ?? null)}: expected 3.0.x or 3.1.x`);
-  if (document.paths !== undefined && !isObject(document.paths)) throw new OpenApiDocumentError('"paths" must be an object');
+  if (version === null)
+    throw new OpenApiDocumentError(
+      `unsupported "openapi" version ${JSON.stringify(document.openapi ?? null)}: expected 3.0.x or 3.1.x`,
+    );
+  if (document.paths !== undefined && !isObject(document.paths))
+    throw new OpenApiDocumentError('"paths" must be an object');
   return version[1] === '0' ? '3.0' : '3.1';
 }
 
@@ -42,7 +47,8 @@ export function dereferenced(document: JsonObject, value: unknown): { value: Jso
   for (let hop = 0; hop < MAX_REF_HOPS; hop++) {
     if (!isObject(node)) return { problem: 'is not an object' };
     if (typeof node.$ref !== 'string') return { value: node };
-    if (!node.$ref.startsWith('#')) return { problem: `$ref ${JSON.stringify(node.$ref)} points outside the document and was not resolved` };
+    if (!node.$ref.startsWith('#'))
+      return { problem: `$ref ${JSON.stringify(node.$ref)} points outside the document and was not resolved` };
     const target = resolvePointer(document, node.$ref);
     if (target === undefined) return { problem: `$ref ${JSON.stringify(node.$ref)} leads nowhere` };
     node = target;

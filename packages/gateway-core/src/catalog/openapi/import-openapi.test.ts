@@ -8,8 +8,10 @@ import type { ToolDefinition } from '../../tools/definition.js';
 import { importOpenApi, OpenApiDocumentError, parseSelectorList, type OpenApiImport } from './index.js';
 
 const require = createRequire(import.meta.url);
-const readJson = (specifier: string) => JSON.parse(readFileSync(require.resolve(specifier), 'utf8')) as Record<string, unknown>;
-const byName = (result: OpenApiImport, name: string) => result.tools.find((tool) => tool.name === name) as ToolDefinition;
+const readJson = (specifier: string) =>
+  JSON.parse(readFileSync(require.resolve(specifier), 'utf8')) as Record<string, unknown>;
+const byName = (result: OpenApiImport, name: string) =>
+  result.tools.find((tool) => tool.name === name) as ToolDefinition;
 
 /** A minimal 3.1 document around the given paths and components. */
 function document(paths: Record<string, unknown>, components: Record<string, unknown> = {}): Record<string, unknown> {
@@ -26,7 +28,9 @@ describe("GitHub's REST API (@octokit/openapi, whole)", () => {
   });
 
   it('imports nearly every operation, and says why for each one left out', () => {
-    const operations = Object.values(github.paths as Record<string, Record<string, unknown>>).flatMap((item) => Object.keys(item).filter((key) => key !== 'parameters'));
+    const operations = Object.values(github.paths as Record<string, Record<string, unknown>>).flatMap((item) =>
+      Object.keys(item).filter((key) => key !== 'parameters'),
+    );
     expect(operations.length).toBeGreaterThanOrEqual(1223);
     expect(whole.tools.length + whole.skipped.length).toBe(operations.length);
     expect(whole.tools.length).toBeGreaterThan(1200);
@@ -37,21 +41,40 @@ describe("GitHub's REST API (@octokit/openapi, whole)", () => {
     // Path `{name}` is the variable's name now, the body's `name` its new one: both must reach GitHub.
     const tool = byName(whole, 'actions_update-repo-variable');
     expect(whole.skipped.find((skipped) => skipped.operationId === 'actions/update-repo-variable')).toBeUndefined();
-    expect(tool.parameterSources).toEqual({ owner: 'route', repo: 'route', name: 'route', body_name: 'body', value: 'body' });
+    expect(tool.parameterSources).toEqual({
+      owner: 'route',
+      repo: 'route',
+      name: 'route',
+      body_name: 'body',
+      value: 'body',
+    });
     expect(tool.bodyNames).toEqual({ body_name: 'name' });
-    expect(tool.inputSchema.properties.body_name).toMatchObject({ type: 'string', description: 'The name of the variable. (Sent as "name" in the JSON body.)' });
+    expect(tool.inputSchema.properties.body_name).toMatchObject({
+      type: 'string',
+      description: 'The name of the variable. (Sent as "name" in the JSON body.)',
+    });
     expect(whole.notes).toContainEqual({
       operation: 'PATCH /repos/{owner}/{repo}/actions/variables/{name}',
       operationId: 'actions/update-repo-variable',
       reason: 'body property "name" is the input "body_name": a route parameter is named "name"',
     });
-    expect(buildDownstreamRequest(tool, { owner: 'octo', repo: 'hello', name: 'OLD_NAME', body_name: 'NEW_NAME', value: 'v' })).toEqual({
+    expect(
+      buildDownstreamRequest(tool, {
+        owner: 'octo',
+        repo: 'hello',
+        name: 'OLD_NAME',
+        body_name: 'NEW_NAME',
+        value: 'v',
+      }),
+    ).toEqual({
       method: 'PATCH',
       path: '/repos/octo/hello/actions/variables/OLD_NAME',
       body: '{"name":"NEW_NAME","value":"v"}',
     });
     // All five such GitHub operations are imported: only a body that is not an object is left out now.
-    expect(whole.skipped.map((skipped) => skipped.operationId)).toEqual(['copilot/set-copilot-content-exclusion-for-organization']);
+    expect(whole.skipped.map((skipped) => skipped.operationId)).toEqual([
+      'copilot/set-copilot-content-exclusion-for-organization',
+    ]);
   });
 
   it('names every tool uniquely within 64 characters with its prefix, using only [A-Za-z0-9_-]', () => {
@@ -63,17 +86,32 @@ describe("GitHub's REST API (@octokit/openapi, whole)", () => {
 
   it('maps pulls/list: route owner and repo, query state and per_page with enum, type and default', () => {
     const tool = byName(whole, 'pulls_list');
-    expect(tool).toMatchObject({ httpMethod: 'GET', routePattern: '/repos/{owner}/{repo}/pulls', allowWrite: false, category: 'pulls' });
+    expect(tool).toMatchObject({
+      httpMethod: 'GET',
+      routePattern: '/repos/{owner}/{repo}/pulls',
+      allowWrite: false,
+      category: 'pulls',
+    });
     expect(tool.parameterSources).toMatchObject({ owner: 'route', repo: 'route', state: 'query', per_page: 'query' });
     expect(tool.inputSchema.required).toEqual(['owner', 'repo']);
-    expect(tool.inputSchema.properties.state).toMatchObject({ type: 'string', enum: ['open', 'closed', 'all'], default: 'open' });
+    expect(tool.inputSchema.properties.state).toMatchObject({
+      type: 'string',
+      enum: ['open', 'closed', 'all'],
+      default: 'open',
+    });
     expect(tool.inputSchema.properties.per_page).toMatchObject({ type: 'integer', default: 30 });
     expect(tool.description.length).toBeLessThanOrEqual(1000);
   });
 
   it('allows only the writes selected by AllowWrite', () => {
     expect(byName(whole, 'issues_create')).toMatchObject({ httpMethod: 'POST', allowWrite: true });
-    expect(byName(whole, 'issues_create').parameterSources).toMatchObject({ owner: 'route', repo: 'route', title: 'body', body: 'body', labels: 'body' });
+    expect(byName(whole, 'issues_create').parameterSources).toMatchObject({
+      owner: 'route',
+      repo: 'route',
+      title: 'body',
+      body: 'body',
+      labels: 'body',
+    });
     expect(byName(whole, 'issues_create').inputSchema.required).toEqual(['owner', 'repo', 'title']);
     const otherWrites = whole.tools.filter((tool) => tool.httpMethod !== 'GET' && tool.name !== 'issues_create');
     expect(otherWrites.length).toBeGreaterThan(400);
@@ -84,12 +122,19 @@ describe("GitHub's REST API (@octokit/openapi, whole)", () => {
     const { registry, problems } = buildToolRegistry(whole.tools);
     expect(problems).toEqual([]);
     // Large registries compile on first call: force every one, so none would refuse its calls.
-    const uncompilable = registry.list().filter((tool) => !tool.validateArguments({}) && tool.validateArguments.errors?.some((error) => error.keyword === 'compile'));
+    const uncompilable = registry
+      .list()
+      .filter(
+        (tool) =>
+          !tool.validateArguments({}) && tool.validateArguments.errors?.some((error) => error.keyword === 'compile'),
+      );
     expect(uncompilable.map((tool) => tool.definition.name)).toEqual([]);
     const pulls = registry.get('pulls_list')!;
     expect(pulls.validateArguments({ owner: 'octo', repo: 'hello', state: 'closed', per_page: 5 })).toBe(true);
     expect(pulls.validateArguments({ owner: 'octo', repo: 'hello', state: 'merged' })).toBe(false);
-    expect(buildDownstreamRequest(pulls.definition, { owner: 'octo', repo: 'hello', state: 'closed', per_page: 5 })).toEqual({
+    expect(
+      buildDownstreamRequest(pulls.definition, { owner: 'octo', repo: 'hello', state: 'closed', per_page: 5 }),
+    ).toEqual({
       method: 'GET',
       path: '/repos/octo/hello/pulls?state=closed&per_page=5',
     });
@@ -97,7 +142,8 @@ describe("GitHub's REST API (@octokit/openapi, whole)", () => {
 
   it('keeps path values inside their segment', () => {
     const tool = byName(whole, 'repos_get');
-    for (const owner of ['..', 'a/b', '%2e%2e', '%2F', '..%252f']) expect(() => buildDownstreamRequest(tool, { owner, repo: 'x' })).toThrow(/Route value owner/);
+    for (const owner of ['..', 'a/b', '%2e%2e', '%2F', '..%252f'])
+      expect(() => buildDownstreamRequest(tool, { owner, repo: 'x' })).toThrow(/Route value owner/);
     expect(buildDownstreamRequest(tool, { owner: 'a b?#', repo: 'x' }).path).toBe('/repos/a%20b%3F%23/x');
   });
 
@@ -106,14 +152,21 @@ describe("GitHub's REST API (@octokit/openapi, whole)", () => {
     expect(pulls.tools.length).toBeGreaterThan(20);
     expect(pulls.tools.every((tool) => tool.category === 'pulls')).toBe(true);
     expect(pulls.excluded).toBe(whole.tools.length + whole.skipped.length - pulls.tools.length - pulls.skipped.length);
-    const some = importOpenApi(github, { include: parseSelectorList('issues/create, GET /repos/{owner}/{repo}/pulls*'), exclude: parseSelectorList('pulls/list-files') });
+    const some = importOpenApi(github, {
+      include: parseSelectorList('issues/create, GET /repos/{owner}/{repo}/pulls*'),
+      exclude: parseSelectorList('pulls/list-files'),
+    });
     const names = some.tools.map((tool) => tool.name);
     expect(names).toContain('issues_create');
     expect(names).toContain('pulls_list');
     expect(names).toContain('pulls_get');
     expect(names).not.toContain('pulls_list-files');
     const others = some.tools.filter((tool) => tool.name !== 'issues_create');
-    expect(others.filter((tool) => tool.httpMethod !== 'GET' || !tool.routePattern.startsWith('/repos/{owner}/{repo}/pulls'))).toEqual([]);
+    expect(
+      others.filter(
+        (tool) => tool.httpMethod !== 'GET' || !tool.routePattern.startsWith('/repos/{owner}/{repo}/pulls'),
+      ),
+    ).toEqual([]);
   });
 
   it('gives the same names whatever the order of the operations', () => {
@@ -132,12 +185,24 @@ describe('other public documents', () => {
     expect(byName(result, 'addPet').inputSchema.required).toEqual(expect.arrayContaining(['name', 'photoUrls']));
     expect(byName(result, 'addPet').requiredScopes).toEqual(['write:pets', 'read:pets']);
     expect(byName(result, 'findPetsByStatus').querySerialization).toEqual({ status: { style: 'form', explode: true } });
-    expect(buildDownstreamRequest(byName(result, 'findPetsByStatus'), { status: ['available', 'sold'] }).path).toBe('/pet/findByStatus?status=available&status=sold');
+    expect(buildDownstreamRequest(byName(result, 'findPetsByStatus'), { status: ['available', 'sold'] }).path).toBe(
+      '/pet/findByStatus?status=available&status=sold',
+    );
     // Array bodies cannot be named inputs; updateUser's body `username` (like its path's) is the input body_username.
-    expect(result.skipped.map((skipped) => skipped.operationId)).toEqual(['createUsersWithArrayInput', 'createUsersWithListInput']);
+    expect(result.skipped.map((skipped) => skipped.operationId)).toEqual([
+      'createUsersWithArrayInput',
+      'createUsersWithListInput',
+    ]);
     expect(byName(result, 'updateUser').bodyNames).toEqual({ body_username: 'username' });
-    expect(result.notes).toContainEqual(expect.objectContaining({ operationId: 'updatePetWithForm', reason: expect.stringMatching(/optional request body \(application\/x-www-form-urlencoded\) left out/) }));
-    expect(result.notes).toContainEqual(expect.objectContaining({ operationId: 'deletePet', reason: 'optional header parameter "api_key" left out' }));
+    expect(result.notes).toContainEqual(
+      expect.objectContaining({
+        operationId: 'updatePetWithForm',
+        reason: expect.stringMatching(/optional request body \(application\/x-www-form-urlencoded\) left out/),
+      }),
+    );
+    expect(result.notes).toContainEqual(
+      expect.objectContaining({ operationId: 'deletePet', reason: 'optional header parameter "api_key" left out' }),
+    );
     expect(buildToolRegistry(result.tools).problems).toEqual([]);
   });
 
@@ -166,7 +231,15 @@ describe('hostile documents', () => {
       { '/tree': { post: { operationId: 'plant', ...body({ $ref: '#/components/schemas/Node' }) } } },
       {
         schemas: {
-          Node: { type: 'object', required: ['label'], properties: { label: { type: 'string' }, children: { type: 'array', items: { $ref: '#/components/schemas/Node' } }, a: { $ref: '#/components/schemas/A' } } },
+          Node: {
+            type: 'object',
+            required: ['label'],
+            properties: {
+              label: { type: 'string' },
+              children: { type: 'array', items: { $ref: '#/components/schemas/Node' } },
+              a: { $ref: '#/components/schemas/A' },
+            },
+          },
           A: { type: 'object', properties: { b: { $ref: '#/components/schemas/B' } } },
           B: { type: 'object', properties: { a: { $ref: '#/components/schemas/A' } } },
         },
@@ -200,7 +273,9 @@ describe('hostile documents', () => {
   it('1,000 levels of nesting: refused for its operation, no stack overflow', () => {
     let schema: Record<string, unknown> = { type: 'string' };
     for (let level = 0; level < 1000; level++) schema = { type: 'object', properties: { deeper: schema } };
-    const result = importOpenApi(document({ '/deep': { post: { operationId: 'deep', ...body(schema) } }, '/ok': { get: { operationId: 'ok' } } }));
+    const result = importOpenApi(
+      document({ '/deep': { post: { operationId: 'deep', ...body(schema) } }, '/ok': { get: { operationId: 'ok' } } }),
+    );
     expect(result.tools.map((tool) => tool.name)).toEqual(['ok']);
     expect(result.skipped[0]?.reason).toMatch(/nest deeper than 64 levels/);
   });
@@ -208,10 +283,21 @@ describe('hostile documents', () => {
   it('schemas that would grow exponentially when inlined are refused per operation, without building them', () => {
     const schemas: Record<string, unknown> = { L0: { type: 'string', description: 'x'.repeat(200) } };
     for (let level = 1; level <= 30; level++) {
-      schemas[`L${level}`] = { type: 'object', properties: { left: { $ref: `#/components/schemas/L${level - 1}` }, right: { $ref: `#/components/schemas/L${level - 1}` } } };
+      schemas[`L${level}`] = {
+        type: 'object',
+        properties: {
+          left: { $ref: `#/components/schemas/L${level - 1}` },
+          right: { $ref: `#/components/schemas/L${level - 1}` },
+        },
+      };
     }
     const started = process.cpuUsage();
-    const result = importOpenApi(document({ '/bomb': { post: { operationId: 'bomb', ...body({ $ref: '#/components/schemas/L30' }) } } }, { schemas }));
+    const result = importOpenApi(
+      document(
+        { '/bomb': { post: { operationId: 'bomb', ...body({ $ref: '#/components/schemas/L30' }) } } },
+        { schemas },
+      ),
+    );
     const cpuMs = (process.cpuUsage(started).user + process.cpuUsage(started).system) / 1000;
     expect(result.tools).toEqual([]);
     expect(result.skipped[0]?.reason).toMatch(/over 256 KiB once its \$refs are resolved/);
@@ -220,10 +306,15 @@ describe('hostile documents', () => {
   });
 
   it('duplicate operationIds get distinct names, the same whatever the order, and are reported', () => {
-    const paths = { '/a': { get: { operationId: 'list' } }, '/b': { get: { operationId: 'list' } }, '/c': { post: { operationId: 'list' } } };
+    const paths = {
+      '/a': { get: { operationId: 'list' } },
+      '/b': { get: { operationId: 'list' } },
+      '/c': { post: { operationId: 'list' } },
+    };
     const forward = importOpenApi(document(paths));
     const backward = importOpenApi(document(Object.fromEntries(Object.entries(paths).reverse())));
-    const names = (result: OpenApiImport) => Object.fromEntries(result.tools.map((tool) => [tool.routePattern, tool.name]));
+    const names = (result: OpenApiImport) =>
+      Object.fromEntries(result.tools.map((tool) => [tool.routePattern, tool.name]));
     expect(names(forward)).toEqual(names(backward));
     expect(names(forward)['/a']).toBe('list');
     expect(new Set(Object.values(names(forward))).size).toBe(3);
@@ -232,18 +323,34 @@ describe('hostile documents', () => {
 
   it('200-character operationIds are shortened to fit 64 with the prefix, deterministically and apart', () => {
     const long = 'get-the-thing-'.repeat(15);
-    const result = importOpenApi(document({ '/x': { get: { operationId: `${long}one` } }, '/y': { get: { operationId: `${long}two` } }, '/z/{id}': { get: {} } }), { prefix: 'somewhat_long_prefix' });
+    const result = importOpenApi(
+      document({
+        '/x': { get: { operationId: `${long}one` } },
+        '/y': { get: { operationId: `${long}two` } },
+        '/z/{id}': { get: {} },
+      }),
+      { prefix: 'somewhat_long_prefix' },
+    );
     const names = result.tools.map((tool) => tool.name);
     for (const name of names) expect(`somewhat_long_prefix_${name}`.length).toBeLessThanOrEqual(64);
     expect(names).toHaveLength(2);
     expect(names[0]).not.toBe(names[1]);
-    expect(importOpenApi(document({ '/x': { get: { operationId: `${long}one` } } }), { prefix: 'somewhat_long_prefix' }).tools[0]?.name).toBe(names[0]);
+    expect(
+      importOpenApi(document({ '/x': { get: { operationId: `${long}one` } } }), { prefix: 'somewhat_long_prefix' })
+        .tools[0]?.name,
+    ).toBe(names[0]);
     // Without an operationId: named from method and path (and refused: {id} is not declared).
-    expect(result.skipped[0]).toMatchObject({ operation: 'GET /z/{id}', reason: expect.stringMatching(/declares no path parameter/) });
+    expect(result.skipped[0]).toMatchObject({
+      operation: 'GET /z/{id}',
+      reason: expect.stringMatching(/declares no path parameter/),
+    });
   });
 
   it('a servers entry pointing elsewhere changes nothing: the route is the path, BaseUrl decides', () => {
-    const doc = { ...document({ '/items': { get: { operationId: 'items' } } }), servers: [{ url: 'https://attacker.example/steal' }] };
+    const doc = {
+      ...document({ '/items': { get: { operationId: 'items' } } }),
+      servers: [{ url: 'https://attacker.example/steal' }],
+    };
     const tool = importOpenApi(doc).tools[0]!;
     expect(tool.routePattern).toBe('/items');
     expect(buildDownstreamRequest(tool, {}, '/api')).toEqual({ method: 'GET', path: '/api/items' });
@@ -252,8 +359,18 @@ describe('hostile documents', () => {
   it('required header parameters, required non-JSON bodies and unsafe methods not allowed: skipped or refused as host-kit tools', () => {
     const result = importOpenApi(
       document({
-        '/h': { get: { operationId: 'needsHeader', parameters: [{ name: 'X-Key', in: 'header', required: true, schema: { type: 'string' } }] } },
-        '/up': { post: { operationId: 'upload', requestBody: { required: true, content: { 'multipart/form-data': { schema: { type: 'object' } } } } } },
+        '/h': {
+          get: {
+            operationId: 'needsHeader',
+            parameters: [{ name: 'X-Key', in: 'header', required: true, schema: { type: 'string' } }],
+          },
+        },
+        '/up': {
+          post: {
+            operationId: 'upload',
+            requestBody: { required: true, content: { 'multipart/form-data': { schema: { type: 'object' } } } },
+          },
+        },
         '/w': { delete: { operationId: 'wipe', callbacks: { done: {} } }, head: { operationId: 'peek' } },
       }),
     );
@@ -263,16 +380,39 @@ describe('hostile documents', () => {
       ['peek', expect.stringMatching(/sends GET, POST, PUT, PATCH, DELETE only/)],
     ]);
     expect(byName(result, 'wipe').allowWrite).toBe(false);
-    expect(result.notes).toContainEqual(expect.objectContaining({ operationId: 'wipe', reason: expect.stringMatching(/callbacks not imported/) }));
+    expect(result.notes).toContainEqual(
+      expect.objectContaining({ operationId: 'wipe', reason: expect.stringMatching(/callbacks not imported/) }),
+    );
   });
 
   it('a pattern that is no valid Unicode JS regex is dropped rather than refusing every call', () => {
-    const result = importOpenApi(document({ '/p/{slug}': { get: { operationId: 'p', parameters: [{ name: 'slug', in: 'path', required: true, schema: { type: 'string', pattern: '^\\-?\\d+$', maxLength: 9 } }] } } }));
+    const result = importOpenApi(
+      document({
+        '/p/{slug}': {
+          get: {
+            operationId: 'p',
+            parameters: [
+              {
+                name: 'slug',
+                in: 'path',
+                required: true,
+                schema: { type: 'string', pattern: '^\\-?\\d+$', maxLength: 9 },
+              },
+            ],
+          },
+        },
+      }),
+    );
     expect(result.tools[0]!.inputSchema.properties.slug).toEqual({ type: 'string', maxLength: 9 });
   });
 
   it('query arrays and objects carry their style and explode into the request', () => {
-    const parameter = (name: string, schema: unknown, extra: Record<string, unknown> = {}) => ({ name, in: 'query', schema, ...extra });
+    const parameter = (name: string, schema: unknown, extra: Record<string, unknown> = {}) => ({
+      name,
+      in: 'query',
+      schema,
+      ...extra,
+    });
     const array = { type: 'array', items: { type: 'string' } };
     const object = { type: 'object', properties: { a: { type: 'string' }, b: { type: 'integer' } } };
     const result = importOpenApi(
@@ -293,7 +433,16 @@ describe('hostile documents', () => {
       }),
     );
     const tool = result.tools[0]!;
-    const { path } = buildDownstreamRequest(tool, { csv: ['a', 'b'], pipes: ['c', 'd'], spaced: ['e', 'f'], deep: { a: 'x', b: 1 }, flat: { a: 'y', b: 2 }, pairs: { a: 'z', b: 3 } });
-    expect(decodeURIComponent(path.replace(/\+/g, ' '))).toBe('/q?csv=a,b&pipes=c|d&spaced=e f&deep[a]=x&deep[b]=1&a=y&b=2&pairs=a,z,b,3');
+    const { path } = buildDownstreamRequest(tool, {
+      csv: ['a', 'b'],
+      pipes: ['c', 'd'],
+      spaced: ['e', 'f'],
+      deep: { a: 'x', b: 1 },
+      flat: { a: 'y', b: 2 },
+      pairs: { a: 'z', b: 3 },
+    });
+    expect(decodeURIComponent(path.replace(/\+/g, ' '))).toBe(
+      '/q?csv=a,b&pipes=c|d&spaced=e f&deep[a]=x&deep[b]=1&a=y&b=2&pairs=a,z,b,3',
+    );
   });
 });

@@ -1,6 +1,20 @@
-import { DEFAULT_MAX_RESPONSE_TOKENS, HTTP_METHODS, ToolDefinitionSchema, type HttpMethod, type QuerySerialization, type ToolDefinition } from '../../tools/definition.js';
+import {
+  DEFAULT_MAX_RESPONSE_TOKENS,
+  HTTP_METHODS,
+  ToolDefinitionSchema,
+  type HttpMethod,
+  type QuerySerialization,
+  type ToolDefinition,
+} from '../../tools/definition.js';
 import { dereferenced, isObject, openApiVersion, type JsonObject, type OpenApiVersion } from './document.js';
-import { DEFAULT_SCHEMA_LIMITS, OperationRefusal, OperationSchemas, trimmed, withType, type SchemaLimits } from './schemas.js';
+import {
+  DEFAULT_SCHEMA_LIMITS,
+  OperationRefusal,
+  OperationSchemas,
+  trimmed,
+  withType,
+  type SchemaLimits,
+} from './schemas.js';
 import { selectsAny, type OperationSelector, type SelectableOperation } from './selectors.js';
 import { fromSwagger2, isSwagger2 } from './swagger2.js';
 import { assignToolNames, MAX_TOOL_NAME_LENGTH, type Renaming } from './tool-names.js';
@@ -72,10 +86,16 @@ export function importOpenApi(document: unknown, options: OpenApiImportOptions =
   const candidates: Candidate[] = [];
   let excluded = 0;
   for (const { method, path, pathItem, operation } of operations(doc, skipped)) {
-    const operationId = typeof operation.operationId === 'string' && operation.operationId.trim() !== '' ? operation.operationId : null;
-    const tags = Array.isArray(operation.tags) ? operation.tags.filter((tag): tag is string => typeof tag === 'string') : [];
+    const operationId =
+      typeof operation.operationId === 'string' && operation.operationId.trim() !== '' ? operation.operationId : null;
+    const tags = Array.isArray(operation.tags)
+      ? operation.tags.filter((tag): tag is string => typeof tag === 'string')
+      : [];
     const selectable: SelectableOperation = { method, path, operationId, tags };
-    if ((options.include && options.include.length > 0 && !selectsAny(options.include, selectable)) || selectsAny(options.exclude ?? [], selectable)) {
+    if (
+      (options.include && options.include.length > 0 && !selectsAny(options.include, selectable)) ||
+      selectsAny(options.exclude ?? [], selectable)
+    ) {
       excluded++;
       continue;
     }
@@ -94,7 +114,13 @@ export function importOpenApi(document: unknown, options: OpenApiImportOptions =
       skipped.push({ operation: label, operationId, reason: error.message });
     }
   }
-  return { version, ...(converted ? { convertedFrom: '2.0' as const } : {}), ...named(candidates, options.prefix ?? '', skipped), skipped, excluded };
+  return {
+    version,
+    ...(converted ? { convertedFrom: '2.0' as const } : {}),
+    ...named(candidates, options.prefix ?? '', skipped),
+    skipped,
+    excluded,
+  };
 }
 
 interface FoundOperation {
@@ -116,9 +142,14 @@ function* operations(doc: JsonObject, skipped: OperationNote[]): Generator<Found
       const operation = item.value[lower];
       if (operation === undefined) continue;
       const method = lower.toUpperCase();
-      if (!isObject(operation)) skipped.push({ operation: `${method} ${path}`, operationId: null, reason: 'the operation is not an object' });
+      if (!isObject(operation))
+        skipped.push({ operation: `${method} ${path}`, operationId: null, reason: 'the operation is not an object' });
       else if (!(HTTP_METHODS as readonly string[]).includes(method)) {
-        skipped.push({ operation: `${method} ${path}`, operationId: typeof operation.operationId === 'string' ? operation.operationId : null, reason: `the gateway sends ${HTTP_METHODS.join(', ')} only` });
+        skipped.push({
+          operation: `${method} ${path}`,
+          operationId: typeof operation.operationId === 'string' ? operation.operationId : null,
+          reason: `the gateway sends ${HTTP_METHODS.join(', ')} only`,
+        });
       } else yield { method, path, pathItem: item.value, operation };
     }
   }
@@ -133,7 +164,12 @@ interface OperationInput {
   allowWrite: boolean;
 }
 
-function buildOperation(doc: JsonObject, version: OpenApiVersion, limits: SchemaLimits, input: OperationInput): Pick<Candidate, 'definition' | 'notes'> {
+function buildOperation(
+  doc: JsonObject,
+  version: OpenApiVersion,
+  limits: SchemaLimits,
+  input: OperationInput,
+): Pick<Candidate, 'definition' | 'notes'> {
   const schemas = new OperationSchemas(doc, version, limits);
   const notes: string[] = [];
   const properties: JsonObject = {};
@@ -141,7 +177,8 @@ function buildOperation(doc: JsonObject, version: OpenApiVersion, limits: Schema
   const parameterSources: ToolDefinition['parameterSources'] = {};
   const querySerialization: Record<string, QuerySerialization> = {};
   const add = (name: string, source: 'route' | 'query' | 'body', schema: unknown, isRequired: boolean) => {
-    if (name in parameterSources) throw new OperationRefusal(`two inputs are named "${name}" (${parameterSources[name]} and ${source})`);
+    if (name in parameterSources)
+      throw new OperationRefusal(`two inputs are named "${name}" (${parameterSources[name]} and ${source})`);
     properties[name] = withType(schema);
     parameterSources[name] = source;
     if (isRequired) required.push(name);
@@ -150,22 +187,35 @@ function buildOperation(doc: JsonObject, version: OpenApiVersion, limits: Schema
   for (const parameter of parametersOf(doc, input.pathItem, input.operation)) {
     const { name, location } = parameter;
     if (location === 'header' || location === 'cookie') {
-      if (parameter.raw.required === true) throw new OperationRefusal(`its required ${location} parameter "${name}" cannot be sent: the gateway sends only path and query inputs and a JSON body`);
+      if (parameter.raw.required === true)
+        throw new OperationRefusal(
+          `its required ${location} parameter "${name}" cannot be sent: the gateway sends only path and query ` +
+            `inputs and a JSON body`,
+        );
       notes.push(`optional ${location} parameter "${name}" left out`);
       continue;
     }
-    if (location !== 'path' && location !== 'query') throw new OperationRefusal(`parameter "${name}" is in "${String(location)}", which OpenAPI does not define`);
+    if (location !== 'path' && location !== 'query')
+      throw new OperationRefusal(`parameter "${name}" is in "${String(location)}", which OpenAPI does not define`);
     if (!isObject(parameter.raw.schema) && typeof parameter.raw.schema !== 'boolean') {
-      if (location === 'path' || parameter.raw.required === true) throw new OperationRefusal(`parameter "${name}" has no schema (a content-typed parameter is not supported)`);
+      if (location === 'path' || parameter.raw.required === true)
+        throw new OperationRefusal(`parameter "${name}" has no schema (a content-typed parameter is not supported)`);
       notes.push(`query parameter "${name}" without a schema left out`);
       continue;
     }
     const schema = schemas.convert(parameter.raw.schema) as JsonObject;
-    const described = typeof parameter.raw.description === 'string' && parameter.raw.description.trim() !== '' ? { ...withType(schema), description: trimmed(parameter.raw.description, 300) } : schema;
+    const described =
+      typeof parameter.raw.description === 'string' && parameter.raw.description.trim() !== ''
+        ? { ...withType(schema), description: trimmed(parameter.raw.description, 300) }
+        : schema;
     if (location === 'path') {
       const style = parameter.raw.style ?? 'simple';
-      if (style !== 'simple') throw new OperationRefusal(`path parameter "${name}" has style "${String(style)}"; only "simple" is supported`);
-      if (!isScalar(schema)) throw new OperationRefusal(`path parameter "${name}" is an array or object; only single values can go in a path segment`);
+      if (style !== 'simple')
+        throw new OperationRefusal(`path parameter "${name}" has style "${String(style)}"; only "simple" is supported`);
+      if (!isScalar(schema))
+        throw new OperationRefusal(
+          `path parameter "${name}" is an array or object; only single values can go in a path segment`,
+        );
       add(name, 'route', described, true);
     } else {
       const serialization = queryStyle(name, parameter.raw, schema);
@@ -173,8 +223,11 @@ function buildOperation(doc: JsonObject, version: OpenApiVersion, limits: Schema
       add(name, 'query', described, parameter.raw.required === true);
     }
   }
-  const missing = [...input.path.matchAll(/\{([^{}/]+)\}/g)].map((match) => match[1]!).filter((name) => parameterSources[name] !== 'route');
-  if (missing.length > 0) throw new OperationRefusal(`its path names {${missing.join('}, {')}} but declares no path parameter of that name`);
+  const missing = [...input.path.matchAll(/\{([^{}/]+)\}/g)]
+    .map((match) => match[1]!)
+    .filter((name) => parameterSources[name] !== 'route');
+  if (missing.length > 0)
+    throw new OperationRefusal(`its path names {${missing.join('}, {')}} but declares no path parameter of that name`);
 
   const bodyNames: Record<string, string> = {};
   const body = jsonBody(doc, input.operation, schemas, notes);
@@ -183,12 +236,21 @@ function buildOperation(doc: JsonObject, version: OpenApiVersion, limits: Schema
       const name = bodyInputName(property, parameterSources);
       if (name !== property) {
         bodyNames[name] = property;
-        notes.push(`body property "${property}" is the input "${name}": a ${parameterSources[property]} parameter is named "${property}"`);
+        notes.push(
+          `body property "${property}" is the input "${name}": a ${parameterSources[property]} parameter is ` +
+            `named "${property}"`,
+        );
       }
-      add(name, 'body', name === property ? schema : renamedBodySchema(schema, property), body.required.includes(property));
+      add(
+        name,
+        'body',
+        name === property ? schema : renamedBodySchema(schema, property),
+        body.required.includes(property),
+      );
     }
   }
-  if (isObject(input.operation.callbacks) && Object.keys(input.operation.callbacks).length > 0) notes.push('callbacks not imported (the gateway does not receive calls)');
+  if (isObject(input.operation.callbacks) && Object.keys(input.operation.callbacks).length > 0)
+    notes.push('callbacks not imported (the gateway does not receive calls)');
 
   const defs = schemas.defs();
   const inputSchema = { type: 'object' as const, properties, required, ...(defs ? { $defs: defs } : {}) };
@@ -220,7 +282,10 @@ function buildOperation(doc: JsonObject, version: OpenApiVersion, limits: Schema
 function bodyInputName(property: string, taken: ToolDefinition['parameterSources']): string {
   if (!(property in taken)) return property;
   const renamed = `body_${property}`;
-  if (renamed in taken) throw new OperationRefusal(`its body property "${property}" is named like a ${taken[property]} parameter, and "${renamed}" is taken too`);
+  if (renamed in taken)
+    throw new OperationRefusal(
+      `its body property "${property}" is named like a ${taken[property]} parameter, and "${renamed}" is taken too`,
+    );
   return renamed;
 }
 
@@ -256,7 +321,12 @@ function parametersOf(doc: JsonObject, pathItem: JsonObject, operation: JsonObje
 
 function isScalar(schema: JsonObject): boolean {
   const types = [schema.type].flat();
-  return !types.includes('array') && !types.includes('object') && schema.properties === undefined && schema.items === undefined;
+  return (
+    !types.includes('array') &&
+    !types.includes('object') &&
+    schema.properties === undefined &&
+    schema.items === undefined
+  );
 }
 
 /** OpenAPI's defaults: `form`, exploded. Recorded only for arrays and objects, whose form the style changes. */
@@ -264,9 +334,14 @@ function queryStyle(name: string, raw: JsonObject, schema: JsonObject): QuerySer
   if (isScalar(schema)) return undefined;
   const style = raw.style ?? 'form';
   if (style !== 'form' && style !== 'spaceDelimited' && style !== 'pipeDelimited' && style !== 'deepObject') {
-    throw new OperationRefusal(`query parameter "${name}" has style "${String(style)}", which OpenAPI does not define for query parameters`);
+    throw new OperationRefusal(
+      `query parameter "${name}" has style "${String(style)}", which OpenAPI does not define for query parameters`,
+    );
   }
-  return { style, explode: typeof raw.explode === 'boolean' ? raw.explode : style === 'form' || style === 'deepObject' };
+  return {
+    style,
+    explode: typeof raw.explode === 'boolean' ? raw.explode : style === 'form' || style === 'deepObject',
+  };
 }
 
 interface BodyInputs {
@@ -279,7 +354,12 @@ interface BodyInputs {
  * gateway sends bodies. A body that is not an object with properties cannot
  * be described so, and costs the operation when it is required.
  */
-function jsonBody(doc: JsonObject, operation: JsonObject, schemas: OperationSchemas, notes: string[]): BodyInputs | undefined {
+function jsonBody(
+  doc: JsonObject,
+  operation: JsonObject,
+  schemas: OperationSchemas,
+  notes: string[],
+): BodyInputs | undefined {
   if (operation.requestBody === undefined) return undefined;
   const found = dereferenced(doc, operation.requestBody);
   if ('problem' in found) throw new OperationRefusal(`its request body ${found.problem}`);
@@ -300,7 +380,10 @@ function jsonBody(doc: JsonObject, operation: JsonObject, schemas: OperationSche
   }
   const object = objectForm(schemas.convert(media.schema), notes);
   if (object === undefined) {
-    if (bodyRequired) throw new OperationRefusal('its JSON request body is not an object with named properties, which the gateway sends bodies as');
+    if (bodyRequired)
+      throw new OperationRefusal(
+        'its JSON request body is not an object with named properties, which the gateway sends bodies as',
+      );
     notes.push('optional JSON request body left out: not an object with named properties');
     return undefined;
   }
@@ -322,7 +405,10 @@ function objectForm(schema: unknown, notes: string[]): BodyInputs | undefined {
   if (Array.isArray(schema.allOf)) {
     const parts = schema.allOf.map((part) => objectForm(part, notes));
     if (parts.some((part) => part === undefined)) return undefined;
-    return { properties: Object.assign({}, ...parts.map((part) => part!.properties)), required: parts.flatMap((part) => part!.required) };
+    return {
+      properties: Object.assign({}, ...parts.map((part) => part!.properties)),
+      required: parts.flatMap((part) => part!.required),
+    };
   }
   for (const keyword of ['oneOf', 'anyOf'] as const) {
     const alternatives = Array.isArray(schema[keyword]) ? schema[keyword] : [];
@@ -338,7 +424,9 @@ function objectForm(schema: unknown, notes: string[]): BodyInputs | undefined {
 }
 
 function describe({ operation, method, path }: OperationInput): string {
-  const parts = [operation.summary, operation.description].filter((part): part is string => typeof part === 'string' && part.trim() !== '').map((part) => part.trim());
+  const parts = [operation.summary, operation.description]
+    .filter((part): part is string => typeof part === 'string' && part.trim() !== '')
+    .map((part) => part.trim());
   const text = parts.join('\n\n');
   return trimmed(text === '' ? `${method} ${path}` : text, MAX_TOOL_DESCRIPTION);
 }
@@ -349,15 +437,25 @@ function describe({ operation, method, path }: OperationInput): string {
  * alternatives, of which the first is the one the document prefers.
  */
 function scopesOf(doc: JsonObject, operation: JsonObject): string[] {
-  const security = Array.isArray(operation.security) ? operation.security : Array.isArray(doc.security) ? doc.security : [];
+  const security = Array.isArray(operation.security)
+    ? operation.security
+    : Array.isArray(doc.security)
+      ? doc.security
+      : [];
   const first = security.find((requirement) => isObject(requirement) && Object.keys(requirement).length > 0);
   if (!isObject(first)) return [];
-  const scopes = Object.values(first).flatMap((list) => (Array.isArray(list) ? list.filter((scope): scope is string => typeof scope === 'string' && scope !== '') : []));
+  const scopes = Object.values(first).flatMap((list) =>
+    Array.isArray(list) ? list.filter((scope): scope is string => typeof scope === 'string' && scope !== '') : [],
+  );
   return [...new Set(scopes)];
 }
 
 /** Names every candidate, then checks each definition as /gw/schema's would be. */
-function named(candidates: Candidate[], prefix: string, skipped: OperationNote[]): Pick<OpenApiImport, 'tools' | 'notes'> {
+function named(
+  candidates: Candidate[],
+  prefix: string,
+  skipped: OperationNote[],
+): Pick<OpenApiImport, 'tools' | 'notes'> {
   const max = MAX_TOOL_NAME_LENGTH - (prefix === '' ? 0 : prefix.length + 1);
   if (max < 16) throw new Error(`the prefix "${prefix}" leaves fewer than 16 of the 64 characters of a tool name`);
   const { names, renamings } = assignToolNames(candidates, max);
@@ -374,7 +472,12 @@ function named(candidates: Candidate[], prefix: string, skipped: OperationNote[]
     }
     tools.push(checked.data);
     const renaming = renamed.get(operation);
-    if (renaming) notes.push({ operation, operationId, reason: `named ${renaming.given}: another operation wants the name ${renaming.wanted}` });
+    if (renaming)
+      notes.push({
+        operation,
+        operationId,
+        reason: `named ${renaming.given}: another operation wants the name ${renaming.wanted}`,
+      });
     for (const reason of candidate.notes) notes.push({ operation, operationId, reason });
   });
   return { tools, notes };

@@ -92,24 +92,29 @@ export class OperationSchemas {
   }
 
   #convert(schema: unknown, depth: number): unknown {
-    if (depth > this.#limits.maxDepth) throw new OperationRefusal(`its schemas nest deeper than ${this.#limits.maxDepth} levels`);
+    if (depth > this.#limits.maxDepth)
+      throw new OperationRefusal(`its schemas nest deeper than ${this.#limits.maxDepth} levels`);
     if (typeof schema === 'boolean') return schema;
     if (!isObject(schema)) throw new OperationRefusal('a schema is not an object');
     if (typeof schema.$ref === 'string') return this.#reference(schema, depth);
     const out: JsonObject = {};
     for (const keyword of PLAIN_KEYWORDS) if (schema[keyword] !== undefined) out[keyword] = schema[keyword];
-    // Documents hold patterns of other regex flavours; one that is not a valid Unicode JS regex would refuse every call of its tool.
+    // Documents hold patterns of other regex flavours; one that is not
+    // a valid Unicode JS regex would refuse every call of its tool.
     if (out.pattern !== undefined && !isUnicodeRegExp(out.pattern)) delete out.pattern;
-    if (typeof schema.description === 'string' && schema.description.trim() !== '') out.description = trimmed(schema.description, MAX_SCHEMA_DESCRIPTION);
+    if (typeof schema.description === 'string' && schema.description.trim() !== '')
+      out.description = trimmed(schema.description, MAX_SCHEMA_DESCRIPTION);
     if (Array.isArray(schema.examples)) out.examples = schema.examples.slice(0, 3);
     for (const keyword of SCHEMA_LIST_KEYWORDS) {
       const list = schema[keyword];
       if (Array.isArray(list)) out[keyword] = list.map((item) => this.#convert(item, depth + 1));
     }
-    for (const keyword of SCHEMA_KEYWORDS) if (schema[keyword] !== undefined) out[keyword] = this.#convert(schema[keyword], depth + 1);
+    for (const keyword of SCHEMA_KEYWORDS)
+      if (schema[keyword] !== undefined) out[keyword] = this.#convert(schema[keyword], depth + 1);
     if (isObject(schema.properties)) {
       const properties: JsonObject = {};
-      for (const [name, property] of Object.entries(schema.properties)) properties[name] = this.#convert(property, depth + 1);
+      for (const [name, property] of Object.entries(schema.properties))
+        properties[name] = this.#convert(property, depth + 1);
       out.properties = properties;
     }
     if (Array.isArray(schema.required)) out.required = schema.required.filter((name) => typeof name === 'string');
@@ -120,7 +125,8 @@ export class OperationSchemas {
 
   #reference(schema: JsonObject, depth: number): unknown {
     const ref = schema.$ref as string;
-    if (!ref.startsWith('#')) throw new OperationRefusal(`$ref ${JSON.stringify(ref)} points outside the document and was not resolved`);
+    if (!ref.startsWith('#'))
+      throw new OperationRefusal(`$ref ${JSON.stringify(ref)} points outside the document and was not resolved`);
     if (this.#inlining.includes(ref)) return { $ref: `#/$defs/${this.#defName(ref)}` };
     const target = resolvePointer(this.#document, ref);
     if (target === undefined) throw new OperationRefusal(`$ref ${JSON.stringify(ref)} leads nowhere`);
@@ -128,7 +134,9 @@ export class OperationSchemas {
     try {
       const resolved = this.#convert(target, depth + 1);
       // 3.1 lets a $ref carry its own description, which says more about this use than the target's.
-      return typeof schema.description === 'string' && isObject(resolved) ? { ...resolved, description: trimmed(schema.description, MAX_SCHEMA_DESCRIPTION) } : resolved;
+      return typeof schema.description === 'string' && isObject(resolved)
+        ? { ...resolved, description: trimmed(schema.description, MAX_SCHEMA_DESCRIPTION) }
+        : resolved;
     } finally {
       this.#inlining.pop();
     }
@@ -151,10 +159,13 @@ export class OperationSchemas {
     for (const [key, value] of Object.entries(out)) {
       this.#bytes += key.length + 4;
       if (typeof value === 'string') this.#bytes += value.length;
-      else if (Array.isArray(value) && key !== 'allOf' && key !== 'oneOf' && key !== 'anyOf' && key !== 'prefixItems') this.#bytes += JSON.stringify(value).length;
+      else if (Array.isArray(value) && key !== 'allOf' && key !== 'oneOf' && key !== 'anyOf' && key !== 'prefixItems')
+        this.#bytes += JSON.stringify(value).length;
     }
     if (this.#bytes > this.#limits.maxBytes) {
-      throw new OperationRefusal(`its input schema would be over ${Math.round(this.#limits.maxBytes / 1024)} KiB once its $refs are resolved`);
+      throw new OperationRefusal(
+        `its input schema would be over ${Math.round(this.#limits.maxBytes / 1024)} KiB once its $refs are resolved`,
+      );
     }
   }
 }
@@ -197,7 +208,8 @@ function typesOf(schema: JsonObject): string | string[] {
     if (type === undefined) return ANY_TYPE;
     for (const one of [type].flat()) if (typeof one === 'string') types.add(one);
   }
-  if (Array.isArray(schema.enum)) for (const value of schema.enum) types.add(value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value);
+  if (Array.isArray(schema.enum))
+    for (const value of schema.enum) types.add(value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value);
   return types.size === 0 ? ANY_TYPE : [...types];
 }
 

@@ -37,7 +37,10 @@ export function parseSelector(text: string): OperationSelector {
     const pattern = route[2]!.split('*').map(escapeRegExp).join('.*');
     return { kind: 'route', method: route[1]!.toUpperCase(), path: new RegExp(`^${pattern}$`) };
   }
-  if (/\s/.test(selector)) throw new SelectorError(`"${selector}": expected an operationId, tag:<tag> or "METHOD /path" (e.g. "GET /repos/*")`);
+  if (/\s/.test(selector))
+    throw new SelectorError(
+      `"${selector}": expected an operationId, tag:<tag> or "METHOD /path" (e.g. "GET /repos/*")`,
+    );
   return { kind: 'operationId', operationId: selector };
 }
 

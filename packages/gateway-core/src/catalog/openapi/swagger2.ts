@@ -34,11 +34,17 @@ export function fromSwagger2(document: JsonObject): Swagger2Conversion {
   try {
     converted = upgrade(document, '3.0');
   } catch (error) {
-    // The upgrader trusts the document's shape: a hostile one fails as a TypeError, or a RangeError when nested very deep.
-    const why = error instanceof RangeError ? 'it nests too deeply' : error instanceof Error ? error.message : String(error);
-    throw new OpenApiDocumentError(`this Swagger 2.0 document could not be converted to OpenAPI 3.0 (${why}); check it with a Swagger validator, or convert it yourself and point OpenApi at the result`);
+    // The upgrader trusts the document's shape: a hostile one
+    // fails as a TypeError, or a RangeError when nested very deep.
+    const why =
+      error instanceof RangeError ? 'it nests too deeply' : error instanceof Error ? error.message : String(error);
+    throw new OpenApiDocumentError(
+      `this Swagger 2.0 document could not be converted to OpenAPI 3.0 (${why}); check it with a Swagger ` +
+        `validator, or convert it yourself and point OpenApi at the result`,
+    );
   }
-  if (!isObject(converted)) throw new OpenApiDocumentError('this Swagger 2.0 document could not be converted to OpenAPI 3.0');
+  if (!isObject(converted))
+    throw new OpenApiDocumentError('this Swagger 2.0 document could not be converted to OpenAPI 3.0');
   return { document: converted, unconvertible };
 }
 
@@ -50,7 +56,9 @@ function unconvertibleOperations(document: JsonObject): Map<string, string> {
     for (const method of METHODS) {
       const operation = item[method];
       if (!isObject(operation)) continue;
-      const parameters = [...listOf(item.parameters), ...listOf(operation.parameters)].map((parameter) => sharedParameter(document, parameter)).filter(isObject);
+      const parameters = [...listOf(item.parameters), ...listOf(operation.parameters)]
+        .map((parameter) => sharedParameter(document, parameter))
+        .filter(isObject);
       const reason = whyUnconvertible(parameters);
       if (reason !== undefined) found.set(`${method.toUpperCase()} ${path}`, reason);
     }
@@ -60,13 +68,21 @@ function unconvertibleOperations(document: JsonObject): Map<string, string> {
 
 function whyUnconvertible(parameters: JsonObject[]): string | undefined {
   // An upload without its file is no use, even where the document calls the file optional.
-  const form = parameters.filter((parameter) => parameter.in === 'formData' && (parameter.required === true || parameter.type === 'file'));
+  const form = parameters.filter(
+    (parameter) => parameter.in === 'formData' && (parameter.required === true || parameter.type === 'file'),
+  );
   if (form.length > 0) {
-    const names = form.map((parameter) => `"${String(parameter.name)}"${parameter.type === 'file' ? ' (a file)' : ''}`).join(', ');
-    return `its form parameter${form.length > 1 ? 's' : ''} ${names} cannot be sent: the gateway sends only path and query inputs and a JSON body`;
+    const names = form
+      .map((parameter) => `"${String(parameter.name)}"${parameter.type === 'file' ? ' (a file)' : ''}`)
+      .join(', ');
+    return (
+      `its form parameter${form.length > 1 ? 's' : ''} ${names} cannot be sent: the gateway sends only path and ` +
+      `query inputs and a JSON body`
+    );
   }
   const tsv = parameters.find((parameter) => parameter.collectionFormat === 'tsv');
-  if (tsv !== undefined) return `parameter "${String(tsv.name)}" is tab-separated (collectionFormat tsv), which OpenAPI 3 cannot describe`;
+  if (tsv !== undefined)
+    return `parameter "${String(tsv.name)}" is tab-separated (collectionFormat tsv), which OpenAPI 3 cannot describe`;
   return undefined;
 }
 
@@ -74,7 +90,10 @@ function whyUnconvertible(parameters: JsonObject[]): string | undefined {
 function sharedParameter(document: JsonObject, parameter: unknown): unknown {
   if (!isObject(parameter) || typeof parameter.$ref !== 'string') return parameter;
   const name = /^#\/parameters\/([^/]+)$/.exec(parameter.$ref)?.[1];
-  const shared = isObject(document.parameters) && name !== undefined ? document.parameters[name.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined;
+  const shared =
+    isObject(document.parameters) && name !== undefined
+      ? document.parameters[name.replace(/~1/g, '/').replace(/~0/g, '~')]
+      : undefined;
   return shared;
 }
 

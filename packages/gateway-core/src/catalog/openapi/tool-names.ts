@@ -28,7 +28,10 @@ export interface Renaming {
 /** `pulls/list` → `pulls_list`; without an operationId, `GET /repos/{owner}` → `get_repos_owner`. */
 export function baseName(operation: NamedOperation): string {
   const source = operation.operationId ?? `${operation.method.toLowerCase()}_${operation.path.replace(/[{}]/g, '')}`;
-  const name = source.replace(/[^A-Za-z0-9_-]/g, '_').replace(/_{2,}/g, '_').replace(/^_+|_+$/g, '');
+  const name = source
+    .replace(/[^A-Za-z0-9_-]/g, '_')
+    .replace(/_{2,}/g, '_')
+    .replace(/^_+|_+$/g, '');
   return name === '' ? operation.method.toLowerCase() : name;
 }
 
@@ -50,7 +53,10 @@ function routeOf(operation: NamedOperation): string {
  * characters. Among operations wanting the same name, the one first by path
  * then method keeps it; the others get a hash of their method and path.
  */
-export function assignToolNames(operations: readonly NamedOperation[], max: number): { names: string[]; renamings: Renaming[] } {
+export function assignToolNames(
+  operations: readonly NamedOperation[],
+  max: number,
+): { names: string[]; renamings: Renaming[] } {
   const wanted = operations.map((operation) => fitted(baseName(operation), max, routeOf(operation)));
   const byName = new Map<string, number[]>();
   wanted.forEach((name, index) => byName.set(name, [...(byName.get(name) ?? []), index]));
@@ -63,7 +69,8 @@ export function assignToolNames(operations: readonly NamedOperation[], max: numb
     for (const index of ordered.slice(1)) {
       const route = routeOf(operations[index]!);
       let given = fitted(`${name}_${shortHash(route)}`, max, `${route}\n${name}`);
-      for (let round = 1; taken.has(given); round++) given = fitted(`${name}_${shortHash(`${route}\n${round}`)}`, max, `${route}\n${name}\n${round}`);
+      for (let round = 1; taken.has(given); round++)
+        given = fitted(`${name}_${shortHash(`${route}\n${round}`)}`, max, `${route}\n${name}\n${round}`);
       taken.add(given);
       names[index] = given;
       renamings.push({ operation: route, wanted: name, given });

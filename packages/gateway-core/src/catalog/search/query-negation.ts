@@ -9,10 +9,35 @@
 const NEGATORS: ReadonlySet<string> = new Set(['without', 'not', 'except', 'excluding', 'never', 'no', 'nor']);
 
 /** Words that end a negated phrase: a new clause or purpose starts. */
-const CLAUSE_WORDS: ReadonlySet<string> = new Set(['and', 'so', 'then', 'to', 'that', 'which', 'because', 'while', 'when', 'for', 'in', 'on', 'from']);
+const CLAUSE_WORDS: ReadonlySet<string> = new Set([
+  'and',
+  'so',
+  'then',
+  'to',
+  'that',
+  'which',
+  'because',
+  'while',
+  'when',
+  'for',
+  'in',
+  'on',
+  'from',
+]);
 
 /** Words that may sit between a negator and what it negates ("without a", "not the"). */
-const FILLER: ReadonlySet<string> = new Set(['a', 'an', 'the', 'any', 'using', 'via', 'through', 'creating', 'opening', 'going']);
+const FILLER: ReadonlySet<string> = new Set([
+  'a',
+  'an',
+  'the',
+  'any',
+  'using',
+  'via',
+  'through',
+  'creating',
+  'opening',
+  'going',
+]);
 
 const MAX_NEGATED_WORDS = 3;
 

@@ -5,9 +5,19 @@ import type { AgentRecord } from '../../store/ports.js';
 import { toMcpTool, type McpTool } from '../../tools/listing.js';
 import type { RegisteredTool, ToolRegistry } from '../../tools/registry.js';
 import { ToolSearchIndex } from './tool-search-index.js';
-import { CALL_TOOL, CALL_TOOL_TOOL, parseCallToolArguments, SEARCH_TOOLS, SEARCH_TOOLS_TOOL, type SearchToolsArguments } from './virtual-tools.js';
+import {
+  CALL_TOOL,
+  CALL_TOOL_TOOL,
+  parseCallToolArguments,
+  SEARCH_TOOLS,
+  SEARCH_TOOLS_TOOL,
+  type SearchToolsArguments,
+} from './virtual-tools.js';
 
-/** `off`: the whole catalog; `on`: search_tools and call_tool; `auto`: search once an agent may call more than the threshold. */
+/**
+ * `off`: the whole catalog; `on`: search_tools and call_tool;
+ * `auto`: search once an agent may call more than the threshold.
+ */
 export type SearchModeSetting = 'off' | 'on' | 'auto';
 export const SEARCH_MODE_SETTINGS: readonly SearchModeSetting[] = ['off', 'on', 'auto'];
 export const DEFAULT_SEARCH_THRESHOLD = 64;
@@ -49,14 +59,24 @@ export class ToolSearchMode {
   }
 
   /** The search-mode tools/list: the two tools, then the agent's pinned tools it may call. */
-  listResult(callable: readonly RegisteredTool[], agent: Pick<AgentRecord, 'pinnedTools'>, version: ProtocolVersion): { tools: McpTool[] } {
+  listResult(
+    callable: readonly RegisteredTool[],
+    agent: Pick<AgentRecord, 'pinnedTools'>,
+    version: ProtocolVersion,
+  ): { tools: McpTool[] } {
     const pinned = new Set(agent.pinnedTools ?? []);
-    const pinnedTools = callable.filter((tool) => pinned.has(tool.definition.name)).map((tool) => toMcpTool(tool, version));
+    const pinnedTools = callable
+      .filter((tool) => pinned.has(tool.definition.name))
+      .map((tool) => toMcpTool(tool, version));
     return { tools: [SEARCH_TOOLS_TOOL, CALL_TOOL_TOOL, ...pinnedTools] };
   }
 
   /** search_tools' answer: the tools found, best first, among those `callable` accepts. */
-  async searchResult(args: SearchToolsArguments, callable: (tool: RegisteredTool) => boolean, version: ProtocolVersion): Promise<ToolCallResult> {
+  async searchResult(
+    args: SearchToolsArguments,
+    callable: (tool: RegisteredTool) => boolean,
+    version: ProtocolVersion,
+  ): Promise<ToolCallResult> {
     const found = await this.search(args.query, args.limit, callable);
     const tools = found.map((tool) => {
       const { name, description, inputSchema } = toMcpTool(tool, version);
@@ -97,7 +117,12 @@ export function readVirtualCall(call: JsonRpcRequest | null): VirtualCall | null
   if (name !== CALL_TOOL) return null;
   try {
     const inner = parseCallToolArguments(call!.params!.arguments);
-    return { kind: 'call_tool', ok: true, original: call!, unwrapped: { ...call!, params: { ...call!.params, name: inner.name, arguments: inner.arguments } } };
+    return {
+      kind: 'call_tool',
+      ok: true,
+      original: call!,
+      unwrapped: { ...call!, params: { ...call!.params, name: inner.name, arguments: inner.arguments } },
+    };
   } catch (error) {
     return { kind: 'call_tool', ok: false, error };
   }

@@ -10,11 +10,12 @@ import { stemmer as porterStem } from 'stemmer';
 
 /** Words that say nothing about which tool is meant; a model's question is full of them. */
 const STOP_WORDS: ReadonlySet<string> = new Set(
-  ('a an the and or of to in on for by with from at as is are be been was were it its this that these those ' +
+  (
+    'a an the and or of to in on for by with from at as is are be been was were it its this that these those ' +
     'we our you your he she they them their there here what which who whom whose how when where why ' +
     'do does did can could would should will shall may might must need want like please just also some any ' +
-    'all about into onto via')
-    .split(' '),
+    'all about into onto via'
+  ).split(' '),
 );
 
 /**
@@ -134,4 +135,3 @@ export function indexTerms(word: string): string[] | null {
 export function termsOf(text: string): string[] {
   return words(text).flatMap((word) => indexTerms(word) ?? []);
 }
-

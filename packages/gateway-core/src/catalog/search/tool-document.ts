@@ -25,7 +25,7 @@ const DESCRIPTION_CHARS = 1_000;
 const PARAMETER_DESCRIPTION_CHARS = 200;
 
 export function toolDocument(tool: RegisteredTool): ToolDocument {
-  const { name, description, category, routePattern, declaredName } = tool.definition;
+  const { name, description, routePattern, declaredName } = tool.definition;
   const [summary, rest] = splitSummary(description);
   return {
     id: name,
@@ -50,7 +50,8 @@ function splitSummary(description: string): [string, string] {
 function parameterText(properties: Record<string, unknown>): string {
   return Object.entries(properties)
     .map(([name, schema]) => {
-      const described = typeof schema === 'object' && schema !== null ? (schema as { description?: unknown }).description : undefined;
+      const described =
+        typeof schema === 'object' && schema !== null ? (schema as { description?: unknown }).description : undefined;
       return typeof described === 'string' ? `${name} ${described.slice(0, PARAMETER_DESCRIPTION_CHARS)}` : name;
     })
     .join(' ');

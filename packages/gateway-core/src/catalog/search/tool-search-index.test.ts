@@ -5,20 +5,54 @@ import { ToolSearchIndex } from './tool-search-index.js';
 /** A tool without inputs: the route's placeholders are left out, as the ranking reads only its literal segments. */
 function tool(name: string, description: string, httpMethod: string, route: string) {
   const routePattern = route.replace(/\/\{[^}]*\}/g, '');
-  return { name, description, httpMethod, routePattern, parameterSources: {}, allowWrite: httpMethod !== 'GET', category: name.split('_')[0], inputSchema: { type: 'object', properties: {} } };
+  return {
+    name,
+    description,
+    httpMethod,
+    routePattern,
+    parameterSources: {},
+    allowWrite: httpMethod !== 'GET',
+    category: name.split('_')[0],
+    inputSchema: { type: 'object', properties: {} },
+  };
 }
 
 /** A few tools whose words overlap the way an imported API's do. */
 const TOOLS = [
   tool('pulls_merge', 'Merge a pull request.', 'PUT', '/repos/{owner}/{repo}/pulls/{pull_number}/merge'),
   tool('pulls_create', 'Create a pull request.', 'POST', '/repos/{owner}/{repo}/pulls'),
-  tool('pulls_update-branch', 'Update a pull request branch.', 'PUT', '/repos/{owner}/{repo}/pulls/{pull_number}/update-branch'),
+  tool(
+    'pulls_update-branch',
+    'Update a pull request branch.',
+    'PUT',
+    '/repos/{owner}/{repo}/pulls/{pull_number}/update-branch',
+  ),
   tool('repos_merge', 'Merge a branch.', 'POST', '/repos/{owner}/{repo}/merges'),
-  tool('reactions_create-for-issue-comment', 'Create reaction for an issue comment.', 'POST', '/repos/{owner}/{repo}/issues/comments/{comment_id}/reactions'),
-  tool('issues_create-comment', 'Create an issue comment.', 'POST', '/repos/{owner}/{repo}/issues/{issue_number}/comments'),
-  tool('issues_update-comment', 'Update an issue comment.', 'PATCH', '/repos/{owner}/{repo}/issues/comments/{comment_id}'),
+  tool(
+    'reactions_create-for-issue-comment',
+    'Create reaction for an issue comment.',
+    'POST',
+    '/repos/{owner}/{repo}/issues/comments/{comment_id}/reactions',
+  ),
+  tool(
+    'issues_create-comment',
+    'Create an issue comment.',
+    'POST',
+    '/repos/{owner}/{repo}/issues/{issue_number}/comments',
+  ),
+  tool(
+    'issues_update-comment',
+    'Update an issue comment.',
+    'PATCH',
+    '/repos/{owner}/{repo}/issues/comments/{comment_id}',
+  ),
   tool('issues_list-comments', 'List issue comments.', 'GET', '/repos/{owner}/{repo}/issues/{issue_number}/comments'),
-  tool('issues_add-assignees', 'Add assignees to an issue.', 'POST', '/repos/{owner}/{repo}/issues/{issue_number}/assignees'),
+  tool(
+    'issues_add-assignees',
+    'Add assignees to an issue.',
+    'POST',
+    '/repos/{owner}/{repo}/issues/{issue_number}/assignees',
+  ),
   tool('issues_update', 'Update an issue.', 'PATCH', '/repos/{owner}/{repo}/issues/{issue_number}'),
 ];
 

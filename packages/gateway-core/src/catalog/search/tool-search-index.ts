@@ -14,7 +14,10 @@ export interface FoundTool {
 
 export interface ToolSearchOptions {
   limit: number;
-  /** Only tools this accepts are ranked: the caller's access rule, applied before the cut so a refused tool never takes a place. */
+  /**
+   * Only tools this accepts are ranked: the caller's access rule,
+   * applied before the cut so a refused tool never takes a place.
+   */
   accept?: (tool: RegisteredTool) => boolean;
 }
 
@@ -32,7 +35,10 @@ export interface ToolSearchIndexOptions {
   boosts?: Partial<Record<(typeof DOCUMENT_FIELDS)[number], number>>;
   /** BM25+ parameters (minisearch's defaults: k 1.2, b 0.7, d 0.5). */
   bm25?: { k: number; b: number; d: number };
-  /** Query words of at least this many letters also match longer words they begin. Default `DEFAULT_PREFIX_LENGTH` (4); 0: never. */
+  /**
+   * Query words of at least this many letters also match longer
+   * words they begin. Default `DEFAULT_PREFIX_LENGTH` (4); 0: never.
+   */
   prefixLength?: number;
   /** Score multiplier for a tool whose HTTP method does what the query's leading verb asks (1: method ignored). */
   intentBoost?: number;
@@ -50,7 +56,13 @@ export interface ToolSearchIndexOptions {
  * 3 did the same, 2 worse); the held-out third and the fresh questions
  * did not move (0.913 / 0.950).
  */
-export const DEFAULT_BOOSTS: Readonly<Record<(typeof DOCUMENT_FIELDS)[number], number>> = { name: 2, summary: 4, description: 0.3, parameters: 0.1, tags: 1 };
+export const DEFAULT_BOOSTS: Readonly<Record<(typeof DOCUMENT_FIELDS)[number], number>> = {
+  name: 2,
+  summary: 4,
+  description: 0.3,
+  parameters: 0.1,
+  tags: 1,
+};
 
 /**
  * Also measured there: stronger length normalisation (b 0.9) and no BM25+
@@ -142,7 +154,8 @@ export class ToolSearchIndex {
       this.#vectors.delete(id);
       removed++;
     }
-    if (this.#embedding && this.#semanticWeight > 0) this.#embeddingRun = this.#embeddingRun.then(() => this.#embedMissing());
+    if (this.#embedding && this.#semanticWeight > 0)
+      this.#embeddingRun = this.#embeddingRun.then(() => this.#embedMissing());
     return { added, removed };
   }
 
@@ -166,7 +179,12 @@ export class ToolSearchIndex {
 
   #lexicalCandidates(query: string, accept: ToolSearchOptions['accept']): FoundTool[] {
     const matched = this.#dropNegated ? withoutNegatedPhrases(query) : query;
-    const results = this.#lexical.search(matched === '' ? query : matched, { boost: this.#boosts, combineWith: 'OR', bm25: this.#bm25, prefix: (term) => this.#prefixLength > 0 && term.length >= this.#prefixLength });
+    const results = this.#lexical.search(matched === '' ? query : matched, {
+      boost: this.#boosts,
+      combineWith: 'OR',
+      bm25: this.#bm25,
+      prefix: (term) => this.#prefixLength > 0 && term.length >= this.#prefixLength,
+    });
     const intent = this.#intentBoost === 1 ? null : queryIntent(query);
     const found: FoundTool[] = [];
     for (const result of results) {
@@ -178,7 +196,10 @@ export class ToolSearchIndex {
     return intent === null ? found : found.sort((a, b) => b.score - a.score);
   }
 
-  /** Lexical scores scaled to the best one, plus the weighted cosine similarity; tools without words in common still rank by meaning. */
+  /**
+   * Lexical scores scaled to the best one, plus the weighted cosine
+   * similarity; tools without words in common still rank by meaning.
+   */
   #mixed(lexical: FoundTool[], queryVector: number[], options: ToolSearchOptions): FoundTool[] {
     const best = lexical[0]?.score ?? 1;
     const lexicalScore = new Map(lexical.map((found) => [found.tool.definition.name, found.score / best]));
@@ -206,7 +227,9 @@ export class ToolSearchIndex {
   }
 
   async #embedMissing(): Promise<void> {
-    const missing = [...this.#fingerprints].filter(([id, fingerprint]) => this.#vectors.get(id)?.fingerprint !== fingerprint);
+    const missing = [...this.#fingerprints].filter(
+      ([id, fingerprint]) => this.#vectors.get(id)?.fingerprint !== fingerprint,
+    );
     if (missing.length === 0 || !this.#embedding) return;
     const texts = missing.map(([id]) => embeddingText(this.#tools.get(id)!));
     try {
@@ -218,7 +241,10 @@ export class ToolSearchIndex {
   }
 }
 
-/** What the model embeds of a tool: its summary, the part a question paraphrases (longer texts cost the local model quadratic time). */
+/**
+ * What the model embeds of a tool: its summary, the part a question
+ * paraphrases (longer texts cost the local model quadratic time).
+ */
 function embeddingText(tool: RegisteredTool): string {
   const document = toolDocument(tool);
   return `${document.summary} ${words(document.tags).join(' ')}`.slice(0, 300);

@@ -28,7 +28,12 @@ export class MemoryAgentStore implements AgentStore {
     const updated: AgentRecord = structuredClone({ ...agent, ...definedFields(patch), updatedAt });
     if (patch.externalSubjects !== undefined) {
       this.#claimSubjects(agentId, updated.externalSubjects);
-      this.#releaseSubjects(agentId, agent.externalSubjects.filter((old) => !updated.externalSubjects.some((kept) => subjectKey(kept) === subjectKey(old))));
+      this.#releaseSubjects(
+        agentId,
+        agent.externalSubjects.filter(
+          (old) => !updated.externalSubjects.some((kept) => subjectKey(kept) === subjectKey(old)),
+        ),
+      );
     }
     this.#agents.set(agentId, updated);
     return structuredClone(updated);
@@ -61,4 +66,3 @@ export class MemoryAgentStore implements AgentStore {
     }
   }
 }
-

@@ -1,4 +1,13 @@
-import { auditIdMs, checkAuditQuery, compareAuditIds, matchesAuditQuery, type AuditEntry, type AuditPage, type AuditQuery, type AuditRecord } from '../audit-records.js';
+import {
+  auditIdMs,
+  checkAuditQuery,
+  compareAuditIds,
+  matchesAuditQuery,
+  type AuditEntry,
+  type AuditPage,
+  type AuditQuery,
+  type AuditRecord,
+} from '../audit-records.js';
 import type { AuditRetention } from '../options.js';
 import type { AuditLog } from '../ports.js';
 

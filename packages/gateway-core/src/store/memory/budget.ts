@@ -30,13 +30,24 @@ export class MemoryBudgetLedger implements BudgetLedger {
     this.#reservationTtlMs = reservationTtlMs;
   }
 
-  async reserve(agentId: string, dailyBudget: number, wanted: number, now: Date, options: ReserveOptions = {}): Promise<ReserveResult> {
+  async reserve(
+    agentId: string,
+    dailyBudget: number,
+    wanted: number,
+    now: Date,
+    options: ReserveOptions = {},
+  ): Promise<ReserveResult> {
     const args = checkReserveArguments(dailyBudget, wanted, options.minimum);
     const day = utcDay(now);
     const ledger = this.#today(agentId, now);
     const available = args.dailyBudget - ledger.used - heldTokens(ledger, now.getTime());
     const granted = grantFor(available, args.wanted, args.minimum);
-    if (granted === 0) return { ok: false, remaining: Math.max(available, 0), reason: refusalFor(args.dailyBudget, ledger.used, args.minimum) };
+    if (granted === 0)
+      return {
+        ok: false,
+        remaining: Math.max(available, 0),
+        reason: refusalFor(args.dailyBudget, ledger.used, args.minimum),
+      };
 
     const id = randomUUID();
     ledger.held.set(id, { granted, expiresAt: now.getTime() + this.#reservationTtlMs });

@@ -55,7 +55,12 @@ export class MemoryResponseCache implements ResponseCache {
     return live;
   }
 
-  async addCandidate(groupKey: string, candidate: SemanticCandidate, ttlMs: number, maxCandidates: number): Promise<void> {
+  async addCandidate(
+    groupKey: string,
+    candidate: SemanticCandidate,
+    ttlMs: number,
+    maxCandidates: number,
+  ): Promise<void> {
     const group = this.#groups.get(groupKey) ?? new Map<string, HeldCandidate>();
     this.#groups.delete(groupKey);
     this.#groups.set(groupKey, group);

@@ -1,6 +1,8 @@
 import type { ChangeFeed, ToolListChange } from '../ports.js';
 
-/** One process: a change reaches this instance's listeners, after the publisher's turn (as a store round trip would). */
+/**
+ * One process: a change reaches this instance's listeners, after the publisher's turn (as a store round trip would).
+ */
 export class MemoryChangeFeed implements ChangeFeed {
   readonly #listeners = new Set<(change: ToolListChange) => void>();
 

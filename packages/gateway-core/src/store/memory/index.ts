@@ -1,4 +1,10 @@
-import { auditRetention, DEFAULT_MEMORY_CACHE_MAX_ENTRIES, DEFAULT_RESERVATION_TTL_MS, usageRetentionDays, type StoreOptions } from '../options.js';
+import {
+  auditRetention,
+  DEFAULT_MEMORY_CACHE_MAX_ENTRIES,
+  DEFAULT_RESERVATION_TTL_MS,
+  usageRetentionDays,
+  type StoreOptions,
+} from '../options.js';
 import type { GatewayStore } from '../ports.js';
 import { MemoryAgentStore } from './agents.js';
 import { MemoryAuditLog } from './audit.js';

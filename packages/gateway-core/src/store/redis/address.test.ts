@@ -3,7 +3,10 @@ import { isClusterAddress, parseRedisAddress } from './address.js';
 
 describe('parseRedisAddress', () => {
   it('leaves a one-server address to node-redis', () => {
-    expect(parseRedisAddress('redis://user:pw@cache:6380/2')).toEqual({ kind: 'single', url: 'redis://user:pw@cache:6380/2' });
+    expect(parseRedisAddress('redis://user:pw@cache:6380/2')).toEqual({
+      kind: 'single',
+      url: 'redis://user:pw@cache:6380/2',
+    });
     expect(isClusterAddress('rediss://cache')).toBe(false);
   });
 
@@ -22,7 +25,12 @@ describe('parseRedisAddress', () => {
   });
 
   it('uses TLS for rediss+cluster, and takes a password alone', () => {
-    expect(parseRedisAddress('REDISS+CLUSTER://:secret@a:1')).toEqual({ kind: 'cluster', seeds: [{ host: 'a', port: 1 }], tls: true, password: 'secret' });
+    expect(parseRedisAddress('REDISS+CLUSTER://:secret@a:1')).toEqual({
+      kind: 'cluster',
+      seeds: [{ host: 'a', port: 1 }],
+      tls: true,
+      password: 'secret',
+    });
     expect(isClusterAddress('rediss+cluster://a:1')).toBe(true);
   });
 

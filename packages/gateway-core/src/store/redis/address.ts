@@ -33,7 +33,8 @@ export function parseRedisAddress(address: string): RedisAddress {
   const tls = CLUSTER_SCHEMES[scheme];
   if (tls === undefined) return { kind: 'single', url: address };
   const rest = address.slice(scheme.length + 2);
-  if (address.slice(scheme.length, scheme.length + 2) !== '//') throw new Error('a cluster address reads redis+cluster://host:port,host:port');
+  if (address.slice(scheme.length, scheme.length + 2) !== '//')
+    throw new Error('a cluster address reads redis+cluster://host:port,host:port');
   const authorityEnd = firstIndexOf(rest, ['/', '?', '#']);
   const authority = rest.slice(0, authorityEnd);
   checkPath(rest.slice(authorityEnd));

@@ -17,7 +17,18 @@ describe.runIf(isRedisServerAvailable())('Redis agent reads', () => {
     raw = createClient({ url: server.url });
     await raw.connect();
     const at = new Date().toISOString();
-    await store.agents.create({ agentId: 'agt_r', label: 'r', dailyTokenBudget: 5, isActive: true, allowedTools: null, scopes: [], externalSubjects: [], rateLimit: null, createdAt: at, updatedAt: at });
+    await store.agents.create({
+      agentId: 'agt_r',
+      label: 'r',
+      dailyTokenBudget: 5,
+      isActive: true,
+      allowedTools: null,
+      scopes: [],
+      externalSubjects: [],
+      rateLimit: null,
+      createdAt: at,
+      updatedAt: at,
+    });
     await store.revocation.revokeAll('agt_r');
     // Loads the script (EVALSHA, NOSCRIPT, EVAL): the counts below are of a server that knows it.
     await Promise.all([store.agents.get('agt_r'), store.revocation.generation('agt_r')]);
@@ -31,32 +42,45 @@ describe.runIf(isRedisServerAvailable())('Redis agent reads', () => {
   /** Calls of each command the server has run so far (from scripts too). */
   async function calls(): Promise<Record<string, number>> {
     const stats = await raw.info('commandstats');
-    return Object.fromEntries([...stats.matchAll(/^cmdstat_(\w+):calls=(\d+)/gm)].map(([, name, count]) => [name!, Number(count)]));
+    return Object.fromEntries(
+      [...stats.matchAll(/^cmdstat_(\w+):calls=(\d+)/gm)].map(([, name, count]) => [name!, Number(count)]),
+    );
   }
 
   async function counted<T>(read: () => Promise<T>): Promise<{ value: T; sent: Record<string, number> }> {
     const before = await calls();
     const value = await read();
     const after = await calls();
-    const sent = Object.fromEntries(Object.entries(after).flatMap(([name, count]) => (count > (before[name] ?? 0) && name !== 'info' ? [[name, count - (before[name] ?? 0)]] : [])));
+    const sent = Object.fromEntries(
+      Object.entries(after).flatMap(([name, count]) =>
+        count > (before[name] ?? 0) && name !== 'info' ? [[name, count - (before[name] ?? 0)]] : [],
+      ),
+    );
     return { value, sent };
   }
 
   it('reads a record and its generation asked for together with one script', async () => {
-    const { value, sent } = await counted(() => Promise.all([store.agents.get('agt_r'), store.revocation.generation('agt_r')]));
+    const { value, sent } = await counted(() =>
+      Promise.all([store.agents.get('agt_r'), store.revocation.generation('agt_r')]),
+    );
     expect(value[0]).toMatchObject({ agentId: 'agt_r', dailyTokenBudget: 5, externalSubjects: [] });
     expect(value[1]).toBe(1);
     expect(sent).toEqual({ evalsha: 1, hgetall: 1, get: 1 });
   });
 
   it('reads an unknown agent and a generation never bumped as such, together', async () => {
-    expect(await Promise.all([store.agents.get('agt_none'), store.revocation.generation('agt_none')])).toEqual([null, 0]);
+    expect(await Promise.all([store.agents.get('agt_none'), store.revocation.generation('agt_none')])).toEqual([
+      null,
+      0,
+    ]);
   });
 
   it('reads each alone with its plain command, and two agents apart', async () => {
     expect((await counted(() => store.agents.get('agt_r'))).sent).toEqual({ hgetall: 1 });
     expect((await counted(() => store.revocation.generation('agt_r'))).sent).toEqual({ get: 1 });
-    const { value, sent } = await counted(() => Promise.all([store.agents.get('agt_r'), store.revocation.generation('agt_none')]));
+    const { value, sent } = await counted(() =>
+      Promise.all([store.agents.get('agt_r'), store.revocation.generation('agt_none')]),
+    );
     expect(value.map((v) => (typeof v === 'number' ? v : v?.agentId))).toEqual(['agt_r', 0]);
     expect(sent).toEqual({ hgetall: 1, get: 1 });
   });

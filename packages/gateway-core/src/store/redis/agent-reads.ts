@@ -59,8 +59,16 @@ export class AgentReads {
     this.#pending = new Map();
     for (const [agentId, reads] of pending) {
       if (reads.record.length > 0 && reads.generation.length > 0) this.#both(agentId, reads);
-      else if (reads.record.length > 0) settle(reads.record, this.#read(this.keys.agent(agentId), (key) => this.client.hGetAll(key)));
-      else settle(reads.generation, this.#read(this.keys.generation(agentId), (key) => this.client.get(key)));
+      else if (reads.record.length > 0)
+        settle(
+          reads.record,
+          this.#read(this.keys.agent(agentId), (key) => this.client.hGetAll(key)),
+        );
+      else
+        settle(
+          reads.generation,
+          this.#read(this.keys.generation(agentId), (key) => this.client.get(key)),
+        );
     }
   }
 
@@ -70,9 +78,17 @@ export class AgentReads {
 
   #both(agentId: string, reads: PendingReads): void {
     const keys = [this.keys.agent(agentId), this.keys.generation(agentId)];
-    const reply = command(this.client, () => RECORD_AND_GENERATION.run(this.client, keys, []), keys) as Promise<[string[], string | null]>;
-    settle(reads.record, reply.then(([pairs]) => pairsToObject(pairs)));
-    settle(reads.generation, reply.then(([, generation]) => generation));
+    const reply = command(this.client, () => RECORD_AND_GENERATION.run(this.client, keys, []), keys) as Promise<
+      [string[], string | null]
+    >;
+    settle(
+      reads.record,
+      reply.then(([pairs]) => pairsToObject(pairs)),
+    );
+    settle(
+      reads.generation,
+      reply.then(([, generation]) => generation),
+    );
   }
 }
 

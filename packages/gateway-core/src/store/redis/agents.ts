@@ -78,9 +78,12 @@ export class RedisAgentStore implements AgentStore {
   async create(agent: AgentRecord): Promise<void> {
     const record = withDefaults(agent);
     await this.#claim(record.agentId, record.externalSubjects);
-    // Listed before it is written: a writer dying in between leaves an id the listing skips, never an agent it cannot see.
+    // Listed before it is written: a writer dying in between
+    // leaves an id the listing skips, never an agent it cannot see.
     await command(this.client, () => this.client.sAdd(this.#indexOf(agent.agentId), agent.agentId));
-    const created = await command(this.client, () => CREATE.run(this.client, [this.keys.agent(agent.agentId)], encode(record)));
+    const created = await command(this.client, () =>
+      CREATE.run(this.client, [this.keys.agent(agent.agentId)], encode(record)),
+    );
     if (created !== 1) {
       await this.#release(record.agentId, record.externalSubjects);
       throw new Error(`agent ${agent.agentId} already exists`);
@@ -95,7 +98,9 @@ export class RedisAgentStore implements AgentStore {
   async list(): Promise<AgentRecord[]> {
     const shards = Array.from({ length: this.keys.shards }, (_, shard) => this.keys.agentIndex(shard));
     const ids = (await command(this.client, () => Promise.all(shards.map((key) => this.client.sMembers(key))))).flat();
-    const records = await command(this.client, () => Promise.all(ids.map((id) => this.client.hGetAll(this.keys.agent(id)))));
+    const records = await command(this.client, () =>
+      Promise.all(ids.map((id) => this.client.hGetAll(this.keys.agent(id)))),
+    );
     // An agent deleted between the two reads is simply left out.
     return records.flatMap((fields) => decode(fields) ?? []).sort(byCreation);
   }
@@ -106,7 +111,9 @@ export class RedisAgentStore implements AgentStore {
     const before = subjects === undefined ? [] : await this.#subjectsOf(agentId);
     const added = subjects === undefined ? [] : without(subjects, before);
     await this.#claim(agentId, added);
-    const reply = await command(this.client, () => UPDATE.run(this.client, [this.keys.agent(agentId)], encode({ ...defined, updatedAt })));
+    const reply = await command(this.client, () =>
+      UPDATE.run(this.client, [this.keys.agent(agentId)], encode({ ...defined, updatedAt })),
+    );
     if (!Array.isArray(reply)) {
       await this.#release(agentId, added);
       return null;
@@ -140,7 +147,10 @@ export class RedisAgentStore implements AgentStore {
     return stored ? (JSON.parse(stored) as ExternalSubject[]) : [];
   }
 
-  /** All or nothing: when one identity belongs to another agent, those claimed here are released and SubjectTakenError thrown. */
+  /**
+   * All or nothing: when one identity belongs to another agent,
+   * those claimed here are released and SubjectTakenError thrown.
+   */
   async #claim(agentId: string, subjects: readonly ExternalSubject[]): Promise<void> {
     const claimed: ExternalSubject[] = [];
     for (const subject of subjects) {
@@ -153,10 +163,16 @@ export class RedisAgentStore implements AgentStore {
     }
   }
 
-  /** Null once claimed; else the agent that holds the identity. A lasting claim whose agent does not name it is stale, and taken over. */
+  /**
+   * Null once claimed; else the agent that holds the identity. A
+   * lasting claim whose agent does not name it is stale, and taken over.
+   */
   async #claimOne(agentId: string, subject: ExternalSubject): Promise<string | null> {
     const key = this.keys.externalSubject(subjectKey(subject));
-    const claim = (staleOwner: string) => command(this.client, () => CLAIM.run(this.client, [key], [agentId, staleOwner, PENDING_CLAIM_MS])) as Promise<ClaimReply>;
+    const claim = (staleOwner: string) =>
+      command(this.client, () =>
+        CLAIM.run(this.client, [key], [agentId, staleOwner, PENDING_CLAIM_MS]),
+      ) as Promise<ClaimReply>;
     const taken = await claim('');
     if (taken === null) return null;
     const [owner, ttlMs] = taken;
@@ -172,7 +188,10 @@ export class RedisAgentStore implements AgentStore {
     await command(this.client, () => Promise.all(keys.map((key) => KEEP.run(this.client, [key], [agentId]))));
   }
 
-  /** Whether the agent's record names the identity (a claim's writer may have died before writing it, or after removing it). */
+  /**
+   * Whether the agent's record names the identity (a claim's
+   * writer may have died before writing it, or after removing it).
+   */
   async #confirms(agentId: string, subject: ExternalSubject): Promise<boolean> {
     return (await this.#subjectsOf(agentId)).some((listed) => subjectKey(listed) === subjectKey(subject));
   }

@@ -17,7 +17,9 @@ export class RedisAttemptCounter implements AttemptCounter {
   ) {}
 
   async recordFailure(subject: string, now: number, ttlMs: number): Promise<AttemptRecord> {
-    const failures = await command(this.client, () => RECORD_FAILURE.run(this.client, [this.keyOf(subject)], [now, Math.max(1, Math.ceil(ttlMs))]));
+    const failures = await command(this.client, () =>
+      RECORD_FAILURE.run(this.client, [this.keyOf(subject)], [now, Math.max(1, Math.ceil(ttlMs))]),
+    );
     return { failures: Number(failures), lastFailureAt: now };
   }
 

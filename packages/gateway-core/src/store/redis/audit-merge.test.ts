@@ -8,7 +8,9 @@ function stream(ids: string[]): ShardReader {
   return async (end, count) => {
     const exclusive = end.startsWith('(');
     const bound = exclusive ? end.slice(1) : end;
-    const below = entries.filter(({ id }) => bound === '+' || (exclusive ? compareAuditIds(id, bound) < 0 : compareAuditIds(id, bound) <= 0));
+    const below = entries.filter(
+      ({ id }) => bound === '+' || (exclusive ? compareAuditIds(id, bound) < 0 : compareAuditIds(id, bound) <= 0),
+    );
     return below.reverse().slice(0, count);
   };
 }
@@ -40,8 +42,14 @@ describe('mergedAuditPage', () => {
   });
 
   it('reads below any cursor of the right shape, down to the smallest', async () => {
-    expect((await mergedAuditPage(shards, 3, '9999999999999999-9999999999999999', { ...limits, limit: 20 }, all)).records).toHaveLength(9);
-    expect((await mergedAuditPage(shards, 3, '5-3', { ...limits, limit: 20 }, all)).records.map((r) => r.id)).toEqual(['5-2', '5-1', '5-0']);
+    expect(
+      (await mergedAuditPage(shards, 3, '9999999999999999-9999999999999999', { ...limits, limit: 20 }, all)).records,
+    ).toHaveLength(9);
+    expect((await mergedAuditPage(shards, 3, '5-3', { ...limits, limit: 20 }, all)).records.map((r) => r.id)).toEqual([
+      '5-2',
+      '5-1',
+      '5-0',
+    ]);
     expect(await mergedAuditPage(shards, 3, '0-1', limits, all)).toEqual({ records: [], nextCursor: null });
   });
 

@@ -93,7 +93,8 @@ export async function mergedAuditPage(
     if (auditIdMs(record.id) < limits.oldestShownMs) return { records: page.slice(0, limits.limit), nextCursor: null };
     if (keep(record)) {
       page.push(record);
-      if (page.length > limits.limit) return { records: page.slice(0, limits.limit), nextCursor: page[limits.limit - 1]!.id };
+      if (page.length > limits.limit)
+        return { records: page.slice(0, limits.limit), nextCursor: page[limits.limit - 1]!.id };
     }
     // Scan limit reached: what was found, and where to go on from.
     if (++scanned >= limits.scanLimit) return { records: page, nextCursor: record.id };

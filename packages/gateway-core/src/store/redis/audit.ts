@@ -1,5 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { auditIdMs, checkAuditQuery, matchesAuditQuery, type AuditEntry, type AuditPage, type AuditQuery, type AuditRecord } from '../audit-records.js';
+import {
+  checkAuditQuery,
+  matchesAuditQuery,
+  type AuditEntry,
+  type AuditPage,
+  type AuditQuery,
+  type AuditRecord,
+} from '../audit-records.js';
 import type { AuditRetention } from '../options.js';
 import type { AuditLog } from '../ports.js';
 import { command, type RedisClient } from './connection.js';
@@ -85,7 +92,9 @@ const UPKEEP_ARG = 4;
  * small key per script; past this a retry could write the batch again.
  */
 export const WRITTEN_MARKER_MS = 5 * 60 * 1000;
-/** Batches that got no answer, kept for their retry; past this many the oldest are forgotten (the trail dropped them). */
+/**
+ * Batches that got no answer, kept for their retry; past this many the oldest are forgotten (the trail dropped them).
+ */
 const MAX_UNANSWERED_BATCHES = 1_000;
 
 /** Batch ids: random per process, then a counter (unique across instances, as reservation ids are). */
@@ -154,8 +163,12 @@ export class RedisAuditLog implements AuditLog {
 
   async append(entries: readonly AuditEntry[]): Promise<void> {
     const again = this.#unanswered.size === 0 ? [] : this.#sentBefore(entries);
-    const batches = again.length === 0 ? this.#bySlot(entries) : [...again, ...this.#bySlot(entries.filter((entry) => !this.#unansweredOf.has(entry)))];
-    // One script: it succeeds and the trail never hands these entries again, or it fails (and is kept to be sent again as it is).
+    const batches =
+      again.length === 0
+        ? this.#bySlot(entries)
+        : [...again, ...this.#bySlot(entries.filter((entry) => !this.#unansweredOf.has(entry)))];
+    // One script: it succeeds and the trail never hands these entries
+    // again, or it fails (and is kept to be sent again as it is).
     if (batches.length === 1 && again.length === 0) return this.#write(batches[0]!, false);
     const results = await Promise.allSettled(batches.map((batch) => this.#write(batch, true)));
     const failed = results.find((result) => result.status === 'rejected');
@@ -238,7 +251,8 @@ export class RedisAuditLog implements AuditLog {
       const json = JSON.stringify(entry);
       const everythingKey = this.#inEverything.has(entry) ? null : this.keys.auditAll(this.keys.shardOf(entry.agentId));
       const agentKey = entry.agentId === null || this.#inAgent.has(entry) ? null : this.keys.auditAgent(entry.agentId);
-      const together = everythingKey !== null && agentKey !== null && (!this.cluster || keySlot(everythingKey) === keySlot(agentKey));
+      const together =
+        everythingKey !== null && agentKey !== null && (!this.cluster || keySlot(everythingKey) === keySlot(agentKey));
       if (together) {
         const batch = batchFor(everythingKey);
         batch.args.push(batch.indexOf(everythingKey), batch.indexOf(agentKey), json);

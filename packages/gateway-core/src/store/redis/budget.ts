@@ -123,7 +123,13 @@ export class RedisBudgetLedger implements BudgetLedger {
     private readonly reservationTtlMs: number,
   ) {}
 
-  async reserve(agentId: string, dailyBudget: number, wanted: number, now: Date, options: ReserveOptions = {}): Promise<ReserveResult> {
+  async reserve(
+    agentId: string,
+    dailyBudget: number,
+    wanted: number,
+    now: Date,
+    options: ReserveOptions = {},
+  ): Promise<ReserveResult> {
     const args = checkReserveArguments(dailyBudget, wanted, options.minimum);
     const day = utcDay(now);
     const id = nextReservationId();
@@ -131,13 +137,21 @@ export class RedisBudgetLedger implements BudgetLedger {
     const expiresAtMs = now.getTime() + this.reservationTtlMs;
     let reply: [number, number, number?];
     try {
-      reply = (await command(this.client, () =>
-        RESERVE.run(this.client, [key], [args.dailyBudget, args.wanted, args.minimum, now.getTime(), field(id), expiresAtMs, keyTtlMs(now)]),
-      key)) as [number, number, number?];
+      reply = (await command(
+        this.client,
+        () =>
+          RESERVE.run(
+            this.client,
+            [key],
+            [args.dailyBudget, args.wanted, args.minimum, now.getTime(), field(id), expiresAtMs, keyTtlMs(now)],
+          ),
+        key,
+      )) as [number, number, number?];
     } catch (error) {
       // No answer (a timeout, a dropped connection): the script may still run, now or when a frozen Redis wakes up.
       // Past the reservation's lifetime (by this process's clock: `now` may be any date) it lapses by itself.
-      if (error instanceof StoreUnavailableError) void sendUntilAnswered(() => this.#abandon(key, id, expiresAtMs, now), Date.now() + this.reservationTtlMs);
+      if (error instanceof StoreUnavailableError)
+        void sendUntilAnswered(() => this.#abandon(key, id, expiresAtMs, now), Date.now() + this.reservationTtlMs);
       throw error;
     }
     const [granted, remaining, exhausted] = reply;
@@ -148,7 +162,8 @@ export class RedisBudgetLedger implements BudgetLedger {
   async settle(reservation: Reservation, used: number): Promise<boolean> {
     assertTokenCount('used', used);
     const key = this.keys.budgetDay(reservation.agentId, reservation.day);
-    const settled = (await command(this.client, () => SETTLE.run(this.client, [key], [field(reservation.id), used]), key)) === 1;
+    const settled =
+      (await command(this.client, () => SETTLE.run(this.client, [key], [field(reservation.id), used]), key)) === 1;
     if (settled) this.#freed.emit(reservation.agentId);
     return settled;
   }
@@ -163,7 +178,11 @@ export class RedisBudgetLedger implements BudgetLedger {
   async usage(agentId: string, now: Date): Promise<BudgetUsage> {
     const day = utcDay(now);
     const key = this.keys.budgetDay(agentId, day);
-    const [used, reserved] = (await command(this.client, () => USAGE.run(this.client, [key], [now.getTime()]), key)) as [number, number];
+    const [used, reserved] = (await command(
+      this.client,
+      () => USAGE.run(this.client, [key], [now.getTime()]),
+      key,
+    )) as [number, number];
     return { day, used, reserved };
   }
 

@@ -45,7 +45,11 @@ export class RedisResponseCache implements ResponseCache {
 
   async set(key: string, text: string, ttlMs: number): Promise<void> {
     const stored = this.keys.cachedResponse(key);
-    await command(this.client, () => this.client.set(stored, text, { expiration: { type: 'PX', value: ttlMs } }), stored);
+    await command(
+      this.client,
+      () => this.client.set(stored, text, { expiration: { type: 'PX', value: ttlMs } }),
+      stored,
+    );
   }
 
   async candidates(groupKey: string): Promise<SemanticCandidate[]> {
@@ -61,11 +65,20 @@ export class RedisResponseCache implements ResponseCache {
     return live;
   }
 
-  async addCandidate(groupKey: string, candidate: SemanticCandidate, ttlMs: number, maxCandidates: number): Promise<void> {
+  async addCandidate(
+    groupKey: string,
+    candidate: SemanticCandidate,
+    ttlMs: number,
+    maxCandidates: number,
+  ): Promise<void> {
     const now = Date.now();
     const value = `${now + ttlMs}:${encodeVector(candidate.vector)}`;
     const key = this.keys.cacheCandidates(groupKey);
-    await command(this.client, () => ADD_CANDIDATE.run(this.client, [key], [candidate.responseKey, value, now, maxCandidates, ttlMs]), key);
+    await command(
+      this.client,
+      () => ADD_CANDIDATE.run(this.client, [key], [candidate.responseKey, value, now, maxCandidates, ttlMs]),
+      key,
+    );
   }
 }
 

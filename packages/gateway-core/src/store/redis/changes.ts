@@ -17,7 +17,11 @@ export class RedisChangeFeed implements ChangeFeed {
   #closeSubscriber: (() => Promise<void>) | null = null;
   #closed = false;
 
-  constructor(connection: RedisConnection, channel: string, readonly onError: (error: Error) => void = () => undefined) {
+  constructor(
+    connection: RedisConnection,
+    channel: string,
+    readonly onError: (error: Error) => void = () => undefined,
+  ) {
     this.#connection = connection;
     this.#channel = channel;
   }
@@ -55,7 +59,10 @@ export class RedisChangeFeed implements ChangeFeed {
     };
     const { client } = this.#connection;
     if (this.#connection.cluster) {
-      await (client as { subscribe(channel: string, listener: (message: string) => void): Promise<void> }).subscribe(this.#channel, deliver);
+      await (client as { subscribe(channel: string, listener: (message: string) => void): Promise<void> }).subscribe(
+        this.#channel,
+        deliver,
+      );
       return;
     }
     const subscriber = (client as unknown as { duplicate(): Subscriber }).duplicate();

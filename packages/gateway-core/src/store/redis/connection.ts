@@ -122,7 +122,8 @@ function clusterConnection(cluster: ClusterClient, health: MasterHealth, options
     connect: (timeoutMs) => connectInBackground(() => connectCluster(cluster, () => closed), timeoutMs),
     async ping() {
       const masters = cluster.isReady ? cluster.masters : [];
-      if (masters.length === 0) throw new StoreUnavailableError('The store is unavailable: not connected to the cluster yet');
+      if (masters.length === 0)
+        throw new StoreUnavailableError('The store is unavailable: not connected to the cluster yet');
       // Each master on its own: one that is away (or frozen, past the command timeout) fails only its share.
       // CLUSTER INFO rather than PING: a master answers PING even once the cluster is down and refuses every key.
       const answers = await Promise.allSettled(
@@ -140,8 +141,13 @@ function clusterConnection(cluster: ClusterClient, health: MasterHealth, options
         }),
       );
       const away = answers.filter((answer) => answer.status === 'rejected').length;
-      if (away === masters.length) throw new StoreUnavailableError('The store is unavailable: no master of the cluster answers');
-      if (away > 0) throw new PartialStoreOutage(`${away} of ${masters.length} masters of the cluster do not answer: calls of the agents stored there are refused`);
+      if (away === masters.length)
+        throw new StoreUnavailableError('The store is unavailable: no master of the cluster answers');
+      if (away > 0)
+        throw new PartialStoreOutage(
+          `${away} of ${masters.length} masters of the cluster do not answer: calls of the agents stored there ` +
+            `are refused`,
+        );
     },
     async close() {
       closed = true;
@@ -162,7 +168,11 @@ function newCluster(address: Extract<RedisAddress, { kind: 'cluster' }>, options
       ...(address.username === undefined ? {} : { username: address.username }),
       ...(address.password === undefined ? {} : { password: address.password }),
       disableOfflineQueue: true,
-      socket: { connectTimeout: options.connectTimeoutMs, reconnectStrategy: reconnectDelay, ...(address.tls ? { tls: true as const } : {}) },
+      socket: {
+        connectTimeout: options.connectTimeoutMs,
+        reconnectStrategy: reconnectDelay,
+        ...(address.tls ? { tls: true as const } : {}),
+      },
     },
     commandOptions: { timeout: 0 },
   });
@@ -218,7 +228,12 @@ class CommandWatchdog {
     const refusal = masters && this.health?.refusal(masters);
     if (refusal) return Promise.reject(refusal);
     return new Promise<T>((resolve, reject) => {
-      const entry: PendingCommand = { startedAt: performance.now(), masters, suspected: false, fail: (error: Error) => reject(failure(error)) };
+      const entry: PendingCommand = {
+        startedAt: performance.now(),
+        masters,
+        suspected: false,
+        fail: (error: Error) => reject(failure(error)),
+      };
       this.#pending.add(entry);
       this.#sweeper ??= setInterval(() => this.#sweep(), Math.min(100, this.timeoutMs, this.#suspectMs)).unref();
       const settled = (): boolean => this.#pending.delete(entry);

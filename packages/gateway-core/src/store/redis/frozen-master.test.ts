@@ -27,7 +27,8 @@ describe.runIf(isRedisServerAvailable())('one frozen master of a Redis Cluster',
   let cluster: RedisCluster;
   let store: GatewayStore;
   const keys = new Keys(PREFIX, CLUSTER_SHARDS);
-  const masterOf = (key: string) => cluster.nodes.findIndex((node) => keySlot(key) >= node.slots[0] && keySlot(key) <= node.slots[1]);
+  const masterOf = (key: string) =>
+    cluster.nodes.findIndex((node) => keySlot(key) >= node.slots[0] && keySlot(key) <= node.slots[1]);
   const agentOn = (master: number): string => {
     for (;;) {
       const agentId = newAgentId();
@@ -63,7 +64,9 @@ describe.runIf(isRedisServerAvailable())('one frozen master of a Redis Cluster',
     cluster.pauseNode(0);
     try {
       const first = await refusal(() => store.revocation.generation(victim));
-      console.info(`frozen master: first refusal after ${first.ms.toFixed(0)} ms (command timeout ${COMMAND_TIMEOUT_MS} ms)`);
+      console.info(
+        `frozen master: first refusal after ${first.ms.toFixed(0)} ms (command timeout ${COMMAND_TIMEOUT_MS} ms)`,
+      );
       expect(first.error).toBeInstanceOf(StoreUnavailableError);
       expect(first.ms).toBeLessThan(COMMAND_TIMEOUT_MS);
 
@@ -91,7 +94,17 @@ describe.runIf(isRedisServerAvailable())('one frozen master of a Redis Cluster',
       const sessionId = store.sessions.newSessionId(agentId);
       expect(sessionId).toMatch(/^[A-Za-z0-9_-]{32}$/);
       expect(keySlot(keys.session(sessionId))).toBe(keySlot(keys.agent(agentId)));
-      await store.sessions.create({ sessionId, agentId, protocolVersion: '2025-11-25', clientInfo: { name: 'test', version: '1' }, createdAt: noon.toISOString() }, 60_000, 10);
+      await store.sessions.create(
+        {
+          sessionId,
+          agentId,
+          protocolVersion: '2025-11-25',
+          clientInfo: { name: 'test', version: '1' },
+          createdAt: noon.toISOString(),
+        },
+        60_000,
+        10,
+      );
       expect(await store.sessions.touch(sessionId, 60_000)).toMatchObject({ agentId });
     }
   });

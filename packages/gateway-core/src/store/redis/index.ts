@@ -62,7 +62,10 @@ export async function createRedisStore(url: string, options: StoreOptions = {}):
     usage: new RedisUsageStore(client, keys, usageRetentionDays(options)),
     cache: new RedisResponseCache(client, keys),
     toolRegistryState: new RedisGenerationCounter(client, keys.toolRegistryGeneration()),
-    cacheGeneration: new ShardedGenerationCounter(client, Array.from({ length: keys.shards }, (_, shard) => keys.cacheGeneration(shard))),
+    cacheGeneration: new ShardedGenerationCounter(
+      client,
+      Array.from({ length: keys.shards }, (_, shard) => keys.cacheGeneration(shard)),
+    ),
     signInAttempts: new RedisAttemptCounter(client, (subject) => keys.signInAttempts(subject)),
     rateLimits: new RedisRateLimiter(client, (agentId) => keys.rateLimit(agentId)),
     changes,

@@ -16,7 +16,11 @@ describe('MasterHealth', () => {
       client: { isReady: true, ping: vi.fn(() => new Promise<void>((resolve) => held.get(address)!.push(resolve))) },
     }));
     const cluster: SlotMap = { isReady: true, slots: [], masters: nodes };
-    const answer = (address: string) => held.get(address)!.splice(0).forEach((resolve) => resolve());
+    const answer = (address: string) =>
+      held
+        .get(address)!
+        .splice(0)
+        .forEach((resolve) => resolve());
     const pings = (address: string) => nodes.find((node) => node.address === address)!.client.ping.mock.calls.length;
     return { cluster, answer, pings };
   }

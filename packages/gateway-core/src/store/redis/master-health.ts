@@ -57,7 +57,9 @@ export class MasterHealth {
   /** The error to fail a command with at once when one of its masters is away; null when all are thought to answer. */
   refusal(masters: readonly string[]): StoreUnavailableError | null {
     const away = masters.find((address) => this.#away.has(address));
-    return away === undefined ? null : new StoreUnavailableError(`The store is unavailable: the Redis Cluster master ${away} does not answer`);
+    return away === undefined
+      ? null
+      : new StoreUnavailableError(`The store is unavailable: the Redis Cluster master ${away} does not answer`);
   }
 
   isAway(address: string): boolean {
@@ -69,7 +71,9 @@ export class MasterHealth {
     this.#awayListeners.push(listener);
   }
 
-  /** A command for these masters (undefined: for masters unknown) has waited `suspectMs`: ask each whether it answers. */
+  /**
+   * A command for these masters (undefined: for masters unknown) has waited `suspectMs`: ask each whether it answers.
+   */
   suspect(masters: readonly string[] | undefined): void {
     for (const address of masters ?? this.cluster.masters.map((master) => master.address)) this.#ask(address);
   }
@@ -104,7 +108,10 @@ export class MasterHealth {
     }
   }
 
-  /** Whether the master answers a PING; counted away meanwhile if the answer takes longer than `suspectMs` (see `#awayIfOthersAnswer`). */
+  /**
+   * Whether the master answers a PING; counted away meanwhile if the answer takes longer than `suspectMs` (see
+   * `#awayIfOthersAnswer`).
+   */
   async #answers(node: MasterNode): Promise<boolean> {
     const client = node.client;
     if (!client?.isReady) return false;
@@ -129,7 +136,9 @@ export class MasterHealth {
    * command timeout still applies.
    */
   async #awayIfOthersAnswer(address: string, answered: () => boolean): Promise<void> {
-    const others = this.cluster.masters.filter((master) => master.address !== address && !this.#away.has(master.address) && master.client?.isReady);
+    const others = this.cluster.masters.filter(
+      (master) => master.address !== address && !this.#away.has(master.address) && master.client?.isReady,
+    );
     const someoneAnswered = await Promise.any(others.map((master) => master.client!.ping())).then(
       () => true,
       () => false,

@@ -18,7 +18,9 @@ import { eventually } from '../../testing/eventually.js';
 
 const available = isRedisServerAvailable();
 if (!available && process.env.CI === 'true') {
-  throw new Error('redis-server is not installed, and CI=true forbids skipping the Redis Cluster tests. Install it (apt-get install redis-server) or set REDIS_SERVER_BIN.');
+  throw new Error(
+    'redis-server is not installed, and CI=true forbids skipping the Redis Cluster tests. Install it (apt-get install redis-server) or set REDIS_SERVER_BIN.',
+  );
 }
 
 /*
@@ -45,14 +47,26 @@ describe.runIf(available)('Redis Cluster store', () => {
     await Promise.all(open.splice(0).map((s) => s.close()));
   });
 
-  describeStoreContract('Redis Cluster', (options) => createStore(cluster.url, { keyPrefix: `test:${randomUUID()}:`, ...options }), { auditOrder: 'per-agent' });
+  describeStoreContract(
+    'Redis Cluster',
+    (options) => createStore(cluster.url, { keyPrefix: `test:${randomUUID()}:`, ...options }),
+    { auditOrder: 'per-agent' },
+  );
 
   describe('key layout', () => {
     it('computes the slot of a key as the cluster does, hash tags included', async () => {
       const admin = createClient({ url: cluster.nodes[0]!.url });
       await admin.connect();
       try {
-        for (const key of ['foo', 'tollgate:agent:{agt_x}', 'a{}b', 'x{y}z{w}', '{', '{agt_é}', `session:${randomUUID()}`]) {
+        for (const key of [
+          'foo',
+          'tollgate:agent:{agt_x}',
+          'a{}b',
+          'x{y}z{w}',
+          '{',
+          '{agt_é}',
+          `session:${randomUUID()}`,
+        ]) {
           expect(keySlot(key), key).toBe(Number(await admin.sendCommand(['CLUSTER', 'KEYSLOT', key])));
         }
       } finally {
@@ -60,22 +74,48 @@ describe.runIf(available)('Redis Cluster store', () => {
       }
     });
 
-    it("keeps everything of one agent in one slot, and spreads the shards of global keys over every master", () => {
+    it('keeps everything of one agent in one slot, and spreads the shards of global keys over every master', () => {
       const keys = new Keys('tollgate:', CLUSTER_SHARDS);
-      const agentKeys = [keys.agent('agt_x'), keys.generation('agt_x'), keys.budgetDay('agt_x', '2030-01-01'), keys.agentSessions('agt_x'), keys.auditAgent('agt_x'), keys.rateLimit('agt_x')];
+      const agentKeys = [
+        keys.agent('agt_x'),
+        keys.generation('agt_x'),
+        keys.budgetDay('agt_x', '2030-01-01'),
+        keys.agentSessions('agt_x'),
+        keys.auditAgent('agt_x'),
+        keys.rateLimit('agt_x'),
+      ];
       expect(new Set(agentKeys.map(keySlot)).size).toBe(1);
-      for (const shardKey of [(s: number) => keys.auditAll(s), (s: number) => keys.agentIndex(s), (s: number) => keys.cacheGeneration(s)]) {
-        const perMaster = cluster.nodes.map((node) => Array.from({ length: CLUSTER_SHARDS }, (_, s) => keySlot(shardKey(s))).filter((slot) => slot >= node.slots[0] && slot <= node.slots[1]).length);
+      for (const shardKey of [
+        (s: number) => keys.auditAll(s),
+        (s: number) => keys.agentIndex(s),
+        (s: number) => keys.cacheGeneration(s),
+      ]) {
+        const perMaster = cluster.nodes.map(
+          (node) =>
+            Array.from({ length: CLUSTER_SHARDS }, (_, s) => keySlot(shardKey(s))).filter(
+              (slot) => slot >= node.slots[0] && slot <= node.slots[1],
+            ).length,
+        );
         // 16 shards over 3 equal slot ranges: 5 or 6 each.
-        expect(perMaster.every((count) => count === 5 || count === 6), perMaster.join()).toBe(true);
+        expect(
+          perMaster.every((count) => count === 5 || count === 6),
+          perMaster.join(),
+        ).toBe(true);
       }
     });
     it("spreads usage counters by agent and day: no one key (or master) takes every call's counters", () => {
       const keys = new Keys('tollgate:', CLUSTER_SHARDS);
       const agents = Array.from({ length: 30 }, (_, i) => `agt_${i}`);
-      const masterOf = (key: string) => cluster.nodes.findIndex((node) => keySlot(key) >= node.slots[0] && keySlot(key) <= node.slots[1]);
-      expect(new Set(agents.map((agent) => masterOf(keys.usageDay(agent, '2030-01-01')))).size).toBe(cluster.nodes.length);
-      expect(new Set(['2030-01-01', '2030-01-02', '2030-01-03', '2030-01-04'].map((day) => keySlot(keys.usageDay('agt_x', day)))).size).toBe(4);
+      const masterOf = (key: string) =>
+        cluster.nodes.findIndex((node) => keySlot(key) >= node.slots[0] && keySlot(key) <= node.slots[1]);
+      expect(new Set(agents.map((agent) => masterOf(keys.usageDay(agent, '2030-01-01')))).size).toBe(
+        cluster.nodes.length,
+      );
+      expect(
+        new Set(
+          ['2030-01-01', '2030-01-02', '2030-01-03', '2030-01-04'].map((day) => keySlot(keys.usageDay('agt_x', day))),
+        ).size,
+      ).toBe(4);
     });
   });
 
@@ -85,9 +125,17 @@ describe.runIf(available)('Redis Cluster store', () => {
       const [a, b] = [await instance(prefix), await instance(prefix)];
       const ids = Array.from({ length: 20 }, (_, i) => `s${i}`);
       const ended = await Promise.all(
-        ids.map((sessionId, i) => (i % 2 ? a : b).sessions.create({ sessionId, agentId: 'agt_x', protocolVersion: '2024-11-05', clientInfo: null, createdAt: 'now' }, 60_000, 5)),
+        ids.map((sessionId, i) =>
+          (i % 2 ? a : b).sessions.create(
+            { sessionId, agentId: 'agt_x', protocolVersion: '2024-11-05', clientInfo: null, createdAt: 'now' },
+            60_000,
+            5,
+          ),
+        ),
       );
-      const alive = (await Promise.all(ids.map((id) => a.sessions.touch(id, 60_000)))).filter((session) => session !== null);
+      const alive = (await Promise.all(ids.map((id) => a.sessions.touch(id, 60_000)))).filter(
+        (session) => session !== null,
+      );
       expect(alive).toHaveLength(5);
       expect(new Set(ended.flat()).size).toBe(15);
     });
@@ -106,7 +154,11 @@ describe.runIf(available)('Redis Cluster store', () => {
       const [a, b] = [await instance(prefix), await instance(prefix)];
       const agents = Array.from({ length: 12 }, (_, i) => `agt_${i}`);
       for (let round = 0; round < 5; round++) {
-        await Promise.all([a, b].map((store, s) => store.audit.append(agents.map((agentId) => auditEntry({ agentId, tokensCharged: round * 10 + s })))));
+        await Promise.all(
+          [a, b].map((store, s) =>
+            store.audit.append(agents.map((agentId) => auditEntry({ agentId, tokensCharged: round * 10 + s }))),
+          ),
+        );
       }
       const all = await readAll(a, 7);
       expect(all).toHaveLength(120);
@@ -137,11 +189,32 @@ describe.runIf(available)('Redis Cluster store', () => {
       const victim = agentOn(cluster, 0);
       const bystander = agentOn(cluster, 1);
       const noon = new Date();
-      await store.agents.create({ agentId: victim, label: 'v', dailyTokenBudget: 100, isActive: true, allowedTools: null, scopes: [], externalSubjects: [], rateLimit: null, createdAt: 'a', updatedAt: 'a' });
+      await store.agents.create({
+        agentId: victim,
+        label: 'v',
+        dailyTokenBudget: 100,
+        isActive: true,
+        allowedTools: null,
+        scopes: [],
+        externalSubjects: [],
+        rateLimit: null,
+        createdAt: 'a',
+        updatedAt: 'a',
+      });
       const spent = await store.budget.reserve(victim, 100, 40, noon);
       if (!spent.ok) throw new Error('expected a grant');
       await store.budget.settle(spent.reservation, 40);
-      await store.sessions.create({ sessionId: `sess-${victim}`, agentId: victim, protocolVersion: '2024-11-05', clientInfo: null, createdAt: 'now' }, 60_000, 10);
+      await store.sessions.create(
+        {
+          sessionId: `sess-${victim}`,
+          agentId: victim,
+          protocolVersion: '2024-11-05',
+          clientInfo: null,
+          createdAt: 'now',
+        },
+        60_000,
+        10,
+      );
       await store.revocation.revokeAll(victim);
       await store.ping();
 
@@ -154,17 +227,26 @@ describe.runIf(available)('Redis Cluster store', () => {
       // The others are served meanwhile: the store is Degraded, not Unhealthy (issue 25, finding 12).
       expect(await store.revocation.generation(bystander)).toBe(0);
       await expect(store.ping()).rejects.toBeInstanceOf(PartialStoreOutage);
-      expect(await checkStore(store)).toEqual({ status: 'Degraded', description: '1 of 3 masters of the cluster do not answer: calls of the agents stored there are refused' });
+      expect(await checkStore(store)).toEqual({
+        status: 'Degraded',
+        description: '1 of 3 masters of the cluster do not answer: calls of the agents stored there are refused',
+      });
       expect(Date.now() - started).toBeLessThan(1_000);
       // A batch of both agents' records: whatever part lands now is not written twice when the trail retries it.
-      const batch = [auditEntry({ agentId: victim, tool: 'during' }), auditEntry({ agentId: bystander, tool: 'during' })];
+      const batch = [
+        auditEntry({ agentId: victim, tool: 'during' }),
+        auditEntry({ agentId: bystander, tool: 'during' }),
+      ];
       await expect(store.audit.append(batch)).rejects.toBeInstanceOf(StoreUnavailableError);
 
       // Once the other masters call it failed, the cluster is down: calls for every agent fail closed.
       await cluster.waitForState('fail');
       await expect(store.budget.reserve(bystander, 100, 10, noon)).rejects.toBeInstanceOf(StoreUnavailableError);
       await expect(store.revocation.generation(bystander)).rejects.toBeInstanceOf(StoreUnavailableError);
-      expect(await checkStore(store)).toEqual({ status: 'Unhealthy', description: 'The store is unavailable: no master of the cluster answers' });
+      expect(await checkStore(store)).toEqual({
+        status: 'Unhealthy',
+        description: 'The store is unavailable: no master of the cluster answers',
+      });
 
       await cluster.startNode(0);
       // The store recovers by itself once the cluster does (every master clears the failure).

@@ -16,7 +16,9 @@ import { eventually } from '../../testing/eventually.js';
 
 const available = isRedisServerAvailable();
 if (!available && process.env.CI === 'true') {
-  throw new Error('redis-server is not installed, and CI=true forbids skipping the Redis store tests. Install it (apt-get install redis-server) or set REDIS_SERVER_BIN.');
+  throw new Error(
+    'redis-server is not installed, and CI=true forbids skipping the Redis store tests. Install it (apt-get install redis-server) or set REDIS_SERVER_BIN.',
+  );
 }
 if (!available) {
   console.warn('\n⚠ redis-server not found: SKIPPING the Redis store tests (set CI=true to make this a failure).\n');
@@ -32,7 +34,9 @@ describe.runIf(available)('Redis store', () => {
   });
 
   // A fresh key prefix per store keeps tests apart on one server.
-  describeStoreContract('Redis', (options) => createStore(server.url, { keyPrefix: `test:${randomUUID()}:`, ...options }));
+  describeStoreContract('Redis', (options) =>
+    createStore(server.url, { keyPrefix: `test:${randomUUID()}:`, ...options }),
+  );
 
   describe('external identities after a writer died', () => {
     const alice = { issuer: 'https://idp.example', subject: 'alice' };
@@ -41,7 +45,18 @@ describe.runIf(available)('Redis store', () => {
       await Promise.all(open.splice(0).map((s) => s.close()));
     });
     const claimKey = (prefix: string) => new Keys(prefix, 1).externalSubject(subjectKey(alice));
-    const record = (agentId: string) => ({ agentId, label: agentId, dailyTokenBudget: 1, isActive: true, allowedTools: null, scopes: [], externalSubjects: [alice], rateLimit: null, createdAt: 'a', updatedAt: 'a' });
+    const record = (agentId: string) => ({
+      agentId,
+      label: agentId,
+      dailyTokenBudget: 1,
+      isActive: true,
+      allowedTools: null,
+      scopes: [],
+      externalSubjects: [alice],
+      rateLimit: null,
+      createdAt: 'a',
+      updatedAt: 'a',
+    });
 
     it('takes over a lasting claim whose agent does not name the identity (died before releasing it)', async () => {
       const prefix = `test:${randomUUID()}:`;
@@ -65,7 +80,10 @@ describe.runIf(available)('Redis store', () => {
       await raw.connect();
       await raw.set(claimKey(prefix), 'agt_writer', { PX: 30_000 });
       await raw.close();
-      await expect(store.agents.create(record('agt_new'))).rejects.toMatchObject({ code: 'conflict', ownerAgentId: 'agt_writer' });
+      await expect(store.agents.create(record('agt_new'))).rejects.toMatchObject({
+        code: 'conflict',
+        ownerAgentId: 'agt_writer',
+      });
       expect(await store.agents.get('agt_new')).toBeNull();
     });
   });
@@ -86,9 +104,24 @@ describe.runIf(available)('Redis store', () => {
       const [a, b] = [await instance(prefix), await instance(prefix)];
       await a.revocation.revokeAll('agt_x');
       expect(await b.revocation.generation('agt_x')).toBe(1);
-      await a.sessions.create({ sessionId: 's1', agentId: 'agt_x', protocolVersion: '2024-11-05', clientInfo: null, createdAt: 'now' }, 60_000, 100);
+      await a.sessions.create(
+        { sessionId: 's1', agentId: 'agt_x', protocolVersion: '2024-11-05', clientInfo: null, createdAt: 'now' },
+        60_000,
+        100,
+      );
       expect(await b.sessions.touch('s1', 60_000)).toMatchObject({ agentId: 'agt_x' });
-      await a.agents.create({ agentId: 'agt_x', label: 'x', dailyTokenBudget: 1, isActive: true, allowedTools: null, scopes: [], externalSubjects: [], rateLimit: null, createdAt: 'a', updatedAt: 'a' });
+      await a.agents.create({
+        agentId: 'agt_x',
+        label: 'x',
+        dailyTokenBudget: 1,
+        isActive: true,
+        allowedTools: null,
+        scopes: [],
+        externalSubjects: [],
+        rateLimit: null,
+        createdAt: 'a',
+        updatedAt: 'a',
+      });
       await b.agents.update('agt_x', { isActive: false }, 'b');
       expect((await a.agents.get('agt_x'))?.isActive).toBe(false);
     });
@@ -98,9 +131,17 @@ describe.runIf(available)('Redis store', () => {
       const [a, b] = [await instance(prefix), await instance(prefix)];
       const ids = Array.from({ length: 20 }, (_, i) => `s${i}`);
       const ended = await Promise.all(
-        ids.map((sessionId, i) => (i % 2 ? a : b).sessions.create({ sessionId, agentId: 'agt_x', protocolVersion: '2024-11-05', clientInfo: null, createdAt: 'now' }, 60_000, 5)),
+        ids.map((sessionId, i) =>
+          (i % 2 ? a : b).sessions.create(
+            { sessionId, agentId: 'agt_x', protocolVersion: '2024-11-05', clientInfo: null, createdAt: 'now' },
+            60_000,
+            5,
+          ),
+        ),
       );
-      const alive = (await Promise.all(ids.map((id) => a.sessions.touch(id, 60_000)))).filter((session) => session !== null);
+      const alive = (await Promise.all(ids.map((id) => a.sessions.touch(id, 60_000)))).filter(
+        (session) => session !== null,
+      );
       expect(alive).toHaveLength(5);
       expect(new Set(ended.flat()).size).toBe(15);
     });
@@ -167,7 +208,10 @@ describe.runIf(available)('Redis store', () => {
   describe('when Redis goes away', () => {
     it('fails fast with StoreUnavailableError and recovers by itself when Redis returns', async () => {
       const errors: Error[] = [];
-      const store = await createStore(server.url, { keyPrefix: `test:${randomUUID()}:`, onError: (e) => errors.push(e) });
+      const store = await createStore(server.url, {
+        keyPrefix: `test:${randomUUID()}:`,
+        onError: (e) => errors.push(e),
+      });
       try {
         await store.ping();
         await server.stop();
@@ -175,8 +219,14 @@ describe.runIf(available)('Redis store', () => {
         const started = Date.now();
         await expect(store.ping()).rejects.toBeInstanceOf(StoreUnavailableError);
         await expect(store.budget.reserve('agt_x', 100, 10, new Date())).rejects.toBeInstanceOf(StoreUnavailableError);
-        await expect(store.revocation.generation('agt_x')).rejects.toMatchObject({ httpStatus: 503, jsonRpcCode: -32003 });
-        expect(await checkStore(store)).toEqual({ status: 'Unhealthy', description: expect.stringMatching(/^The store is unavailable: /) });
+        await expect(store.revocation.generation('agt_x')).rejects.toMatchObject({
+          httpStatus: 503,
+          jsonRpcCode: -32003,
+        });
+        expect(await checkStore(store)).toEqual({
+          status: 'Unhealthy',
+          description: expect.stringMatching(/^The store is unavailable: /),
+        });
         expect(Date.now() - started).toBeLessThan(1_000);
         expect(errors.length).toBe(1);
 

@@ -82,19 +82,36 @@ export class RedisSessionStore implements SessionStore {
   /** The tag of the agent's slot, then 29 random characters (174 bits): 32 characters, as every session id. */
   newSessionId(agentId: string): string {
     const tag = tagForSlot(keySlot(this.keys.agent(agentId)));
-    return tag + randomBytes(24).toString('base64url').slice(0, 32 - SESSION_TAG_LENGTH);
+    return (
+      tag +
+      randomBytes(24)
+        .toString('base64url')
+        .slice(0, 32 - SESSION_TAG_LENGTH)
+    );
   }
 
   async create(session: SessionRecord, idleTtlMs: number, maxPerAgent: number): Promise<string[]> {
     const index = this.keys.agentSessions(session.agentId);
     // Written before its id joins the set, so every id in the set has had a session to end.
     const key = this.keys.session(session.sessionId);
-    await command(this.client, () => this.client.set(key, JSON.stringify(session), { expiration: { type: 'PX', value: idleTtlMs } }), key);
-    const ids = (await command(this.client, () => ADD.run(this.client, [index], [session.sessionId, Date.now(), maxPerAgent]), index)) as string[] | null;
+    await command(
+      this.client,
+      () => this.client.set(key, JSON.stringify(session), { expiration: { type: 'PX', value: idleTtlMs } }),
+      key,
+    );
+    const ids = (await command(
+      this.client,
+      () => ADD.run(this.client, [index], [session.sessionId, Date.now(), maxPerAgent]),
+      index,
+    )) as string[] | null;
     if (ids === null) return [];
-    const ttls = await command(this.client, () => Promise.all(ids.map((id) => this.client.pTTL(this.keys.session(id)))));
+    const ttls = await command(this.client, () =>
+      Promise.all(ids.map((id) => this.client.pTTL(this.keys.session(id)))),
+    );
     const args = ids.flatMap((id, i) => [id, ttls[i]!]);
-    const ended = (await command(this.client, () => END_IDLEST.run(this.client, [index], [session.sessionId, maxPerAgent, ...args]))) as string[];
+    const ended = (await command(this.client, () =>
+      END_IDLEST.run(this.client, [index], [session.sessionId, maxPerAgent, ...args]),
+    )) as string[];
     await command(this.client, () => Promise.all(ended.map((id) => this.client.del(this.keys.session(id)))));
     return ended;
   }

@@ -10,7 +10,9 @@ export class RedisSingleUseMarks implements SingleUseMarks {
 
   async redeem(key: string, ttlMs: number): Promise<boolean> {
     const expiration = { type: 'PX', value: Math.max(1, Math.ceil(ttlMs)) } as const;
-    const set = await command(this.client, () => this.client.set(this.keyOf(key), '1', { condition: 'NX', expiration }));
+    const set = await command(this.client, () =>
+      this.client.set(this.keyOf(key), '1', { condition: 'NX', expiration }),
+    );
     return set === 'OK';
   }
 }

@@ -41,10 +41,14 @@ describe.runIf(isRedisServerAvailable())('Redis writes that land after the gatew
   it('gives back a reservation whose answer never came, though it lands after the give-up', async () => {
     const held = await store.budget.reserve('agt_kept', 1_000, 100, noon);
     expect(held.ok).toBe(true);
-    const late = await whileFrozen(() => store.budget.reserve('agt_kept', 1_000, 300, noon).catch((error: unknown) => error));
+    const late = await whileFrozen(() =>
+      store.budget.reserve('agt_kept', 1_000, 300, noon).catch((error: unknown) => error),
+    );
     expect(late).toBeInstanceOf(StoreUnavailableError);
     // The late RESERVE runs first (it was sent first), then the give-back: only the answered reservation is held.
-    await eventually(async () => expect(await store.budget.usage('agt_kept', noon)).toEqual({ day: '2026-03-01', used: 0, reserved: 100 }));
+    await eventually(async () =>
+      expect(await store.budget.usage('agt_kept', noon)).toEqual({ day: '2026-03-01', used: 0, reserved: 100 }),
+    );
     if (held.ok) await store.budget.settle(held.reservation, 40);
     expect(await store.budget.reserve('agt_kept', 1_000, 960, noon)).toMatchObject({ ok: true, remaining: 0 });
   });
@@ -66,8 +70,20 @@ describe.runIf(isRedisServerAvailable())('Redis writes that land after the gatew
     const errors: unknown[] = [];
     // Now, not noon of a past day: a day past retention expires as it is written.
     const now = Date.now();
-    const recorder = new UsageRecorder({ store: store.usage, onError: (error) => errors.push(error), clock: () => now });
-    const call = { kind: 'tool-call', outcome: 'ok', agentId, tool: 'shop_list', downstream: 'shop', tokensCharged: 10, time: new Date(now).toISOString() } as const;
+    const recorder = new UsageRecorder({
+      store: store.usage,
+      onError: (error) => errors.push(error),
+      clock: () => now,
+    });
+    const call = {
+      kind: 'tool-call',
+      outcome: 'ok',
+      agentId,
+      tool: 'shop_list',
+      downstream: 'shop',
+      tokensCharged: 10,
+      time: new Date(now).toISOString(),
+    } as const;
     // A first flush that lands: the agent's day is in the day's index, so the frozen flush sends its counters at once.
     recorder.record(call);
     await recorder.flush();

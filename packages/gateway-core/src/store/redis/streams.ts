@@ -6,7 +6,9 @@ import type { Keys } from './keys.js';
 type ClusterClient = Extract<RedisClient, { masters: unknown }>;
 type SingleClient = Exclude<RedisClient, ClusterClient>;
 
-/** How long a watch waits for the notice channel before it resolves without it (the caller then re-reads on its own). */
+/**
+ * How long a watch waits for the notice channel before it resolves without it (the caller then re-reads on its own).
+ */
 const SUBSCRIBE_WAIT_MS = 2_000;
 
 /**
@@ -29,7 +31,11 @@ export class RedisStreamStore implements StreamStore {
 
   async keep(streamId: string, answer: StreamAnswer, ttlMs: number): Promise<void> {
     const key = this.keys.stream(streamId);
-    await command(this.client, () => this.client.set(key, JSON.stringify(answer), { expiration: { type: 'PX', value: ttlMs } }), key);
+    await command(
+      this.client,
+      () => this.client.set(key, JSON.stringify(answer), { expiration: { type: 'PX', value: ttlMs } }),
+      key,
+    );
     // A notice lost (the channel down) costs its resume the wait until its own next read, never the answer.
     await command(this.client, () => this.client.publish(this.keys.streamNotices(), streamId)).catch(() => undefined);
   }
@@ -73,8 +79,8 @@ export class RedisStreamStore implements StreamStore {
     const subscriber = (this.client as SingleClient).duplicate();
     // Its outages are the main connection's too, and reported there.
     subscriber.on('error', () => undefined);
-    // Back after an outage (it subscribes again by itself): notices sent meanwhile are lost, so every watcher reads again.
-    // Not on its first connection: the watchers waiting then read after it anyway.
+    // Back after an outage (it subscribes again by itself): notices sent meanwhile are lost, so every watcher reads
+    // again. Not on its first connection: the watchers waiting then read after it anyway.
     let connectedBefore = false;
     subscriber.on('ready', () => {
       if (connectedBefore) this.#watchers.emitAll();

@@ -61,15 +61,29 @@ export class RedisUsageStore implements UsageStore {
   async read(range: UsageRange): Promise<UsageCell[]> {
     const days = daysOf(range);
     const agentsByDay = await command(this.client, () =>
-      Promise.all(days.map((day) => (range.agentId !== undefined ? Promise.resolve([range.agentId]) : this.client.sMembers(this.keys.usageAgents(day))))),
+      Promise.all(
+        days.map((day) =>
+          range.agentId !== undefined
+            ? Promise.resolve([range.agentId])
+            : this.client.sMembers(this.keys.usageAgents(day)),
+        ),
+      ),
     );
     const reads = days.flatMap((day, i) => agentsByDay[i]!.map((agentId) => ({ day, agentId })));
-    const hashes = await command(this.client, () => Promise.all(reads.map(({ day, agentId }) => this.client.hGetAll(this.keys.usageDay(agentId, day)))));
-    return reads.flatMap(({ day, agentId }, i) => cellsOf(agentId, Date.parse(`${day}T00:00:00.000Z`), hashes[i]!).filter((cell) => cell.hour >= range.from && cell.hour < range.to));
+    const hashes = await command(this.client, () =>
+      Promise.all(reads.map(({ day, agentId }) => this.client.hGetAll(this.keys.usageDay(agentId, day)))),
+    );
+    return reads.flatMap(({ day, agentId }, i) =>
+      cellsOf(agentId, Date.parse(`${day}T00:00:00.000Z`), hashes[i]!).filter(
+        (cell) => cell.hour >= range.from && cell.hour < range.to,
+      ),
+    );
   }
 
   async #index(firstOfEachDay: UsageCell[]): Promise<void> {
-    const missing = firstOfEachDay.map((cell) => ({ day: dayOf(cell.hour), cell })).filter(({ day, cell }) => !this.#indexed.has(`${day}${SEP}${cell.agentId}`));
+    const missing = firstOfEachDay
+      .map((cell) => ({ day: dayOf(cell.hour), cell }))
+      .filter(({ day, cell }) => !this.#indexed.has(`${day}${SEP}${cell.agentId}`));
     if (missing.length === 0) return;
     await command(this.client, () =>
       Promise.all(
@@ -89,7 +103,9 @@ export class RedisUsageStore implements UsageStore {
     const day = dayOf(first.hour);
     const args: Array<string | number> = [this.#expiry(first.hour), USAGE_WRITTEN_MARKER_MS];
     for (const cell of cells) {
-      const at = `${(cell.hour - dayStart(cell.hour)) / HOUR_MS}${SEP}${fieldOf(cell.tool)}${SEP}${fieldOf(cell.downstream)}${SEP}${fieldOf(cell.outcome)}${SEP}`;
+      const at =
+        `${(cell.hour - dayStart(cell.hour)) / HOUR_MS}${SEP}${fieldOf(cell.tool)}${SEP}` +
+        `${fieldOf(cell.downstream)}${SEP}${fieldOf(cell.outcome)}${SEP}`;
       args.push(`${at}c`, cell.calls, `${at}t`, cell.tokens, `${at}k`, cell.cacheHits, `${at}s`, cell.latencyMsSum);
       cell.latency.forEach((count, bucket) => {
         if (count > 0) args.push(`${at}h${bucket}`, count);
@@ -100,7 +116,9 @@ export class RedisUsageStore implements UsageStore {
     return command(this.client, () => ADD.run(this.client, keys, args), keys);
   }
 
-  /** The end of the cell's day plus retention, in epoch seconds: a day is kept for `retentionDays` days from its start. */
+  /**
+   * The end of the cell's day plus retention, in epoch seconds: a day is kept for `retentionDays` days from its start.
+   */
   #expiry(hour: number): number {
     return Math.ceil((dayStart(hour) + this.retentionDays * DAY_MS) / 1000);
   }
@@ -138,7 +156,18 @@ function cellsOf(agentId: string, day: number, hash: Record<string, string>): Us
     const identity = parts.slice(0, 4).join(SEP);
     let cell = cells.get(identity);
     if (!cell) {
-      cell = { hour: day + Number(hourOfDay) * HOUR_MS, agentId, tool, downstream, outcome, calls: 0, tokens: 0, cacheHits: 0, latencyMsSum: 0, latency: emptyLatency() };
+      cell = {
+        hour: day + Number(hourOfDay) * HOUR_MS,
+        agentId,
+        tool,
+        downstream,
+        outcome,
+        calls: 0,
+        tokens: 0,
+        cacheHits: 0,
+        latencyMsSum: 0,
+        latency: emptyLatency(),
+      };
       cells.set(identity, cell);
     }
     const n = Number(value);

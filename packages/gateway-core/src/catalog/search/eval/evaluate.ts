@@ -36,7 +36,8 @@ export function splitForTuning<Question>(questions: readonly Question[]): { tune
 export async function evaluateSearch(
   index: ToolSearchIndex,
   questions: readonly LabelledQuestion[],
-  search: (index: ToolSearchIndex, query: string) => Promise<RegisteredTool[]> | RegisteredTool[] = (i, q) => i.searchLexical(q, { limit: 5 }).map((found) => found.tool),
+  search: (index: ToolSearchIndex, query: string) => Promise<RegisteredTool[]> | RegisteredTool[] = (i, q) =>
+    i.searchLexical(q, { limit: 5 }).map((found) => found.tool),
 ): Promise<SearchEvaluation> {
   let at1 = 0;
   let at5 = 0;

@@ -22,15 +22,24 @@ const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 
 export function loadGithubDocument(): Record<string, unknown> {
   const require = createRequire(import.meta.url);
-  return JSON.parse(readFileSync(require.resolve('@octokit/openapi/generated/api.github.com.json'), 'utf8')) as Record<string, unknown>;
+  return JSON.parse(readFileSync(require.resolve('@octokit/openapi/generated/api.github.com.json'), 'utf8')) as Record<
+    string,
+    unknown
+  >;
 }
 
 export function githubCatalog(document = loadGithubDocument(), options: { prefix?: string } = {}): GithubCatalog {
   const imported = importOpenApi(document, { prefix: options.prefix ?? '' });
   const { registry } = buildToolRegistry(imported.tools);
-  const byOperation = new Map(registry.list().map((tool) => [`${tool.definition.httpMethod} ${tool.definition.routePattern}`, tool.definition.name]));
+  const byOperation = new Map(
+    registry
+      .list()
+      .map((tool) => [`${tool.definition.httpMethod} ${tool.definition.routePattern}`, tool.definition.name]),
+  );
   const names = new Map<string, string>();
-  for (const [path, item] of Object.entries(document.paths as Record<string, Record<string, { operationId?: string }>>)) {
+  for (const [path, item] of Object.entries(
+    document.paths as Record<string, Record<string, { operationId?: string }>>,
+  )) {
     for (const method of METHODS) {
       const operationId = item[method]?.operationId;
       const name = byOperation.get(`${method.toUpperCase()} ${path}`);

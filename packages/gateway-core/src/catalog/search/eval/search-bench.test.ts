@@ -26,13 +26,17 @@ describe.skipIf(!process.env.SEARCH_BENCH)('search ranking benchmark', () => {
     const started = performance.now();
     const catalog = githubCatalog();
     const importMs = performance.now() - started;
-    const label = (questions: typeof githubQuestions) => questions.map((question) => ({ q: question.q, answers: question.answers.map(catalog.toolNameOf) }));
+    const label = (questions: typeof githubQuestions) =>
+      questions.map((question) => ({ q: question.q, answers: question.answers.map(catalog.toolNameOf) }));
     const firstRound = label(githubQuestions);
     const fresh = label(freshQuestions);
     const labelled = [...firstRound, ...fresh];
-    const splitRecall = (index: ToolSearchIndex, search?: Parameters<typeof evaluateSearch>[2]) => recallBySplit(index, firstRound, fresh, search);
+    const splitRecall = (index: ToolSearchIndex, search?: Parameters<typeof evaluateSearch>[2]) =>
+      recallBySplit(index, firstRound, fresh, search);
     const loadBefore = loadavg();
-    const runs: Array<{ ranking: string; buildMs: number } & Omit<SearchEvaluation, 'misses'> & { misses: number; splits: Splits }> = [];
+    const runs: Array<
+      { ranking: string; buildMs: number } & Omit<SearchEvaluation, 'misses'> & { misses: number; splits: Splits }
+    > = [];
     const lexical = new ToolSearchIndex();
     let at = performance.now();
     lexical.sync(catalog.tools);
@@ -40,9 +44,19 @@ describe.skipIf(!process.env.SEARCH_BENCH)('search ranking benchmark', () => {
     // Twice: the first pass warms the JIT, the second is what a running gateway sees.
     await evaluateSearch(lexical, labelled);
     const lexicalResult = await evaluateSearch(lexical, labelled);
-    runs.push({ ranking: 'lexical (BM25+, default)', buildMs: lexicalBuildMs, ...lexicalResult, misses: lexicalResult.misses.length, splits: await splitRecall(lexical) });
+    runs.push({
+      ranking: 'lexical (BM25+, default)',
+      buildMs: lexicalBuildMs,
+      ...lexicalResult,
+      misses: lexicalResult.misses.length,
+      splits: await splitRecall(lexical),
+    });
     at = performance.now();
-    const reloaded = catalog.tools.map((tool, position) => (position % 100 === 0 ? { ...tool, definition: { ...tool.definition, description: `${tool.definition.description} (changed)` } } : tool));
+    const reloaded = catalog.tools.map((tool, position) =>
+      position % 100 === 0
+        ? { ...tool, definition: { ...tool.definition, description: `${tool.definition.description} (changed)` } }
+        : tool,
+    );
     lexical.sync(reloaded);
     const incrementalMs = performance.now() - at;
 
@@ -54,7 +68,8 @@ describe.skipIf(!process.env.SEARCH_BENCH)('search ranking benchmark', () => {
       name: local.name,
       embed: async (texts) => {
         const missing = texts.filter((text) => !memo.has(text));
-        if (missing.length > 0) (await local.embed(missing)).forEach((vector, index) => memo.set(missing[index]!, vector));
+        if (missing.length > 0)
+          (await local.embed(missing)).forEach((vector, index) => memo.set(missing[index]!, vector));
         return texts.map((text) => memo.get(text)!);
       },
     };
@@ -69,12 +84,35 @@ describe.skipIf(!process.env.SEARCH_BENCH)('search ranking benchmark', () => {
         return (await searched.search(query, { limit: 5 })).map((found) => found.tool);
       };
       const result = await evaluateSearch(index, labelled, mixed);
-      runs.push({ ranking: `lexical + ${local.name} at ${semanticWeight}`, buildMs, ...result, misses: result.misses.length, splits: await splitRecall(index, mixed) });
+      runs.push({
+        ranking: `lexical + ${local.name} at ${semanticWeight}`,
+        buildMs,
+        ...result,
+        misses: result.misses.length,
+        splits: await splitRecall(index, mixed),
+      });
     }
-    const queryEmbedding = await queryEmbeddingTimes(local, labelled.map((question) => question.q));
+    const queryEmbedding = await queryEmbeddingTimes(
+      local,
+      labelled.map((question) => question.q),
+    );
     await local.close();
-    const machine = { cpus: cpus().length, loadAverageBefore: loadBefore.map(round2), loadAverageAfter: loadavg().map(round2), note: 'a 2-core machine shared with other engineers\' builds and tests: latencies are upper bounds' };
-    const report = { measuredAt: new Date().toISOString(), machine, tools: catalog.tools.length, questions: labelled.length, importMs, incrementalReloadOf13Ms: incrementalMs, queryEmbedding, runs };
+    const machine = {
+      cpus: cpus().length,
+      loadAverageBefore: loadBefore.map(round2),
+      loadAverageAfter: loadavg().map(round2),
+      note: "a 2-core machine shared with other engineers' builds and tests: latencies are upper bounds",
+    };
+    const report = {
+      measuredAt: new Date().toISOString(),
+      machine,
+      tools: catalog.tools.length,
+      questions: labelled.length,
+      importMs,
+      incrementalReloadOf13Ms: incrementalMs,
+      queryEmbedding,
+      runs,
+    };
     console.info(JSON.stringify(report, null, 1));
     const text = `${JSON.stringify(report, null, 1)}\n`;
     writeFileSync(new URL('./search-bench-results.json', import.meta.url), text);
@@ -87,7 +125,12 @@ describe.skipIf(!process.env.SEARCH_BENCH)('search ranking benchmark', () => {
 type Splits = Record<'tune' | 'heldOut' | 'fresh', { recallAt1: number; recallAt5: number }>;
 
 /** Recall on the tune split, on the questions held out of tuning (see `splitForTuning`), and on the fresh ones. */
-async function recallBySplit(index: ToolSearchIndex, firstRound: LabelledQuestion[], fresh: LabelledQuestion[], search?: Parameters<typeof evaluateSearch>[2]): Promise<Splits> {
+async function recallBySplit(
+  index: ToolSearchIndex,
+  firstRound: LabelledQuestion[],
+  fresh: LabelledQuestion[],
+  search?: Parameters<typeof evaluateSearch>[2],
+): Promise<Splits> {
   const { tune, heldOut } = splitForTuning(firstRound);
   const recall = async (questions: LabelledQuestion[]) => {
     const { recallAt1, recallAt5 } = await evaluateSearch(index, questions, search);
@@ -97,7 +140,10 @@ async function recallBySplit(index: ToolSearchIndex, firstRound: LabelledQuestio
 }
 
 /** Milliseconds to embed one question alone, as a search would: p50 and p99 over the set. */
-async function queryEmbeddingTimes(model: EmbeddingModel, queries: string[]): Promise<{ p50Ms: number; p99Ms: number }> {
+async function queryEmbeddingTimes(
+  model: EmbeddingModel,
+  queries: string[],
+): Promise<{ p50Ms: number; p99Ms: number }> {
   const times: number[] = [];
   for (const query of queries) {
     const started = performance.now();
@@ -105,7 +151,10 @@ async function queryEmbeddingTimes(model: EmbeddingModel, queries: string[]): Pr
     times.push(performance.now() - started);
   }
   times.sort((a, b) => a - b);
-  return { p50Ms: round2(times[Math.floor(times.length / 2)]!), p99Ms: round2(times[Math.min(times.length - 1, Math.floor(times.length * 0.99))]!) };
+  return {
+    p50Ms: round2(times[Math.floor(times.length / 2)]!),
+    p99Ms: round2(times[Math.min(times.length - 1, Math.floor(times.length * 0.99))]!),
+  };
 }
 
 function round2(value: number): number {

@@ -32,7 +32,8 @@ const SEARCH_MODE_LIST_TOKENS = 1_500;
 describe('search_tools ranking on the labelled sets', { timeout: 60_000 }, () => {
   const catalog = githubCatalog();
   const tools = catalog.tools;
-  const labelled = (questions: typeof githubQuestions): LabelledQuestion[] => questions.map((question) => ({ q: question.q, answers: question.answers.map(catalog.toolNameOf) }));
+  const labelled = (questions: typeof githubQuestions): LabelledQuestion[] =>
+    questions.map((question) => ({ q: question.q, answers: question.answers.map(catalog.toolNameOf) }));
   const firstRound = labelled(githubQuestions);
   const fresh = labelled(freshQuestions);
   const github = [...firstRound, ...fresh];
@@ -49,7 +50,9 @@ describe('search_tools ranking on the labelled sets', { timeout: 60_000 }, () =>
   });
 
   it('every labelled operation is among the imported tools', () => {
-    expect(github.flatMap((question) => question.answers).filter((name) => name.startsWith('(not imported'))).toEqual([]);
+    expect(github.flatMap((question) => question.answers).filter((name) => name.startsWith('(not imported'))).toEqual(
+      [],
+    );
   });
 
   it(`GitHub's API: recall@5 >= ${GITHUB_RECALL_AT_5}, recall@1 >= ${GITHUB_RECALL_AT_1}`, async () => {
@@ -58,9 +61,15 @@ describe('search_tools ranking on the labelled sets', { timeout: 60_000 }, () =>
     // Reported, not asserted: how the settings chosen on the tune split do on the questions held out of
     // tuning, and on the fresh ones no setting was chosen on.
     const { tune, heldOut } = splitForTuning(firstRound);
-    for (const [split, questions] of [['tune', tune], ['held out', heldOut], ['fresh', fresh]] as const) {
+    for (const [split, questions] of [
+      ['tune', tune],
+      ['held out', heldOut],
+      ['fresh', fresh],
+    ] as const) {
       const { recallAt1, recallAt5 } = await evaluateSearch(index, questions);
-      console.info(`${split} (${questions.length} questions): recall@5 ${recallAt5.toFixed(3)}, recall@1 ${recallAt1.toFixed(3)}`);
+      console.info(
+        `${split} (${questions.length} questions): recall@5 ${recallAt5.toFixed(3)}, recall@1 ${recallAt1.toFixed(3)}`,
+      );
     }
     expect(result.recallAt5).toBeGreaterThanOrEqual(GITHUB_RECALL_AT_5);
     expect(result.recallAt1).toBeGreaterThanOrEqual(GITHUB_RECALL_AT_1);
@@ -84,7 +93,11 @@ describe('search_tools ranking on the labelled sets', { timeout: 60_000 }, () =>
   });
 
   it('re-indexes only what a reload changed', () => {
-    const reloaded = tools.map((tool, position) => (position === 0 ? { ...tool, definition: { ...tool.definition, description: 'Changed. Now says something else.' } } : tool));
+    const reloaded = tools.map((tool, position) =>
+      position === 0
+        ? { ...tool, definition: { ...tool.definition, description: 'Changed. Now says something else.' } }
+        : tool,
+    );
     const copy = new ToolSearchIndex();
     copy.sync(tools);
     expect(copy.sync(reloaded)).toEqual({ added: 1, removed: 1 });
