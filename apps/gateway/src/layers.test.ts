@@ -16,13 +16,19 @@ import {
  * The folders of the gateway app from the bottom up: a module may import its
  * own folder and the layers below it, never one above (as gateway-core's
  * layers test does for the package). The files at the root are two layers:
- * the few small modules the folders share, low, and the composition roots
+ * the downstream forwarders the wiring builds, low, and the composition roots
  * (the process entry, the primary of a cluster, the wiring and the app's
- * route table), above everything.
+ * route table), above everything. What the folders share lives in a folder
+ * (`health`, `usage`), so no folder imports the root: counted as one
+ * folder, the root is in no cycle either.
  */
 const LAYERS = [
   'config',
   'registry',
+  // Readiness (contract 2.6): read by /health, the dashboard and the cluster's primary.
+  'health',
+  // Usage reports from the counters: read by the management API and the dashboard.
+  'usage',
   '(root)',
   // Multi-process machinery the metrics read (which worker takes connections); its primary is a composition root.
   'cluster',
@@ -48,6 +54,11 @@ function layerOf(path: string): string {
   return COMPOSITION.includes(path) ? '(composition)' : '(root)';
 }
 
+/** The folder a file is in, the root's files all one folder: no root file a folder imports may import that folder. */
+function folderOf(path: string): string {
+  return path.includes('/') ? path.slice(0, path.indexOf('/')) : '(root)';
+}
+
 const imports = (): Import[] => importGraph(SRC, layerOf);
 
 describe('gateway app layers', () => {
@@ -67,9 +78,10 @@ describe('gateway app layers', () => {
     expect(across).toEqual([]);
   });
 
-  it('has no import cycle between layers or between modules', () => {
+  it('has no import cycle between layers, between folders (the root one folder) or between modules', () => {
     const found = imports();
     expect(groupCycles(found, layerOf)).toEqual([]);
+    expect(groupCycles(found, folderOf)).toEqual([]);
     expect(moduleCycles(found)).toEqual([]);
   });
 
@@ -77,7 +89,8 @@ describe('gateway app layers', () => {
     const found = imports();
     expect(found.length).toBeGreaterThan(100);
     expect(found).toContainEqual(expect.objectContaining({ file: 'mcp-transport/mcp-fast-path.ts', to: 'http' }));
-    expect(found).toContainEqual(expect.objectContaining({ file: 'dashboard/routes/overview.tsx', to: '(root)' }));
+    expect(found).toContainEqual(expect.objectContaining({ file: 'dashboard/routes/overview.tsx', to: 'health' }));
+    expect(found).toContainEqual(expect.objectContaining({ file: 'compose.ts', to: '(root)' }));
     expect(
       cycles([
         ['a', 'b'],
