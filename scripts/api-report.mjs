@@ -8,10 +8,11 @@
 //   ... [--verbose] [package-dir ...]      e.g. packages/host-kit
 //
 // Run it after `turbo run build` (the root `api:check` / `api:update` scripts do).
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CompilerState, Extractor, ExtractorConfig } from '@microsoft/api-extractor';
+import { builtFileLines } from './api-report-lines.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
@@ -102,6 +103,15 @@ for (const config of prepared) {
   // not fail the run; errors do.
   if (result.errorCount > 0) {
     console.error(`api: ${label}: ${result.errorCount} error(s), see above`);
+    failed = true;
+  }
+  // A report that names a built chunk's line changes with any edit to the
+  // package (api-report-lines.mjs): refused, in both modes, with the cure.
+  const unplaced = builtFileLines(readFileSync(path.join(config.reportTempFolder, reportConfig.fileName), 'utf8'));
+  if (unplaced.length > 0) {
+    console.error(`api: ${label}: the report names built files' lines, which move with any change:`);
+    for (const line of unplaced) console.error(`  ${line}`);
+    console.error('  make that type public, or give the inline type around it a name (scripts/api-report-lines.mjs)');
     failed = true;
   }
   if (update) {

@@ -35,7 +35,7 @@ import type { Logger } from './observability/logger.js';
 import { SHORTHAND_DOWNSTREAM } from './config/downstreams-section.js';
 import { downstreamForwarders } from './downstream-forwarders.js';
 import { acrossWorkers } from './cluster/workers-readiness.js';
-import { createReadiness } from './readiness.js';
+import { createReadiness } from './health/readiness.js';
 import { judgeDownstreams } from './registry/downstream-health.js';
 import { describeCollision, ToolCatalog } from './registry/tool-catalog.js';
 import { ToolRefresher } from './registry/tool-refresher.js';
@@ -43,7 +43,7 @@ import { GatewayMetrics } from './observability/metrics.js';
 import { requestContext } from './observability/request-context.js';
 import { currentRequestId } from './observability/request-id.js';
 import { metricsRoutes } from './routes/metrics.js';
-import { UsageReader } from './usage-reader.js';
+import { UsageReader } from './usage/usage-reader.js';
 
 export const GATEWAY_VERSION = '0.1.0';
 

@@ -18,7 +18,7 @@ import type { AdminSignIn } from './http/admin-sign-in.js';
 import { errorResponse } from './http/error-response.js';
 import { checkOrigin, checkSingleAuthorization, type OriginPolicy } from './http/request-guards.js';
 import type { GatewayMetrics } from './observability/metrics.js';
-import type { Readiness } from './readiness.js';
+import type { Readiness } from './health/readiness.js';
 import type { ToolCatalog } from './registry/tool-catalog.js';
 import type { ToolRefresher } from './registry/tool-refresher.js';
 import { adminAuthRoutes } from './routes/admin-auth.js';
@@ -32,7 +32,7 @@ import type { RequestContextMiddleware } from './observability/request-context.j
 import { mcpRoutes, onHono, sendMcpAnswer } from './mcp-transport/mcp-route.js';
 import { metricsRoutes } from './routes/metrics.js';
 import { oauthMetadataRoutes } from './routes/oauth-metadata.js';
-import type { UsageReader } from './usage-reader.js';
+import type { UsageReader } from './usage/usage-reader.js';
 
 /** The parts the routes serve; built by `composeGateway`. */
 export interface GatewayAppDeps {

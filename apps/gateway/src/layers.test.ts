@@ -1,19 +1,34 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+// The checker both layers tests share (reading imports, order, cycles): a repository check, not a dependency.
+import {
+  cycles,
+  groupCycles,
+  type Import,
+  importGraph,
+  moduleCycles,
+  sourceFiles,
+  upwardImports,
+} from '../../../scripts/layers.mjs';
 
 /**
  * The folders of the gateway app from the bottom up: a module may import its
  * own folder and the layers below it, never one above (as gateway-core's
  * layers test does for the package). The files at the root are two layers:
- * the few small modules the folders share, low, and the composition roots
+ * the downstream forwarders the wiring builds, low, and the composition roots
  * (the process entry, the primary of a cluster, the wiring and the app's
- * route table), above everything.
+ * route table), above everything. What the folders share lives in a folder
+ * (`health`, `usage`), so no folder imports the root: counted as one
+ * folder, the root is in no cycle either.
  */
 const LAYERS = [
   'config',
   'registry',
+  // Readiness (contract 2.6): read by /health, the dashboard and the cluster's primary.
+  'health',
+  // Usage reports from the counters: read by the management API and the dashboard.
+  'usage',
   '(root)',
   // Multi-process machinery the metrics read (which worker takes connections); its primary is a composition root.
   'cluster',
@@ -33,63 +48,18 @@ const COMPOSITION = ['main.ts', 'supervisor.ts', 'compose.ts', 'gateway-app.ts']
 const SIBLINGS: Array<[string, string]> = [['routes', 'mcp-transport']];
 
 const SRC = dirname(fileURLToPath(import.meta.url));
-const IMPORT = /^(?:import|export)\s[^;]*?from\s+'(\.{1,2}\/[^']+)'/gm;
 
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return sourceFiles(path);
-    return /\.tsx?$/.test(entry.name) && !/\.test\.tsx?$/.test(entry.name) ? [path] : [];
-  });
-}
-
-function layerOf(file: string): string {
-  const path = relative(SRC, file);
+function layerOf(path: string): string {
   if (path.includes('/')) return path.slice(0, path.indexOf('/'));
   return COMPOSITION.includes(path) ? '(composition)' : '(root)';
 }
 
-/** The file an import names: `./x.js` is `./x.ts` (or `.tsx`) in the sources. */
-function sourceOf(target: string): string {
-  const stem = target.replace(/\.js$/, '');
-  return [`${stem}.ts`, `${stem}.tsx`].find((candidate) => existsSync(candidate)) ?? target;
+/** The folder a file is in, the root's files all one folder: no root file a folder imports may import that folder. */
+function folderOf(path: string): string {
+  return path.includes('/') ? path.slice(0, path.indexOf('/')) : '(root)';
 }
 
-function imports(): Array<{ from: string; to: string; file: string; target: string }> {
-  return sourceFiles(SRC).flatMap((file) =>
-    [...readFileSync(file, 'utf8').matchAll(IMPORT)].map((match) => {
-      const target = sourceOf(resolve(dirname(file), match[1]!));
-      return { from: layerOf(file), to: layerOf(target), file: relative(SRC, file), target: relative(SRC, target) };
-    }),
-  );
-}
-
-/** The groups of nodes that reach each other (Tarjan's strongly connected components), those of more than one node. */
-function cycles(edges: Array<[string, string]>): string[][] {
-  const next = new Map<string, string[]>();
-  for (const [from, to] of edges) {
-    next.set(from, [...(next.get(from) ?? []), to]);
-    if (!next.has(to)) next.set(to, []);
-  }
-  const index = new Map<string, number>();
-  const low = new Map<string, number>();
-  const stack: string[] = [];
-  const found: string[][] = [];
-  const visit = (node: string): void => {
-    index.set(node, index.size);
-    low.set(node, index.get(node)!);
-    stack.push(node);
-    for (const to of next.get(node)!) {
-      if (!index.has(to)) visit(to);
-      if (stack.includes(to)) low.set(node, Math.min(low.get(node)!, low.get(to)!));
-    }
-    if (low.get(node) !== index.get(node)) return;
-    const group = stack.splice(stack.indexOf(node));
-    if (group.length > 1) found.push(group.sort());
-  };
-  for (const node of next.keys()) if (!index.has(node)) visit(node);
-  return found;
-}
+const imports = (): Import[] => importGraph(SRC, layerOf);
 
 describe('gateway app layers', () => {
   it('knows every folder', () => {
@@ -98,10 +68,7 @@ describe('gateway app layers', () => {
   });
 
   it('has no import pointing up a layer', () => {
-    const upward = imports()
-      .filter(({ from, to }) => LAYERS.indexOf(to) > LAYERS.indexOf(from))
-      .map(({ file, target }) => `${file} -> ${target}`);
-    expect(upward).toEqual([]);
+    expect(upwardImports(imports(), LAYERS)).toEqual([]);
   });
 
   it('keeps siblings apart', () => {
@@ -111,17 +78,19 @@ describe('gateway app layers', () => {
     expect(across).toEqual([]);
   });
 
-  it('has no import cycle between layers or between modules', () => {
+  it('has no import cycle between layers, between folders (the root one folder) or between modules', () => {
     const found = imports();
-    expect(cycles(found.filter(({ from, to }) => from !== to).map(({ from, to }) => [from, to]))).toEqual([]);
-    expect(cycles(found.map(({ file, target }) => [file, target]))).toEqual([]);
+    expect(groupCycles(found, layerOf)).toEqual([]);
+    expect(groupCycles(found, folderOf)).toEqual([]);
+    expect(moduleCycles(found)).toEqual([]);
   });
 
   it('reads the imports it checks (the checks can fail)', () => {
     const found = imports();
     expect(found.length).toBeGreaterThan(100);
     expect(found).toContainEqual(expect.objectContaining({ file: 'mcp-transport/mcp-fast-path.ts', to: 'http' }));
-    expect(found).toContainEqual(expect.objectContaining({ file: 'dashboard/routes/overview.tsx', to: '(root)' }));
+    expect(found).toContainEqual(expect.objectContaining({ file: 'dashboard/routes/overview.tsx', to: 'health' }));
+    expect(found).toContainEqual(expect.objectContaining({ file: 'compose.ts', to: '(root)' }));
     expect(
       cycles([
         ['a', 'b'],

@@ -1,7 +1,8 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+// The checker both layers tests share (reading imports, order, cycles): a repository check, not a dependency.
+import { type Import, importGraph, sourceFiles, upwardImports } from '../../../scripts/layers.mjs';
 
 /**
  * The folders of gateway-core from the bottom up: a module may import its
@@ -40,31 +41,14 @@ const LAYERS = [
 ];
 
 const SRC = dirname(fileURLToPath(import.meta.url));
-const IMPORT = /^(?:import|export)\s[^;]*?from\s+'(\.{1,2}\/[^']+)'/gm;
 
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return sourceFiles(path);
-    return entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts') ? [path] : [];
-  });
-}
-
-function layerOf(file: string): string {
-  const path = relative(SRC, file);
+function layerOf(path: string): string {
   // The entry points: the public API and the app's internal one.
   if (path === 'index.ts' || path === 'internal.ts') return '(index)';
   return path.includes('/') ? path.slice(0, path.indexOf('/')) : '(root)';
 }
 
-function imports(): Array<{ from: string; to: string; file: string; target: string }> {
-  return sourceFiles(SRC).flatMap((file) =>
-    [...readFileSync(file, 'utf8').matchAll(IMPORT)].map((match) => {
-      const target = resolve(dirname(file), match[1]!);
-      return { from: layerOf(file), to: layerOf(target), file: relative(SRC, file), target: relative(SRC, target) };
-    }),
-  );
-}
+const imports = (): Import[] => importGraph(SRC, layerOf);
 
 describe('gateway-core layers', () => {
   it('knows every folder', () => {
@@ -73,10 +57,7 @@ describe('gateway-core layers', () => {
   });
 
   it('has no import pointing up a layer', () => {
-    const upward = imports()
-      .filter(({ from, to }) => LAYERS.indexOf(to) > LAYERS.indexOf(from))
-      .map(({ file, target }) => `${file} -> ${target}`);
-    expect(upward).toEqual([]);
+    expect(upwardImports(imports(), LAYERS)).toEqual([]);
   });
 
   it('has no adapter borrowing from another adapter', () => {

@@ -1,5 +1,5 @@
 import cluster, { type Worker } from 'node:cluster';
-import type { Readiness, ReadinessReport } from '../readiness.js';
+import type { Readiness, ReadinessReport } from '../health/readiness.js';
 
 /** A worker's own verdict, sent to its primary. */
 const WORKER_READY = 'tollgate:worker-ready';

@@ -1,5 +1,5 @@
 import { InvalidInputError } from '@tollgate/gateway-core/errors';
-import type { LabelledUsageReport, UsageReader, UsageSubset } from '../usage-reader.js';
+import type { LabelledUsageReport, UsageReader, UsageSubset } from '../usage/usage-reader.js';
 import type { UsageRangeChoice } from './usage-range.js';
 
 /**

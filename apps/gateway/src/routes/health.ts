@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import type { Readiness } from '../readiness.js';
+import type { Readiness } from '../health/readiness.js';
 
 /** Contract 4.4: liveness never touches dependencies; readiness checks them for real. */
 export function healthRoutes(readiness: Readiness): Hono {

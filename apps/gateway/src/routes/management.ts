@@ -9,7 +9,7 @@ import { agentRoutes } from './agents.js';
 import { auditRoutes } from './audit.js';
 import { toolRoutes } from './tools.js';
 import { usageRoutes } from './usage.js';
-import type { UsageReader } from '../usage-reader.js';
+import type { UsageReader } from '../usage/usage-reader.js';
 
 export interface ManagementDeps {
   agents: AgentService;

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import type { AdminEnv } from '../http/admin-guard.js';
-import type { UsageReader } from '../usage-reader.js';
+import type { UsageReader } from '../usage/usage-reader.js';
 
 /**
  * `GET /management/usage?from=&to=&interval=hour|day&groupBy=agent|tool|downstream|outcome&agentId=`:

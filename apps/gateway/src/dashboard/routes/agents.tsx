@@ -18,7 +18,7 @@ import { allowlistChoices } from '../tool-library.js';
 import type { AgentFormValues } from '../views/agent-form.js';
 import { AgentPage, AgentsPage, DeleteAgentPage, type AgentWithBudget } from '../views/agents.js';
 import { AgentUsage } from '../views/agent-usage.js';
-import type { UsageReader } from '../../usage-reader.js';
+import type { UsageReader } from '../../usage/usage-reader.js';
 
 export interface AgentsDeps {
   agents: AgentService;

@@ -1,13 +1,13 @@
 import type { AgentService } from '@tollgate/gateway-core';
 import type { AuditLog } from '@tollgate/gateway-core/store';
 import { Hono } from 'hono';
-import type { Readiness } from '../../readiness.js';
+import type { Readiness } from '../../health/readiness.js';
 import type { ToolCatalog } from '../../registry/tool-catalog.js';
 import type { DashboardContext, DashboardEnv } from '../env.js';
 import { downstreamViews, type BreakerOf } from '../downstream-views.js';
 import { lastHourStats } from '../overview-stats.js';
 import { OverviewPage } from '../views/overview.js';
-import type { UsageReader } from '../../usage-reader.js';
+import type { UsageReader } from '../../usage/usage-reader.js';
 import { usageRangeOf } from '../usage-range.js';
 import { pageUsage } from '../usage-reports.js';
 import { UsageOverview } from '../views/usage-overview.js';

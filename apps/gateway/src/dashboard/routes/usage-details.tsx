@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import type { ToolCatalog } from '../../registry/tool-catalog.js';
-import type { UsageReader } from '../../usage-reader.js';
+import type { UsageReader } from '../../usage/usage-reader.js';
 import { downstreamViews, type BreakerOf } from '../downstream-views.js';
 import type { DashboardContext, DashboardEnv } from '../env.js';
 import { usageRangeOf } from '../usage-range.js';

@@ -1,5 +1,5 @@
 import type { BudgetView } from '@tollgate/gateway-core';
-import type { LabelledUsageReport } from '../../usage-reader.js';
+import type { LabelledUsageReport } from '../../usage/usage-reader.js';
 import { projectedExhaustion } from '../agent-usage.js';
 import { formatNumber, Time } from './parts.js';
 import { BarChart } from './usage-chart.js';

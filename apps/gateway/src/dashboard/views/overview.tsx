@@ -1,5 +1,5 @@
 import type { Child } from 'hono/jsx';
-import type { ReadinessReport } from '../../readiness.js';
+import type { ReadinessReport } from '../../health/readiness.js';
 import type { HourStats } from '../overview-stats.js';
 import { DownstreamRows, type DownstreamView } from './downstreams.js';
 import { Page } from './layout.js';

@@ -1,6 +1,6 @@
 import type { UsageFigures } from '@tollgate/gateway-core';
 import type { Child } from 'hono/jsx';
-import type { LabelledUsageReport } from '../../usage-reader.js';
+import type { LabelledUsageReport } from '../../usage/usage-reader.js';
 import type { UsageRangeChoice } from '../usage-range.js';
 import { BREAKER_TEXT, type DownstreamView } from './downstreams.js';
 import { Page, type Section } from './layout.js';

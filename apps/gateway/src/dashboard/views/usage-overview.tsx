@@ -1,6 +1,6 @@
 import type { UsageFigures } from '@tollgate/gateway-core';
 import { OUTCOME_CLASS_LABELS, OUTCOME_CLASSES } from '@tollgate/gateway-core/internal';
-import type { LabelledUsageReport } from '../../usage-reader.js';
+import type { LabelledUsageReport } from '../../usage/usage-reader.js';
 import { RANGES, type UsageRangeChoice } from '../usage-range.js';
 import { formatNumber } from './parts.js';
 import { BarChart } from './usage-chart.js';

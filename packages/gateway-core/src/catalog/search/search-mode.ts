@@ -2,7 +2,7 @@ import type { JsonRpcRequest } from '../../protocol/jsonrpc.js';
 import type { ProtocolVersion } from '../../protocol/protocol-version.js';
 import type { ToolCallResult } from '../../protocol/tool-result.js';
 import type { AgentRecord } from '../../store/ports.js';
-import { toMcpTool, type McpTool } from '../../tools/listing.js';
+import { toMcpTool, type ToolsListResult } from '../../tools/listing.js';
 import type { RegisteredTool, ToolRegistry } from '../../tools/registry.js';
 import { ToolSearchIndex } from './tool-search-index.js';
 import {
@@ -63,7 +63,7 @@ export class ToolSearchMode {
     callable: readonly RegisteredTool[],
     agent: Pick<AgentRecord, 'pinnedTools'>,
     version: ProtocolVersion,
-  ): { tools: McpTool[] } {
+  ): ToolsListResult {
     const pinned = new Set(agent.pinnedTools ?? []);
     const pinnedTools = callable
       .filter((tool) => pinned.has(tool.definition.name))

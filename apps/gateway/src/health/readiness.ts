@@ -1,6 +1,6 @@
 import { checkEmbeddingModel, type ComponentHealth, type EmbeddingModel } from '@tollgate/gateway-core';
 import { checkStore, type GatewayStore } from '@tollgate/gateway-core/store';
-import type { DownstreamHealth, DownstreamsHealth } from './registry/downstream-health.js';
+import type { DownstreamHealth, DownstreamsHealth } from '../registry/downstream-health.js';
 
 /**
  * Contract 2.6, with a component per downstream. `Degraded`: ready (200),

@@ -1,0 +1,2 @@
+// The bottom layer, importing nothing.
+export const ground = 1;
