@@ -37,7 +37,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { startRedisServer } from '@tollgate/gateway-core/testing';
-import { cpuPerCall, processTree, syscallsPerCall } from './lib/cpu.mjs';
+import { cpuPerCall, processTree, syscallsPerCall, threadsPerCall } from './lib/cpu.mjs';
 import { startFloorProxy } from './lib/floor.mjs';
 import { throughput, UNIQUE_ID } from './lib/load.mjs';
 import { inRounds } from './lib/rounds.mjs';
@@ -210,7 +210,11 @@ async function main() {
     expectBody: reply.text,
   });
   const ours = () => processTree(process.pid);
-  const cpuOf = (pids) => ({ cpu: cpuPerCall({ underTest: pids, ours }), syscalls: syscallsPerCall(pids) });
+  const cpuOf = (pids) => ({
+    cpu: cpuPerCall({ underTest: pids, ours }),
+    syscalls: syscallsPerCall(pids),
+    threads: threadsPerCall(pids),
+  });
   rows.push(['bare proxy', mcpLoad(bare.url, bareSession, undefined, bareReply), cpuOf(() => [bare.pid])]);
   let floorPid;
   if (args.floor) {
@@ -239,7 +243,7 @@ async function main() {
 
   const logRound = (key, round, row) =>
     log(
-      `  round ${round + 1} ${key}: ${row.cpu.usPerCall} µs/call, ${row.syscalls.reads}+${row.syscalls.writes} read+write syscalls/call (${row.syscalls.bytesOut} B out), ${row.requestsPerSec} req/s, other load ${row.cpu.otherBusyCores} cores${row.mismatches || row.errors ? `, PROBLEMS ${JSON.stringify(row.problemSamples)}` : ''}`,
+      `  round ${round + 1} ${key}: ${row.cpu.usPerCall} µs/call (main thread ${row.threads.mainUser} user + ${row.threads.mainSystem} system, other threads ${row.threads.other}), ${row.syscalls.reads}+${row.syscalls.writes} read+write syscalls/call (${row.syscalls.bytesOut} B out), ${row.requestsPerSec} req/s, other load ${row.cpu.otherBusyCores} cores${row.mismatches || row.errors ? `, PROBLEMS ${JSON.stringify(row.problemSamples)}` : ''}`,
     );
   let results;
   if (args.concurrent && args.baseline) {

@@ -138,18 +138,9 @@ function syscalls(pids) {
  * store) explains much of a proxy's CPU.
  */
 export function syscallsPerCall(underTest) {
-  let start;
-  let end;
-  return {
-    before: async () => {
-      start = syscalls(underTest());
-      end = undefined;
-    },
-    reached: () => {
-      end = syscalls(underTest());
-    },
-    after: async (calls) => {
-      end ??= syscalls(underTest());
+  return windowHook(
+    () => syscalls(underTest()),
+    (start, end, calls) => {
       const perCall = (n) => Math.round((n / calls) * 100) / 100;
       return {
         reads: perCall(end.reads - start.reads),
@@ -157,5 +148,72 @@ export function syscallsPerCall(underTest) {
         bytesOut: Math.round((end.bytesOut - start.bytesOut) / calls),
       };
     },
+  );
+}
+
+/**
+ * A load-run hook around counters: `read` before the run and when it is reached (or after it), `summarize`
+ * turns the two readings and the number of calls into the row's figures.
+ */
+function windowHook(read, summarize) {
+  let start;
+  let end;
+  return {
+    before: async () => {
+      start = read();
+      end = undefined;
+    },
+    reached: () => {
+      end = read();
+    },
+    after: async (calls) => {
+      end ??= read();
+      return summarize(start, end, calls);
+    },
   };
+}
+
+/** utime and stime (ticks) of a process's main thread, and of its other threads together (V8's, libuv's, workers). */
+function threadTicks(pids) {
+  const ticks = { mainUser: 0, mainSystem: 0, otherThreads: 0 };
+  for (const pid of pids) {
+    let tids;
+    try {
+      tids = readdirSync(`/proc/${pid}/task`);
+    } catch {
+      continue; // gone
+    }
+    for (const tid of tids) {
+      try {
+        const fields = statFields(`${pid}/task/${tid}`);
+        const [user, system] = [Number(fields[11]), Number(fields[12])];
+        if (Number(tid) === pid) {
+          ticks.mainUser += user;
+          ticks.mainSystem += system;
+        } else ticks.otherThreads += user + system;
+      } catch {
+        // a thread that ended while we looked
+      }
+    }
+  }
+  return ticks;
+}
+
+/**
+ * A hook for the load run: where the CPU of a call went, per call: the main
+ * thread in user space and in the kernel (system calls: socket reads and
+ * writes), and every other thread (V8's garbage collector and compiler
+ * helpers, libuv's pool, worker threads). A V8 CPU profile weighs each sample
+ * by the time until the next one, so a write during which the process lost
+ * its core reads as CPU there; this split says what the kernel really took.
+ * Threads that ended during the run are not counted.
+ */
+export function threadsPerCall(underTest) {
+  return windowHook(
+    () => threadTicks(underTest()),
+    (start, end, calls) => {
+      const perCallUs = (key) => Math.round(((end[key] - start[key]) / CLOCK_TICKS / calls) * 1e6);
+      return { mainUser: perCallUs('mainUser'), mainSystem: perCallUs('mainSystem'), other: perCallUs('otherThreads') };
+    },
+  );
 }
