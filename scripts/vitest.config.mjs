@@ -2,7 +2,8 @@ import { defineProject } from 'vitest/config';
 
 // The repository's own checks: the docs' links (check-links.mjs), the error
 // page written from gateway-core's catalogue (errors-page.mjs) and the
-// configuration page written from the gateway's key declarations (config-page.mjs).
+// configuration page written from the gateway's key declarations (config-page.mjs),
+// and the generated block both pages share (generated-block.mjs).
 export default defineProject({
   test: {
     name: 'scripts',
