@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { CONFIG_KEYS, OPEN_SECTIONS, PAGE_SECTIONS } from './keys.js';
 import { CACHE_TOOL_KEYS } from './cache-section.js';
 import { DOWNSTREAM_HEADERS_KEYS } from './downstream-section.js';
-import { DOWNSTREAMS_KEYS } from './downstreams-keys.js';
+import { DOWNSTREAMS_KEYS, KNOWN_SETTINGS } from './downstreams-keys.js';
 import { OAUTH_KEYS } from './oauth-section.js';
 import { PRIVACY_KEYS } from './privacy-section.js';
 import { RATE_LIMIT_KEYS } from './rate-limit-section.js';
@@ -56,6 +56,13 @@ describe('the configuration key declarations', () => {
         const field = typeof key.field === 'function' ? key.field(false) : key.field;
         expect(field.type, key.name).not.toBe('');
       }
+    }
+  });
+
+  it("name every named downstream's setting in the words an unknown one is answered with", () => {
+    for (const { name } of Object.values(DOWNSTREAMS_KEYS)) {
+      const [first = ''] = name.slice('Gw:Downstreams:<name>:'.length).split(':');
+      expect(KNOWN_SETTINGS, name).toContain(first);
     }
   });
 });
