@@ -11,12 +11,13 @@
 // The declarations are TypeScript importing gateway-core's build: vitest
 // transpiles them in the test; this command loads them through Vite's module
 // runner. Build first (pnpm build).
-import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { withBlock, writeOrCheck } from './generated-block.mjs';
 
 export const BEGIN = '<!-- config:begin (written by scripts/config-page.mjs from apps/gateway/src/config/keys.ts) -->';
 export const END = '<!-- config:end -->';
+const MARKERS = { begin: BEGIN, end: END };
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const PAGE = join(ROOT, 'docs/reference/configuration.md');
 export const KEYS_MODULE = join(ROOT, 'apps/gateway/src/config/keys.ts');
@@ -66,23 +67,13 @@ export async function configTables(load = (path) => import(path)) {
 
 /** The page's text with its tables replaced by `tables`. */
 export function withTables(page, tables) {
-  const start = page.indexOf(BEGIN);
-  const end = page.indexOf(END);
-  if (start < 0 || end < start) throw new Error(`${PAGE} lacks the markers ${BEGIN} … ${END}`);
-  return `${page.slice(0, start + BEGIN.length)}\n${tables}\n${page.slice(end)}`;
+  return withBlock(page, MARKERS, tables);
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const { runnerImport } = await import('vite');
-  const page = readFileSync(PAGE, 'utf8');
   const tables = await configTables(
     async (path) => (await runnerImport(path, { configFile: false, logLevel: 'error' })).module,
   );
-  const updated = withTables(page, tables);
-  if (process.argv.includes('--write')) {
-    writeFileSync(PAGE, updated);
-  } else if (updated !== page) {
-    console.error('docs/reference/configuration.md is out of date: run node scripts/config-page.mjs --write');
-    process.exit(1);
-  }
+  writeOrCheck(PAGE, MARKERS, tables);
 }

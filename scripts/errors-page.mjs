@@ -8,13 +8,14 @@
 //
 // Reads the catalogue's TypeScript source (Node 24 strips the types; vitest
 // transpiles it), so no build is needed.
-import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { withBlock, writeOrCheck } from './generated-block.mjs';
 
 export const BEGIN =
   '<!-- errors:begin (written by scripts/errors-page.mjs from packages/gateway-core/src/error-catalogue.ts) -->';
 export const END = '<!-- errors:end -->';
+const MARKERS = { begin: BEGIN, end: END };
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const PAGE = join(ROOT, 'docs/reference/errors.md');
 
@@ -40,19 +41,9 @@ export async function errorTable() {
 
 /** The page's text with its table replaced by `table`. */
 export function withTable(page, table) {
-  const start = page.indexOf(BEGIN);
-  const end = page.indexOf(END);
-  if (start < 0 || end < start) throw new Error(`${PAGE} lacks the markers ${BEGIN} … ${END}`);
-  return `${page.slice(0, start + BEGIN.length)}\n${table}\n${page.slice(end)}`;
+  return withBlock(page, MARKERS, table);
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const page = readFileSync(PAGE, 'utf8');
-  const updated = withTable(page, await errorTable());
-  if (process.argv.includes('--write')) {
-    writeFileSync(PAGE, updated);
-  } else if (updated !== page) {
-    console.error('docs/reference/errors.md is out of date: run node scripts/errors-page.mjs --write');
-    process.exit(1);
-  }
+  writeOrCheck(PAGE, MARKERS, await errorTable());
 }

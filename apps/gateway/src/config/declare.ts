@@ -80,3 +80,68 @@ export function readKeys<D extends Declarations>(
   }
   return values as Partial<SectionValues<D>>;
 }
+
+/**
+ * A key with parts users choose (`Gw:Downstreams:<name>:BaseUrl`) is
+ * declared like any other, its chosen parts written as placeholders, and read
+ * by its section's parser through `matchKey` and `keyName`.
+ */
+const PLACEHOLDER = /^<[^>]+>$/;
+
+export interface KeyMatch<D extends Declarations> {
+  id: keyof D & string;
+  /** What the placeholders stand for in the written key, in order, as written. */
+  parts: string[];
+}
+
+/**
+ * The declaration `written` (a whole key, `:`-separated) is an instance of:
+ * its fixed segments match case-insensitively, as every key does, and a
+ * placeholder matches one segment, an empty one too (the parser says what
+ * is wrong with it). With `lastTakesRest`, a placeholder that
+ * ends a name takes the rest of the key, `:`s included (a header name is
+ * handed whole to the core's check). Undefined when none matches.
+ */
+export function matchKey<D extends Declarations>(
+  keys: D,
+  written: string,
+  { lastTakesRest = false }: { lastTakesRest?: boolean } = {},
+): KeyMatch<D> | undefined {
+  const segments = written.split(':');
+  for (const [id, key] of Object.entries(keys)) {
+    const pattern = key.name.split(':');
+    const rest = lastTakesRest && PLACEHOLDER.test(pattern.at(-1) ?? '');
+    if (rest ? segments.length < pattern.length : segments.length !== pattern.length) continue;
+    const parts: string[] = [];
+    const matches = pattern.every((expected, i) => {
+      if (!PLACEHOLDER.test(expected)) return expected.toLowerCase() === segments[i]?.toLowerCase();
+      const part = rest && i === pattern.length - 1 ? segments.slice(i).join(':') : (segments[i] as string);
+      parts.push(part);
+      return true;
+    });
+    if (matches) return { id, parts };
+  }
+  return undefined;
+}
+
+/** A templated key's name with its placeholders filled in order (`keyName(key, 'orders')`). */
+export function keyName(key: KeyDeclaration, ...parts: readonly (string | number)[]): string {
+  let next = 0;
+  return key.name
+    .split(':')
+    .map((segment) => (PLACEHOLDER.test(segment) && next < parts.length ? String(parts[next++]) : segment))
+    .join(':');
+}
+
+/** The section a templated group's keys sit under: the fixed segments their names share before any placeholder. */
+export function sectionOf(keys: Declarations): string {
+  const fixed = Object.values(keys).map(({ name }) => {
+    const segments = name.split(':');
+    const end = segments.findIndex((segment) => PLACEHOLDER.test(segment));
+    return end < 0 ? segments : segments.slice(0, end);
+  });
+  const [first = []] = fixed;
+  let length = 0;
+  while (length < first.length && fixed.every((segments) => segments[length] === first[length])) length++;
+  return first.slice(0, length).join(':');
+}

@@ -1,7 +1,7 @@
 import { resolveResilienceOptions } from '@tollgate/gateway-core';
 import { DEFAULT_MAX_RESPONSE_BYTES } from '@tollgate/gateway-core/internal';
 import { z } from 'zod';
-import { declareKeys } from './declare.js';
+import { declareKeys, type Field } from './declare.js';
 import { httpUrl, optionalText, optionNumber, positiveInt } from './fields.js';
 
 /** The sample downstream's address: development mode's default when no downstream is named. */
@@ -84,5 +84,23 @@ export const TOOL_REGISTRY_KEYS = declareKeys({
       type: 'whole number ≥ 0',
     },
     description: 'Re-read `/gw/schema` this often (0 = only at start-up and on `POST /management/tools/refresh`).',
+  },
+});
+
+/** Sent as written: a header value's spaces are the downstream's business. */
+const headerValue = { schema: z.string(), type: 'text' } satisfies Field;
+
+/**
+ * `Gw:Downstream:Headers:<Name>`: the single-key form's downstream
+ * credentials, read as a whole section and checked by gateway-core.
+ */
+export const DOWNSTREAM_HEADERS_KEYS = declareKeys({
+  header: {
+    name: 'Gw:Downstream:Headers:<Name>',
+    field: headerValue,
+    defaultIs: 'none',
+    description:
+      "Sent on every forwarded request to the single-key form's downstream (its own authentication). Values " +
+      'with CR, LF or NUL refused; `Host`, `Content-Length` and hop-by-hop names refused.',
   },
 });

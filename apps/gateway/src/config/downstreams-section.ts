@@ -10,6 +10,13 @@ import {
 } from '@tollgate/gateway-core';
 import { ConfigError, type ConfigProblem } from '@tollgate/gateway-core/errors';
 import { checkDownstreamHeaders } from '@tollgate/gateway-core/internal';
+import { fieldOf, keyName, matchKey } from './declare.js';
+import {
+  DOWNSTREAMS_KEYS,
+  DOWNSTREAMS_SECTION as SECTION,
+  type DownstreamSetting,
+  KNOWN_SETTINGS,
+} from './downstreams-keys.js';
 
 /** One API behind the gateway, from `Gw:Downstreams:<name>:*` or the single-key form. */
 export interface DownstreamConfig {
@@ -80,7 +87,7 @@ export function parseDownstreams(
     downstreams.push({ name: SHORTHAND_DOWNSTREAM, prefix: '', ...defaults.shorthand });
     if (named.has(SHORTHAND_DOWNSTREAM)) {
       problems.push({
-        path: `Gw:Downstreams:${SHORTHAND_DOWNSTREAM}`,
+        path: `${SECTION}:${SHORTHAND_DOWNSTREAM}`,
         message:
           `is the name of the downstream set by Gw:ToolRegistry:DownstreamBaseUrl; choose another name, or drop ` +
           `that key`,
@@ -105,11 +112,11 @@ function groupByName(
   for (const [path, value] of Object.entries(entries)) {
     const [written = '', ...rest] = path.split(':');
     const name = written.toLowerCase();
-    const key = `Gw:Downstreams:${path}`;
+    const key = `${SECTION}:${path}`;
     if (!DOWNSTREAM_NAME.test(name)) {
       if (!refused.has(name))
         problems.push({
-          path: `Gw:Downstreams:${written}`,
+          path: `${SECTION}:${written}`,
           message:
             'a downstream name must be 1-32 lower-case letters, digits or -, starting and ending with a letter ' +
             'or digit',
@@ -133,40 +140,18 @@ function groupByName(
 
 type Settings = Map<string, { key: string; value: string }>;
 
-const NUMBER_SETTINGS = {
-  timeoutms: 'TimeoutMs',
-  retries: 'Retries',
-  retrymindelayms: 'RetryMinDelayMs',
-  retrymaxdelayms: 'RetryMaxDelayMs',
-  maxresponsebytes: 'MaxResponseBytes',
-  'breaker:failurethreshold': 'Breaker:FailureThreshold',
-  'breaker:failureratio': 'Breaker:FailureRatio',
-  'breaker:windowseconds': 'Breaker:WindowSeconds',
-  'breaker:minimumcalls': 'Breaker:MinimumCalls',
-  'breaker:breakseconds': 'Breaker:BreakSeconds',
-} as const;
-const OPERATION_SETTINGS = {
-  'operations:include': 'Include',
-  'operations:exclude': 'Exclude',
-  'operations:allowwrite': 'AllowWrite',
-} as const;
-const TEXT_SETTINGS = ['baseurl', 'prefix', 'audience', 'breaker:mode', 'openapi', ...Object.keys(OPERATION_SETTINGS)];
-const KNOWN =
-  'BaseUrl, Prefix, Headers:<Name>, TimeoutMs, Retries, RetryMinDelayMs, RetryMaxDelayMs, MaxResponseBytes, ' +
-  'Audience, OpenApi, Operations:<Include|Exclude|AllowWrite> or Breaker:<Setting>';
-
-/** The core's option path → the setting under `Gw:Downstreams:<name>:`. */
-const SETTING_OF_OPTION: Readonly<Record<string, string>> = {
-  deadlineMs: 'TimeoutMs',
-  'retry.retries': 'Retries',
-  'retry.minDelayMs': 'RetryMinDelayMs',
-  'retry.maxDelayMs': 'RetryMaxDelayMs',
-  'breaker.mode': 'Breaker:Mode',
-  'breaker.failureThreshold': 'Breaker:FailureThreshold',
-  'breaker.failureRatio': 'Breaker:FailureRatio',
-  'breaker.windowMs': 'Breaker:WindowSeconds',
-  'breaker.minimumCalls': 'Breaker:MinimumCalls',
-  'breaker.breakMs': 'Breaker:BreakSeconds',
+/** The core's option path → the per-downstream key it is set by. */
+const KEY_OF_OPTION: Readonly<Record<string, DownstreamSetting>> = {
+  deadlineMs: 'timeoutMs',
+  'retry.retries': 'retries',
+  'retry.minDelayMs': 'retryMinDelayMs',
+  'retry.maxDelayMs': 'retryMaxDelayMs',
+  'breaker.mode': 'breakerMode',
+  'breaker.failureThreshold': 'breakerFailureThreshold',
+  'breaker.failureRatio': 'breakerFailureRatio',
+  'breaker.windowMs': 'breakerWindowSeconds',
+  'breaker.minimumCalls': 'breakerMinimumCalls',
+  'breaker.breakMs': 'breakerBreakSeconds',
 };
 
 function namedDownstream(
@@ -175,71 +160,60 @@ function namedDownstream(
   defaults: DownstreamDefaults,
   problems: ConfigProblem[],
 ): DownstreamConfig | undefined {
-  const at = (setting: string) => `Gw:Downstreams:${name}:${setting}`;
+  const at = (setting: DownstreamSetting, ...parts: string[]) => keyName(DOWNSTREAMS_KEYS[setting], name, ...parts);
   const before = problems.length;
-  const headers: Record<string, string> = {};
-  const numbers: Partial<Record<keyof typeof NUMBER_SETTINGS, number>> = {};
-  for (const [setting, { key, value }] of settings) {
-    if (setting.startsWith('headers:')) headers[key.slice(at('Headers:').length)] = value;
-    else if (setting in NUMBER_SETTINGS) {
-      const number = Number(value);
-      if (value.trim() === '' || !Number.isFinite(number)) problems.push({ path: key, message: 'must be a number' });
-      else numbers[setting as keyof typeof NUMBER_SETTINGS] = number;
-    } else if (!TEXT_SETTINGS.includes(setting)) problems.push({ path: key, message: `unknown setting (${KNOWN})` });
-  }
-  const text = (setting: string) => {
-    const value = settings.get(setting)?.value.trim();
-    return value === '' ? undefined : value;
-  };
+  const { values, headers } = readSettings(settings, problems);
+  const number = (setting: DownstreamSetting) => values[setting] as number | undefined;
+  const text = (setting: DownstreamSetting) => values[setting] as string | undefined;
 
-  const baseUrl = text('baseurl');
+  const baseUrl = text('baseUrl');
   if (baseUrl === undefined)
-    problems.push({ path: at('BaseUrl'), message: 'is required: the address of this downstream API' });
-  else if (!isHttpUrl(baseUrl)) problems.push({ path: at('BaseUrl'), message: 'must be an http(s) URL' });
+    problems.push({ path: at('baseUrl'), message: 'is required: the address of this downstream API' });
+  else if (!isHttpUrl(baseUrl)) problems.push({ path: at('baseUrl'), message: 'must be an http(s) URL' });
   const prefix = text('prefix') ?? '';
   if (prefix !== '' && !PREFIX.test(prefix))
-    problems.push({ path: at('Prefix'), message: 'must be 1-64 characters of A-Z, a-z, 0-9, _ or -' });
+    problems.push({ path: at('prefix'), message: 'must be 1-64 characters of A-Z, a-z, 0-9, _ or -' });
   const audience = text('audience');
   if (audience !== undefined && !/^[\x21-\x7e]{1,256}$/.test(audience)) {
     problems.push({
-      path: at('Audience'),
+      path: at('audience'),
       message: 'must be a URL or a name: up to 256 printable characters, no spaces',
     });
   }
-  const maxResponseBytes = numbers.maxresponsebytes ?? defaults.maxResponseBytes;
+  const maxResponseBytes = number('maxResponseBytes') ?? defaults.maxResponseBytes;
   if (!Number.isSafeInteger(maxResponseBytes) || maxResponseBytes <= 0)
-    problems.push({ path: at('MaxResponseBytes'), message: 'must be a positive whole number' });
+    problems.push({ path: at('maxResponseBytes'), message: 'must be a positive whole number' });
 
   adding(
     problems,
-    (path) => at(`Headers:${path.slice('downstream.headers.'.length)}`),
+    (path) => at('headers', path.slice('downstream.headers.'.length)),
     () => checkDownstreamHeaders(headers),
   );
   const resilience = adding(
     problems,
-    (path) => at(SETTING_OF_OPTION[path] ?? path),
+    (path) => (KEY_OF_OPTION[path] === undefined ? `${SECTION}:${name}:${path}` : at(KEY_OF_OPTION[path])),
     () =>
       resolveResilienceOptions({
         breaker: {
           ...defaults.breaker,
           ...defined({
-            mode: text('breaker:mode') as BreakerMode | undefined,
-            failureThreshold: numbers['breaker:failurethreshold'],
-            failureRatio: numbers['breaker:failureratio'],
-            windowMs: seconds(numbers['breaker:windowseconds']),
-            minimumCalls: numbers['breaker:minimumcalls'],
-            breakMs: seconds(numbers['breaker:breakseconds']),
+            mode: text('breakerMode') as BreakerMode | undefined,
+            failureThreshold: number('breakerFailureThreshold'),
+            failureRatio: number('breakerFailureRatio'),
+            windowMs: seconds(number('breakerWindowSeconds')),
+            minimumCalls: number('breakerMinimumCalls'),
+            breakMs: seconds(number('breakerBreakSeconds')),
           }),
         },
         retry: {
           ...defaults.retry,
           ...defined({
-            retries: numbers.retries,
-            minDelayMs: numbers.retrymindelayms,
-            maxDelayMs: numbers.retrymaxdelayms,
+            retries: number('retries'),
+            minDelayMs: number('retryMinDelayMs'),
+            maxDelayMs: number('retryMaxDelayMs'),
           }),
         },
-        deadlineMs: numbers.timeoutms ?? defaults.timeoutMs,
+        deadlineMs: number('timeoutMs') ?? defaults.timeoutMs,
       }),
   );
   const openApi = openApiSource(text, at, problems);
@@ -256,42 +230,63 @@ function namedDownstream(
   };
 }
 
+/**
+ * One downstream's written settings, each parsed by its declaration; a
+ * setting no declaration matches, or a value that does not parse, is a
+ * problem under its key. Header names are kept as written.
+ */
+function readSettings(
+  settings: Settings,
+  problems: ConfigProblem[],
+): { values: Partial<Record<DownstreamSetting, unknown>>; headers: Record<string, string> } {
+  const values: Partial<Record<DownstreamSetting, unknown>> = {};
+  const headers: Record<string, string> = {};
+  for (const { key, value } of settings.values()) {
+    const match = matchKey(DOWNSTREAMS_KEYS, key, { lastTakesRest: true });
+    if (match === undefined) problems.push({ path: key, message: `unknown setting (${KNOWN_SETTINGS})` });
+    else if (match.id === 'headers') headers[match.parts[1] as string] = value;
+    else {
+      const parsed = fieldOf(DOWNSTREAMS_KEYS[match.id], false).schema.safeParse(value);
+      if (parsed.success) values[match.id] = parsed.data;
+      else for (const issue of parsed.error.issues) problems.push({ path: key, message: issue.message });
+    }
+  }
+  return { values, headers };
+}
+
+const OPERATION_SETTINGS = ['operationsInclude', 'operationsExclude', 'operationsAllowWrite'] as const;
+
 /** Where the downstream's OpenAPI document is, and which of its operations to import; undefined without `OpenApi`. */
 function openApiSource(
-  text: (setting: string) => string | undefined,
-  at: (setting: string) => string,
+  text: (setting: DownstreamSetting) => string | undefined,
+  at: (setting: DownstreamSetting) => string,
   problems: ConfigProblem[],
 ): OpenApiSource | undefined {
-  const location = text('openapi');
-  const selectors: Partial<Record<keyof typeof OPERATION_SETTINGS, OperationSelector[]>> = {};
-  for (const [setting, name] of Object.entries(OPERATION_SETTINGS) as Array<
-    [keyof typeof OPERATION_SETTINGS, string]
-  >) {
+  const location = text('openApi');
+  const selectors: Partial<Record<(typeof OPERATION_SETTINGS)[number], OperationSelector[]>> = {};
+  for (const setting of OPERATION_SETTINGS) {
     const value = text(setting);
     if (value === undefined) continue;
     if (location === undefined)
-      problems.push({
-        path: at(`Operations:${name}`),
-        message: "applies only with OpenApi (the downstream's OpenAPI document)",
-      });
+      problems.push({ path: at(setting), message: "applies only with OpenApi (the downstream's OpenAPI document)" });
     try {
       selectors[setting] = parseSelectorList(value);
     } catch (error) {
       if (!(error instanceof SelectorError)) throw error;
       problems.push({
-        path: at(`Operations:${name}`),
+        path: at(setting),
         message: `${error.message}; selectors are operationIds, tag:<tag> or "METHOD /path" with * for any text`,
       });
     }
   }
   if (location === undefined) return undefined;
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(location) && !isHttpUrl(location))
-    problems.push({ path: at('OpenApi'), message: 'must be an http(s) URL or a file path' });
+    problems.push({ path: at('openApi'), message: 'must be an http(s) URL or a file path' });
   return {
     location,
-    include: selectors['operations:include'] ?? [],
-    exclude: selectors['operations:exclude'] ?? [],
-    allowWrite: selectors['operations:allowwrite'] ?? [],
+    include: selectors.operationsInclude ?? [],
+    exclude: selectors.operationsExclude ?? [],
+    allowWrite: selectors.operationsAllowWrite ?? [],
   };
 }
 

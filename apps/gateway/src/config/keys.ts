@@ -1,23 +1,25 @@
 import { ADMIN_KEYS } from './admin-section.js';
 import { ASSERTION_KEYS } from './assertion-section.js';
-import { CACHE_KEYS, CACHE_TOOL_KEYS, CACHE_TOOLS_SECTION } from './cache-section.js';
-import type { Declarations } from './declare.js';
+import { CACHE_KEYS, CACHE_TOOL_KEYS } from './cache-section.js';
+import { type Declarations, sectionOf } from './declare.js';
 import { BREAKER_KEYS } from './breaker-section.js';
-import { DOWNSTREAM_KEYS, RETRY_KEYS, TOOL_REGISTRY_KEYS } from './downstream-section.js';
+import { DOWNSTREAM_HEADERS_KEYS, DOWNSTREAM_KEYS, RETRY_KEYS, TOOL_REGISTRY_KEYS } from './downstream-section.js';
+import { DOWNSTREAMS_KEYS } from './downstreams-keys.js';
 import { HTTP_KEYS } from './http-section.js';
 import { MCP_KEYS } from './mcp-section.js';
-import { RATE_LIMIT_KEYS, RATE_LIMIT_SECTION } from './rate-limit-section.js';
+import { OAUTH_KEYS } from './oauth-section.js';
+import { PRIVACY_KEYS } from './privacy-section.js';
+import { RATE_LIMIT_KEYS } from './rate-limit-section.js';
 import { CATALOG_KEYS, EMBEDDING_KEYS } from './search-section.js';
-import { METRICS_KEYS, MODE_KEYS, SERVER_KEYS, STORE_KEYS, USAGE_KEYS } from './server-section.js';
+import { LOG_KEYS, METRICS_KEYS, MODE_KEYS, SERVER_KEYS, STORE_KEYS, USAGE_KEYS } from './server-section.js';
 
 /**
  * Every group of single keys (each key declared once, in its section file),
  * in the order the reader reads them and so reports their problems; NODE_ENV
- * (MODE_KEYS) is read before them. The keys with a part users name
- * (downstreams, OAuth issuers, privacy rules, per-tool cache settings,
- * downstream headers) are read by their own section parsers; of those, the
- * per-tool cache settings and the rate-limit pair are declared too, and on
- * the page.
+ * (MODE_KEYS) is read before them, LOG_LEVEL (LOG_KEYS) by the logger. The
+ * keys with a part users name (`Gw:Downstreams:<name>:BaseUrl`) and the
+ * rate-limit pair are declared in their section files too, and read by their
+ * sections' parsers (OPEN_SECTIONS).
  */
 export const CONFIG_KEYS = {
   server: SERVER_KEYS,
@@ -41,15 +43,21 @@ export const CONFIG_KEYS = {
  * The reference page's sections (docs/reference/configuration.md, written by scripts/config-page.mjs): each group once.
  */
 export const PAGE_SECTIONS: readonly { title: string; groups: readonly Declarations[] }[] = [
-  { title: 'The gateway', groups: [SERVER_KEYS, STORE_KEYS, MODE_KEYS] },
-  { title: 'The downstream API (single-key form)', groups: [DOWNSTREAM_KEYS, RETRY_KEYS, TOOL_REGISTRY_KEYS] },
+  { title: 'The gateway', groups: [SERVER_KEYS, STORE_KEYS, MODE_KEYS, LOG_KEYS] },
+  {
+    title: 'The downstream API (single-key form)',
+    groups: [DOWNSTREAM_KEYS, DOWNSTREAM_HEADERS_KEYS, RETRY_KEYS, TOOL_REGISTRY_KEYS],
+  },
+  { title: 'Named downstreams', groups: [DOWNSTREAMS_KEYS] },
   { title: 'Circuit breaker', groups: [BREAKER_KEYS] },
   { title: 'Signed assertions', groups: [ASSERTION_KEYS] },
   { title: 'Admin', groups: [ADMIN_KEYS] },
+  { title: 'OAuth: trusted identity providers', groups: [OAUTH_KEYS] },
   { title: 'Default rate limit of new agents', groups: [RATE_LIMIT_KEYS] },
   { title: 'MCP', groups: [MCP_KEYS] },
   { title: 'HTTP server', groups: [HTTP_KEYS] },
   { title: 'Response cache', groups: [CACHE_KEYS, CACHE_TOOL_KEYS] },
+  { title: 'Privacy filter', groups: [PRIVACY_KEYS] },
   { title: 'Embedding model', groups: [EMBEDDING_KEYS] },
   { title: 'Search mode', groups: [CATALOG_KEYS] },
   { title: 'Metrics and usage', groups: [METRICS_KEYS, USAGE_KEYS] },
@@ -57,13 +65,13 @@ export const PAGE_SECTIONS: readonly { title: string; groups: readonly Declarati
 
 /**
  * The sections read whole by their own parsers, whose keys carry a part users
- * name (`Gw:Downstreams:<name>:BaseUrl`, `Gw:Downstream:Headers:<Name>`).
+ * name (`Gw:Downstreams:<name>:BaseUrl`, `Gw:Downstream:Headers:<Name>`) or go together.
  */
 export const OPEN_SECTIONS = {
-  downstreams: 'Gw:Downstreams',
-  downstreamHeaders: 'Gw:Downstream:Headers',
-  cacheTools: CACHE_TOOLS_SECTION,
-  rateLimit: RATE_LIMIT_SECTION,
-  privacy: 'Gw:Privacy',
-  oauth: 'Gw:OAuth',
-} as const;
+  downstreams: sectionOf(DOWNSTREAMS_KEYS),
+  downstreamHeaders: sectionOf(DOWNSTREAM_HEADERS_KEYS),
+  cacheTools: sectionOf(CACHE_TOOL_KEYS),
+  rateLimit: sectionOf(RATE_LIMIT_KEYS),
+  privacy: sectionOf(PRIVACY_KEYS),
+  oauth: sectionOf(OAUTH_KEYS),
+};

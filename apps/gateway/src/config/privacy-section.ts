@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { parsePrivacyConfig, type PrivacyConfig, type ToolPrivacyOverride } from '@tollgate/gateway-core';
 import { ConfigError, type ConfigProblem } from '@tollgate/gateway-core/errors';
+import { z } from 'zod';
+import { declareKeys, fieldOf, matchKey, type Field } from './declare.js';
 
 /**
  * The privacy settings from their two sources: keys under `Gw:Privacy` and
@@ -11,7 +13,92 @@ import { ConfigError, type ConfigProblem } from '@tollgate/gateway-core/errors';
  */
 
 const SECTION = 'Gw:Privacy';
-const RULES_FILE_KEY = `${SECTION}:RulesFile`;
+const TOOL = `${SECTION}:Tools:<tool>`;
+const RULES = '[Privacy rules](../../packages/gateway-core/README.md#privacy-rules)';
+
+const text = { schema: z.string(), type: 'text' } satisfies Field;
+/** `true` and `false` in any case become booleans; anything else is left for the core to refuse. */
+const flag = { schema: z.string().transform(toFlag), type: 'boolean' } satisfies Field;
+
+/**
+ * `Gw:Privacy:*`: the privacy filter on every downstream answer. Read whole by
+ * `privacyConfigFromSection` into gateway-core's `PrivacyConfig` (each key's
+ * JSON property is its last fixed segment, `Pattern` → `pattern`), and
+ * validated by the core. A list's items count up from 0 without gaps.
+ */
+export const PRIVACY_KEYS = declareKeys({
+  enabled: {
+    name: `${SECTION}:Enabled`,
+    field: flag,
+    defaultIs: '`true`',
+    description: 'The privacy filter on every downstream response.',
+  },
+  rulesFile: {
+    name: `${SECTION}:RulesFile`,
+    field: { schema: z.string().trim().min(1, 'must be a file path'), type: 'file path' },
+    defaultIs: 'none',
+    description:
+      'A JSON file of privacy settings (the shape of `PrivacyConfig`), read first; the keys here add to it ' +
+      '(lists appended, `Enabled` overrides). A relative path is relative to the working directory.',
+  },
+  fields: {
+    name: `${SECTION}:Fields:<n>`,
+    field: text,
+    defaultIs: 'none (the default field names only)',
+    description: `A field name whose value is redacted whole, on top of the default ones; see ${RULES}.`,
+  },
+  disabledDetectors: {
+    name: `${SECTION}:DisabledDetectors:<n>`,
+    field: text,
+    defaultIs: 'none (every detector on)',
+    description: 'A detector turned off (`email`, `phone`, `card`, `ssn`, `iban`, `ipv4`, `ipv6`, `jwt`, …).',
+  },
+  ruleName: {
+    name: `${SECTION}:Rules:<n>:Name`,
+    field: text,
+    defaultIs: '— (required in a rule)',
+    description: 'An extra regex rule: its name, the kind its redactions count as (`[REDACTED:<name>]`).',
+  },
+  rulePattern: {
+    name: `${SECTION}:Rules:<n>:Pattern`,
+    field: text,
+    defaultIs: '— (required in a rule)',
+    description: "The rule's regular expression. A bad rule refuses start-up.",
+  },
+  ruleFlags: {
+    name: `${SECTION}:Rules:<n>:Flags`,
+    field: text,
+    defaultIs: 'none',
+    description: "The regular expression's flags: `m` and `s`, each at most once (the rules run in linear time).",
+  },
+  ruleReplacement: {
+    name: `${SECTION}:Rules:<n>:Replacement`,
+    field: text,
+    defaultIs: '`[REDACTED:<name>]`',
+    description: `What a match becomes; see ${RULES}.`,
+  },
+  toolEnabled: {
+    name: `${TOOL}:Enabled`,
+    field: flag,
+    defaultIs: '`Gw:Privacy:Enabled`',
+    description: "`false` returns this tool's responses unfiltered; `true` filters them even when privacy is off.",
+  },
+  toolFields: {
+    name: `${TOOL}:Fields:<n>`,
+    field: text,
+    defaultIs: 'none',
+    description: 'A field name redacted for this tool on top of the global ones.',
+  },
+  toolDisabledDetectors: {
+    name: `${TOOL}:DisabledDetectors:<n>`,
+    field: text,
+    defaultIs: 'none',
+    description: 'A detector off for this tool on top of the globally disabled ones.',
+  },
+});
+
+type Setting = keyof typeof PRIVACY_KEYS;
+const RULES_FILE_KEY = PRIVACY_KEYS.rulesFile.name;
 
 export interface PrivacySectionOptions {
   /** Reads the rules file; `fs.readFileSync` by default. */
@@ -137,14 +224,19 @@ function readUtf8(path: string): string {
 
 // ---- Flat keys → the PrivacyConfig shape ---------------------------------------
 
-const LIST_SETTINGS = { fields: 'fields', disableddetectors: 'disabledDetectors' } as const;
-const RULE_SETTINGS = { name: 'name', pattern: 'pattern', flags: 'flags', replacement: 'replacement' } as const;
 const EXPECTED_KEYS =
   'expected Enabled, RulesFile, Fields:<n>, DisabledDetectors:<n>, Rules:<n>:Name|Pattern|Flags|Replacement, or ' +
   'Tools:<tool>:Enabled|Fields:<n>|DisabledDetectors:<n>';
 
 /** Lists by their path in the JSON shape (`['fields']`, `['tools', 'get_order', 'fields']`). */
 type Lists = Map<string, { path: string[]; entries: Map<number, string> }>;
+
+/** A key's property in the JSON shape: its last fixed segment in lower camel case (`Pattern` → `pattern`). */
+function propertyOf(setting: Setting): string {
+  const fixed = PRIVACY_KEYS[setting].name.split(':').filter((segment) => !segment.startsWith('<'));
+  const last = fixed.at(-1) as string;
+  return last.charAt(0).toLowerCase() + last.slice(1);
+}
 
 /** Rebuilds the JSON shape from flat keys, so both sources share one validation. */
 function sectionToInput(section: Readonly<Record<string, string>>): {
@@ -157,36 +249,42 @@ function sectionToInput(section: Readonly<Record<string, string>>): {
   const tools: Record<string, Record<string, unknown>> = {};
   let rulesFile: string | undefined;
 
-  for (const [key, value] of Object.entries(section)) {
+  for (const [key, written] of Object.entries(section)) {
     const fail = (message: string) => new ConfigError([{ path: `${SECTION}:${key}`, message }]);
-    const [head = '', ...rest] = key.split(':').map((segment) => segment.trim());
-    const setting = head.toLowerCase();
-    if (setting === 'enabled' && rest.length === 0) input.enabled = toFlag(value);
-    else if (setting === 'rulesfile' && rest.length === 0) {
-      rulesFile = value.trim();
-      if (rulesFile === '') throw fail('must be a file path');
-    } else if (setting in LIST_SETTINGS && rest.length === 1) {
-      addToList(lists, [LIST_SETTINGS[setting as keyof typeof LIST_SETTINGS]], rest[0] as string, value, fail);
-    } else if (setting === 'rules' && rest.length === 2) {
-      const property = RULE_SETTINGS[(rest[1] as string).toLowerCase() as keyof typeof RULE_SETTINGS];
-      if (property === undefined) throw fail(`is not a rule setting (expected Name, Pattern, Flags or Replacement)`);
-      const index = listIndex(rest[0] as string, fail);
-      rules.set(index, { ...rules.get(index), [property]: value });
-    } else if (setting === 'tools' && rest.length >= 2) {
-      const [tool, toolSetting = '', ...toolRest] = rest as [string, ...string[]];
-      const entry = (tools[tool] ??= {});
-      const name = toolSetting.toLowerCase();
-      if (name === 'enabled' && toolRest.length === 0) entry.enabled = toFlag(value);
-      else if (name in LIST_SETTINGS && toolRest.length === 1) {
-        addToList(
-          lists,
-          ['tools', tool, LIST_SETTINGS[name as keyof typeof LIST_SETTINGS]],
-          toolRest[0] as string,
-          value,
-          fail,
-        );
-      } else throw fail('is not a tool privacy setting (expected Enabled, Fields:<n> or DisabledDetectors:<n>)');
-    } else throw fail(`is not a privacy setting (${EXPECTED_KEYS})`);
+    const segments = key.split(':').map((segment) => segment.trim());
+    const match = matchKey(PRIVACY_KEYS, [SECTION, ...segments].join(':'));
+    if (match === undefined) throw fail(unmatched(segments));
+    const parsed = fieldOf(PRIVACY_KEYS[match.id], false).schema.safeParse(written);
+    if (!parsed.success) throw fail(parsed.error.issues[0]?.message ?? 'is not valid');
+    const value = parsed.data;
+    const [first, second] = match.parts as [string, string];
+    const property = propertyOf(match.id);
+    switch (match.id) {
+      case 'enabled':
+        input.enabled = value;
+        break;
+      case 'rulesFile':
+        rulesFile = value as string;
+        break;
+      case 'fields':
+      case 'disabledDetectors':
+        addToList(lists, [property], first, value as string, fail);
+        break;
+      case 'ruleName':
+      case 'rulePattern':
+      case 'ruleFlags':
+      case 'ruleReplacement': {
+        const index = listIndex(first, fail);
+        rules.set(index, { ...rules.get(index), [property]: value as string });
+        break;
+      }
+      case 'toolEnabled':
+        (tools[first] ??= {}).enabled = value;
+        break;
+      default:
+        tools[first] ??= {};
+        addToList(lists, ['tools', first, property], second, value as string, fail);
+    }
   }
 
   for (const { path, entries } of lists.values()) {
@@ -198,6 +296,16 @@ function sectionToInput(section: Readonly<Record<string, string>>): {
   if (rules.size > 0) input.rules = denseList(rules, ['rules']);
   if (Object.keys(tools).length > 0) input.tools = tools;
   return rulesFile === undefined ? { input } : { input, rulesFile };
+}
+
+/** Why a key under `Gw:Privacy` matched no declaration, told by the part it got right. */
+function unmatched([head = '', ...rest]: string[]): string {
+  const setting = head.toLowerCase();
+  if (setting === 'rules' && rest.length === 2)
+    return 'is not a rule setting (expected Name, Pattern, Flags or Replacement)';
+  if (setting === 'tools' && rest.length >= 2)
+    return 'is not a tool privacy setting (expected Enabled, Fields:<n> or DisabledDetectors:<n>)';
+  return `is not a privacy setting (${EXPECTED_KEYS})`;
 }
 
 function addToList(

@@ -91,3 +91,23 @@ export const USAGE_KEYS = declareKeys({
       "Whole UTC days of usage counters kept for the dashboard's charts and `GET /management/usage` (1 to 400).",
   },
 });
+
+/**
+ * `LOG_LEVEL`: read by the logger, from the process environment only (the
+ * logger starts before the configuration is read; not from the JSON file).
+ */
+export const LOG_KEYS = declareKeys({
+  level: {
+    name: 'LOG_LEVEL',
+    field: {
+      schema: z.string().default('info'),
+      type: '`fatal`, `error`, `warn`, `info`, `debug`, `trace` or `silent`',
+    },
+    description: 'pino level of the JSON logs on stdout (an environment variable only, not read from the JSON file).',
+  },
+});
+
+/** The logger's level as `env` sets it. */
+export function logLevelOf(env: NodeJS.ProcessEnv): string {
+  return LOG_KEYS.level.field.schema.parse(env[LOG_KEYS.level.name]);
+}

@@ -1,5 +1,6 @@
 import cluster from 'node:cluster';
 import pino from 'pino';
+import { logLevelOf } from '../config/server-section.js';
 import { currentRequestId } from './request-id.js';
 
 /**
@@ -8,7 +9,7 @@ import { currentRequestId } from './request-id.js';
  * paths below are redacted wherever they appear, and nothing logs request
  * bodies or headers in the first place.
  */
-export function createLogger(level = process.env.LOG_LEVEL ?? 'info') {
+export function createLogger(level = logLevelOf(process.env)) {
   return pino({
     level,
     // With Gw:Http:Workers > 1 every line says which worker process wrote it.

@@ -2,13 +2,13 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CONFIG_KEYS, OPEN_SECTIONS } from '../../src/config/keys.js';
-import { MODE_KEYS } from '../../src/config/server-section.js';
+import { LOG_KEYS, MODE_KEYS } from '../../src/config/server-section.js';
 
 /**
  * The configuration names the gateway really reads, taken from its source so
  * a deployment file can never name a key that does not exist: the declared
  * keys (config/keys.ts), the open-ended sections (`Gw:Downstream:Headers:*`),
- * and the process variables read outside the declarations (LOG_LEVEL, ...).
+ * and the process variables read outside the declarations.
  */
 const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
 
@@ -19,7 +19,9 @@ export interface ConfigKeys {
 
 export function readConfigKeys(): ConfigKeys {
   const keys = new Set<string>(
-    [MODE_KEYS, ...Object.values(CONFIG_KEYS)].flatMap((group) => Object.values(group).map((key) => key.name)),
+    [MODE_KEYS, LOG_KEYS, ...Object.values(CONFIG_KEYS)].flatMap((group) =>
+      Object.values(group).map((key) => key.name),
+    ),
   );
   const sections: string[] = Object.values(OPEN_SECTIONS);
   for (const file of sourceFiles(SRC)) {
