@@ -115,7 +115,8 @@ export async function runCommand(command, { cwd, env, timeoutMs }) {
 
 /**
  * Starts `command` (the README's `pnpm dev`) and resolves once its output has
- * `readyLine`, with `readyMs` counted from the start, and `marksMs`: for each
+ * `readyLine`, with `readyMs` counted from the start, the `pid` of its shell
+ * (and group), and `marksMs`: for each
  * `marks` entry (name: text), when its text first came (the phases of a start).
  * `stop()` presses Ctrl-C (SIGINT to the group) and resolves with
  * `{ allStopped, output }` once every process of the group is gone or after
@@ -138,6 +139,7 @@ export async function startUntilReady(command, { cwd, env, readyLine = READY_LIN
     throw new Error(`\`${command}\` printed no "${readyLine}" within ${timeoutMs / 1000} s:\n${run.output()}`);
   }
   return {
+    pid,
     readyMs,
     marksMs: run.marksMs,
     output: run.output,
