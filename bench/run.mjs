@@ -26,7 +26,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
-import { cpus, loadavg, totalmem } from 'node:os';
+import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { startRedisCluster, startRedisServer } from '@tollgate/gateway-core/testing';
@@ -48,6 +48,7 @@ import {
 import { probeCost, redisCounters, storeCostHook, storeCostPerCall } from './lib/redis-stats.mjs';
 import { answers, freePort, listeningLine, memoryOf, onStop, startNode, stopAll } from './lib/processes.mjs';
 import { startFloorProxy } from './lib/floor.mjs';
+import { machineSummary } from './lib/machine.mjs';
 import { floorLeaves, judge, renderTables } from './lib/report.mjs';
 import { semanticCacheQuality } from './lib/semantic-cache.mjs';
 import { summarizeProfile } from './profile-summary.mjs';
@@ -445,13 +446,7 @@ async function main() {
   const results = {
     startedAt: startedAt.toISOString(),
     finishedAt: new Date().toISOString(),
-    machine: {
-      cpus: cpus().length,
-      cpuModel: cpus()[0]?.model ?? null,
-      memoryGb: Math.round(totalmem() / 2 ** 30),
-      loadAvgBefore: loadBefore.map(round2),
-      loadAvgAfter: loadavg().map(round2),
-    },
+    machine: machineSummary(loadBefore),
     node: process.version,
     settings: {
       ...settings,

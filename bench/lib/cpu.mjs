@@ -21,11 +21,15 @@ function statFields(pid) {
   return text.slice(text.lastIndexOf(')') + 2).split(' ');
 }
 
-/** utime + stime of one process in ticks; 0 once it is gone. Field 14 and 15 of stat(5), 12th and 13th after the name. */
-function cpuTicks(pid) {
+/**
+ * utime + stime of one process in ticks; 0 once it is gone. Field 14 and 15 of stat(5), 12th and 13th after the name.
+ * With `reaped`, also cutime + cstime (16 and 17): its children that have exited and that it waited for.
+ */
+function cpuTicks(pid, reaped = false) {
   try {
     const fields = statFields(pid);
-    return Number(fields[11]) + Number(fields[12]);
+    const own = Number(fields[11]) + Number(fields[12]);
+    return reaped ? own + Number(fields[13]) + Number(fields[14]) : own;
   } catch {
     return 0;
   }
@@ -48,9 +52,9 @@ export function processTree(pid) {
   return tree;
 }
 
-/** CPU seconds used so far by these processes together. */
-export function cpuSeconds(pids) {
-  return pids.reduce((sum, pid) => sum + cpuTicks(pid), 0) / CLOCK_TICKS;
+/** CPU seconds used so far by these processes together; with `reaped`, their exited children's too. */
+export function cpuSeconds(pids, { reaped = false } = {}) {
+  return pids.reduce((sum, pid) => sum + cpuTicks(pid, reaped), 0) / CLOCK_TICKS;
 }
 
 /** Busy CPU seconds of the whole machine so far (every core; idle, iowait and steal excluded), from /proc/stat. */
