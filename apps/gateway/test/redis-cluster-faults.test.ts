@@ -1,6 +1,7 @@
 import { startRedisCluster, type RedisCluster } from '@tollgate/gateway-core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ControlledDownstream } from './support/controlled-downstream.js';
+import { send, signInToDashboard } from './support/dashboard-session.js';
 import { createAgentWithToken, openRawSession, rawCall, type TestAgent } from './support/mcp.js';
 import { startPair, type Pair } from './support/pair.js';
 import { eventually } from './support/processes.js';
@@ -27,6 +28,7 @@ describe.runIf(available)(
     let cluster: RedisCluster;
     let pair: Pair<ControlledDownstream, false>;
     let admin: string;
+    let dashboard: { cookie: string };
 
     beforeAll(async () => {
       cluster = await startRedisCluster({ nodeTimeoutMs: 15_000 });
@@ -36,6 +38,7 @@ describe.runIf(available)(
         gateway: { env: { ConnectionStrings__Store: cluster.url } },
       });
       admin = await pair.adminToken();
+      dashboard = await signInToDashboard(pair.gateway);
     }, 60_000);
     afterAll(async () => {
       for (let node = 0; node < 3; node++) cluster?.resumeNode(node);
@@ -131,16 +134,37 @@ describe.runIf(available)(
           await new Promise((resolve) => setTimeout(resolve, 200));
         }
       })();
+      let spanning: Promise<TimedAnswer[]> | undefined;
       const { outcomes, pausedAt, resumedAt } = await callThroughStall([victim, bystander], {
         loops: 3,
         beforePause: 30,
         pauseMs: 5_000,
         afterResume: 10,
-        pause: () => cluster.pauseNode(1),
+        pause: () => {
+          cluster.pauseNode(1);
+          spanning = spanningReadsOnceRefused(a);
+        },
         resume: () => cluster.resumeNode(1),
       });
       watching = false;
       await watch;
+      // The reads that span every master, on the instance whose calls counted the master away: refused (503) well
+      // before the 2 s command timeout (before: each waited it out), and answered again once the master is back.
+      const refusedSpanning = await spanning!;
+      console.info(
+        `redis cluster stall: reads spanning every master ${refusedSpanning.map(({ path, status, ms }) => `${path} ${status} in ${ms} ms`).join(', ')}`,
+      );
+      const overview = refusedSpanning.pop() as Awaited<ReturnType<typeof timedPage>>;
+      for (const { path, status, ms } of [...refusedSpanning, overview]) {
+        expect(status, path).toBe(path === '/dashboard' ? 200 : 503);
+        expect(ms, path).toBeLessThan(COMMAND_TIMEOUT_MS);
+      }
+      // The overview still shows readiness (Degraded), and says in a line what it cannot show, rather than a part of it.
+      expect(overview.text).toContain('Degraded');
+      expect(overview.text).toContain('The last hour cannot be shown now: the store is unavailable');
+      expect(overview.text).toContain('Usage cannot be shown now: the store is unavailable');
+      for (const { path } of refusedSpanning)
+        expect((await (path.startsWith('/dashboard') ? timedPage : timedGet)(a, path)).status, path).toBe(200);
       const during = outcomes
         .get(bystander.agent.agentId)!
         .answers.filter(({ sentAt, answeredAt }) => sentAt > pausedAt + 500 && answeredAt < resumedAt);
@@ -171,6 +195,41 @@ describe.runIf(available)(
         expect(idle.used).toBe(used);
       }
     }, 60_000);
+
+    interface TimedAnswer {
+      path: string;
+      status: number;
+      ms: number;
+    }
+    // Usage by day over 30 days reads 31 days' agent sets, each its own key: one on the paused master but for (2/3)^31.
+    const SPANNING_READS = ['/management/agents', '/management/audit?limit=10', '/management/usage?interval=day'];
+
+    async function timedGet(gatewayUrl: string, path: string): Promise<TimedAnswer> {
+      const startedAt = Date.now();
+      const response = await fetch(`${gatewayUrl}${path}`, { headers: { authorization: `Bearer ${admin}` } });
+      await response.arrayBuffer();
+      return { path, status: response.status, ms: Date.now() - startedAt };
+    }
+
+    /** Once the agent list is refused (the master counted away), each read that spans every master, timed. */
+    async function spanningReadsOnceRefused(gatewayUrl: string): Promise<TimedAnswer[]> {
+      await eventually(
+        () => timedGet(gatewayUrl, SPANNING_READS[0]!),
+        (answer) => answer.status === 503,
+        4_000,
+      );
+      const answers: TimedAnswer[] = [];
+      for (const path of SPANNING_READS) answers.push(await timedGet(gatewayUrl, path));
+      answers.push(await timedPage(gatewayUrl, '/dashboard/agents'), await timedPage(gatewayUrl, '/dashboard'));
+      return answers;
+    }
+
+    /** A dashboard page, signed in; `text` keeps its HTML. */
+    async function timedPage(gatewayUrl: string, path: string): Promise<TimedAnswer & { text: string }> {
+      const startedAt = Date.now();
+      const page = await send(`${gatewayUrl}${path}`, { cookie: dashboard.cookie });
+      return { path, status: page.status, ms: Date.now() - startedAt, text: page.text };
+    }
 
     async function allCommandCounts(): Promise<Record<string, number>> {
       const counts: Record<string, number> = {};

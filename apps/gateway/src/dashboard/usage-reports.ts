@@ -1,9 +1,11 @@
 import { InvalidInputError } from '@tollgate/gateway-core/errors';
 import type { LabelledUsageReport, UsageReader, UsageSubset } from '../usage/usage-reader.js';
+import { unlessStoreUnavailable } from './store-reads.js';
 import type { UsageRangeChoice } from './usage-range.js';
 
 /**
- * The reports of a page's range, or why that range cannot be shown (a bad custom range: said on the page, not a 500).
+ * The reports of a page's range, or why that range cannot be shown (a bad custom range, or the store unavailable:
+ * said on the page, not an error page).
  */
 export type PageUsage =
   | { reports: LabelledUsageReport[]; problem?: undefined }
@@ -28,7 +30,10 @@ export async function pageUsage(
   only?: UsageSubset,
 ): Promise<PageUsage> {
   try {
-    return { reports: await reader.reports(range.params, groupings, only) };
+    const read = await unlessStoreUnavailable(reader.reports(range.params, groupings, only), 'Usage');
+    return read.problem === undefined
+      ? { reports: read.value }
+      : { reports: groupings.map(() => EMPTY_REPORT), ...read };
   } catch (error) {
     if (!(error instanceof InvalidInputError)) throw error;
     const reason = error.fields.map((field) => `${field.path} ${field.message}`).join('; ');

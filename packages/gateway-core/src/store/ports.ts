@@ -104,6 +104,10 @@ export interface AgentStore {
    */
   create(agent: AgentRecord): Promise<void>;
   get(agentId: string): Promise<AgentRecord | null>;
+  /**
+   * Every agent, or StoreUnavailableError: never a part of the list (on a
+   * Redis Cluster with a master away it is refused at once, see `AuditLog.query`).
+   */
   list(): Promise<AgentRecord[]>;
   /**
    * Applies the patch atomically; null when the agent does not exist.
@@ -248,7 +252,10 @@ export interface AuditLog {
   /**
    * Newest first. `nextCursor` is null on the last page. An adapter may stop
    * a filtered scan early (Redis reads at most `AUDIT_SCAN_LIMIT` records per
-   * query) and return a shorter page with a cursor to read on from.
+   * query) and return a shorter page with a cursor to read on from. A page
+   * is never missing the records of a part of the store: when a part cannot
+   * be read (a Redis Cluster master counted away) the query fails with
+   * StoreUnavailableError, at once.
    */
   query(query: AuditQuery): Promise<AuditPage>;
 }
@@ -266,7 +273,10 @@ export interface UsageStore {
    * per id, so a retry of a write that timed out but landed adds nothing.
    */
   add(cells: readonly UsageCell[], writeId?: string): Promise<void>;
-  /** One cell per identity and hour in the range, in no particular order; nothing of hours past retention. */
+  /**
+   * One cell per identity and hour in the range, in no particular order; nothing of hours past retention. All of
+   * them or StoreUnavailableError (as `AuditLog.query`): never totals missing a part of the store.
+   */
   read(range: UsageRange): Promise<UsageCell[]>;
 }
 

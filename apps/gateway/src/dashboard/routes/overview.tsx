@@ -10,6 +10,7 @@ import { OverviewPage } from '../views/overview.js';
 import type { UsageReader } from '../../usage/usage-reader.js';
 import { usageRangeOf } from '../usage-range.js';
 import { pageUsage } from '../usage-reports.js';
+import { unlessStoreUnavailable } from '../store-reads.js';
 import { UsageOverview } from '../views/usage-overview.js';
 
 export interface OverviewDeps {
@@ -29,13 +30,14 @@ export function overviewPages(deps: OverviewDeps): Hono<DashboardEnv> {
 }
 
 async function showOverview(deps: OverviewDeps, c: DashboardContext) {
+  // The page an operator opens in an incident: readiness is shown even when the reads that span the store are not.
   const [readiness, stats, list, usage] = await Promise.all([
     deps.readiness.report(),
-    lastHourStats(deps.auditLog),
-    deps.agents.list(),
+    unlessStoreUnavailable(lastHourStats(deps.auditLog), 'The last hour'),
+    unlessStoreUnavailable(deps.agents.list(), 'Agent labels'),
     usageSection(deps, c),
   ]);
-  const labels = new Map(list.map((agent) => [agent.agentId, agent.label]));
+  const labels = new Map((list.value ?? []).map((agent) => [agent.agentId, agent.label]));
   return c.html(
     <OverviewPage
       csrfToken={c.get('csrfToken')}

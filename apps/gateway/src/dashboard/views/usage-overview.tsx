@@ -13,7 +13,7 @@ export interface UsageOverviewProps {
   byTool: LabelledUsageReport;
   byDownstream: LabelledUsageReport;
   byOutcome: LabelledUsageReport;
-  /** Set when the range could not be read (a bad custom range): the reason, shown instead of the charts. */
+  /** Set when the range could not be read (a bad custom range, the store unavailable): why, instead of the charts. */
   problem?: string | undefined;
 }
 

@@ -1,7 +1,7 @@
 import { byCreation, definedFields, subjectKey, subjectTaken, withDefaults } from '../agent-records.js';
 import type { AgentPatch, AgentRecord, AgentStore, ExternalSubject } from '../ports.js';
 import { pairsToObject, type AgentReads } from './agent-reads.js';
-import { command, type RedisClient } from './connection.js';
+import { acrossMasters, command, type RedisClient } from './connection.js';
 import type { Keys } from './keys.js';
 import { LuaScript } from './scripts.js';
 
@@ -97,10 +97,9 @@ export class RedisAgentStore implements AgentStore {
 
   async list(): Promise<AgentRecord[]> {
     const shards = Array.from({ length: this.keys.shards }, (_, shard) => this.keys.agentIndex(shard));
-    const ids = (await command(this.client, () => Promise.all(shards.map((key) => this.client.sMembers(key))))).flat();
-    const records = await command(this.client, () =>
-      Promise.all(ids.map((id) => this.client.hGetAll(this.keys.agent(id)))),
-    );
+    const ids = (await acrossMasters(this.client, shards, (key) => this.client.sMembers(key))).flat();
+    const agentKeys = ids.map((id) => this.keys.agent(id));
+    const records = await acrossMasters(this.client, agentKeys, (key) => this.client.hGetAll(key));
     // An agent deleted between the two reads is simply left out.
     return records.flatMap((fields) => decode(fields) ?? []).sort(byCreation);
   }

@@ -9,7 +9,7 @@ import {
 } from '../audit-records.js';
 import type { AuditRetention } from '../options.js';
 import type { AuditLog } from '../ports.js';
-import { command, type RedisClient } from './connection.js';
+import { acrossMasters, command, type RedisClient } from './connection.js';
 import type { Keys } from './keys.js';
 import { LuaScript } from './scripts.js';
 import { keySlot } from './slots.js';
@@ -287,10 +287,16 @@ export class RedisAuditLog implements AuditLog {
     return mergedAuditPage(shards, this.keys.shards, query.before, limits, keep);
   }
 
-  /** Reads one stream newest first, from an (inclusive or exclusive) end. */
+  /**
+   * Reads one stream newest first, from an (inclusive or exclusive) end. One
+   * shard per read here; the view of everything reads every shard together,
+   * so one shard's master counted away refuses the whole page at once.
+   */
   #reader(key: string): ShardReader {
     return async (end, count) => {
-      const chunk = await command(this.client, () => this.client.xRevRange(key, end, '-', { COUNT: count }));
+      const [chunk] = await acrossMasters(this.client, [key], () =>
+        this.client.xRevRange(key, end, '-', { COUNT: count }),
+      );
       return (chunk ?? []).map(({ id, message }) => ({ id, record: JSON.parse(message.r as string) as AuditEntry }));
     };
   }

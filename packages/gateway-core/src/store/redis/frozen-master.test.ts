@@ -2,11 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newAgentId } from '../../agents/agent-id.js';
 import { StoreUnavailableError } from '../../errors.js';
+import { subjectKey } from '../agent-records.js';
+import { auditEntry as fixtureEntry } from '../../testing/audit-fixtures.js';
 import { eventually } from '../../testing/eventually.js';
 import { startRedisCluster, type RedisCluster } from '../../testing/redis-cluster.js';
 import { isRedisServerAvailable } from '../../testing/redis-server.js';
 import { PartialStoreOutage } from '../partial-outage.js';
-import type { GatewayStore } from '../ports.js';
+import type { AgentRecord, ExternalSubject, GatewayStore } from '../ports.js';
+import { dayOf, emptyLatency, hourStart } from '../usage-records.js';
 import { CLUSTER_SHARDS, createRedisStore } from './index.js';
 import { Keys } from './keys.js';
 import { keySlot } from './slots.js';
@@ -29,12 +32,13 @@ describe.runIf(isRedisServerAvailable())('one frozen master of a Redis Cluster',
   const keys = new Keys(PREFIX, CLUSTER_SHARDS);
   const masterOf = (key: string) =>
     cluster.nodes.findIndex((node) => keySlot(key) >= node.slots[0] && keySlot(key) <= node.slots[1]);
-  const agentOn = (master: number): string => {
+  const agentWith = (fits: (agentId: string) => boolean): string => {
     for (;;) {
       const agentId = newAgentId();
-      if (masterOf(keys.agent(agentId)) === master) return agentId;
+      if (fits(agentId)) return agentId;
     }
   };
+  const agentOn = (master: number): string => agentWith((agentId) => masterOf(keys.agent(agentId)) === master);
 
   beforeAll(async () => {
     // The node timeout outlasts the freeze: the cluster itself keeps serving the other masters' slots.
@@ -88,6 +92,98 @@ describe.runIf(isRedisServerAvailable())('one frozen master of a Redis Cluster',
     await store.ping();
   }, 30_000);
 
+  it('refuses a read that spans the masters (agent list, audit of everything, usage over time) before the command timeout, then at once; serves it again on the return', async () => {
+    const hour = hourStart(Date.now());
+    const frozenAgent = agentOn(2);
+    // Its usage day hash is on the frozen master too: the usage read touches it whichever master holds the day's index.
+    const usageOnFrozen = agentWith((agentId) => masterOf(keys.usageDay(agentId, dayOf(hour))) === 2);
+    const bystander = agentOn(0);
+    for (const agentId of [frozenAgent, usageOnFrozen, bystander]) await store.agents.create(agent(agentId));
+    await store.usage.add([usageCell(usageOnFrozen, hour)]);
+    await store.audit.append([fixtureEntry({ agentId: frozenAgent }), fixtureEntry({ agentId: bystander })]);
+    const spanning = {
+      'agent list': () => store.agents.list(),
+      'audit of everything': () => store.audit.query({ limit: 10 }),
+      'usage over time': () => store.usage.read({ from: hour - 48 * 3_600_000, to: hour + 3_600_000 }),
+    };
+    for (const read of Object.values(spanning)) await read();
+
+    cluster.pauseNode(2);
+    try {
+      // A readiness check in flight at the freeze: given up with the master's commands, not at the timeout.
+      const checking = refusal(() => store.ping());
+      // The first read of the freeze: its master is asked, and it is given up once counted away.
+      const first = await refusal(spanning['agent list']);
+      console.info(
+        `frozen master: first agent list refused after ${first.ms.toFixed(0)} ms (command timeout ${COMMAND_TIMEOUT_MS} ms)`,
+      );
+      expect(first.error).toBeInstanceOf(StoreUnavailableError);
+      expect(first.ms).toBeLessThan(COMMAND_TIMEOUT_MS);
+      const check = await checking;
+      console.info(`frozen master: readiness check in flight answered after ${check.ms.toFixed(0)} ms`);
+      expect(check.error).toBeInstanceOf(PartialStoreOutage);
+      expect(check.ms).toBeLessThan(COMMAND_TIMEOUT_MS);
+      // Known away now: every spanning read is refused before any server could answer.
+      for (const [name, read] of Object.entries(spanning)) {
+        let turned = false;
+        setImmediate(() => (turned = true));
+        const next = await refusal(read);
+        console.info(`frozen master: ${name} refused after ${next.ms.toFixed(1)} ms`);
+        expect(next.error, name).toBeInstanceOf(StoreUnavailableError);
+        expect(turned, name).toBe(false);
+      }
+      // One agent's usage on the healthy masters is still read.
+      expect(await store.usage.read({ from: hour, to: hour + 3_600_000, agentId: bystander })).toEqual([]);
+    } finally {
+      cluster.resumeNode(2);
+    }
+    await eventually(async () => {
+      const listed = (await spanning['agent list']()).map((record) => record.agentId);
+      expect(listed).toEqual(expect.arrayContaining([frozenAgent, usageOnFrozen, bystander]));
+    }, 10_000);
+    expect((await spanning['audit of everything']()).records.map((record) => record.agentId)).toEqual(
+      expect.arrayContaining([frozenAgent, bystander]),
+    );
+    expect(await spanning['usage over time']()).toEqual(
+      expect.arrayContaining([expect.objectContaining({ agentId: usageOnFrozen, calls: 1 })]),
+    );
+  }, 30_000);
+
+  it('refuses at once a token identity whose key is on a master counted away, whichever master holds its agent', async () => {
+    const identityOn = (master: number): ExternalSubject => {
+      for (;;) {
+        const subject = { issuer: 'https://issuer.example', subject: randomUUID() };
+        if (masterOf(keys.externalSubject(subjectKey(subject))) === master) return subject;
+      }
+    };
+    const away = identityOn(1);
+    const healthy = identityOn(2);
+    const agentId = agentOn(0);
+    await store.agents.create({ ...agent(agentId), externalSubjects: [away, healthy] });
+    expect(await store.agents.findByExternalSubject(away)).toBe(agentId);
+
+    cluster.pauseNode(1);
+    try {
+      // Counted away by the first command that waits on it (here the identity read itself).
+      const first = await refusal(() => store.agents.findByExternalSubject(away));
+      expect(first.error).toBeInstanceOf(StoreUnavailableError);
+      expect(first.ms).toBeLessThan(COMMAND_TIMEOUT_MS);
+      let turned = false;
+      setImmediate(() => (turned = true));
+      const next = await refusal(() => store.agents.findByExternalSubject(away));
+      console.info(
+        `frozen master: identity key refused after ${first.ms.toFixed(0)} ms, then ${next.ms.toFixed(1)} ms`,
+      );
+      expect(next.error).toBeInstanceOf(StoreUnavailableError);
+      expect(turned).toBe(false);
+      // The same agent's other identity, its key and the agent on healthy masters, is served.
+      expect(await store.agents.findByExternalSubject(healthy)).toBe(agentId);
+    } finally {
+      cluster.resumeNode(1);
+    }
+    await eventually(async () => expect(await store.agents.findByExternalSubject(away)).toBe(agentId), 10_000);
+  }, 30_000);
+
   it('keeps a session beside its agent: a new session id carries the agent’s slot', async () => {
     for (const master of [0, 1, 2]) {
       const agentId = agentOn(master);
@@ -109,3 +205,33 @@ describe.runIf(isRedisServerAvailable())('one frozen master of a Redis Cluster',
     }
   });
 });
+
+function agent(agentId: string): AgentRecord {
+  return {
+    agentId,
+    label: 'frozen-master test',
+    dailyTokenBudget: 1_000,
+    isActive: true,
+    allowedTools: null,
+    scopes: [],
+    externalSubjects: [],
+    rateLimit: null,
+    createdAt: noon.toISOString(),
+    updatedAt: noon.toISOString(),
+  };
+}
+
+function usageCell(agentId: string, hour: number) {
+  return {
+    hour,
+    agentId,
+    tool: 'get_item',
+    downstream: 'shop',
+    outcome: 'ok',
+    calls: 1,
+    tokens: 10,
+    cacheHits: 0,
+    latencyMsSum: 5,
+    latency: emptyLatency(),
+  };
+}

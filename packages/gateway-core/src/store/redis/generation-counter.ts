@@ -1,5 +1,5 @@
 import type { GenerationCounter } from '../ports.js';
-import { command, type RedisClient } from './connection.js';
+import { acrossMasters, command, type RedisClient } from './connection.js';
 
 /** A counter in one Redis key, shared by every instance. */
 export class RedisGenerationCounter implements GenerationCounter {
@@ -9,12 +9,12 @@ export class RedisGenerationCounter implements GenerationCounter {
   ) {}
 
   async generation(): Promise<number> {
-    const value = await command(this.client, () => this.client.get(this.key));
+    const value = await command(this.client, () => this.client.get(this.key), this.key);
     return value === null ? 0 : Number(value);
   }
 
   async bump(): Promise<number> {
-    return command(this.client, () => this.client.incr(this.key));
+    return command(this.client, () => this.client.incr(this.key), this.key);
   }
 }
 
@@ -36,14 +36,14 @@ export class ShardedGenerationCounter implements GenerationCounter {
   ) {}
 
   async generation(): Promise<number> {
-    const values = await command(this.client, () => Promise.all(this.keys.map((key) => this.client.get(key))));
+    const values = await acrossMasters(this.client, this.keys, (key) => this.client.get(key));
     return values.reduce((sum, value) => sum + (value === null ? 0 : Number(value)), 0);
   }
 
   async bump(): Promise<number> {
     const bumped = Math.floor(Math.random() * this.keys.length);
-    const values = await command(this.client, () =>
-      Promise.all(this.keys.map((key, shard) => (shard === bumped ? this.client.incr(key) : this.client.get(key)))),
+    const values = await acrossMasters<number | string | null>(this.client, this.keys, (key, shard) =>
+      shard === bumped ? this.client.incr(key) : this.client.get(key),
     );
     return values.reduce<number>((sum, value) => sum + (value === null ? 0 : Number(value)), 0);
   }

@@ -1,6 +1,6 @@
 import type { UsageStore } from '../ports.js';
 import { DAY_MS, dayOf, dayStart, emptyLatency, HOUR_MS, type UsageCell, type UsageRange } from '../usage-records.js';
-import { command, type RedisClient } from './connection.js';
+import { acrossMasters, command, type RedisClient } from './connection.js';
 import { WRITTEN_MARKER_MS } from './audit.js';
 import type { Keys } from './keys.js';
 import { LuaScript } from './scripts.js';
@@ -60,18 +60,19 @@ export class RedisUsageStore implements UsageStore {
 
   async read(range: UsageRange): Promise<UsageCell[]> {
     const days = daysOf(range);
-    const agentsByDay = await command(this.client, () =>
-      Promise.all(
-        days.map((day) =>
-          range.agentId !== undefined
-            ? Promise.resolve([range.agentId])
-            : this.client.sMembers(this.keys.usageAgents(day)),
-        ),
-      ),
-    );
+    const agentsByDay =
+      range.agentId !== undefined
+        ? days.map(() => [range.agentId!])
+        : await acrossMasters(
+            this.client,
+            days.map((day) => this.keys.usageAgents(day)),
+            (key) => this.client.sMembers(key),
+          );
     const reads = days.flatMap((day, i) => agentsByDay[i]!.map((agentId) => ({ day, agentId })));
-    const hashes = await command(this.client, () =>
-      Promise.all(reads.map(({ day, agentId }) => this.client.hGetAll(this.keys.usageDay(agentId, day)))),
+    const hashes = await acrossMasters(
+      this.client,
+      reads.map(({ day, agentId }) => this.keys.usageDay(agentId, day)),
+      (key) => this.client.hGetAll(key),
     );
     return reads.flatMap(({ day, agentId }, i) =>
       cellsOf(agentId, Date.parse(`${day}T00:00:00.000Z`), hashes[i]!).filter(
