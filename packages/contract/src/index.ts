@@ -25,4 +25,5 @@ export {
   MAX_ASSERTION_LIFETIME_SECONDS,
 } from './assertion.js';
 export type { AssertionAlgorithm } from './assertion.js';
-export { HTTP_TOKEN, PARAM_HEADER_MARK, PARAM_HEADER_TYPES } from './param-headers.js';
+export { PARAM_HEADER_MARK, paramHeaderProblem } from './param-headers.js';
+export type { ParamHeaderType } from './param-headers.js';

@@ -31,14 +31,14 @@ describe('markParamHeaders (MCP 2026-07-28 x-mcp-header rules)', () => {
   });
 
   it.each([
-    ['an empty name', { region: '' }, /must not be empty/],
+    ['an empty name', { region: '' }, /must be a non-empty string/],
     ['a space', { region: 'My Region' }, /HTTP token/],
     ['a colon', { region: 'Region:1' }, /HTTP token/],
     ['CR LF', { region: 'Region\r\nX-Evil' }, /HTTP token/],
     ['a non-ASCII letter', { region: 'Régión' }, /HTTP token/],
     ['two names equal but for case', { region: 'Region', limit: 'REGION' }, /case-insensitive/],
     ['an unknown input', { zone: 'Zone' }, /no input "zone"/],
-    ['a number', { ratio: 'Ratio' }, /number input/],
+    ['a number', { ratio: 'Ratio' }, /number parameter/],
     ['a nullable string', { note: 'Note' }, /only a string, integer or boolean/],
     ['an array', { tags: 'Tags' }, /only a string, integer or boolean/],
   ])('refuses %s', (_label, headers, problem) => {
@@ -84,7 +84,7 @@ describe('withAgentTool: confirm and paramHeaders in GET /gw/schema', () => {
     expect(res.status).toBe(500);
     const body = (await res.json()) as { error: string; message: string };
     expect(body.error).toBe('agent_tool_misconfigured');
-    expect(body.message).toMatch(/run_query.*paramHeaders\.query: header "REGION" is also given to region/);
+    expect(body.message).toMatch(/run_query.*paramHeaders\.query: "REGION" is also the mark of region/);
   });
 
   it('refuses a paramHeaders that is not an object of names, and a confirm that is not a boolean, at registration', () => {

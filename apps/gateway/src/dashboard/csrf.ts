@@ -1,4 +1,5 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
+import { sameSecret } from '@tollgate/gateway-core/internal';
 
 /**
  * Two CSRF defences stand behind every dashboard change, besides the
@@ -31,7 +32,5 @@ export function randomCsrfValue(): string {
 /** Constant-time comparison of a submitted token with the expected one; a missing token never matches. */
 export function csrfTokenMatches(submitted: unknown, expected: string | undefined): boolean {
   if (typeof submitted !== 'string' || expected === undefined || expected === '') return false;
-  const a = Buffer.from(submitted);
-  const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
+  return sameSecret(submitted, expected);
 }

@@ -1,7 +1,7 @@
 import { getConnInfo } from '@hono/node-server/conninfo';
 import type { SignInThrottle } from '@tollgate/gateway-core';
 import { TooManyAttemptsError } from '@tollgate/gateway-core/errors';
-import { apiKeyMatches } from '@tollgate/gateway-core/internal';
+import { sameSecret } from '@tollgate/gateway-core/internal';
 import type { Context } from 'hono';
 
 /** What the admin sign-in tells the log: refusals and wrong keys, by address; never the key. */
@@ -38,7 +38,7 @@ export class AdminSignIn {
       }
       throw error;
     }
-    if (typeof presented === 'string' && apiKeyMatches(presented, configured)) {
+    if (typeof presented === 'string' && sameSecret(presented, configured)) {
       await this.throttle.succeeded(address);
       return true;
     }

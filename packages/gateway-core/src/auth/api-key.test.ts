@@ -1,22 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
-import { apiKeyMatches, apiKeyWeakness } from './api-key.js';
-
-describe('apiKeyMatches', () => {
-  const key = 'a3f1'.repeat(16);
-
-  it('accepts the configured key only', () => {
-    expect(apiKeyMatches(key, key)).toBe(true);
-    expect(apiKeyMatches(`${key.slice(0, -1)}0`, key)).toBe(false);
-  });
-
-  it('compares keys of any length without throwing', () => {
-    expect(apiKeyMatches('', key)).toBe(false);
-    expect(apiKeyMatches(key.slice(0, 10), key)).toBe(false);
-    expect(apiKeyMatches(key + key, key)).toBe(false);
-    expect(apiKeyMatches('ключ', 'ключ')).toBe(true);
-  });
-});
+import { apiKeyWeakness } from './api-key.js';
 
 // Issue 25, finding 9: a length floor alone let 32 spaces or one character 32 times through.
 describe('apiKeyWeakness', () => {

@@ -32,7 +32,7 @@ import {
 import { isAtLeast, protocolVersionForRequest, type ProtocolVersion } from '../protocol/protocol-version.js';
 import { buildToolErrorResult, type ToolCallResult } from '../protocol/tool-result.js';
 import { eraOf, type Era } from '../protocol/envelope.js';
-import { checkParamHeaders, paramHeadersOf, type ParamHeader } from '../protocol/param-headers.js';
+import { checkParamHeaders, paramHeaderMarks, type ParamHeader } from '../protocol/param-headers.js';
 import type { AgentRecord, ExternalSubject, SessionRecord, SessionStore, StreamStore } from '../store/ports.js';
 import { toolsForAgent } from '../tools/access.js';
 import type { RegisteredTool } from '../tools/registry.js';
@@ -763,7 +763,7 @@ const PARAM_HEADERS = new WeakMap<RegisteredTool, readonly ParamHeader[]>();
 
 function paramHeadersFor(tool: RegisteredTool): readonly ParamHeader[] {
   let marks = PARAM_HEADERS.get(tool);
-  if (marks === undefined) PARAM_HEADERS.set(tool, (marks = paramHeadersOf(tool.inputSchema)));
+  if (marks === undefined) PARAM_HEADERS.set(tool, (marks = paramHeaderMarks(tool.inputSchema).headers));
   return marks;
 }
 

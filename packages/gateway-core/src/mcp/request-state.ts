@@ -1,4 +1,5 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
+import { sameSecret } from '../crypto/same-secret.js';
 import { sha256Hex } from '../crypto/sha256.js';
 import { InvalidRequestStateError } from '../errors.js';
 import { canonicalJson } from '../util/canonical-json.js';
@@ -81,7 +82,7 @@ export class RequestStates {
     if (payload.t !== call.tool)
       throw new InvalidRequestStateError(`requestState was issued for another tool than ${call.tool}`);
     // Compared in constant time like the signature: the digest is keyed, but nothing is learnt from timing either way.
-    if (!sameText(payload.h, this.#digest(call.args)))
+    if (!sameSecret(payload.h, this.#digest(call.args)))
       throw new InvalidRequestStateError(
         'requestState was issued for other arguments: the arguments confirmed must be sent unchanged',
       );
@@ -94,7 +95,8 @@ export class RequestStates {
     if (typeof state !== 'string' || state.length > MAX_STATE_CHARS) throw forged();
     const cut = state.lastIndexOf('.');
     const body = state.slice(0, cut);
-    if (cut < 0 || !body.startsWith(`${VERSION}.`) || !sameText(state.slice(cut + 1), this.#sign(body))) throw forged();
+    if (cut < 0 || !body.startsWith(`${VERSION}.`) || !sameSecret(state.slice(cut + 1), this.#sign(body)))
+      throw forged();
     const payload = parsePayload(body.slice(VERSION.length + 1));
     if (payload === null) throw forged();
     return payload;
@@ -125,10 +127,4 @@ function parsePayload(encoded: string): Payload | null {
   } catch {
     return null;
   }
-}
-
-function sameText(a: string, b: string): boolean {
-  const left = Buffer.from(a);
-  const right = Buffer.from(b);
-  return left.length === right.length && timingSafeEqual(left, right);
 }

@@ -1,4 +1,5 @@
-import { hash, timingSafeEqual } from 'node:crypto';
+import { hash } from 'node:crypto';
+import { sameSecret } from '../crypto/same-secret.js';
 import type { JsonRpcId } from '../protocol/jsonrpc.js';
 import { RandomPool } from '../util/random-pool.js';
 
@@ -61,7 +62,7 @@ export class StreamIds {
     if (!match) return false;
     // Compared as text: base64url has several spellings of the same bytes, and each would be another store key.
     const expected = this.#tag(sessionId, match[1]!, match[3]!);
-    return timingSafeEqual(Buffer.from(match[2]!), Buffer.from(expected));
+    return sameSecret(match[2]!, expected);
   }
 
   #tag(sessionId: string, nonce: string, request: string): string {

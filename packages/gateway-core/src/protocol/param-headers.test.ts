@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkParamHeaders, paramHeadersOf } from './param-headers.js';
+import { checkParamHeaders, paramHeaderMarks } from './param-headers.js';
 
 const SCHEMA = {
   type: 'object',
@@ -15,13 +15,22 @@ const SCHEMA = {
 };
 
 describe('x-mcp-header parameters (MCP 2026-07-28)', () => {
-  const marks = paramHeadersOf(SCHEMA);
+  const { headers: marks, problems } = paramHeaderMarks(SCHEMA);
 
   it('finds the marks reachable through properties, leaving out those the revision forbids', () => {
     expect(marks).toEqual([
       { path: ['region'], header: 'mcp-param-region', type: 'string' },
       { path: ['limit'], header: 'mcp-param-limit', type: 'integer' },
       { path: ['target', 'dryRun'], header: 'mcp-param-dry-run', type: 'boolean' },
+    ]);
+  });
+
+  it('gives each mark it leaves out as a problem, from the same pass', () => {
+    expect(problems.map(({ path, message }) => [path.join('.'), message])).toEqual([
+      ['properties.ratio.x-mcp-header', expect.stringMatching(/^a number parameter/)],
+      ['properties.dup.x-mcp-header', '"region" is also the mark of properties.region (marks are case-insensitive)'],
+      ['properties.bad.x-mcp-header', expect.stringMatching(/^"has space" is not an HTTP token/)],
+      ['properties.list.items.x-mcp-header', expect.stringMatching(/properties alone/)],
     ]);
   });
 

@@ -1,4 +1,4 @@
-import { HTTP_TOKEN as TOKEN, PARAM_HEADER_MARK as MARK, PARAM_HEADER_TYPES } from '@tollgate/contract';
+import { PARAM_HEADER_MARK as MARK, type ParamHeaderType, paramHeaderProblem } from '@tollgate/contract';
 import { HeaderMismatchError } from '../errors.js';
 import { decodedHeader, type RequestHeaderRecord } from './envelope.js';
 
@@ -8,43 +8,8 @@ export interface ParamHeader {
   path: readonly string[];
   /** `Mcp-Param-<name>`, lower-case, as Node keeps request headers. */
   header: string;
-  type: 'string' | 'integer' | 'boolean';
+  type: ParamHeaderType;
 }
-
-/**
- * The `x-mcp-header` marks of an input schema, reachable through
- * `properties` only, as MCP 2026-07-28 allows them. Marks it does not allow
- * (a name that is not a token, a duplicate, a non-primitive type) are left
- * out, so a bad mark never makes the gateway demand a header a conforming
- * client would not send.
- */
-export function paramHeadersOf(schema: unknown): ParamHeader[] {
-  const found: ParamHeader[] = [];
-  const seen = new Set<string>();
-  const walk = (node: unknown, path: string[]) => {
-    const properties = (node as { properties?: unknown } | null)?.properties;
-    if (typeof properties !== 'object' || properties === null) return;
-    for (const [key, child] of Object.entries(properties as Record<string, unknown>)) {
-      if (typeof child !== 'object' || child === null) continue;
-      const mark = (child as Record<string, unknown>)[MARK];
-      const type = (child as { type?: unknown }).type;
-      if (
-        typeof mark === 'string' &&
-        TOKEN.test(mark) &&
-        !seen.has(mark.toLowerCase()) &&
-        (type === 'string' || type === 'integer' || type === 'boolean')
-      ) {
-        seen.add(mark.toLowerCase());
-        found.push({ path: [...path, key], header: `mcp-param-${mark.toLowerCase()}`, type });
-      }
-      walk(child, [...path, key]);
-    }
-  };
-  walk(schema, []);
-  return found;
-}
-
-const PRIMITIVE_TYPES: ReadonlySet<unknown> = new Set(PARAM_HEADER_TYPES);
 
 /** One `x-mcp-header` mark that MCP 2026-07-28 does not allow: where it is (keys from the schema root), and why. */
 export interface ParamHeaderProblem {
@@ -52,70 +17,79 @@ export interface ParamHeaderProblem {
   message: string;
 }
 
+/** The `x-mcp-header` marks of an input schema, each either a header the revision allows or a problem. */
+export interface ParamHeaderMarks {
+  /** The marks allowed, in schema order: the headers a call must mirror. */
+  headers: ParamHeader[];
+  /** The marks refused: a client drops a tool that has any, so the gateway refuses to load it. */
+  problems: ParamHeaderProblem[];
+}
+
+const UNREACHABLE =
+  'is only allowed on a property reached from the root through properties alone (not items, ' +
+  'oneOf/anyOf/allOf/not, if/then/else, $ref or $defs)';
+
 /**
- * Every mark of an input schema that breaks the revision's rules: not a
- * string, empty or not an HTTP token, equal to another but for case, on a
- * parameter that is not a single string, integer or boolean, or anywhere but
- * at the end of a chain of `properties` (inside `items`, `oneOf`, `$defs`…).
- * A client must drop such a tool, so the gateway refuses to load it.
+ * Every mark of an input schema, read in one pass that is the only judge of
+ * them: a mark is allowed when it sits at the end of a chain of `properties`
+ * (not inside `items`, `oneOf`, `$defs`…) and passes the contract's rule
+ * (`paramHeaderProblem`: a token, no twin, a string, integer or boolean
+ * parameter). The tool's loading reads the problems; its calls read the
+ * headers, so a refused mark never makes the gateway demand a header a
+ * conforming client would not send.
  */
-export function paramHeaderProblems(schema: unknown): ParamHeaderProblem[] {
-  const problems: ParamHeaderProblem[] = [];
-  const reachable = new Set<object>();
-  const collect = (node: unknown) => {
-    const properties = (node as { properties?: unknown } | null)?.properties;
-    if (typeof properties !== 'object' || properties === null) return;
-    for (const child of Object.values(properties)) {
-      if (typeof child !== 'object' || child === null || reachable.has(child)) continue;
-      reachable.add(child);
-      collect(child);
-    }
-  };
-  collect(schema);
-  const seen = new Map<string, string>();
+export function paramHeaderMarks(schema: unknown): ParamHeaderMarks {
+  const marks: ParamHeaderMarks = { headers: [], problems: [] };
+  const reachable = propertyPaths(schema);
+  const taken = new Map<string, string>();
   const visit = (node: unknown, path: string[], depth: number) => {
     // Deeper than any schema host-kit or an importer emits: the
     // walk stops rather than recursing without end on a cycle.
     if (typeof node !== 'object' || node === null || depth > 64) return;
     if (!Array.isArray(node) && Object.hasOwn(node, MARK)) {
-      const message = markProblem(node as Record<string, unknown>, reachable.has(node), seen, path.join('.'));
-      if (message !== null) problems.push({ path: [...path, MARK], message });
+      const keys = reachable.get(node);
+      if (keys === undefined) marks.problems.push({ path: [...path, MARK], message: UNREACHABLE });
+      else judge(node as Record<string, unknown>, path, keys, taken, marks);
     }
     for (const [key, child] of Object.entries(node)) visit(child, [...path, key], depth + 1);
   };
   visit(schema, [], 0);
-  return problems;
+  return marks;
 }
 
-function markProblem(
+/** A mark on a property reached through `properties`: a header the contract's rule allows, or its problem. */
+function judge(
   node: Record<string, unknown>,
-  reachable: boolean,
-  seen: Map<string, string>,
-  where: string,
-): string | null {
-  const mark = node[MARK];
-  if (!reachable)
-    return (
-      'is only allowed on a property reached from the root through properties alone (not items, ' +
-      'oneOf/anyOf/allOf/not, if/then/else, $ref or $defs)'
-    );
-  if (typeof mark !== 'string' || mark === '') return 'must be a non-empty string';
-  if (!TOKEN.test(mark))
-    return (
-      `${JSON.stringify(mark)} is not an HTTP token (RFC 9110 field-name characters, no spaces or control ` +
-      `characters)`
-    );
-  const twin = seen.get(mark.toLowerCase());
-  if (twin !== undefined) return `${JSON.stringify(mark)} is also the mark of ${twin} (marks are case-insensitive)`;
-  seen.set(mark.toLowerCase(), where);
-  if (node.type === 'number')
-    return 'a number parameter cannot be mirrored into a header (only string, integer or boolean)';
-  if (!PRIMITIVE_TYPES.has(node.type))
-    return (
-      `only a string, integer or boolean parameter can be mirrored into a header, not ` +
-      `${JSON.stringify(node.type ?? null)}`
-    );
-  return null;
+  path: readonly string[],
+  keys: readonly string[],
+  taken: Map<string, string>,
+  marks: ParamHeaderMarks,
+): void {
+  const { [MARK]: mark, type } = node;
+  const message = paramHeaderProblem(mark, type, path.join('.'), taken);
+  if (message !== null) marks.problems.push({ path: [...path, MARK], message });
+  else
+    marks.headers.push({
+      path: keys,
+      header: `mcp-param-${String(mark).toLowerCase()}`,
+      type: type as ParamHeaderType,
+    });
+}
+
+/** Each node reached from the root through `properties` alone, with its chain of property keys. */
+function propertyPaths(schema: unknown): Map<object, readonly string[]> {
+  const reachable = new Map<object, readonly string[]>();
+  const collect = (node: unknown, keys: readonly string[]) => {
+    const properties = (node as { properties?: unknown } | null)?.properties;
+    if (typeof properties !== 'object' || properties === null) return;
+    for (const [key, child] of Object.entries(properties)) {
+      if (typeof child !== 'object' || child === null || reachable.has(child)) continue;
+      reachable.set(child, [...keys, key]);
+      collect(child, [...keys, key]);
+    }
+  };
+  collect(schema, []);
+  return reachable;
 }
 
 /**

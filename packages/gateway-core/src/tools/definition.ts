@@ -10,7 +10,7 @@ import {
   type ParameterSource,
 } from '@tollgate/contract';
 import { z } from 'zod';
-import { paramHeaderProblems } from '../protocol/param-headers.js';
+import { paramHeaderMarks } from '../protocol/param-headers.js';
 import { resolvePointer } from '../util/json-pointer.js';
 
 /**
@@ -201,7 +201,8 @@ function checkInputsAgree(tool: z.output<typeof ToolDefinitionObject>, context: 
     if (tool.parameterSources[name] !== 'query') issue(['querySerialization', name], `"${name}" is not a query input`);
   }
   // MCP 2026-07-28: a client drops a tool with a mark the revision forbids, so the gateway does not serve it either.
-  for (const problem of paramHeaderProblems(tool.inputSchema)) issue(['inputSchema', ...problem.path], problem.message);
+  for (const problem of paramHeaderMarks(tool.inputSchema).problems)
+    issue(['inputSchema', ...problem.path], problem.message);
   checkBodyNames(tool, issue);
   for (const [name, source] of Object.entries(tool.parameterSources)) {
     const property = tool.inputSchema.properties[name];
