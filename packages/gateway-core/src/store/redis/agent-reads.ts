@@ -59,21 +59,17 @@ export class AgentReads {
     this.#pending = new Map();
     for (const [agentId, reads] of pending) {
       if (reads.record.length > 0 && reads.generation.length > 0) this.#both(agentId, reads);
-      else if (reads.record.length > 0)
-        settle(
-          reads.record,
-          this.#read(this.keys.agent(agentId), (key) => this.client.hGetAll(key)),
-        );
-      else
-        settle(
-          reads.generation,
-          this.#read(this.keys.generation(agentId), (key) => this.client.get(key)),
-        );
+      else if (reads.record.length > 0) settle(reads.record, this.#record(this.keys.agent(agentId)));
+      else settle(reads.generation, this.#generation(this.keys.generation(agentId)));
     }
   }
 
-  #read<T>(key: string, read: (key: string) => Promise<T>): Promise<T> {
-    return command(this.client, () => read(key), key);
+  #record(key: string): Promise<Record<string, string>> {
+    return command(this.client, () => this.client.hGetAll(key), key);
+  }
+
+  #generation(key: string): Promise<string | null> {
+    return command(this.client, () => this.client.get(key), key);
   }
 
   #both(agentId: string, reads: PendingReads): void {

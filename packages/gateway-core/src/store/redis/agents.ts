@@ -1,7 +1,8 @@
 import { byCreation, definedFields, subjectKey, subjectTaken, withDefaults } from '../agent-records.js';
 import type { AgentPatch, AgentRecord, AgentStore, ExternalSubject } from '../ports.js';
 import { pairsToObject, type AgentReads } from './agent-reads.js';
-import { acrossMasters, command, type RedisClient } from './connection.js';
+import { StoreUnavailableError } from '../../errors.js';
+import { acrossMasters, command, refuseWhileAway, type RedisClient } from './connection.js';
 import type { Keys } from './keys.js';
 import { LuaScript } from './scripts.js';
 
@@ -77,13 +78,19 @@ export class RedisAgentStore implements AgentStore {
 
   async create(agent: AgentRecord): Promise<void> {
     const record = withDefaults(agent);
+    const key = this.keys.agent(agent.agentId);
+    const index = this.#indexOf(agent.agentId);
+    refuseWhileAway(this.client, [key, index, ...this.#identityKeys(record.externalSubjects)]);
     await this.#claim(record.agentId, record.externalSubjects);
     // Listed before it is written: a writer dying in between
     // leaves an id the listing skips, never an agent it cannot see.
-    await command(this.client, () => this.client.sAdd(this.#indexOf(agent.agentId), agent.agentId));
-    const created = await command(this.client, () =>
-      CREATE.run(this.client, [this.keys.agent(agent.agentId)], encode(record)),
-    );
+    await command(this.client, () => this.client.sAdd(index, agent.agentId), index).catch(async (error: unknown) => {
+      // Nothing of the agent written: its claims go now rather than lapse (meanwhile refusing the identities).
+      if (error instanceof StoreUnavailableError)
+        await this.#release(record.agentId, record.externalSubjects).catch(() => undefined);
+      throw error;
+    });
+    const created = await command(this.client, () => CREATE.run(this.client, [key], encode(record)), key);
     if (created !== 1) {
       await this.#release(record.agentId, record.externalSubjects);
       throw new Error(`agent ${agent.agentId} already exists`);
@@ -109,9 +116,13 @@ export class RedisAgentStore implements AgentStore {
     const subjects = defined.externalSubjects;
     const before = subjects === undefined ? [] : await this.#subjectsOf(agentId);
     const added = subjects === undefined ? [] : without(subjects, before);
+    const key = this.keys.agent(agentId);
+    refuseWhileAway(this.client, [key, ...this.#identityKeys(subjects === undefined ? [] : [...before, ...added])]);
     await this.#claim(agentId, added);
-    const reply = await command(this.client, () =>
-      UPDATE.run(this.client, [this.keys.agent(agentId)], encode({ ...defined, updatedAt })),
+    const reply = await command(
+      this.client,
+      () => UPDATE.run(this.client, [key], encode({ ...defined, updatedAt })),
+      key,
     );
     if (!Array.isArray(reply)) {
       await this.#release(agentId, added);
@@ -123,8 +134,13 @@ export class RedisAgentStore implements AgentStore {
   }
 
   async delete(agentId: string): Promise<boolean> {
-    const subjects = await command(this.client, () => DELETE.run(this.client, [this.keys.agent(agentId)], []));
-    await command(this.client, () => this.client.sRem(this.#indexOf(agentId), agentId));
+    const key = this.keys.agent(agentId);
+    const index = this.#indexOf(agentId);
+    // Refused whole while a master of its record, index or identities is away, before anything is removed.
+    refuseWhileAway(this.client, [key, index]);
+    refuseWhileAway(this.client, this.#identityKeys(await this.#subjectsOf(agentId)));
+    const subjects = await command(this.client, () => DELETE.run(this.client, [key], []), key);
+    await command(this.client, () => this.client.sRem(index, agentId), index);
     if (typeof subjects !== 'string') return false;
     await this.#release(agentId, JSON.parse(subjects) as ExternalSubject[]);
     return true;
@@ -138,6 +154,10 @@ export class RedisAgentStore implements AgentStore {
 
   #indexOf(agentId: string): string {
     return this.keys.agentIndex(this.keys.shardOf(agentId));
+  }
+
+  #identityKeys(subjects: readonly ExternalSubject[]): string[] {
+    return subjects.map((subject) => this.keys.externalSubject(subjectKey(subject)));
   }
 
   async #subjectsOf(agentId: string): Promise<ExternalSubject[]> {
@@ -169,8 +189,10 @@ export class RedisAgentStore implements AgentStore {
   async #claimOne(agentId: string, subject: ExternalSubject): Promise<string | null> {
     const key = this.keys.externalSubject(subjectKey(subject));
     const claim = (staleOwner: string) =>
-      command(this.client, () =>
-        CLAIM.run(this.client, [key], [agentId, staleOwner, PENDING_CLAIM_MS]),
+      command(
+        this.client,
+        () => CLAIM.run(this.client, [key], [agentId, staleOwner, PENDING_CLAIM_MS]),
+        key,
       ) as Promise<ClaimReply>;
     const taken = await claim('');
     if (taken === null) return null;
@@ -183,8 +205,8 @@ export class RedisAgentStore implements AgentStore {
 
   /** The record names these identities now: their claims no longer lapse. */
   async #keep(agentId: string, subjects: readonly ExternalSubject[]): Promise<void> {
-    const keys = subjects.map((subject) => this.keys.externalSubject(subjectKey(subject)));
-    await command(this.client, () => Promise.all(keys.map((key) => KEEP.run(this.client, [key], [agentId]))));
+    const keys = this.#identityKeys(subjects);
+    await command(this.client, () => Promise.all(keys.map((key) => KEEP.run(this.client, [key], [agentId]))), keys);
   }
 
   /**
@@ -196,8 +218,8 @@ export class RedisAgentStore implements AgentStore {
   }
 
   async #release(agentId: string, subjects: readonly ExternalSubject[]): Promise<void> {
-    const keys = subjects.map((subject) => this.keys.externalSubject(subjectKey(subject)));
-    await command(this.client, () => Promise.all(keys.map((key) => RELEASE.run(this.client, [key], [agentId]))));
+    const keys = this.#identityKeys(subjects);
+    await command(this.client, () => Promise.all(keys.map((key) => RELEASE.run(this.client, [key], [agentId]))), keys);
   }
 }
 

@@ -17,19 +17,24 @@ export class RedisAttemptCounter implements AttemptCounter {
   ) {}
 
   async recordFailure(subject: string, now: number, ttlMs: number): Promise<AttemptRecord> {
-    const failures = await command(this.client, () =>
-      RECORD_FAILURE.run(this.client, [this.keyOf(subject)], [now, Math.max(1, Math.ceil(ttlMs))]),
+    const key = this.keyOf(subject);
+    const failures = await command(
+      this.client,
+      () => RECORD_FAILURE.run(this.client, [key], [now, Math.max(1, Math.ceil(ttlMs))]),
+      key,
     );
     return { failures: Number(failures), lastFailureAt: now };
   }
 
   async read(subject: string): Promise<AttemptRecord | null> {
-    const [failures, last] = await command(this.client, () => this.client.hmGet(this.keyOf(subject), ['n', 'last']));
+    const key = this.keyOf(subject);
+    const [failures, last] = await command(this.client, () => this.client.hmGet(key, ['n', 'last']), key);
     if (failures == null || last == null) return null;
     return { failures: Number(failures), lastFailureAt: Number(last) };
   }
 
   async clear(subject: string): Promise<void> {
-    await command(this.client, () => this.client.del(this.keyOf(subject)));
+    const key = this.keyOf(subject);
+    await command(this.client, () => this.client.del(key), key);
   }
 }

@@ -188,7 +188,8 @@ export class RedisAuditLog implements AuditLog {
     batch.args[UPKEEP_ARG] = maintain;
     batch.marker ||= this.keys.auditWritten(batch.keys[0]!, batch.writeId);
     try {
-      await command(this.client, () => APPEND.run(this.client, [...batch.keys, batch.marker], batch.args), batch.keys);
+      const keys = [...batch.keys, batch.marker];
+      await command(this.client, () => APPEND.run(this.client, keys, batch.args), keys);
     } catch (error) {
       // Not kept up after all: the retry does it.
       for (let k = 0; k < batch.keys.length; k++) if (maintain[k] === '1') this.#maintainedAt.delete(batch.keys[k]!);

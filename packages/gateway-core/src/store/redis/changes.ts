@@ -1,5 +1,5 @@
 import type { ChangeFeed, ToolListChange } from '../ports.js';
-import type { RedisConnection } from './connection.js';
+import { publish, type RedisConnection } from './connection.js';
 
 /**
  * Redis pub/sub on one channel. A subscribed connection can send nothing
@@ -27,7 +27,7 @@ export class RedisChangeFeed implements ChangeFeed {
   }
 
   async publish(change: ToolListChange): Promise<void> {
-    await this.#connection.client.publish(this.#channel, JSON.stringify({ agentId: change.agentId }));
+    await publish(this.#connection.client, this.#channel, JSON.stringify({ agentId: change.agentId }));
   }
 
   subscribe(listener: (change: ToolListChange) => void): () => void {

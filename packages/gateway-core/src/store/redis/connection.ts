@@ -89,7 +89,7 @@ function singleConnection(url: string, options: ConnectionOptions): RedisConnect
     cluster: false,
     connect: (timeoutMs) => connectInBackground(() => client.connect(), timeoutMs),
     async ping() {
-      await command(client, () => client.ping());
+      await command(client, () => client.ping(), THE_SERVER);
     },
     async close() {
       // close waits for replies in flight; with Redis gone there are none to wait for.
@@ -220,16 +220,15 @@ class CommandWatchdog {
 
   constructor(
     private readonly timeoutMs: number,
-    private readonly health?: MasterHealth,
+    readonly health?: MasterHealth,
   ) {
     this.#suspectMs = health ? suspectAfterMs(timeoutMs) : Infinity;
     health?.onAway((address) => this.#giveUp(address));
   }
 
   /** `send`'s answer, or its failure (or the timeout's) as `failure` makes it: one promise per command. */
-  run<T>(send: () => Promise<T>, failure: (error: unknown) => unknown, route?: RouteKeys): Promise<T> {
-    const masters =
-      route === undefined || isMasterRoute(route) ? route && [route.master] : this.health?.mastersOf(route);
+  run<T>(send: () => Promise<T>, failure: (error: unknown) => unknown, route: RouteKeys): Promise<T> {
+    const masters = isMasterRoute(route) ? [route.master] : this.health?.mastersOf(route);
     const refusal = masters && this.health?.refusal(masters);
     if (refusal) return Promise.reject(refusal);
     return new Promise<T>((resolve, reject) => {
@@ -302,8 +301,15 @@ interface PendingCommand {
   fail: (error: Error) => void;
 }
 
-/** The key (or keys) a command reads or writes, or the master it is sent to: on a cluster, where it goes. */
+/**
+ * The key (or keys) a command reads or writes, or the master it is sent to: on a cluster, where it goes.
+ * Required of every command (issue 25, finding 12): one whose keys are not named would wait out the command
+ * timeout on a frozen master, and go on being sent there while it is counted away.
+ */
 export type RouteKeys = string | readonly string[] | { readonly master: string };
+
+/** The route of a command for the one server there is (a single Redis's PING): no cluster master to name. */
+const THE_SERVER: RouteKeys = { master: 'the Redis server' };
 
 function isMasterRoute(route: RouteKeys): route is { readonly master: string } {
   return typeof route === 'object' && 'master' in route;
@@ -342,7 +348,7 @@ const OUTAGE_REPLY = /^(CLUSTERDOWN|TRYAGAIN|LOADING|MASTERDOWN)\b/;
  * command on the hot path. `route` names the command's keys: on a cluster,
  * a command whose master is counted away then fails at once.
  */
-export function command<T>(client: RedisClient, run: () => Promise<T>, route?: RouteKeys): Promise<T> {
+export function command<T>(client: RedisClient, run: () => Promise<T>, route: RouteKeys): Promise<T> {
   const watchdog = watchdogs.get(client);
   if (watchdog) return watchdog.run(run, storeFailure, route);
   try {
@@ -369,6 +375,36 @@ export function acrossMasters<T>(
   read: (key: string, index: number) => Promise<T>,
 ): Promise<T[]> {
   return command(client, () => Promise.all(keys.map(read)), keys);
+}
+
+/**
+ * Throws at once, sending nothing, when a master of any of these keys is
+ * counted away: a write touching several masters (an agent's record, its
+ * listing index, its identities) is refused whole before its first part is
+ * written, rather than half-written. Does nothing on one Redis.
+ */
+export function refuseWhileAway(client: RedisClient, keys: readonly string[]): void {
+  const health = watchdogs.get(client)?.health;
+  const masters = health?.mastersOf(keys);
+  const refusal = masters && health?.refusal(masters);
+  if (refusal) throw refusal;
+}
+
+/**
+ * PUBLISH names a channel, not a key: node-redis sends it to each node in
+ * turn, a frozen master included, where it would wait out the command
+ * timeout. On a cluster it is sent to a master thought to answer instead,
+ * named by that master (every node hands a message on to the subscribers of
+ * the others).
+ */
+export function publish(client: RedisClient, channel: string, message: string): Promise<number> {
+  if (!('masters' in client)) return command(client, () => client.publish(channel, message), THE_SERVER);
+  const health = watchdogs.get(client)?.health;
+  const master = client.masters.find((node) => node.client?.isReady && !health?.isAway(node.address));
+  if (master?.client === undefined)
+    return Promise.reject(new StoreUnavailableError('The store is unavailable: no master of the cluster answers'));
+  const node = master.client;
+  return command(client, () => node.publish(channel, message), { master: master.address });
 }
 
 /** The error a failed command is reported with (see `command`). */

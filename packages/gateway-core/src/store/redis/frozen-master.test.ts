@@ -39,6 +39,12 @@ describe.runIf(isRedisServerAvailable())('one frozen master of a Redis Cluster',
     }
   };
   const agentOn = (master: number): string => agentWith((agentId) => masterOf(keys.agent(agentId)) === master);
+  const identityOn = (master: number): ExternalSubject => {
+    for (;;) {
+      const subject = { issuer: 'https://issuer.example', subject: randomUUID() };
+      if (masterOf(keys.externalSubject(subjectKey(subject))) === master) return subject;
+    }
+  };
 
   beforeAll(async () => {
     // The node timeout outlasts the freeze: the cluster itself keeps serving the other masters' slots.
@@ -59,6 +65,22 @@ describe.runIf(isRedisServerAvailable())('one frozen master of a Redis Cluster',
       (failure: unknown) => failure,
     );
     return { ms: performance.now() - startedAt, error };
+  }
+
+  /**
+   * `first` refused before the command timeout (its master then counted away), then `next` refused before the
+   * event loop turns, so before any reply from any server could come.
+   */
+  async function refusedThenAtOnce(first: () => Promise<unknown>, next: () => Promise<unknown>) {
+    const firstRefusal = await refusal(first);
+    expect(firstRefusal.error).toBeInstanceOf(StoreUnavailableError);
+    expect(firstRefusal.ms).toBeLessThan(COMMAND_TIMEOUT_MS);
+    let turned = false;
+    setImmediate(() => (turned = true));
+    const nextRefusal = await refusal(next);
+    expect(nextRefusal.error).toBeInstanceOf(StoreUnavailableError);
+    expect(turned).toBe(false);
+    return { first: firstRefusal, next: nextRefusal };
   }
 
   it('refuses the agents stored there before the command timeout, then without a round trip; the others go on', async () => {
@@ -97,7 +119,10 @@ describe.runIf(isRedisServerAvailable())('one frozen master of a Redis Cluster',
     const frozenAgent = agentOn(2);
     // Its usage day hash is on the frozen master too: the usage read touches it whichever master holds the day's index.
     const usageOnFrozen = agentWith((agentId) => masterOf(keys.usageDay(agentId, dayOf(hour))) === 2);
-    const bystander = agentOn(0);
+    // Its usage day hash too on a healthy master (tagged by agent and day, so anywhere): read below during the freeze.
+    const bystander = agentWith(
+      (agentId) => masterOf(keys.agent(agentId)) === 0 && masterOf(keys.usageDay(agentId, dayOf(hour))) !== 2,
+    );
     for (const agentId of [frozenAgent, usageOnFrozen, bystander]) await store.agents.create(agent(agentId));
     await store.usage.add([usageCell(usageOnFrozen, hour)]);
     await store.audit.append([fixtureEntry({ agentId: frozenAgent }), fixtureEntry({ agentId: bystander })]);
@@ -150,12 +175,6 @@ describe.runIf(isRedisServerAvailable())('one frozen master of a Redis Cluster',
   }, 30_000);
 
   it('refuses at once a token identity whose key is on a master counted away, whichever master holds its agent', async () => {
-    const identityOn = (master: number): ExternalSubject => {
-      for (;;) {
-        const subject = { issuer: 'https://issuer.example', subject: randomUUID() };
-        if (masterOf(keys.externalSubject(subjectKey(subject))) === master) return subject;
-      }
-    };
     const away = identityOn(1);
     const healthy = identityOn(2);
     const agentId = agentOn(0);
@@ -165,23 +184,51 @@ describe.runIf(isRedisServerAvailable())('one frozen master of a Redis Cluster',
     cluster.pauseNode(1);
     try {
       // Counted away by the first command that waits on it (here the identity read itself).
-      const first = await refusal(() => store.agents.findByExternalSubject(away));
-      expect(first.error).toBeInstanceOf(StoreUnavailableError);
-      expect(first.ms).toBeLessThan(COMMAND_TIMEOUT_MS);
-      let turned = false;
-      setImmediate(() => (turned = true));
-      const next = await refusal(() => store.agents.findByExternalSubject(away));
+      const read = () => store.agents.findByExternalSubject(away);
+      const { first, next } = await refusedThenAtOnce(read, read);
       console.info(
         `frozen master: identity key refused after ${first.ms.toFixed(0)} ms, then ${next.ms.toFixed(1)} ms`,
       );
-      expect(next.error).toBeInstanceOf(StoreUnavailableError);
-      expect(turned).toBe(false);
       // The same agent's other identity, its key and the agent on healthy masters, is served.
       expect(await store.agents.findByExternalSubject(healthy)).toBe(agentId);
     } finally {
       cluster.resumeNode(1);
     }
     await eventually(async () => expect(await store.agents.findByExternalSubject(away)).toBe(agentId), 10_000);
+  }, 30_000);
+
+  it('refuses whole, at once, a create or delete whose agent index sits on a master away, writing nothing', async () => {
+    // The record and its identity on healthy masters; only the listing index on the frozen one.
+    const indexedOn = (master: number) =>
+      agentWith(
+        (agentId) => masterOf(keys.agent(agentId)) === 0 && masterOf(keys.agentIndex(keys.shardOf(agentId))) === master,
+      );
+    const identity = identityOn(2);
+    const created = indexedOn(1);
+    const deleted = indexedOn(1);
+    await store.agents.create(agent(deleted));
+
+    cluster.pauseNode(1);
+    try {
+      const { first, next } = await refusedThenAtOnce(
+        () => store.agents.create({ ...agent(created), externalSubjects: [identity] }),
+        () => store.agents.delete(deleted),
+      );
+      console.info(
+        `frozen master: agent create refused after ${first.ms.toFixed(0)} ms, delete then ${next.ms.toFixed(1)} ms`,
+      );
+      // Nothing half-written: no record, no claim left on the identity (another agent takes it now), nothing deleted.
+      expect(await store.agents.get(created)).toBeNull();
+      const other = indexedOn(0);
+      await store.agents.create({ ...agent(other), externalSubjects: [identity] });
+      expect(await store.agents.findByExternalSubject(identity)).toBe(other);
+      expect(await store.agents.get(deleted)).toMatchObject({ agentId: deleted });
+    } finally {
+      cluster.resumeNode(1);
+    }
+    await eventually(async () => expect(await store.agents.delete(deleted)).toBe(true), 10_000);
+    await store.agents.create(agent(created));
+    expect((await store.agents.list()).map((record) => record.agentId)).toEqual(expect.arrayContaining([created]));
   }, 30_000);
 
   it('keeps a session beside its agent: a new session id carries the agent’s slot', async () => {

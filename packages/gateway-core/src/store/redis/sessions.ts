@@ -105,14 +105,20 @@ export class RedisSessionStore implements SessionStore {
       index,
     )) as string[] | null;
     if (ids === null) return [];
-    const ttls = await command(this.client, () =>
-      Promise.all(ids.map((id) => this.client.pTTL(this.keys.session(id)))),
+    const sessionKeys = ids.map((id) => this.keys.session(id));
+    const ttls = await command(
+      this.client,
+      () => Promise.all(sessionKeys.map((sessionKey) => this.client.pTTL(sessionKey))),
+      sessionKeys,
     );
     const args = ids.flatMap((id, i) => [id, ttls[i]!]);
-    const ended = (await command(this.client, () =>
-      END_IDLEST.run(this.client, [index], [session.sessionId, maxPerAgent, ...args]),
+    const ended = (await command(
+      this.client,
+      () => END_IDLEST.run(this.client, [index], [session.sessionId, maxPerAgent, ...args]),
+      index,
     )) as string[];
-    await command(this.client, () => Promise.all(ended.map((id) => this.client.del(this.keys.session(id)))));
+    const endedKeys = ended.map((id) => this.keys.session(id));
+    await command(this.client, () => Promise.all(endedKeys.map((endedKey) => this.client.del(endedKey))), endedKeys);
     return ended;
   }
 

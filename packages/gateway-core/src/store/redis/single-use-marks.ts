@@ -10,9 +10,8 @@ export class RedisSingleUseMarks implements SingleUseMarks {
 
   async redeem(key: string, ttlMs: number): Promise<boolean> {
     const expiration = { type: 'PX', value: Math.max(1, Math.ceil(ttlMs)) } as const;
-    const set = await command(this.client, () =>
-      this.client.set(this.keyOf(key), '1', { condition: 'NX', expiration }),
-    );
+    const stored = this.keyOf(key);
+    const set = await command(this.client, () => this.client.set(stored, '1', { condition: 'NX', expiration }), stored);
     return set === 'OK';
   }
 }

@@ -1,6 +1,6 @@
 import type { StreamAnswer, StreamStore } from '../ports.js';
 import { KeyedListeners } from '../keyed-listeners.js';
-import { command, type RedisClient } from './connection.js';
+import { command, publish, type RedisClient } from './connection.js';
 import type { Keys } from './keys.js';
 
 type ClusterClient = Extract<RedisClient, { masters: unknown }>;
@@ -37,7 +37,7 @@ export class RedisStreamStore implements StreamStore {
       key,
     );
     // A notice lost (the channel down) costs its resume the wait until its own next read, never the answer.
-    await command(this.client, () => this.client.publish(this.keys.streamNotices(), streamId)).catch(() => undefined);
+    await publish(this.client, this.keys.streamNotices(), streamId).catch(() => undefined);
   }
 
   async get(streamId: string): Promise<StreamAnswer | null> {

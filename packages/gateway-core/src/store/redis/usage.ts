@@ -86,13 +86,17 @@ export class RedisUsageStore implements UsageStore {
       .map((cell) => ({ day: dayOf(cell.hour), cell }))
       .filter(({ day, cell }) => !this.#indexed.has(`${day}${SEP}${cell.agentId}`));
     if (missing.length === 0) return;
-    await command(this.client, () =>
-      Promise.all(
-        missing.flatMap(({ day, cell }) => {
-          const key = this.keys.usageAgents(day);
-          return [this.client.sAdd(key, cell.agentId), this.client.expireAt(key, this.#expiry(cell.hour))];
-        }),
-      ),
+    const keys = missing.map(({ day }) => this.keys.usageAgents(day));
+    await command(
+      this.client,
+      () =>
+        Promise.all(
+          missing.flatMap(({ cell }, i) => [
+            this.client.sAdd(keys[i]!, cell.agentId),
+            this.client.expireAt(keys[i]!, this.#expiry(cell.hour)),
+          ]),
+        ),
+      keys,
     );
     // A long-running instance forgets old days rather than growing the set forever.
     if (this.#indexed.size > 100_000) this.#indexed.clear();
