@@ -1,10 +1,12 @@
 #!/usr/bin/env node
 // Checks the repository's Markdown: every relative link and #anchor in
-// README.md, docs/**/*.md and the package and app READMEs resolves, and every
-// docs page is reachable from README.md by following links (directly or
-// through docs/README.md). docs/_incoming holds text waiting to be placed, so
-// it is neither checked nor required to be reachable. No network: links with
-// a scheme (https:, mailto:) are not followed.
+// README.md, docs/**/*.md, the package and app READMEs and the pages each
+// package ships beside its README (packages/*/docs/**/*.md, apps/*/docs/**/*.md)
+// resolves, and every one of those docs pages is reachable from README.md by
+// following links (directly or through docs/README.md and the package
+// READMEs). docs/_incoming holds text waiting to be placed, so it is neither
+// checked nor required to be reachable. No network: links with a scheme
+// (https:, mailto:) are not followed.
 //
 //   node scripts/check-links.mjs [root]   exits 1 and lists each problem
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -19,24 +21,40 @@ const IGNORED_DOCS = 'docs/_incoming';
 export function markdownFiles(root) {
   const files = [];
   if (existsSync(join(root, ENTRY))) files.push(ENTRY);
-  for (const folder of ['packages', 'apps']) {
-    const dir = join(root, folder);
-    if (!existsSync(dir)) continue;
-    for (const name of readdirSync(dir).sort()) {
-      const readme = `${folder}/${name}/README.md`;
-      if (existsSync(join(root, readme))) files.push(readme);
-    }
+  for (const { readme, pages } of packageFolders(root)) {
+    if (existsSync(join(root, readme))) files.push(readme);
+    files.push(...pages);
   }
   return [...files, ...docsPages(root)];
 }
 
+/**
+ * Each package and app folder: its README and the Markdown pages under its own
+ * docs/ (a reference page that ships in the package, linked from the README).
+ */
+function packageFolders(root) {
+  const folders = [];
+  for (const folder of ['packages', 'apps']) {
+    const dir = join(root, folder);
+    if (!existsSync(dir)) continue;
+    for (const name of readdirSync(dir).sort()) {
+      folders.push({ readme: `${folder}/${name}/README.md`, pages: pagesUnder(root, `${folder}/${name}/${DOCS}`) });
+    }
+  }
+  return folders;
+}
+
 /** Every Markdown page under docs/, docs/_incoming excepted. */
 export function docsPages(root) {
-  const dir = join(root, DOCS);
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir, { recursive: true })
-    .map((entry) => `${DOCS}/${String(entry).split(sep).join('/')}`)
-    .filter((path) => path.endsWith('.md') && !isIgnored(path))
+  return pagesUnder(root, DOCS).filter((path) => !isIgnored(path));
+}
+
+/** Every Markdown page under the root-relative folder `dir`, sorted. */
+function pagesUnder(root, dir) {
+  if (!existsSync(join(root, dir))) return [];
+  return readdirSync(join(root, dir), { recursive: true })
+    .map((entry) => `${dir}/${String(entry).split(sep).join('/')}`)
+    .filter((path) => path.endsWith('.md'))
     .sort();
 }
 
@@ -167,6 +185,11 @@ export function checkLinks(root) {
   }
   for (const page of docsPages(root)) {
     if (!reached.has(page)) problems.push(`${page}: not reachable from ${ENTRY} (link it from ${DOCS}/README.md)`);
+  }
+  for (const { readme, pages } of packageFolders(root)) {
+    for (const page of pages) {
+      if (!reached.has(page)) problems.push(`${page}: not reachable from ${ENTRY} (link it from ${readme})`);
+    }
   }
   return problems;
 }

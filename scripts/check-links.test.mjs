@@ -13,12 +13,15 @@ describe("the repository's Markdown", () => {
 
 describe('the link check', () => {
   it('finds a missing page, a missing anchor, a path out of the tree and an unreachable page, and nothing else', () => {
+    // packages/kit/docs/ is a page the package ships beside its README: checked and required reachable too.
     expect(checkLinks(fixture)).toEqual([
       'README.md: link to docs/guide/missing.md: no such file docs/guide/missing.md',
       'README.md: link to docs/guide/ok.md#no-such-heading: docs/guide/ok.md has no heading or anchor #no-such-heading',
       'packages/kit/README.md: link to ../../docs/README.md#nothing-here: docs/README.md has no heading or anchor #nothing-here',
+      'packages/kit/docs/reference.md: link to ../README.md#no-such-part: packages/kit/README.md has no heading or anchor #no-such-part',
       'docs/guide/ok.md: link to ../../../outside.md: no such file ../outside.md',
       'docs/guide/orphan.md: not reachable from README.md (link it from docs/README.md)',
+      'packages/kit/docs/orphan.md: not reachable from README.md (link it from packages/kit/README.md)',
     ]);
   });
 

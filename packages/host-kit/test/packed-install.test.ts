@@ -64,18 +64,20 @@ describe('packed tarballs', () => {
     if (scratch) rmSync(scratch, { recursive: true, force: true });
   });
 
-  it('host-kit holds every entry in ESM and CommonJS with types, the CLI and the README, and no tests', async () => {
+  it('host-kit holds every entry in ESM and CommonJS with types, the CLI, the README and its reference page, and no tests', async () => {
     const files = await tarballFiles(hostKit);
     for (const entry of ['index', 'tsup', 'vite']) {
       for (const suffix of ['.js', '.cjs', '.d.ts', '.d.cts']) expect(files).toContain(`dist/${entry}${suffix}`);
     }
-    expect(files).toEqual(expect.arrayContaining(['dist/cli.js', 'bin/host-kit.js', 'README.md', 'package.json']));
+    expect(files).toEqual(
+      expect.arrayContaining(['dist/cli.js', 'bin/host-kit.js', 'README.md', 'docs/reference.md', 'package.json']),
+    );
     expect(files.filter((file) => /\.test\.|^src\/|^test/.test(file))).toEqual([]);
     const manifest = JSON.parse((await run('tar', ['-xzOf', hostKit, 'package/package.json'])).stdout);
     expect(JSON.stringify(manifest)).not.toContain('workspace:');
   });
 
-  it('gateway-core holds its entries with types and README, and no tests', async () => {
+  it('gateway-core holds its entries with types, README and reference page, and no tests', async () => {
     const files = await tarballFiles(core);
     expect(files).toEqual(
       expect.arrayContaining([
@@ -83,6 +85,7 @@ describe('packed tarballs', () => {
         'dist/index.d.ts',
         'dist/testing/index.js',
         'README.md',
+        'docs/reference.md',
         'package.json',
       ]),
     );

@@ -16,8 +16,8 @@ export const ASSERTION_KEYS = declareKeys({
       'on retries) and the downstream (`aud`); the public keys are served without authentication at ' +
       "`/.well-known/jwks.json`. A downstream using host-kit's `requireGateway` refuses its tool routes to " +
       'anything else (see [Trusting only the ' +
-      'gateway](../../packages/host-kit/README.md#trusting-only-the-gateway)). `false` sends none and serves no ' +
-      'keys.',
+      'gateway](../../packages/host-kit/docs/reference.md#trusting-only-the-gateway)). ' +
+      '`false` sends none and serves no keys.',
   },
   algorithm: {
     name: 'Gw:Assertion:Algorithm',

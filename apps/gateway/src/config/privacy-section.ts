@@ -14,7 +14,7 @@ import { declareKeys, fieldOf, matchKey, type Field } from './declare.js';
 
 const SECTION = 'Gw:Privacy';
 const TOOL = `${SECTION}:Tools:<tool>`;
-const RULES = '[Privacy rules](../../packages/gateway-core/README.md#privacy-rules)';
+const RULES = '[Privacy rules](../../packages/gateway-core/docs/reference.md#privacy-rules)';
 
 const text = { schema: z.string(), type: 'text' } satisfies Field;
 /** `true` and `false` in any case become booleans; anything else is left for the core to refuse. */

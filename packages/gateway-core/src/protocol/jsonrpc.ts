@@ -87,7 +87,7 @@ const ResponseSchema = z.union([
  * back as `invalid` with the error to send, so the caller has one path.
  *
  * Batches (a JSON array) are refused for every protocol version; the reasons
- * are in the package README ("JSON-RPC batches").
+ * are in docs/reference/behaviour.md ("Batches are refused").
  */
 export function parseJsonRpcBody(body: string): IncomingMessage {
   let value: unknown;

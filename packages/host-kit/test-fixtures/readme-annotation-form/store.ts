@@ -1,4 +1,4 @@
-/** The service the README's example controller asks for. */
+/** The service the reference page's example controller asks for. */
 export class OrderStore {
   find(id: number, expand: boolean) {
     return { id, expand };

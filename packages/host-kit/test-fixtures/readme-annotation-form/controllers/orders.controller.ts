@@ -1,4 +1,4 @@
-// The annotation form's example in README.md, as it is there; keep the two the same.
+// The annotation form's example in docs/reference.md, as it is there; keep the two the same.
 // src/controllers/orders.controller.ts
 import type { Context } from 'hono';
 import {
