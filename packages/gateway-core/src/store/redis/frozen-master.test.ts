@@ -44,6 +44,9 @@ describe.runIf(isRedisServerAvailable())('one frozen master of a Redis Cluster',
     // The node timeout outlasts the freeze: the cluster itself keeps serving the other masters' slots.
     cluster = await startRedisCluster({ nodeTimeoutMs: 15_000 });
     store = await createRedisStore(cluster.url, { keyPrefix: PREFIX, commandTimeoutMs: COMMAND_TIMEOUT_MS });
+    // createRedisStore waits at most 2 s for the cluster and goes on connecting in the background; on a loaded
+    // machine the tests would meet a store still discovering the masters. Ready: every master answers.
+    await eventually(() => store.ping(), 60_000);
   }, 90_000); // beyond startRedisCluster's own 60 s bound: a slow start fails with the message naming its step
   afterAll(async () => {
     for (let node = 0; node < 3; node++) cluster?.resumeNode(node);
