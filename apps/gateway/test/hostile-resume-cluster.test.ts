@@ -36,7 +36,7 @@ describe.runIf(available)('resumable streams on a Redis Cluster (dist/main.js ×
         },
       },
     });
-  }, 60_000);
+  }, 90_000); // beyond startRedisCluster's own 60 s bound
   afterAll(async () => {
     await pair?.stop();
     await cluster?.stop();

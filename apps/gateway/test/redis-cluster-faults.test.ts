@@ -39,7 +39,7 @@ describe.runIf(available)(
       });
       admin = await pair.adminToken();
       dashboard = await signInToDashboard(pair.gateway);
-    }, 60_000);
+    }, 90_000); // beyond startRedisCluster's own 60 s bound
     afterAll(async () => {
       for (let node = 0; node < 3; node++) cluster?.resumeNode(node);
       await pair?.stop();

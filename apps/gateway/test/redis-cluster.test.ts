@@ -31,7 +31,7 @@ describe.runIf(available)(
         gateway: { env: { ConnectionStrings__Store: cluster.url, Gw__Cache__Enabled: 'false' } },
       });
       admin = await pair.adminToken();
-    }, 60_000);
+    }, 90_000); // beyond startRedisCluster's own 60 s bound
     afterAll(async () => {
       await pair?.stop();
       await cluster?.stop();

@@ -14,7 +14,7 @@ import { once } from 'node:events';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createClient } from 'redis';
-import { defaultBinary, freePort, launch, temporaryDirectory, terminate } from './redis-server.js';
+import { defaultBinary, freePort, launch, START_TIMEOUT_MS, temporaryDirectory, terminate } from './redis-server.js';
 
 export interface RedisClusterNode {
   readonly port: number;
@@ -66,7 +66,12 @@ export interface RedisClusterOptions {
    * does not fail a master that is up.
    */
   nodeTimeoutMs?: number;
-  /** For start-up and for `cluster_state:ok`. Default 15 s. */
+  /**
+   * One bound for all of start-up (every node answering, the slots assigned
+   * and the masters introduced, every node at `cluster_state:ok`), and the
+   * default for `waitForState` and `masterOf`. Default 60 s: start-up takes
+   * about two seconds, and a loaded machine must make it slow, not failed.
+   */
   startTimeoutMs?: number;
 }
 
@@ -82,7 +87,7 @@ interface NodeProcess {
 export async function startRedisCluster(options: RedisClusterOptions = {}): Promise<RedisCluster> {
   const binary = options.binary ?? defaultBinary();
   const masters = options.masters ?? 3;
-  const startTimeoutMs = options.startTimeoutMs ?? 15_000;
+  const startTimeoutMs = options.startTimeoutMs ?? START_TIMEOUT_MS;
   const processes: NodeProcess[] = [];
   for (let i = 0; i < masters; i++) processes.push(await nodeProcess(options));
   const stop = async () => {
@@ -95,10 +100,12 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
     );
   };
   try {
+    const deadline = Date.now() + startTimeoutMs;
     await Promise.all(
       processes.map(async (node) => (node.child = await launch(binary, node.args, node.port, startTimeoutMs))),
     );
-    await formCluster(processes);
+    await formCluster(processes, deadline);
+    await waitForState(processes, 'ok', deadline);
   } catch (error) {
     await stop();
     throw error;
@@ -136,18 +143,21 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
     async masterOf(key) {
       const running = processes.find((node) => node.child !== null);
       if (!running) throw new Error('no node of the cluster is running');
-      const slot = Number(await withNode(running.port, (client) => client.sendCommand(['CLUSTER', 'KEYSLOT', key])));
+      const slot = Number(
+        await withNode(running.port, Date.now() + startTimeoutMs, `asking the slot of ${key}`, (client) =>
+          client.sendCommand(['CLUSTER', 'KEYSLOT', key]),
+        ),
+      );
       return nodes.findIndex((node) => slot >= node.slots[0] && slot <= node.slots[1]);
     },
     waitForState: (state, timeoutMs = startTimeoutMs) =>
       waitForState(
         processes.filter((node) => node.child !== null),
         state,
-        timeoutMs,
+        Date.now() + timeoutMs,
       ),
     stop,
   };
-  await cluster.waitForState('ok');
   return cluster;
 }
 
@@ -189,58 +199,84 @@ function slotRange(index: number, masters: number): [number, number] {
 }
 
 /** Gives each master its slots and a distinct config epoch, then introduces them to the first. */
-async function formCluster(processes: NodeProcess[]): Promise<void> {
+async function formCluster(processes: NodeProcess[], deadline: number): Promise<void> {
   await Promise.all(
     processes.map((node, i) =>
-      withNode(node.port, async (client) => {
+      withNode(node.port, deadline, `assigning master ${i} its slots`, async (client) => {
         const [from, to] = slotRange(i, processes.length);
         await client.sendCommand(['CLUSTER', 'SET-CONFIG-EPOCH', String(i + 1)]);
         await client.sendCommand(['CLUSTER', 'ADDSLOTSRANGE', String(from), String(to)]);
       }),
     ),
   );
-  await withNode(processes[0]!.port, async (client) => {
+  await withNode(processes[0]!.port, deadline, 'introducing the masters (CLUSTER MEET)', async (client) => {
     for (const node of processes.slice(1)) {
       await client.sendCommand(['CLUSTER', 'MEET', '127.0.0.1', String(node.port), String(node.busPort)]);
     }
   });
 }
 
-async function waitForState(processes: NodeProcess[], state: 'ok' | 'fail', timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
+async function waitForState(processes: NodeProcess[], state: 'ok' | 'fail', deadline: number): Promise<void> {
+  const startedAt = Date.now();
   for (;;) {
-    const states = await Promise.all(processes.map((node) => clusterState(node.port)));
+    const states = await Promise.all(processes.map((node) => clusterState(node.port, deadline)));
     if (states.every((s) => s === state)) return;
-    if (Date.now() > deadline)
+    if (Date.now() >= deadline)
       throw new Error(
-        `Redis Cluster did not reach cluster_state:${state} within ${timeoutMs} ms (${states.join(', ')})`,
+        `Redis Cluster did not reach cluster_state:${state} on every node within ${deadline - startedAt} ms ` +
+          `(${states.join(', ')})`,
       );
     await sleep(50);
   }
 }
 
-async function clusterState(port: number): Promise<string> {
+async function clusterState(port: number, deadline: number): Promise<string> {
   try {
-    const info = await withNode(port, (client) => client.sendCommand(['CLUSTER', 'INFO']));
+    const info = await withNode(port, deadline, 'CLUSTER INFO', (client) => client.sendCommand(['CLUSTER', 'INFO']));
     return /cluster_state:(\w+)/.exec(String(info))?.[1] ?? 'unknown';
   } catch {
     return 'unreachable';
   }
 }
 
+/**
+ * A client for one node that keeps trying to connect, every 50 ms, with no
+ * timeout of its own: the caller's deadline is the only bound. A fixed
+ * connect timeout (it was 1 s) failed the whole start-up whenever a loaded
+ * machine left this process without CPU for longer than that.
+ */
 function nodeClient(port: number) {
-  const client = createClient({ url: nodeUrl(port), socket: { reconnectStrategy: false, connectTimeout: 1_000 } });
-  client.on('error', () => {});
-  return client;
+  return createClient({
+    url: nodeUrl(port),
+    socket: { reconnectStrategy: () => 50, connectTimeout: 0 },
+    // node-redis arms a 5 s timeout per command unless told not to; the deadline bounds them instead.
+    commandOptions: { timeout: 0 },
+  });
 }
 
-async function withNode<T>(port: number, use: (client: ReturnType<typeof nodeClient>) => Promise<T>): Promise<T> {
+/** `use` on a connection to one node; past `deadline`, or on an error, it fails naming `step` and the node. */
+async function withNode<T>(
+  port: number,
+  deadline: number,
+  step: string,
+  use: (client: ReturnType<typeof nodeClient>) => Promise<T>,
+): Promise<T> {
   const client = nodeClient(port);
-  await client.connect();
+  let lastError = 'no answer yet';
+  client.on('error', (error: Error) => (lastError = error.message));
+  const waitMs = Math.max(0, deadline - Date.now());
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`not done within ${waitMs} ms (last error: ${lastError})`)), waitMs);
+  });
   try {
-    return await use(client);
+    return await Promise.race([client.connect().then(() => use(client)), expired]);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new Error(`Redis Cluster: ${step} (redis-server on port ${port}): ${reason}`, { cause: error });
   } finally {
-    client.destroy();
+    clearTimeout(timer);
+    if (client.isOpen) client.destroy();
   }
 }
 

@@ -28,7 +28,7 @@ export interface RedisServer {
 export interface RedisServerOptions {
   /** Path or name of the binary. Default `REDIS_SERVER_BIN` or `redis-server`. */
   binary?: string;
-  /** How long to wait for the server to accept connections. Default 10 s. */
+  /** How long to wait for the server to answer. Default 60 s: generous, so a loaded CI machine is slow, not failed. */
   startTimeoutMs?: number;
   /**
    * Keep the data across `stop` and `restart`, like a production Redis with an
@@ -37,6 +37,13 @@ export interface RedisServerOptions {
    */
   persistent?: boolean;
 }
+
+/**
+ * How long starting a server (or a cluster) may take by default. Start-up on
+ * an idle machine takes milliseconds; on a loaded one a process can get no
+ * CPU for seconds, so the bound only catches a server that never answers.
+ */
+export const START_TIMEOUT_MS = 60_000;
 
 export const defaultBinary = (): string => process.env.REDIS_SERVER_BIN ?? 'redis-server';
 
@@ -48,7 +55,7 @@ export function isRedisServerAvailable(binary = defaultBinary()): boolean {
 
 export async function startRedisServer(options: RedisServerOptions = {}): Promise<RedisServer> {
   const binary = options.binary ?? defaultBinary();
-  const startTimeoutMs = options.startTimeoutMs ?? 10_000;
+  const startTimeoutMs = options.startTimeoutMs ?? START_TIMEOUT_MS;
   const port = await freePort();
   const dataDir = options.persistent ? temporaryDirectory() : null;
   const args = serverArguments(port, dataDir);
@@ -119,21 +126,25 @@ export async function launch(
 async function acceptsConnections(port: number, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (await pingsBack(port)) return;
+    if (await pingsBack(port, deadline)) return;
     await sleep(25);
   }
-  throw new Error(`redis-server on port ${port} did not answer within ${timeoutMs} ms`);
+  throw new Error(`redis-server on port ${port} did not answer PING within ${timeoutMs} ms`);
 }
 
-/** True once the server answers PING; a bare TCP accept comes before it is ready. */
-function pingsBack(port: number): Promise<boolean> {
+/**
+ * True once the server answers PING; a bare TCP accept comes before it is ready.
+ * A probe waits as long as start-up may still take: a shorter timeout per
+ * probe would fail every probe of a process that a loaded machine starves.
+ */
+function pingsBack(port: number, deadline: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = connect({ host: '127.0.0.1', port });
     const done = (ok: boolean) => {
       socket.destroy();
       resolve(ok);
     };
-    socket.setTimeout(500, () => done(false));
+    socket.setTimeout(Math.max(1, deadline - Date.now()), () => done(false));
     socket.once('error', () => done(false));
     socket.once('connect', () => socket.write('PING\r\n'));
     socket.once('data', (data) => done(data.toString().startsWith('+PONG')));

@@ -9,7 +9,7 @@ import { startRedisCluster, type RedisCluster } from '../../testing/redis-cluste
 import { isRedisServerAvailable } from '../../testing/redis-server.js';
 import { PartialStoreOutage } from '../partial-outage.js';
 import type { AgentRecord, ExternalSubject, GatewayStore } from '../ports.js';
-import { dayOf, emptyLatency, hourStart } from '../usage-records.js';
+import { DAY_MS, dayOf, dayStart, emptyLatency, hourStart } from '../usage-records.js';
 import { CLUSTER_SHARDS, createRedisStore } from './index.js';
 import { Keys } from './keys.js';
 import { keySlot } from './slots.js';
@@ -50,7 +50,10 @@ describe.runIf(isRedisServerAvailable())('one frozen master of a Redis Cluster',
     // The node timeout outlasts the freeze: the cluster itself keeps serving the other masters' slots.
     cluster = await startRedisCluster({ nodeTimeoutMs: 15_000 });
     store = await createRedisStore(cluster.url, { keyPrefix: PREFIX, commandTimeoutMs: COMMAND_TIMEOUT_MS });
-  }, 30_000);
+    // createRedisStore waits at most 2 s for the cluster and goes on connecting in the background; on a loaded
+    // machine the tests would meet a store still discovering the masters. Ready: every master answers.
+    await eventually(() => store.ping(), 60_000);
+  }, 90_000); // beyond startRedisCluster's own 60 s bound: a slow start fails with the message naming its step
   afterAll(async () => {
     for (let node = 0; node < 3; node++) cluster?.resumeNode(node);
     await store?.close();
@@ -119,17 +122,23 @@ describe.runIf(isRedisServerAvailable())('one frozen master of a Redis Cluster',
     const frozenAgent = agentOn(2);
     // Its usage day hash is on the frozen master too: the usage read touches it whichever master holds the day's index.
     const usageOnFrozen = agentWith((agentId) => masterOf(keys.usageDay(agentId, dayOf(hour))) === 2);
-    // Its usage day hash too on a healthy master (tagged by agent and day, so anywhere): read below during the freeze.
+    // Its usage day hash on a healthy master too (a slot of its own, not its agent record's): else its usage read
+    // below meets the frozen master, about one run in three.
     const bystander = agentWith(
       (agentId) => masterOf(keys.agent(agentId)) === 0 && masterOf(keys.usageDay(agentId, dayOf(hour))) !== 2,
     );
     for (const agentId of [frozenAgent, usageOnFrozen, bystander]) await store.agents.create(agent(agentId));
     await store.usage.add([usageCell(usageOnFrozen, hour)]);
     await store.audit.append([fixtureEntry({ agentId: frozenAgent }), fixtureEntry({ agentId: bystander })]);
+    // A read of usage over time first reads each day's index of agents, each day's in a slot of its own: to be
+    // refused at once, not after one round trip to the healthy masters, it must span a day indexed on the frozen
+    // master. Where the days are indexed depends on the random key prefix: the range reaches back to such a day.
+    let from = dayStart(hour - 48 * 3_600_000);
+    while (masterOf(keys.usageAgents(dayOf(from))) !== 2) from -= DAY_MS;
     const spanning = {
       'agent list': () => store.agents.list(),
       'audit of everything': () => store.audit.query({ limit: 10 }),
-      'usage over time': () => store.usage.read({ from: hour - 48 * 3_600_000, to: hour + 3_600_000 }),
+      'usage over time': () => store.usage.read({ from, to: hour + 3_600_000 }),
     };
     for (const read of Object.values(spanning)) await read();
 

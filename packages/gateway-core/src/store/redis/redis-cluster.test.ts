@@ -32,7 +32,7 @@ describe.runIf(available)('Redis Cluster store', () => {
   let cluster: RedisCluster;
   beforeAll(async () => {
     cluster = await startRedisCluster({ persistent: true });
-  }, 30_000);
+  }, 90_000); // beyond startRedisCluster's own 60 s bound: a slow start fails with the message naming its step
   afterAll(async () => {
     await cluster?.stop();
   });
