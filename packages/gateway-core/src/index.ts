@@ -41,7 +41,7 @@ export type { TrustedIssuer, ExternalAlgorithm, ExternalTokensOptions } from './
 export { SignInThrottle } from './auth/sign-in-throttle.js';
 
 // The tool-call pipeline and what it is built from.
-export type { ToolCallDeps } from './pipeline/tool-call.js';
+export type { ToolCallDeps } from './pipeline/tool-call-deps.js';
 export { SettlementQueue } from './pipeline/settlement-queue.js';
 export { BudgetAdmission } from './pipeline/budget-admission.js';
 export { buildToolRegistry, ToolRegistry, type RegisteredTool, type BuiltToolRegistry } from './tools/registry.js';

@@ -18,7 +18,9 @@ import {
   type ErrorDescription,
 } from '../errors.js';
 import { CallPreparation, type PreparedCall } from '../pipeline/prepared-call.js';
-import { callTool, type ToolCallDeps, type ToolCallFailure, type ToolCallReport } from '../pipeline/tool-call.js';
+import { callTool } from '../pipeline/tool-call.js';
+import type { ToolCallDeps } from '../pipeline/tool-call-deps.js';
+import type { ToolCallFailure, ToolCallReport } from '../pipeline/tool-call-report.js';
 import { buildInitializeResult, parseInitializeParams, type ServerInfo } from '../protocol/initialize.js';
 import {
   jsonRpcErrorFrom,
