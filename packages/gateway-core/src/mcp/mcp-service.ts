@@ -3,6 +3,7 @@ import { bearerToken } from '../auth/bearer.js';
 import { readVirtualCall, type VirtualCall } from '../catalog/search/search-mode.js';
 import { InvalidRequestError, MethodNotFoundError, NotReadyError, StreamGoneError } from '../errors.js';
 import { CallPreparation, type PreparedCall } from '../pipeline/prepared-call.js';
+import { NOTHING_LEARNT } from '../pipeline/tool-call-report.js';
 import { buildInitializeResult, parseInitializeParams } from '../protocol/initialize.js';
 import { jsonRpcResult, parseJsonRpcBody, type IncomingMessage, type JsonRpcRequest } from '../protocol/jsonrpc.js';
 import type { ProtocolVersion } from '../protocol/protocol-version.js';
@@ -24,7 +25,7 @@ import type {
 } from './mcp-messages.js';
 import { answer, FailureAnswers, replyId, streamedMessage } from './mcp-replies.js';
 import type { McpServiceOptions } from './mcp-service-options.js';
-import { McpToolCalls, NOTHING_LEARNT } from './mcp-tool-calls.js';
+import { McpToolCalls } from './mcp-tool-calls.js';
 import { ResumableStreams } from './resumable-streams.js';
 import { ResumeAdmission } from './resume-admission.js';
 import { answerStateless, openListen, STATELESS_FEATURES, statelessMessage } from './stateless-requests.js';

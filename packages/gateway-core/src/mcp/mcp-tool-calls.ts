@@ -4,7 +4,7 @@ import type { VirtualCall } from '../catalog/search/search-mode.js';
 import { parseSearchArguments, SEARCH_TOOLS } from '../catalog/search/virtual-tools.js';
 import type { PreparedCall } from '../pipeline/prepared-call.js';
 import { callTool } from '../pipeline/tool-call.js';
-import type { ToolCallReport } from '../pipeline/tool-call-report.js';
+import { NOTHING_LEARNT, type ToolCallReport } from '../pipeline/tool-call-report.js';
 import { jsonRpcResult, type JsonRpcRequest } from '../protocol/jsonrpc.js';
 import { isAtLeast, type ProtocolVersion } from '../protocol/protocol-version.js';
 import type { ToolCallResult } from '../protocol/tool-result.js';
@@ -16,17 +16,6 @@ import type { ResumableStreams } from './resumable-streams.js';
 import type { RunningCalls } from './running-calls.js';
 import type { StreamIds } from './stream-id.js';
 import type { ToolCallRecord } from './tool-call-record.js';
-
-/** A failure before the pipeline started: nothing was learnt about the call. */
-export const NOTHING_LEARNT = {
-  tool: null,
-  argsDigest: null,
-  cacheTier: null,
-  downstreamStatus: null,
-  downstreamMs: null,
-  tokensCharged: 0,
-  downstreamAnswer: null,
-};
 
 /** What a tools/call uses of the MCP service: its options, and the parts it shares with the service. */
 export interface McpToolCallParts {

@@ -43,5 +43,16 @@ export interface ToolCallFailure extends ToolCallFacts {
   error: unknown;
 }
 
+/** The facts of a call that ended before any were learnt (a refusal before the pipeline started, a search). */
+export const NOTHING_LEARNT = {
+  tool: null,
+  argsDigest: null,
+  cacheTier: null,
+  downstreamStatus: null,
+  downstreamMs: null,
+  tokensCharged: 0,
+  downstreamAnswer: null,
+} satisfies ToolCallFacts;
+
 /** How one tools/call ended: never thrown, so its facts reach the audit trail either way. */
 export type ToolCallReport = ToolCallSuccess | ToolCallFailure;

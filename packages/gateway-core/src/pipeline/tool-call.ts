@@ -11,7 +11,7 @@ import { inSpan, SPAN_ATTRIBUTES as ATTR, SPAN_NAMES } from '../tracing.js';
 import { authorizeTool } from '../tools/access.js';
 import { validateToolArguments } from '../tools/arguments.js';
 import type { ToolCallContext, ToolCallDeps, ToolCallParams } from './tool-call-deps.js';
-import type { ToolCallFacts, ToolCallReport, ToolCallSuccess } from './tool-call-report.js';
+import { NOTHING_LEARNT, type ToolCallFacts, type ToolCallReport, type ToolCallSuccess } from './tool-call-report.js';
 import { capAnswer, fromCache, fromDownstream, parsedValue, readableAnswer } from './tool-answer.js';
 
 /**
@@ -32,15 +32,8 @@ export async function callTool(
   params: ToolCallParams,
   prepared?: PreparedCall | null,
 ): Promise<ToolCallReport> {
-  const facts: ToolCallFacts = {
-    tool: null,
-    argsDigest: null,
-    cacheTier: null,
-    downstreamStatus: null,
-    downstreamMs: null,
-    tokensCharged: 0,
-    downstreamAnswer: null,
-  };
+  // Filled in as the steps learn them: what a failure reports too.
+  const facts: ToolCallFacts = { ...NOTHING_LEARNT };
   try {
     return { ok: true, ...(await runPipeline(deps, caller, params, facts, prepared)) };
   } catch (error) {
