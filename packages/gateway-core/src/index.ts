@@ -11,9 +11,10 @@ export * as errors from './api/errors.js';
 export * as store from './api/store.js';
 
 // The MCP endpoint as one use-case.
-export { McpService, streamedMessage, transportFailure } from './mcp/mcp-service.js';
+export { McpService } from './mcp/mcp-service.js';
+export { streamedMessage, transportFailure } from './mcp/mcp-replies.js';
+export type { McpServiceOptions } from './mcp/mcp-service-options.js';
 export type {
-  McpServiceOptions,
   McpPost,
   McpSessionEnd,
   McpReply,
@@ -23,7 +24,7 @@ export type {
   McpCredentials,
   ErrorDelivery,
   BearerChallenge,
-} from './mcp/mcp-service.js';
+} from './mcp/mcp-messages.js';
 export { ListenStreams, ToolListWatch } from './mcp/listen-streams.js';
 export type { ListenLimits } from './mcp/listen-streams.js';
 export type { ListenReply } from './mcp/stateless-requests.js';
@@ -41,7 +42,7 @@ export type { TrustedIssuer, ExternalAlgorithm, ExternalTokensOptions } from './
 export { SignInThrottle } from './auth/sign-in-throttle.js';
 
 // The tool-call pipeline and what it is built from.
-export type { ToolCallDeps } from './pipeline/tool-call.js';
+export type { ToolCallDeps } from './pipeline/tool-call-deps.js';
 export { SettlementQueue } from './pipeline/settlement-queue.js';
 export { BudgetAdmission } from './pipeline/budget-admission.js';
 export { buildToolRegistry, ToolRegistry, type RegisteredTool, type BuiltToolRegistry } from './tools/registry.js';

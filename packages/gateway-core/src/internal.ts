@@ -5,7 +5,7 @@
 // A change here shows in etc/gateway-core.internal.api.md (`pnpm api:update`).
 
 // The app's MCP transport: SSE framing, event ids and headers.
-export { STREAM_RETRY_MS } from './mcp/mcp-service.js';
+export { STREAM_RETRY_MS } from './mcp/mcp-messages.js';
 export { eventId, PRIMING_EVENT, ANSWER_EVENT } from './mcp/stream-id.js';
 export { SSE_CONTENT_TYPE, SSE_KEEP_ALIVE, sseMessage, ssePriming } from './protocol/sse.js';
 export { PROTOCOL_VERSION_HEADER } from './protocol/protocol-version.js';

@@ -7,7 +7,8 @@ import { createMemoryStore } from '../store/memory/index.js';
 import type { AgentStore, ResponseCache } from '../store/ports.js';
 import { getCustomer } from '../testing/tool-fixtures.js';
 import { buildToolRegistry } from '../tools/registry.js';
-import { McpService, type McpAnswer, type McpReply } from './mcp-service.js';
+import type { McpAnswer, McpReply } from './mcp-messages.js';
+import { McpService } from './mcp-service.js';
 
 const { registry } = buildToolRegistry([getCustomer]);
 const rpc = (method: string, params: Record<string, unknown> = {}, id = 1) =>

@@ -7,7 +7,8 @@ import { SettlementQueue } from '../pipeline/settlement-queue.js';
 import { createMemoryStore } from '../store/memory/index.js';
 import { archiveCustomer, createOrder, deleteCustomer, getCustomer } from '../testing/tool-fixtures.js';
 import { buildToolRegistry } from '../tools/registry.js';
-import { McpService, type McpAnswer, type McpReply } from './mcp-service.js';
+import type { McpAnswer, McpReply } from './mcp-messages.js';
+import { McpService } from './mcp-service.js';
 import { WriteConfirmation } from './write-confirmation.js';
 
 const { registry } = buildToolRegistry([getCustomer, createOrder, deleteCustomer, archiveCustomer]);

@@ -9,7 +9,9 @@ import { createMemoryStore } from '../store/memory/index.js';
 import type { SessionStore, StreamStore } from '../store/ports.js';
 import { createOrder, getCustomer } from '../testing/tool-fixtures.js';
 import { buildToolRegistry } from '../tools/registry.js';
-import { McpService, streamedMessage, type McpAnswer, type McpPost, type McpReply } from './mcp-service.js';
+import type { McpAnswer, McpPost, McpReply } from './mcp-messages.js';
+import { streamedMessage } from './mcp-replies.js';
+import { McpService } from './mcp-service.js';
 
 const IDLE_MS = 60_000;
 const { registry } = buildToolRegistry([getCustomer, createOrder]);

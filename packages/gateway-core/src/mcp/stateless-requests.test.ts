@@ -7,7 +7,8 @@ import { createMemoryStore } from '../store/memory/index.js';
 import type { SessionStore } from '../store/ports.js';
 import { createOrder, getCustomer } from '../testing/tool-fixtures.js';
 import { buildToolRegistry } from '../tools/registry.js';
-import { McpService, type McpAnswer, type McpReply } from './mcp-service.js';
+import type { McpAnswer, McpReply } from './mcp-messages.js';
+import { McpService } from './mcp-service.js';
 
 const { registry } = buildToolRegistry([getCustomer, createOrder]);
 const VERSION = '2026-07-28';

@@ -13,7 +13,7 @@ import {
 import { performance } from 'node:perf_hooks';
 import type { AuditEvent } from '../audit/trail.js';
 import { describeError } from '../errors.js';
-import type { ToolCallReport } from '../pipeline/tool-call.js';
+import type { ToolCallReport } from '../pipeline/tool-call-report.js';
 import { SPAN_ATTRIBUTES as ATTR, SPAN_NAMES, TRACER_NAME } from '../tracing.js';
 import { serverTiming } from './server-timing.js';
 

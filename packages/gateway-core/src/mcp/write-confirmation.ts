@@ -4,7 +4,7 @@ import {
   InvalidRequestStateError,
   MissingClientCapabilityError,
 } from '../errors.js';
-import type { ConfirmationGate } from '../pipeline/tool-call.js';
+import type { ConfirmationGate } from '../pipeline/tool-call-deps.js';
 import { META_CLIENT_CAPABILITIES } from '../protocol/envelope.js';
 import type { InputRequiredResult } from '../protocol/input-required.js';
 import type { AgentRecord, SingleUseMarks } from '../store/ports.js';

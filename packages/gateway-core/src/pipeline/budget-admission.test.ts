@@ -7,7 +7,8 @@ import type { BudgetLedger, Reservation, ReserveResult } from '../store/ports.js
 import { getCustomer, testAgent } from '../testing/tool-fixtures.js';
 import { buildToolRegistry } from '../tools/registry.js';
 import { BudgetAdmission, type AdmitRequest, type BudgetAdmissionOptions } from './budget-admission.js';
-import { callTool, type ToolCallDeps } from './tool-call.js';
+import { callTool } from './tool-call.js';
+import type { ToolCallDeps } from './tool-call-deps.js';
 
 const NOW = new Date('2025-05-01T12:00:00Z');
 const AGENT = 'agt_test';

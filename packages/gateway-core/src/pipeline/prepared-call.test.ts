@@ -9,7 +9,8 @@ import { getCustomer, testAgent } from '../testing/tool-fixtures.js';
 import { buildToolRegistry, type ToolRegistry } from '../tools/registry.js';
 import { CallPreparation } from './prepared-call.js';
 import { SettlementQueue } from './settlement-queue.js';
-import { callTool, type ToolCallDeps } from './tool-call.js';
+import { callTool } from './tool-call.js';
+import type { ToolCallDeps } from './tool-call-deps.js';
 
 const NOW = new Date('2025-05-01T12:00:00Z');
 const AGENT = 'agt_test';

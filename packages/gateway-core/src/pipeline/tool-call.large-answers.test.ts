@@ -7,7 +7,7 @@ import { createMemoryStore } from '../store/memory/index.js';
 import { callToolOrThrow as callTool } from '../testing/call-tool.js';
 import { getCustomer, testAgent } from '../testing/tool-fixtures.js';
 import { buildToolRegistry } from '../tools/registry.js';
-import type { ToolCallContext, ToolCallDeps } from './tool-call.js';
+import type { ToolCallContext, ToolCallDeps } from './tool-call-deps.js';
 
 const NOW = new Date('2025-05-01T12:00:00Z');
 /** The same tool with a cap large enough to let a large answer through uncut. */

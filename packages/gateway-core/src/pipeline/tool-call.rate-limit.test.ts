@@ -5,7 +5,8 @@ import { createMemoryStore } from '../store/memory/index.js';
 import type { AgentRecord, RateLimit } from '../store/ports.js';
 import { getCustomer, testAgent } from '../testing/tool-fixtures.js';
 import { buildToolRegistry } from '../tools/registry.js';
-import { callTool, type ToolCallDeps } from './tool-call.js';
+import { callTool } from './tool-call.js';
+import type { ToolCallDeps } from './tool-call-deps.js';
 
 const NOW = new Date('2025-05-01T12:00:00Z');
 const { registry } = buildToolRegistry([getCustomer]);

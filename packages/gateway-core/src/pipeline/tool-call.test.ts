@@ -17,7 +17,8 @@ import { archiveCustomer, createOrder, getCustomer, testAgent } from '../testing
 import { SemanticCache } from '../cache/semantic-cache.js';
 import { SettlementQueue } from './settlement-queue.js';
 import { callToolOrThrow as callTool } from '../testing/call-tool.js';
-import { callTool as reportToolCall, type ToolCallContext, type ToolCallDeps } from './tool-call.js';
+import { callTool as reportToolCall } from './tool-call.js';
+import type { ToolCallContext, ToolCallDeps } from './tool-call-deps.js';
 
 const NOW = new Date('2025-05-01T12:00:00Z');
 const { registry } = buildToolRegistry([getCustomer, createOrder, archiveCustomer]);

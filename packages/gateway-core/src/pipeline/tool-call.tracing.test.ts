@@ -13,7 +13,7 @@ import { buildToolRegistry } from '../tools/registry.js';
 import { createOrder, getCustomer, testAgent } from '../testing/tool-fixtures.js';
 import { SPAN_ATTRIBUTES, SPAN_NAMES } from '../tracing.js';
 import { callToolOrThrow as callTool } from '../testing/call-tool.js';
-import type { ToolCallContext, ToolCallDeps } from './tool-call.js';
+import type { ToolCallContext, ToolCallDeps } from './tool-call-deps.js';
 
 const NOW = new Date('2025-05-01T12:00:00Z');
 const { registry } = buildToolRegistry([getCustomer, createOrder]);

@@ -1,4 +1,5 @@
-import { callTool, type ToolCallSuccess } from '../pipeline/tool-call.js';
+import { callTool } from '../pipeline/tool-call.js';
+import type { ToolCallSuccess } from '../pipeline/tool-call-report.js';
 
 /** A tools/call expected to succeed: its report, or its error thrown so a test can expect that instead. */
 export async function callToolOrThrow(...args: Parameters<typeof callTool>): Promise<ToolCallSuccess> {
