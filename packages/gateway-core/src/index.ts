@@ -36,7 +36,7 @@ export type { ServerInfo } from './protocol/initialize.js';
 export { AgentService } from './agents/agent-service.js';
 export type { AgentServiceOptions, NewAgent, BudgetView, AuthenticatedAgent } from './agents/agent-service.js';
 export { TokenService } from './auth/token-service.js';
-export type { TokenServiceOptions, IssuedToken } from './auth/token-service.js';
+export type { AgentClaims, TokenServiceOptions, IssuedToken } from './auth/token-service.js';
 export { ExternalTokens } from './auth/external-tokens.js';
 export type { TrustedIssuer, ExternalAlgorithm, ExternalTokensOptions } from './auth/external-tokens.js';
 export { SignInThrottle } from './auth/sign-in-throttle.js';
