@@ -10,7 +10,7 @@ import {
   type TrustedIssuer,
 } from '../auth/external-tokens.js';
 import { TokenService } from '../auth/token-service.js';
-import { InvalidInputError, SubjectTakenError, UnauthorizedError } from '../errors.js';
+import { InvalidInputError, StoreUnavailableError, SubjectTakenError, UnauthorizedError } from '../errors.js';
 import { createMemoryStore } from '../store/memory/index.js';
 import type { AgentRecord, ExternalSubject } from '../store/ports.js';
 import { labelProblem } from '../auth/identifiers.js';
@@ -127,18 +127,37 @@ describe('ExternalAgents', () => {
     expect(lookups).toHaveLength(3);
   });
 
-  it('uses the agent of whoever provisioned the identity first', async () => {
-    const store = createMemoryStore();
-    await store.agents.create(record('agt_winner', { externalSubjects: [{ issuer: IDP, subject: 'dave' }] }));
+  it('uses the agent of whoever provisioned the identity first, once that agent is written', async () => {
+    // The other instance has claimed the identity and writes its agent 30 ms later (on Redis the claim comes
+    // first): the lookup before provisioning, and the ones right after losing, find no agent yet.
+    let written = false;
+    setTimeout(() => (written = true), 30);
+    const lookups: boolean[] = [];
     const external = new ExternalAgents({
-      // The lookup ran before the other instance wrote its agent.
-      agents: { findByExternalSubject: async () => null },
+      agents: {
+        findByExternalSubject: async () => (lookups.push(written), written ? 'agt_winner' : null),
+      },
       issuers: [{ issuer: IDP, audience: AUDIENCE, provision: TEMPLATE }],
       provision: async (subject) => {
         throw new SubjectTakenError(`${subject.subject} is taken`, 'agt_winner');
       },
     });
     expect(await external.agentIdFor(identity('dave'))).toBe('agt_winner');
+    // Answered only once the store named the agent: a call using it finds it (else 401 unknown-agent).
+    expect(lookups.at(-1)).toBe(true);
+    expect(lookups.length).toBeGreaterThan(2);
+  });
+
+  it('refuses as a store failure, not a bad token, when the winner of the race never writes its agent', async () => {
+    const external = new ExternalAgents({
+      agents: { findByExternalSubject: async () => null },
+      issuers: [{ issuer: IDP, audience: AUDIENCE, provision: TEMPLATE }],
+      provision: async (subject) => {
+        throw new SubjectTakenError(`${subject.subject} is taken`, 'agt_gone');
+      },
+      raceWaitMs: 50,
+    });
+    await expect(external.agentIdFor(identity('dave'))).rejects.toBeInstanceOf(StoreUnavailableError);
   });
 
   it('lets any other provisioning failure through', async () => {

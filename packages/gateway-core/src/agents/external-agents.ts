@@ -1,5 +1,5 @@
 import type { AgentTemplate, ExternalIdentity, TrustedIssuer } from '../auth/external-tokens.js';
-import { SubjectTakenError, UnauthorizedError } from '../errors.js';
+import { StoreUnavailableError, SubjectTakenError, UnauthorizedError } from '../errors.js';
 import { subjectKey } from '../store/agent-records.js';
 import type { AgentRecord, AgentStore, ExternalSubject } from '../store/ports.js';
 
@@ -9,6 +9,12 @@ import type { AgentRecord, AgentStore, ExternalSubject } from '../store/ports.js
  */
 const MAPPING_TTL_MS = 10_000;
 const MAX_MAPPINGS = 10_000;
+/**
+ * How long the loser of a provisioning race waits for the winner's agent to
+ * be written: a few store round trips, each bounded by the command timeout.
+ */
+const RACE_WAIT_MS = 5_000;
+const RACE_POLL_MAX_MS = 200;
 
 export interface ExternalAgentsOptions {
   agents: Pick<AgentStore, 'findByExternalSubject'>;
@@ -16,6 +22,8 @@ export interface ExternalAgentsOptions {
   provision: (subject: ExternalSubject, template: AgentTemplate) => Promise<AgentRecord>;
   issuers: readonly TrustedIssuer[];
   clock?: () => number;
+  /** How long the loser of a provisioning race waits for the winner's agent (default 5 s). */
+  raceWaitMs?: number;
 }
 
 /**
@@ -58,9 +66,31 @@ export class ExternalAgents {
     try {
       return (await this.#options.provision(subject, template)).agentId;
     } catch (error) {
-      // Another instance (or request) provisioned it first: that agent is the one.
-      if (error instanceof SubjectTakenError) return error.ownerAgentId;
+      // Another instance (or request) claimed it first: that agent is the one, once written.
+      if (error instanceof SubjectTakenError) return this.#winnerOf(subject);
       throw error;
+    }
+  }
+
+  /**
+   * The winner of a provisioning race claims the identity before it writes
+   * its agent (on Redis, two round trips apart), so its id alone names an
+   * agent that may not exist yet: a call using it would be refused as an
+   * unknown agent (401), telling the client its token is bad. The loser
+   * waits until the store names the identity's agent; past the bound (the
+   * winner died mid-way) it is refused as a store failure, which a retry
+   * gets past once the claim lapses.
+   */
+  async #winnerOf(subject: ExternalSubject): Promise<string> {
+    const bound = this.#options.raceWaitMs ?? RACE_WAIT_MS;
+    for (let waited = 0, pause = 5; ; waited += pause, pause = Math.min(pause * 2, RACE_POLL_MAX_MS)) {
+      const agentId = await this.#options.agents.findByExternalSubject(subject);
+      if (agentId !== null) return agentId;
+      if (waited >= bound)
+        throw new StoreUnavailableError(
+          'The store is unavailable: another request is still provisioning the agent of this identity; try again',
+        );
+      await new Promise((resolve) => setTimeout(resolve, pause));
     }
   }
 
