@@ -30,7 +30,7 @@ import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { startRedisCluster, startRedisServer } from '@tollgate/gateway-core/testing';
-import { CLOCK_TICKS, cpuPerCall, processTree } from './lib/cpu.mjs';
+import { CLOCK_TICKS, cpuPerCall, idleCpu, processTree } from './lib/cpu.mjs';
 import { addedLatencies, addedLatency } from './lib/latency.mjs';
 import { throughput, UNIQUE_ID } from './lib/load.mjs';
 import { inRounds } from './lib/rounds.mjs';
@@ -98,6 +98,8 @@ const settings = {
   sidePairs: Math.max(200, Math.round(Number(args.pairs) / 2)),
   /** Sequential calls over which Redis round trips and commands per call are counted. */
   storeCalls: 200,
+  /** After the load, every process left idle this long: its CPU per second serving nothing. */
+  idleSec: 5,
   workers: Number(args.workers),
   profile: args.profile,
   logLevel: 'warn',
@@ -441,6 +443,22 @@ async function main() {
     gatewayCluster: await memoryOf(gatewayCluster.pid),
   };
   if (gatewayWorkers) memory.gatewayWorkers = await clusterMemory(gatewayWorkers.pid);
+  log(`idle: every process's CPU over ${settings.idleSec} s with no calls`);
+  const idle = await idleCpu(
+    {
+      bareProxy: bare.pid,
+      floorProxy: floor.pid,
+      floorHit: floorHit.pid,
+      sdkPeer: peer.pid,
+      sdkV2Peer: v2Peer.pid,
+      gatewayCacheOff: gatewayOff.pid,
+      gatewayCacheOn: gatewayOn.pid,
+      gatewayCluster: gatewayCluster.pid,
+      ...(gatewayWorkers && { gatewayWorkers: gatewayWorkers.pid }),
+    },
+    settings.idleSec,
+  );
+  for (const [key, msPerSec] of Object.entries(idle)) memory[key].idleCpuMsPerSec = msPerSec;
   await stopAll();
 
   const results = {

@@ -221,3 +221,47 @@ export function threadsPerCall(underTest) {
     },
   );
 }
+
+/**
+ * Nanoseconds every thread of these processes has run so far (the first field of each
+ * /proc/<pid>/task/<tid>/schedstat: the scheduler's own count, exact where clock ticks are 10 ms).
+ * Threads and processes that are gone count 0.
+ */
+export function runNanoseconds(pids) {
+  let total = 0;
+  for (const pid of pids) {
+    let tids;
+    try {
+      tids = readdirSync(`/proc/${pid}/task`);
+    } catch {
+      continue; // gone
+    }
+    for (const tid of tids) {
+      try {
+        total += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+      } catch {
+        // a thread that ended while we looked
+      }
+    }
+  }
+  return total;
+}
+
+/**
+ * What each process (with its descendants: a cluster's workers) costs while it serves nothing: CPU
+ * milliseconds per second of wall time over `seconds`, all of them measured over the same window.
+ * An idle server's timers, its store client's pings and its metrics' samplers cost every instance
+ * of a deployment this much, call or no call.
+ */
+export async function idleCpu(pidsByName, seconds) {
+  const trees = Object.fromEntries(Object.entries(pidsByName).map(([name, pid]) => [name, processTree(pid)]));
+  const read = () => Object.fromEntries(Object.entries(trees).map(([name, pids]) => [name, runNanoseconds(pids)]));
+  const startAt = process.hrtime.bigint();
+  const start = read();
+  await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+  const end = read();
+  const wallSeconds = Number(process.hrtime.bigint() - startAt) / 1e9;
+  return Object.fromEntries(
+    Object.keys(trees).map((name) => [name, round2((end[name] - start[name]) / 1e6 / wallSeconds)]),
+  );
+}

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { CLOCK_TICKS, threadsPerCall } from './cpu.mjs';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { CLOCK_TICKS, idleCpu, runNanoseconds, threadsPerCall } from './cpu.mjs';
 
 /**
  * Keeps the main thread busy until it has used `ms` of CPU in user space (not wall time: the machine may be
@@ -44,5 +46,37 @@ describe('threadsPerCall', () => {
     const gone = threadsPerCall(() => [2 ** 22 + 1]);
     await gone.before();
     expect(await gone.after(1)).toEqual({ mainUser: 0, mainSystem: 0, other: 0 });
+  });
+});
+
+describe('runNanoseconds and idleCpu', () => {
+  it("counts this process's run time to the nanosecond, and nothing for a process that is gone", {
+    timeout: 60_000,
+  }, () => {
+    const before = runNanoseconds([process.pid]);
+    const used = process.cpuUsage();
+    spin(50);
+    const ran = runNanoseconds([process.pid]) - before;
+    const usedNs = process.cpuUsage(used).user * 1000;
+    // The scheduler's count covers user and system time of every thread: at least the spin's user time.
+    expect(ran).toBeGreaterThanOrEqual(usedNs * 0.9);
+    expect(runNanoseconds([2 ** 22 + 1])).toBe(0);
+  });
+
+  it('tells a busy process from an idle one measured over the same window', { timeout: 60_000 }, async () => {
+    // Each says so once it has started (start-up is busy in both), then loops or waits.
+    const child = (code) => spawn(process.execPath, ['-e', `console.log('up'); ${code}`], { stdio: 'pipe' });
+    const busy = child('setImmediate(() => { for (;;) Math.sqrt(Math.random()); });');
+    const idle = child('setInterval(() => {}, 1000);');
+    try {
+      await Promise.all([once(busy.stdout, 'data'), once(idle.stdout, 'data')]);
+      const msPerSecond = await idleCpu({ busy: busy.pid, idle: idle.pid }, 1);
+      // The busy one runs whenever it has a core; the idle one wakes once.
+      expect(msPerSecond.busy).toBeGreaterThan(10 * Math.max(msPerSecond.idle, 1));
+      expect(msPerSecond.idle).toBeLessThan(50);
+    } finally {
+      busy.kill();
+      idle.kill();
+    }
   });
 });

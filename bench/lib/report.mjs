@@ -240,15 +240,16 @@ export function renderTables(results) {
     ]),
   );
   const memoryTable = table(
-    ['process', 'RSS after load (MB)', 'peak RSS (MB)'],
+    ['process', 'RSS after load (MB)', 'peak RSS (MB)', 'idle CPU (ms/s)'],
     Object.entries(memory).map(([key, row]) =>
       key === 'gatewayWorkers'
         ? [
             `${rowName(key, results)}: primary + workers`,
             `${row.rssMb} (${[row.primary.rssMb, ...row.workers.map((worker) => worker.rssMb)].join(' + ')})`,
             '',
+            row.idleCpuMsPerSec ?? '—',
           ]
-        : [ROW_NAMES[key], row.rssMb, row.peakRssMb],
+        : [ROW_NAMES[key], row.rssMb, row.peakRssMb, row.idleCpuMsPerSec ?? '—'],
     ),
   );
   const storeRows = (counts, how) =>

@@ -162,3 +162,14 @@ describe('floorLeaves', () => {
     expect(text.indexOf('what the floor leaves')).toBeGreaterThan(text.indexOf('| target | goal |'));
   });
 });
+
+describe('the memory table', () => {
+  it('prints each process’s idle CPU beside its RSS, and a dash for a run that did not measure it', () => {
+    const run = results({ memory: { gatewayCacheOff: { rssMb: 270, peakRssMb: 271, idleCpuMsPerSec: 1.87 } } });
+    run.verdicts = judge(run);
+    const text = renderTables(run);
+    expect(text).toContain('idle CPU (ms/s)');
+    expect(text).toMatch(/\| gateway, cache off \| 270 \| 271 \| 1\.87 \|/);
+    expect(text).toContain('| gateway, cache on (hits) | 286 | 286 | — |');
+  });
+});

@@ -1,3 +1,5 @@
+import { readFile } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GatewayClient } from './support/gateway-client.js';
 import { createAgentWithToken, mcpRaw, openRawSession, rawCall, type TestAgent } from './support/mcp.js';
@@ -91,5 +93,21 @@ describe('observability (dist/main.js + sample downstream)', () => {
     const open = await fetch(`http://127.0.0.1:${metricsPort}/metrics`);
     expect(open.status).toBe(200);
     expect(await open.text()).toContain('tollgate_tool_calls_total');
+  });
+  it('lets an idle gateway sleep: its main thread wakes ~10 times a second, not at the metrics sampler’s 10 ms', async () => {
+    // Each wake-up from epoll is one voluntary context switch of the main thread; prom-client's default
+    // event-loop-lag sampler (10 ms) alone made 100 a second, nearly all of an idle gateway's CPU.
+    const pid = gateway.child.pid;
+    const switches = async () => {
+      const status = await readFile(`/proc/${pid}/task/${pid}/status`, 'utf8');
+      return Number(/^voluntary_ctxt_switches:\s+(\d+)/m.exec(status)?.[1]);
+    };
+    await sleep(500); // what the earlier tests left running (audit writes, idle sessions) settles
+    const before = await switches();
+    const start = performance.now();
+    await sleep(3000);
+    const perSecond = ((await switches()) - before) / ((performance.now() - start) / 1000);
+    expect(perSecond).toBeGreaterThan(0);
+    expect(perSecond).toBeLessThan(40);
   });
 });
