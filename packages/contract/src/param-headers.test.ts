@@ -31,6 +31,13 @@ describe('paramHeaderProblem (MCP 2026-07-28 x-mcp-header rule)', () => {
     expect(paramHeaderProblem(mark, type, 'region', new Map())).toContain(problem);
   });
 
+  it('says what would do instead: the characters a header name takes, an integer for a number', () => {
+    expect(paramHeaderProblem('My Region', 'string', 'region', new Map())).toContain(
+      "letters, digits and !#$%&'*+-.^_`|~ only",
+    );
+    expect(paramHeaderProblem('Ratio', 'number', 'ratio', new Map())).toMatch(/declare it as an integer$/);
+  });
+
   it('refuses a mark another input has, in any case, naming where it was first', () => {
     const taken = new Map<string, string>();
     expect(paramHeaderProblem('Region', 'string', 'properties.region', taken)).toBeNull();

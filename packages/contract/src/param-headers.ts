@@ -39,13 +39,17 @@ export function paramHeaderProblem(
   if (typeof mark !== 'string' || mark === '') return 'must be a non-empty string';
   if (!HTTP_TOKEN.test(mark))
     return (
-      `${JSON.stringify(mark)} is not an HTTP token (RFC 9110 field-name characters, no spaces or control ` +
-      `characters)`
+      `${JSON.stringify(mark)} is not an HTTP token: a header name takes letters, digits and ` +
+      "!#$%&'*+-.^_`|~ only (RFC 9110 field-name characters; no spaces or control characters)"
     );
   const twin = taken.get(mark.toLowerCase());
   if (twin !== undefined) return `${JSON.stringify(mark)} is also the mark of ${twin} (marks are case-insensitive)`;
   taken.set(mark.toLowerCase(), where);
-  if (type === 'number') return 'a number parameter cannot be mirrored into a header (only string, integer or boolean)';
+  if (type === 'number')
+    return (
+      'a number parameter cannot be mirrored into a header (only string, integer or boolean): declare it as an ' +
+      'integer'
+    );
   if (!PARAM_HEADER_TYPES.has(type))
     return (
       `only a string, integer or boolean parameter can be mirrored into a header, not ` +
