@@ -177,9 +177,11 @@ function windowHook(read, summarize) {
   };
 }
 
-/** utime and stime (ticks) of a process's main thread, and of its other threads together (V8's, libuv's, workers). */
-function threadTicks(pids) {
-  const ticks = { mainUser: 0, mainSystem: 0, otherThreads: 0 };
+/**
+ * Calls `visit(pid, tid)` for every live thread of these processes; a process or thread that ends while
+ * we look (`visit` throws reading it) is skipped.
+ */
+function eachThread(pids, visit) {
   for (const pid of pids) {
     let tids;
     try {
@@ -189,17 +191,25 @@ function threadTicks(pids) {
     }
     for (const tid of tids) {
       try {
-        const fields = statFields(`${pid}/task/${tid}`);
-        const [user, system] = [Number(fields[11]), Number(fields[12])];
-        if (Number(tid) === pid) {
-          ticks.mainUser += user;
-          ticks.mainSystem += system;
-        } else ticks.otherThreads += user + system;
+        visit(pid, Number(tid));
       } catch {
         // a thread that ended while we looked
       }
     }
   }
+}
+
+/** utime and stime (ticks) of a process's main thread, and of its other threads together (V8's, libuv's, workers). */
+function threadTicks(pids) {
+  const ticks = { mainUser: 0, mainSystem: 0, otherThreads: 0 };
+  eachThread(pids, (pid, tid) => {
+    const fields = statFields(`${pid}/task/${tid}`);
+    const [user, system] = [Number(fields[11]), Number(fields[12])];
+    if (tid === pid) {
+      ticks.mainUser += user;
+      ticks.mainSystem += system;
+    } else ticks.otherThreads += user + system;
+  });
   return ticks;
 }
 
@@ -229,21 +239,9 @@ export function threadsPerCall(underTest) {
  */
 export function runNanoseconds(pids) {
   let total = 0;
-  for (const pid of pids) {
-    let tids;
-    try {
-      tids = readdirSync(`/proc/${pid}/task`);
-    } catch {
-      continue; // gone
-    }
-    for (const tid of tids) {
-      try {
-        total += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
-      } catch {
-        // a thread that ended while we looked
-      }
-    }
-  }
+  eachThread(pids, (pid, tid) => {
+    total += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+  });
   return total;
 }
 
