@@ -6,6 +6,7 @@ import {
 } from '../errors.js';
 import type { JsonRpcParams } from './jsonrpc.js';
 import { PROTOCOL_VERSION_HEADER, SUPPORTED_PROTOCOL_VERSIONS } from './protocol-version.js';
+import { copyResult } from './tool-result.js';
 
 /**
  * MCP 2026-07-28 ("modern"): no session, no `initialize`. Every request
@@ -133,12 +134,13 @@ function checkStatelessRequest(
 
 /** A header that mirrors a body field: present, and equal to it (header values are case-sensitive). */
 function checkMirrored(name: string, value: string | undefined, bodyValue: unknown, field: string): void {
-  const display = displayName(name);
-  if (value === undefined) throw new HeaderMismatchError(`${display} header is required (it mirrors ${field})`);
+  // The header's display name only for a refusal: every stateless call passes here twice.
+  if (value === undefined)
+    throw new HeaderMismatchError(`${displayName(name)} header is required (it mirrors ${field})`);
   if (value !== bodyValue) {
     throw new HeaderMismatchError(
-      `${display} header value ${JSON.stringify(value)} does not match body value ${JSON.stringify(bodyValue)} ` +
-        `(${field})`,
+      `${displayName(name)} header value ${JSON.stringify(value)} does not match body value ` +
+        `${JSON.stringify(bodyValue)} (${field})`,
     );
   }
 }
@@ -179,11 +181,11 @@ export function completeResult<T extends object>(
   const meta = (result as { _meta?: unknown })._meta;
   // A result that says what it is (an InputRequiredResult's `input_required`) keeps it; any other is complete.
   const resultType = (result as { resultType?: unknown }).resultType;
-  return {
-    ...result,
-    resultType: typeof resultType === 'string' ? resultType : 'complete',
-    _meta: { ...(isObject(meta) ? meta : {}), [META_SERVER_INFO]: serverInfo },
-  };
+  // Not a spread: a tools/call result keeps the JSON text its reply is written around (see copyResult).
+  const complete = copyResult(result) as T & { resultType: string; _meta: Record<string, unknown> };
+  complete.resultType = typeof resultType === 'string' ? resultType : 'complete';
+  complete._meta = { ...(isObject(meta) ? meta : {}), [META_SERVER_INFO]: serverInfo };
+  return complete;
 }
 
 /** Whether a version names a stateless revision the gateway serves (any other keeps the session era's answer to it). */

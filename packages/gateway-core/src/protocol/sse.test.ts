@@ -48,14 +48,36 @@ describe('sseMessage', () => {
       );
     });
 
-    it('serializes the whole message when it has more than the result, or a result with more keys', () => {
+    it('serializes the whole message when it has more than the result, or a result in another order', () => {
       const result = buildToolCallResult('{"a": 1}', '2025-06-18', { value: { a: 1 } });
       for (const message of [
         { ...jsonRpcResult(1, result), extra: true },
-        jsonRpcResult(1, { ...result, _meta: { m: 1 } }),
         jsonRpcResult(1, { structuredContent: result.structuredContent, content: result.content }),
       ]) {
         expect(sseMessage(message as never)).toBe(frameOf(message));
+      }
+    });
+
+    it('reuses the answer text for a stateless result too, writing what it adds after it as JSON.stringify does', () => {
+      const result = buildToolCallResult('{"a": 1}', '2025-11-25', { value: { a: 1 } });
+      // What completeResult adds (resultType, _meta); a member with no JSON form is left out, as JSON.stringify does.
+      Object.assign(result, { resultType: 'complete', gone: undefined, _meta: { 'x/serverInfo': { n: 'é' } } });
+      const message = jsonRpcResult(1, result);
+      const frame = sseMessage(message);
+      expect(frame).toBe(
+        'event: message\ndata: {"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"{\\"a\\": 1}"}],' +
+          '"structuredContent":{"a": 1},"resultType":"complete","_meta":{"x/serverInfo":{"n":"é"}}}}\n\n',
+      );
+      expect(JSON.parse(frame.split('\n')[1]!.slice('data: '.length))).toEqual(JSON.parse(JSON.stringify(message)));
+      for (const value of answers) {
+        const canonical = jsonRpcResult(
+          7,
+          Object.assign(buildToolCallResult(JSON.stringify(value), '2025-11-25', { value }), {
+            resultType: 'complete',
+            _meta: { m: [1, 'two'] },
+          }),
+        );
+        expect(sseMessage(canonical)).toBe(frameOf(canonical));
       }
     });
 

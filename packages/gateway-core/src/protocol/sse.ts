@@ -15,9 +15,10 @@ export function sseMessage(message: JsonRpcResponse | JsonRpcNotification, event
 /**
  * `JSON.stringify(message)`, written around the structuredContent's JSON
  * text when a tools/call result knows it (see `buildToolCallResult`): the
- * answer is then not serialized a second time. Only for the exact shape
- * `{jsonrpc, id, result: {content, structuredContent}}`, keys in that order,
- * so the text is the very one JSON.stringify gives; undefined otherwise.
+ * answer is then not serialized a second time. Only for the shape
+ * `{jsonrpc, id, result: {content, structuredContent, ...rest}}`, keys in that
+ * order (`rest`: what a stateless era's result adds after them, `resultType`
+ * and `_meta`), so the text is the very one JSON.stringify gives; undefined otherwise.
  */
 function toolResultJson(message: JsonRpcResponse | JsonRpcNotification): string | undefined {
   if (!('result' in message)) return undefined;
@@ -33,10 +34,18 @@ function toolResultJson(message: JsonRpcResponse | JsonRpcNotification): string 
   if (!structuredContentIsObject(result)) return undefined;
   const { content } = result as { content?: unknown };
   const structured = knownStructuredJson(result);
-  if (structured === undefined || !keysAre(message, MESSAGE_KEYS) || !keysAre(result, RESULT_KEYS)) return undefined;
+  const resultKeys = Object.keys(result);
+  if (structured === undefined || !keysAre(message, MESSAGE_KEYS) || !startsWith(resultKeys, RESULT_KEYS))
+    return undefined;
+  let rest = '';
+  for (const key of resultKeys.slice(RESULT_KEYS.length)) {
+    // As JSON.stringify does: a member whose value has no JSON form (undefined, a function) is left out.
+    const value = JSON.stringify((result as Record<string, unknown>)[key]);
+    if (value !== undefined) rest += `,${JSON.stringify(key)}:${value}`;
+  }
   return (
     `{"jsonrpc":${JSON.stringify(message.jsonrpc)},"id":${JSON.stringify(id)},` +
-    `"result":{"content":${JSON.stringify(content)},"structuredContent":${structured}}}`
+    `"result":{"content":${JSON.stringify(content)},"structuredContent":${structured}${rest}}}`
   );
 }
 
@@ -45,7 +54,11 @@ const RESULT_KEYS = ['content', 'structuredContent'];
 
 function keysAre(object: object, expected: readonly string[]): boolean {
   const keys = Object.keys(object);
-  return keys.length === expected.length && keys.every((key, i) => key === expected[i]);
+  return keys.length === expected.length && startsWith(keys, expected);
+}
+
+function startsWith(keys: readonly string[], expected: readonly string[]): boolean {
+  return keys.length >= expected.length && expected.every((key, i) => keys[i] === key);
 }
 
 /**

@@ -105,6 +105,24 @@ export function structuredContentIsObject(result: object): boolean {
  */
 const STRUCTURED_JSON = Symbol('structuredContent JSON');
 
+/**
+ * A shallow copy of a result, as a spread makes it (own enumerable keys, in
+ * their order), that keeps what `sseMessage` reuses: the JSON text of its
+ * structuredContent, and a cached answer's structuredContent unparsed (a
+ * spread would read it, and drop the text).
+ */
+export function copyResult<T extends object>(result: T): T {
+  const copy: Record<PropertyKey, unknown> = {};
+  for (const key of Object.keys(result)) {
+    const lazy = key === 'structuredContent' ? Object.getOwnPropertyDescriptor(result, key) : undefined;
+    if (lazy?.get !== undefined) Object.defineProperty(copy, key, lazy);
+    else copy[key] = (result as Record<string, unknown>)[key];
+  }
+  const json = knownStructuredJson(result);
+  if (json !== undefined) Object.defineProperty(copy, STRUCTURED_JSON, { value: json });
+  return copy as T;
+}
+
 /** `JSON.stringify(result.structuredContent)` when `buildToolCallResult` knew it already. */
 export function knownStructuredJson(result: object): string | undefined {
   return (result as { [STRUCTURED_JSON]?: string })[STRUCTURED_JSON];
